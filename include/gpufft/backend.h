@@ -1,0 +1,77 @@
+/* gr-gpufft: the interface every backend implements. */
+#ifndef GPUFFT_BACKEND_H
+#define GPUFFT_BACKEND_H
+
+#include <gpufft/api.h>
+#include <gpufft/problem.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+//! Plan-time choices a caller may make; defaults suit streaming use.
+struct GPUFFT_API plan_options {
+    /*!
+     * "auto", a backend name ("simd"), or a backend with a variant after a
+     * colon: "simd:avx2" forces an instruction set, "opencl:1" a device.
+     */
+    std::string backend = "auto";
+    //! Measure candidate algorithms at plan time and remember the winner in
+    //! the wisdom file (GPUFFT_WISDOM, default ~/.cache/gpufft/wisdom).
+    bool tune = false;
+    //! Worker threads a batch is split across (the simd backend); 1 runs on
+    //! the caller's thread only.
+    unsigned threads = 1;
+};
+
+/*!
+ * \brief A backend's compiled transform for one problem.
+ *
+ * Everything it needs (scratch, twiddles, kernels) is made in the
+ * constructor; execute() allocates nothing.
+ */
+class GPUFFT_API executor
+{
+public:
+    virtual ~executor();
+    //! in == out is an in-place transform; buffers hold problem::span() elements.
+    virtual void execute(const complex* in, complex* out) = 0;
+    //! The variant that runs it (an instruction set, a device); may be empty.
+    virtual std::string variant() const = 0;
+    //! One line on the algorithm chosen, e.g. "stockham 16x8, 8 lanes".
+    virtual std::string describe() const = 0;
+};
+
+//! Whether a backend can run here, and why not.
+struct GPUFFT_API availability {
+    bool usable = false;
+    std::string reason;                //!< empty when usable
+    std::vector<std::string> variants; //!< e.g. instruction sets or devices, best first
+};
+
+/*!
+ * \brief One way of computing FFTs (SIMD codelets, OpenCL, QPU).
+ *
+ * A backend lives in its own folder under lib/backends/ and is added to the
+ * table in lib/core/registry.cc.
+ */
+class GPUFFT_API backend
+{
+public:
+    virtual ~backend();
+    virtual std::string name() const = 0;
+    virtual std::string description() const = 0;
+    //! Cheap, cached by the registry: probes hardware and drivers once.
+    virtual availability probe() = 0;
+    //! Modelled nanoseconds for the problem, used by "auto"; no measuring.
+    virtual double estimate_ns(const problem& p) const = 0;
+    //! Throws gpufft::error if the variant is unknown or the backend fails.
+    virtual std::unique_ptr<executor> make_executor(const problem& p,
+                                                    const std::string& variant,
+                                                    const plan_options& options) = 0;
+};
+
+} // namespace gpufft
+
+#endif

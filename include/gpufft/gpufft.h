@@ -1,0 +1,11 @@
+/* gr-gpufft core library: one include for headless programs. */
+#ifndef GPUFFT_GPUFFT_H
+#define GPUFFT_GPUFFT_H
+
+#include <gpufft/backend.h>
+#include <gpufft/error.h>
+#include <gpufft/plan.h>
+#include <gpufft/problem.h>
+#include <gpufft/registry.h>
+
+#endif

@@ -1,0 +1,57 @@
+/* gr-gpufft: the plan, the library's main object. */
+#ifndef GPUFFT_PLAN_H
+#define GPUFFT_PLAN_H
+
+#include <gpufft/api.h>
+#include <gpufft/backend.h>
+#include <gpufft/problem.h>
+#include <memory>
+#include <string>
+
+namespace gpufft {
+
+/*!
+ * \brief A batched complex-float FFT, planned once and executed many times.
+ *
+ * \code
+ *   gpufft::plan p(1024, gpufft::direction::forward, 64);   // 64 transforms
+ *   p.execute(in.data(), out.data());                       // in == out: in place
+ * \endcode
+ *
+ * Thread safety: constructing plans is safe from any number of threads.
+ * A plan owns scratch memory, so one plan must not execute on two threads at
+ * once; give each thread its own plan (plans of the same problem are cheap).
+ * execute() allocates nothing.
+ */
+class GPUFFT_API plan
+{
+public:
+    plan(const problem& p, const plan_options& options = plan_options());
+    plan(std::size_t n,
+         direction dir = direction::forward,
+         std::size_t batch = 1,
+         std::size_t distance = 0,
+         const std::string& backend = "auto");
+    ~plan();
+    plan(plan&&) noexcept;
+    plan& operator=(plan&&) noexcept;
+
+    //! Unchecked hot path: both buffers hold problem().span() elements.
+    void execute(const complex* in, complex* out);
+    //! Checked: throws gpufft::error for null or short buffers.
+    void execute(const complex* in, std::size_t in_len, complex* out, std::size_t out_len);
+
+    const gpufft::problem& problem() const;
+    //! The backend that runs it, with its variant: "simd:avx512".
+    const std::string& backend() const;
+    //! The algorithm the backend chose.
+    std::string describe() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace gpufft
+
+#endif
