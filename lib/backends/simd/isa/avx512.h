@@ -1,0 +1,65 @@
+/* AVX-512F primitives: eight complex floats per vector. */
+#include <immintrin.h>
+// Only the code below is built for this instruction set. Compiler flags would
+// also build the std:: templates this file instantiates for it, and the linker
+// may keep those copies for every caller, so wider instructions would leak
+// into code that runs before the CPU check.
+#pragma GCC target("avx512f,avx2,fma")
+// GCC 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps, GCC bug 105593).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+using V = __m512;
+constexpr int lanes = 8;
+constexpr const char* isa_name = "avx512";
+
+GPUFFT_INLINE V vadd(V a, V b) { return _mm512_add_ps(a, b); }
+GPUFFT_INLINE V vsub(V a, V b) { return _mm512_sub_ps(a, b); }
+GPUFFT_INLINE V vscale(V a, float c) { return _mm512_mul_ps(a, _mm512_set1_ps(c)); }
+GPUFFT_INLINE V vfmadd(V a, float c, V b) { return _mm512_fmadd_ps(a, _mm512_set1_ps(c), b); }
+GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return _mm512_fnmadd_ps(a, _mm512_set1_ps(c), b); }
+GPUFFT_INLINE V swap_pairs(V a) { return _mm512_shuffle_ps(a, a, _MM_SHUFFLE(2, 3, 0, 1)); }
+GPUFFT_INLINE V negate_mask(V a, __mmask16 lanes_to_negate)
+{
+    return _mm512_mask_sub_ps(a, lanes_to_negate, _mm512_setzero_ps(), a);
+}
+GPUFFT_INLINE V vmul_i(V a) { return negate_mask(swap_pairs(a), 0x5555); }
+GPUFFT_INLINE V vmul_neg_i(V a) { return negate_mask(swap_pairs(a), 0xAAAA); }
+// a * (wr + i wi) with fmaddsub: real slots a*wr - t, imaginary a*wr + t.
+GPUFFT_INLINE V cmul_split(V a, V wr, V wi)
+{
+    return _mm512_fmaddsub_ps(a, wr, _mm512_mul_ps(swap_pairs(a), wi));
+}
+GPUFFT_INLINE V vcmul(V a, float re, float im)
+{
+    return cmul_split(a, _mm512_set1_ps(re), _mm512_set1_ps(im));
+}
+GPUFFT_INLINE V vcmul_lanes(V a, V w)
+{
+    return cmul_split(a, _mm512_moveldup_ps(w), _mm512_movehdup_ps(w));
+}
+GPUFFT_INLINE V loadu(const complex* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
+GPUFFT_INLINE void storeu(complex* p, V v) { _mm512_storeu_ps(reinterpret_cast<float*>(p), v); }
+// A complex float is 64 bits: transpose 8x8 doubles in three shuffle stages.
+GPUFFT_INLINE void transpose(V* c)
+{
+    __m512d r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+        r[i] = _mm512_castps_pd(c[i]);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);     // a0 b0 a2 b2 a4 b4 a6 b6
+        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]); // a1 b1 a3 b3 ...
+    }
+    // Pair 128-bit blocks of rows i and i+2.
+    for (int i = 0; i < 8; i += 4)
+        for (int j = 0; j < 2; ++j) {
+            r[i + j] = _mm512_shuffle_f64x2(t[i + j], t[i + j + 2], 0x88);     // blocks 0,2 | 0,2
+            r[i + j + 2] = _mm512_shuffle_f64x2(t[i + j], t[i + j + 2], 0xDD); // blocks 1,3 | 1,3
+        }
+    // Pair 256-bit halves of rows i and i+4.
+    for (int j = 0; j < 4; ++j) {
+        t[j] = _mm512_shuffle_f64x2(r[j], r[j + 4], 0x88);
+        t[j + 4] = _mm512_shuffle_f64x2(r[j], r[j + 4], 0xDD);
+    }
+    for (int i = 0; i < 8; ++i)
+        c[i] = _mm512_castpd_ps(t[i]);
+}

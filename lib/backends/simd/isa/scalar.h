@@ -1,0 +1,22 @@
+/* Scalar primitives: one complex value per vector; the reference path. */
+struct V {
+    float re, im;
+};
+constexpr int lanes = 1;
+constexpr const char* isa_name = "scalar";
+
+GPUFFT_INLINE V vadd(V a, V b) { return { a.re + b.re, a.im + b.im }; }
+GPUFFT_INLINE V vsub(V a, V b) { return { a.re - b.re, a.im - b.im }; }
+GPUFFT_INLINE V vscale(V a, float c) { return { a.re * c, a.im * c }; }
+GPUFFT_INLINE V vfmadd(V a, float c, V b) { return { a.re * c + b.re, a.im * c + b.im }; }
+GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return { b.re - a.re * c, b.im - a.im * c }; }
+GPUFFT_INLINE V vmul_i(V a) { return { -a.im, a.re }; }
+GPUFFT_INLINE V vmul_neg_i(V a) { return { a.im, -a.re }; }
+GPUFFT_INLINE V vcmul(V a, float re, float im)
+{
+    return { a.re * re - a.im * im, a.re * im + a.im * re };
+}
+GPUFFT_INLINE V vcmul_lanes(V a, V w) { return vcmul(a, w.re, w.im); }
+GPUFFT_INLINE V loadu(const complex* p) { return { p->real(), p->imag() }; }
+GPUFFT_INLINE void storeu(complex* p, V v) { *p = complex(v.re, v.im); }
+GPUFFT_INLINE void transpose(V*) {}

@@ -1,0 +1,118 @@
+/* gr-gpufft simd backend: factoring sizes into codelet passes. */
+#include "planner.h"
+#include <algorithm>
+#include <gpufft/error.h>
+
+namespace gpufft::simd {
+
+namespace {
+
+// Smallest length >= min_len that is a multiple of 64 (every lane count) with
+// only the prime factors 2, 3, 5, 7: the Bluestein convolution size.
+std::size_t bluestein_length(std::size_t min_len)
+{
+    for (std::size_t len = (min_len + 63) / 64 * 64;; len += 64) {
+        std::size_t m = len;
+        for (std::size_t p : { 2, 3, 5, 7 })
+            while (m % p == 0)
+                m /= p;
+        if (m == 1)
+            return len;
+    }
+}
+
+// Odd factors without a codelet run as direct-DFT passes (generic_pass) up to
+// this size, costing about p/4 multiply-adds per point; beyond it Bluestein is
+// faster, though less accurate by about one float FFT's rounding.
+constexpr std::size_t max_generic_radix = 64;
+
+// Plain Stockham streams the whole transform through memory once per pass;
+// above this many points (512 KiB, half a typical L2) four-step is cheaper.
+constexpr std::size_t cache_points = 65536;
+
+} // namespace
+
+std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa)
+{
+    std::vector<int> radices;
+    int twos = 0;
+    while (m % 2 == 0) {
+        m /= 2;
+        ++twos;
+    }
+    // Radix-16 passes, with a 32 absorbing a lone leftover 2: fewest passes
+    // through memory without codelets too large for the register file.
+    for (; twos >= 4; twos -= 4)
+        radices.push_back(16);
+    if (twos == 1 && !radices.empty())
+        radices.front() = 32;
+    else if (twos > 0)
+        radices.push_back(1 << twos);
+    for (std::size_t p = 3; p <= max_generic_radix && m > 1; p += 2)
+        while (m % p == 0) {
+            m /= p;
+            if (p == 3 && m % 3 == 0) {
+                m /= 3;
+                radices.push_back(9);
+            } else {
+                radices.push_back(int(p));
+            }
+        }
+    if (m != 1)
+        return {};
+    // Merge two small passes into one codelet where one exists (4 x 3 = 12).
+    std::sort(radices.begin(), radices.end());
+    for (bool merged = true; merged && radices.size() > 1;) {
+        merged = false;
+        const int product = radices[0] * radices[1];
+        if (product <= 16 && isa.has_codelet(product)) {
+            radices.erase(radices.begin());
+            radices[0] = product;
+            std::sort(radices.begin(), radices.end());
+            merged = true;
+        }
+    }
+    // The first pass needs no twiddles: give it the largest radix.
+    std::sort(radices.rbegin(), radices.rend());
+    return radices;
+}
+
+std::size_t four_step_split(std::size_t n, const isa_kernels& isa)
+{
+    // The largest column length a <= sqrt(n) such that a and n / a are
+    // multiples of the lane count and a has codelets for every factor.
+    const std::size_t lanes = std::size_t(isa.lanes);
+    std::size_t best = 0;
+    for (std::size_t a = lanes; a * a <= n; a += lanes)
+        if (n % a == 0 && (n / a) % lanes == 0 && !factor_passes(a, isa).empty())
+            best = a;
+    return best;
+}
+
+std::unique_ptr<transform>
+make_transform(const std::vector<const isa_kernels*>& isas, std::size_t n, bool forward)
+{
+    for (const isa_kernels* isa : isas) {
+        const std::size_t lanes = std::size_t(isa->lanes);
+        if (n % lanes)
+            continue;
+        // Below lanes^2 points the lane stage would be mostly padding.
+        if (lanes > 1 && n < lanes * lanes)
+            continue;
+        const std::size_t m = n / lanes;
+        const std::vector<int> radices = factor_passes(m, *isa);
+        if (m > 1 && radices.empty())
+            break; // a large prime factor: no lane count helps
+        if (n > cache_points)
+            if (const std::size_t a = four_step_split(n, *isa))
+                return isa->make_four_step(n, forward, a, factor_passes(a, *isa),
+                                           make_transform({ isa }, n / a, forward));
+        return isa->make_mixed_radix({ n, forward, radices });
+    }
+    const isa_kernels* widest = isas.front();
+    const std::size_t len = bluestein_length(2 * n - 1);
+    return widest->make_bluestein(n, forward, len, make_transform({ widest }, len, true),
+                                  make_transform({ widest }, len, false));
+}
+
+} // namespace gpufft::simd

@@ -1,0 +1,30 @@
+/* gr-gpufft simd backend: choosing an algorithm for a size (internal). */
+#ifndef GPUFFT_LIB_SIMD_PLANNER_H
+#define GPUFFT_LIB_SIMD_PLANNER_H
+
+#include "isa_table.h"
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gpufft::simd {
+
+//! Radices of the Stockham passes for m, or empty if m has a prime factor
+//! too large for a pass (see max_generic_radix).
+std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa);
+
+//! Column length for the four-step scheme (see four_step.h), 0 if n has none.
+std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
+
+/*!
+ * A transform for n on the widest of the given instruction sets (widest first)
+ * whose lane count divides n; sizes with large prime factors go through
+ * Bluestein on the widest one.
+ */
+std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
+                                          std::size_t n,
+                                          bool forward);
+
+} // namespace gpufft::simd
+
+#endif

@@ -1,0 +1,151 @@
+/* gr-gpufft simd backend: generated codelets on the CPU's widest vectors. */
+#include "isa_table.h"
+#include "planner.h"
+#include "worker_pool.h"
+#include <gpufft/backend.h>
+#include <gpufft/error.h>
+#include <cmath>
+#include <cstdlib>
+
+namespace gpufft {
+
+namespace simd {
+namespace {
+
+std::vector<const isa_kernels*> usable_isas()
+{
+    std::vector<const isa_kernels*> out;
+    for (const isa_entry& e : compiled_isas())
+        if (e.cpu_has())
+            out.push_back(&e.kernels);
+    return out;
+}
+
+std::string isa_names(const std::vector<const isa_kernels*>& isas)
+{
+    std::string s;
+    for (const isa_kernels* k : isas)
+        s += (s.empty() ? "" : ", ") + std::string(k->name);
+    return s;
+}
+
+// The forced instruction set and every narrower one (for sizes its lanes do
+// not divide); by default, all the CPU has.
+std::vector<const isa_kernels*> allowed_isas(const std::string& variant)
+{
+    const auto usable = usable_isas();
+    std::string forced = variant;
+    if (forced.empty())
+        if (const char* env = std::getenv("GPUFFT_SIMD_ISA"))
+            forced = env;
+    if (forced.empty())
+        return usable;
+    for (std::size_t i = 0; i < usable.size(); ++i)
+        if (forced == usable[i]->name)
+            return { usable.begin() + i, usable.end() };
+    throw error("gpufft: simd instruction set '" + forced +
+                "' is not available on this CPU; available: " + isa_names(usable));
+}
+
+class simd_executor final : public executor
+{
+public:
+    simd_executor(const problem& p, const std::vector<const isa_kernels*>& isas, unsigned threads)
+        : d_problem(p),
+          d_isa(isas.front()->name),
+          d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
+    {
+        for (unsigned w = 0; w < d_pool.size(); ++w)
+            d_transforms.push_back(
+                make_transform(isas, p.n, p.dir == direction::forward));
+        d_job = [this](unsigned worker) { run_share(worker); };
+    }
+
+    void execute(const complex* in, complex* out) override
+    {
+        d_in = in;
+        d_out = out;
+        d_pool.run(d_job);
+    }
+
+    std::string variant() const override { return d_isa; }
+
+    std::string describe() const override
+    {
+        return d_transforms.front()->describe() +
+               (d_pool.size() > 1 ? ", " + std::to_string(d_pool.size()) + " threads" : "");
+    }
+
+private:
+    // Worker w takes a contiguous share of the batch.
+    void run_share(unsigned worker)
+    {
+        const std::size_t workers = d_pool.size();
+        const std::size_t first = d_problem.batch * worker / workers;
+        const std::size_t last = d_problem.batch * (worker + 1) / workers;
+        const std::size_t dist = d_problem.stride();
+        d_transforms[worker]->run(d_in + first * dist, d_out + first * dist, last - first, dist);
+    }
+
+    problem d_problem;
+    std::string d_isa;
+    worker_pool d_pool;
+    std::vector<std::unique_ptr<transform>> d_transforms;
+    std::function<void(unsigned)> d_job;
+    const complex* d_in = nullptr;
+    complex* d_out = nullptr;
+};
+
+class simd_backend final : public backend
+{
+public:
+    std::string name() const override { return "simd"; }
+    std::string description() const override
+    {
+        return "generated codelets on CPU vectors (scalar, SSE2, AVX2+FMA, AVX-512)";
+    }
+
+    availability probe() override
+    {
+        availability a;
+        a.usable = true;
+        for (const isa_kernels* k : usable_isas())
+            a.variants.push_back(k->name);
+        return a;
+    }
+
+    // About 5 n log2 n flops at a rate that grows with vector width; only
+    // the ranking against other backends matters.
+    double estimate_ns(const problem& p) const override
+    {
+        const double lanes = usable_isas().front()->lanes;
+        const double n = double(p.n);
+        return 5.0 * n * std::log2(std::max(2.0, n)) * double(p.batch) / (4.0 * lanes);
+    }
+
+    std::unique_ptr<executor> make_executor(const problem& p,
+                                            const std::string& variant,
+                                            const plan_options& options) override
+    {
+        // Bluestein needs about 4n points of tables and work space.
+        if (p.n > max_size)
+            throw error("gpufft: FFT size " + std::to_string(p.n) +
+                        " is larger than the simd backend's limit of " +
+                        std::to_string(max_size));
+        try {
+            return std::make_unique<simd_executor>(p, allowed_isas(variant), options.threads);
+        } catch (const std::bad_alloc&) {
+            throw error("gpufft: not enough memory to plan " + p.describe() + " on simd");
+        }
+    }
+
+private:
+    static constexpr std::size_t max_size = std::size_t(1) << 32;
+};
+
+} // namespace
+} // namespace simd
+
+std::unique_ptr<backend> make_simd_backend() { return std::make_unique<simd::simd_backend>(); }
+
+} // namespace gpufft

@@ -1,0 +1,385 @@
+/* gr-gpufft simd backend: mixed-radix passes over vectors of independent
+ * columns, written once over the primitives of isa/<name>.h and the generated
+ * codelets; included by isa_kernels.cc inside each instruction set's namespace. */
+
+// Storage allocated at plan time but first written by the transform: in some
+// virtual machines a first touch costs about 5 us a page, which would make
+// plan time grow with the scratch size. Aligned for whole-vector access.
+class buffer
+{
+public:
+    buffer() = default;
+    explicit buffer(std::size_t count)
+        : d_data(static_cast<complex*>(
+              std::aligned_alloc(64, (count * sizeof(complex) + 63) / 64 * 64)))
+    {
+        if (!d_data && count)
+            throw std::bad_alloc();
+    }
+    complex* data() const { return d_data.get(); }
+
+private:
+    struct release {
+        void operator()(complex* p) const { std::free(p); }
+    };
+    std::unique_ptr<complex, release> d_data;
+};
+
+// w_n^j = exp(-+2 pi i j / n), from a table of the first octant only: exact
+// values, n / 8 + 1 sines and cosines per plan, little memory to touch.
+class unit_roots
+{
+public:
+    unit_roots(std::size_t n, bool forward) : d_n(n), d_sign(forward ? -1.0 : 1.0)
+    {
+        d_octant.resize(n / 8 + 1);
+        for (std::size_t j = 0; j < d_octant.size(); ++j) {
+            const double a = 2.0 * M_PI * double(j) / double(n);
+            d_octant[j] = { std::cos(a), std::sin(a) };
+        }
+    }
+
+    std::complex<double> operator()(std::size_t j) const
+    {
+        j %= d_n;
+        // Reduce to the first octant: 8j/n picks the octant when 8 | n;
+        // otherwise the angle is computed directly.
+        if (d_n % 8) {
+            const double a = 2.0 * M_PI * double(j) / double(d_n);
+            return { std::cos(a), d_sign * std::sin(a) };
+        }
+        const std::size_t q = d_n / 4, quadrant = j / q, r = j % q;
+        std::complex<double> v = r <= d_n / 8 ? d_octant[r]
+                                              : std::complex<double>(d_octant[q - r].imag(),
+                                                                     d_octant[q - r].real());
+        for (std::size_t i = 0; i < quadrant; ++i)
+            v = { -v.imag(), v.real() }; // a quarter turn
+        return { v.real(), d_sign * v.imag() };
+    }
+
+private:
+    std::size_t d_n;
+    double d_sign;
+    std::vector<std::complex<double>> d_octant;
+};
+
+// Per pass, twiddles w_{ns r}^(t k) for k < ns, 1 <= t < r, as (re, im) floats.
+inline std::vector<float> pass_twiddles(const unit_roots& w, std::size_t len, std::size_t ns, int r)
+{
+    std::vector<float> tw;
+    if (ns == 1)
+        return tw;
+    tw.reserve(2 * (r - 1) * ns);
+    const std::size_t step = len / (ns * r); // w_{ns r} = w_len^step
+    for (std::size_t k = 0; k < ns; ++k)
+        for (int t = 1; t < r; ++t) {
+            const auto v = w(t * k * step);
+            tw.push_back(float(v.real()));
+            tw.push_back(float(v.imag()));
+        }
+    return tw;
+}
+
+struct pass;
+using pass_fn = void (*)(const complex* src, complex* dst, std::size_t m, const pass& p);
+
+//! One Stockham pass of the column FFT.
+struct pass {
+    pass_fn fn;
+    int radix;
+    std::size_t ns;             // product of the radices before this pass
+    std::vector<float> twiddles; // (re, im) pairs, radix - 1 per butterfly index k < ns
+    // Generic passes only: cos and sin of 2 pi j / radix, and room for one butterfly.
+    std::vector<float> cosines, sines;
+    buffer work;
+};
+
+// x[t] *= twiddle t (t >= 1) for one Stockham butterfly; tw holds (re, im) pairs.
+template <int R>
+GPUFFT_INLINE void twiddle_inputs(V* x, const float* tw)
+{
+    for (int t = 1; t < R; ++t)
+        x[t] = vcmul(x[t], tw[2 * (t - 1)], tw[2 * (t - 1) + 1]);
+}
+
+/*
+ * One radix-R Stockham pass on m vectors (autosort, decimation in time): the
+ * butterfly j reads vectors j + t m/R, multiplies by w_{ns R}^{t (j mod ns)}
+ * and writes vectors (j / ns) ns R + (j mod ns) + t ns. With ns == 1 every
+ * twiddle is 1.
+ */
+template <int R, bool Forward, bool Twiddled>
+void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& p)
+{
+    const std::size_t ns = p.ns;
+    const std::size_t stride = m / R * lanes;
+    const std::size_t blocks = m / (R * ns);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const complex* in = src + b * ns * lanes;
+        complex* out = dst + b * ns * R * lanes;
+        for (std::size_t k = 0; k < ns; ++k) {
+            V x[R];
+            for (int t = 0; t < R; ++t)
+                x[t] = loadu(in + t * stride + k * lanes);
+            if (Twiddled)
+                twiddle_inputs<R>(x, p.twiddles.data() + 2 * (R - 1) * k);
+            n1<R, Forward>::run(x);
+            for (int t = 0; t < R; ++t)
+                storeu(out + (t * ns + k) * lanes, x[t]);
+        }
+    }
+}
+
+/*
+ * The same pass for an odd prime radix with no codelet: a direct DFT that
+ * pairs inputs t and R - t, so outputs q and R - q share (R-1)^2/4 real-by-
+ * vector multiply-adds. As accurate as a codelet, which Bluestein's three
+ * extra float passes are not.
+ */
+template <bool Forward>
+void generic_pass(const complex* src, complex* dst, std::size_t m, const pass& p)
+{
+    const int r = p.radix, half = (r - 1) / 2;
+    const std::size_t ns = p.ns;
+    const std::size_t stride = m / r * lanes;
+    const std::size_t blocks = m / (r * ns);
+    complex* sums = p.work.data();               // x_t + x_{r-t}, t = 1..half
+    complex* differences = sums + half * lanes; // x_t - x_{r-t}
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const complex* in = src + b * ns * lanes;
+        complex* out = dst + b * ns * r * lanes;
+        for (std::size_t k = 0; k < ns; ++k) {
+            const float* tw = p.twiddles.data() + 2 * (r - 1) * k;
+            const auto load = [&](int t) {
+                const V v = loadu(in + t * stride + k * lanes);
+                return ns > 1 && t > 0 ? vcmul(v, tw[2 * (t - 1)], tw[2 * (t - 1) + 1]) : v;
+            };
+            const V x0 = load(0);
+            V dc = x0;
+            for (int t = 1; t <= half; ++t) {
+                const V a = load(t), c = load(r - t);
+                const V sum = vadd(a, c);
+                storeu(sums + (t - 1) * lanes, sum);
+                storeu(differences + (t - 1) * lanes, vsub(a, c));
+                dc = vadd(dc, sum);
+            }
+            storeu(out + k * lanes, dc);
+            for (int q = 1; q <= half; ++q) {
+                V re = x0, im = vscale(x0, 0.0f);
+                for (int t = 1; t <= half; ++t) {
+                    const int tq = t * q % r;
+                    re = vfmadd(loadu(sums + (t - 1) * lanes), p.cosines[tq], re);
+                    im = vfmadd(loadu(differences + (t - 1) * lanes), p.sines[tq], im);
+                }
+                // exp(-+i a) = cos a -+ i sin a
+                const V rotated = Forward ? vmul_neg_i(im) : vmul_i(im);
+                storeu(out + (q * ns + k) * lanes, vadd(re, rotated));
+                storeu(out + ((r - q) * ns + k) * lanes, vsub(re, rotated));
+            }
+        }
+    }
+}
+
+template <int R, bool Forward>
+pass_fn pick_pass(std::size_t ns)
+{
+    return ns == 1 ? &stockham_pass<R, Forward, false> : &stockham_pass<R, Forward, true>;
+}
+
+template <int... Radices>
+pass_fn find_codelet_pass(int radix, bool forward, std::size_t ns)
+{
+    pass_fn fn = nullptr;
+    ((radix == Radices ? (fn = forward ? pick_pass<Radices, true>(ns)
+                                       : pick_pass<Radices, false>(ns))
+                       : fn),
+     ...);
+    return fn;
+}
+
+// A pass of the given radix for a length-len column FFT, with its twiddles.
+inline pass make_pass(const unit_roots& w, std::size_t len, std::size_t ns, int radix, bool forward)
+{
+    pass p{ find_codelet_pass<GPUFFT_CODELET_RADICES>(radix, forward, ns), radix, ns,
+            pass_twiddles(w, len, ns, radix), {}, {}, {} };
+    if (!p.fn) {
+        if (radix % 2 == 0)
+            throw error("gpufft: no codelet for even radix " + std::to_string(radix));
+        p.fn = forward ? &generic_pass<true> : &generic_pass<false>;
+        for (int j = 0; j < radix; ++j) {
+            const double a = 2.0 * M_PI * double(j) / double(radix);
+            p.cosines.push_back(float(std::cos(a)));
+            p.sines.push_back(float(std::sin(a)));
+        }
+        p.work = buffer(std::size_t(radix) * lanes);
+    }
+    return p;
+}
+
+// The lanes-point DFT across vectors needs a codelet of that size; scalar has none.
+template <bool Forward>
+GPUFFT_INLINE void dft_across_lanes(V* c)
+{
+    if constexpr (lanes > 1)
+        n1<lanes, Forward>::run(c);
+}
+
+/*
+ * The lane stage for k2 in [g lanes, g lanes + lanes): c[i] holds column k2
+ * (one value per lane n1). X[k2 + m k1] = DFT over n1 of c * w_n^(n1 k2):
+ * twiddle, transpose so lanes become k2, DFT across vectors, store rows.
+ */
+template <bool Forward>
+GPUFFT_INLINE void lane_group(V* c, std::size_t g, std::size_t m, complex* out, const complex* lane_twiddles)
+{
+    for (int i = 0; i < lanes; ++i) {
+        const std::size_t k2 = g * lanes + i;
+        c[i] = vcmul_lanes(c[i], loadu(lane_twiddles + k2 * lanes));
+    }
+    transpose(c);
+    dft_across_lanes<Forward>(c);
+    complex* o = out + g * lanes;
+    const std::size_t valid = std::min<std::size_t>(lanes, m - g * lanes);
+    if (valid == std::size_t(lanes)) {
+        for (int k1 = 0; k1 < lanes; ++k1)
+            storeu(o + k1 * m, c[k1]);
+    } else {
+        // The last, partial group: full-width stores would overwrite the next row.
+        complex row[lanes];
+        for (int k1 = 0; k1 < lanes; ++k1) {
+            storeu(row, c[k1]);
+            std::copy(row, row + valid, o + k1 * m);
+        }
+    }
+}
+
+using fused_fn = void (*)(const complex*, complex*, const complex*);
+
+/*
+ * n = lanes * R with one column codelet: everything stays in registers, from
+ * the input loads to the output stores, with no pass through scratch.
+ */
+template <int R, bool Forward>
+void fused_single_pass(const complex* in, complex* out, const complex* lane_twiddles)
+{
+    constexpr int groups = (R + lanes - 1) / lanes;
+    V c[groups * lanes];
+    for (int t = 0; t < R; ++t)
+        c[t] = loadu(in + t * lanes);
+    n1<R, Forward>::run(c);
+    for (int t = R; t < groups * lanes; ++t)
+        c[t] = c[0]; // padding lanes, discarded by lane_group
+    for (int g = 0; g < groups; ++g)
+        lane_group<Forward>(c + g * lanes, g, R, out, lane_twiddles);
+}
+
+template <int... Radices>
+fused_fn find_fused(int radix, bool forward)
+{
+    fused_fn fn = nullptr;
+    ((radix == Radices ? (fn = forward ? &fused_single_pass<Radices, true>
+                                       : &fused_single_pass<Radices, false>)
+                       : fn),
+     ...);
+    return fn;
+}
+
+class mixed_radix final : public transform
+{
+public:
+    explicit mixed_radix(const mixed_radix_spec& spec)
+        : d_n(spec.n),
+          d_m(spec.n / lanes),
+          d_padded((d_m + lanes - 1) / lanes * lanes),
+          d_forward(spec.forward),
+          d_radices(spec.radices),
+          d_lane_twiddles(d_padded * lanes)
+    {
+        const unit_roots w(d_n, d_forward);
+        std::size_t ns = 1;
+        for (int r : d_radices) {
+            d_passes.push_back(make_pass(w, d_n, ns, r, d_forward));
+            ns *= r;
+        }
+        // Twiddles between the column and lane stages: w_n^(lane k2).
+        for (std::size_t k2 = 0; k2 < d_padded; ++k2)
+            for (int lane = 0; lane < lanes; ++lane) {
+                const auto v = k2 < d_m ? w(lane * k2) : std::complex<double>(0, 0);
+                d_lane_twiddles.data()[k2 * lanes + lane] = complex(float(v.real()), float(v.imag()));
+            }
+        // Up to 32 columns fit the register file with room for the lane stage.
+        if (lanes > 1 && d_radices.size() == 1 && d_m <= 32 &&
+            find_codelet_pass<GPUFFT_CODELET_RADICES>(d_radices[0], d_forward, 1)) {
+            d_fused = find_fused<GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+        } else {
+            d_scratch[0] = buffer(d_padded * lanes);
+            d_scratch[1] = buffer(d_padded * lanes);
+            // Only the padding columns are read without being written first.
+            for (auto& b : d_scratch)
+                std::fill(b.data() + d_m * lanes, b.data() + d_padded * lanes, complex(0, 0));
+        }
+    }
+
+    void run(const complex* in, complex* out, std::size_t batch, std::size_t dist) override
+    {
+        if (d_forward)
+            run_batch<true>(in, out, batch, dist);
+        else
+            run_batch<false>(in, out, batch, dist);
+    }
+
+    std::string describe() const override
+    {
+        std::string s = "mixed-radix ";
+        for (std::size_t i = 0; i < d_radices.size(); ++i)
+            s += (i ? "x" : "") + std::to_string(d_radices[i]);
+        if (d_radices.empty())
+            s += "1";
+        return s + (lanes > 1 ? " x " + std::to_string(lanes) + " lanes" : "");
+    }
+
+private:
+    template <bool Forward>
+    void run_batch(const complex* in, complex* out, std::size_t batch, std::size_t dist)
+    {
+        for (std::size_t b = 0; b < batch; ++b)
+            run_one<Forward>(in + b * dist, out + b * dist);
+    }
+
+    template <bool Forward>
+    void run_one(const complex* in, complex* out)
+    {
+        if (d_fused)
+            return d_fused(in, out, d_lane_twiddles.data());
+        // Column FFTs, ping-ponging between the scratch buffers. With lanes > 1
+        // there is at least one pass (n >= lanes^2), so the columns end in
+        // scratch, padded with zero columns to whole lane groups.
+        const complex* columns = in;
+        int next = 0;
+        for (const pass& p : d_passes) {
+            p.fn(columns, d_scratch[next].data(), d_m, p);
+            columns = d_scratch[next].data();
+            next ^= 1;
+        }
+        if constexpr (lanes == 1) {
+            if (columns != out)
+                std::copy(columns, columns + d_n, out);
+        } else {
+            const std::size_t groups = d_padded / lanes;
+            for (std::size_t g = 0; g < groups; ++g) {
+                V c[lanes];
+                for (int i = 0; i < lanes; ++i)
+                    c[i] = loadu(columns + (g * lanes + i) * lanes);
+                lane_group<Forward>(c, g, d_m, out, d_lane_twiddles.data());
+            }
+        }
+    }
+
+    std::size_t d_n, d_m, d_padded;
+    bool d_forward;
+    std::vector<int> d_radices;
+    std::vector<pass> d_passes;
+    fused_fn d_fused = nullptr;
+    buffer d_lane_twiddles;
+    buffer d_scratch[2];
+};

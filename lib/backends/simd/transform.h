@@ -1,0 +1,57 @@
+/* gr-gpufft simd backend: the per-instruction-set transform objects (internal). */
+#ifndef GPUFFT_LIB_SIMD_TRANSFORM_H
+#define GPUFFT_LIB_SIMD_TRANSFORM_H
+
+#include <gpufft/problem.h>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufft::simd {
+
+/*!
+ * A size-n transform for one instruction set. It owns its twiddles and
+ * scratch, so one object serves one thread at a time.
+ */
+class transform
+{
+public:
+    virtual ~transform() = default;
+    //! batch transforms, dist elements apart; in == out is allowed.
+    virtual void run(const complex* in, complex* out, std::size_t batch, std::size_t dist) = 0;
+    virtual std::string describe() const = 0;
+};
+
+/*!
+ * The mixed-radix algorithm for n = lanes * product(radices): column FFTs of
+ * length n / lanes on vectors whose lanes are the n mod lanes residues, then a
+ * lanes-point DFT across each vector after a twiddle and a transpose.
+ */
+struct mixed_radix_spec {
+    std::size_t n = 0;
+    bool forward = true;
+    std::vector<int> radices; //!< Stockham passes, in order
+};
+
+//! What one instruction set's translation unit provides.
+struct isa_kernels {
+    const char* name;
+    int lanes;
+    //! Whether a codelet of this radix was generated for this instruction set.
+    bool (*has_codelet)(int radix);
+    std::unique_ptr<transform> (*make_mixed_radix)(const mixed_radix_spec&);
+    //! n = a * b: columns of length a with these radices, then rows (size b).
+    std::unique_ptr<transform> (*make_four_step)(std::size_t n, bool forward, std::size_t a,
+                                                 const std::vector<int>& column_radices,
+                                                 std::unique_ptr<transform> rows);
+    //! Bluestein's algorithm for any n, convolving with transforms of length
+    //! fft_len (>= 2n - 1) in both directions.
+    std::unique_ptr<transform> (*make_bluestein)(std::size_t n, bool forward, std::size_t fft_len,
+                                                 std::unique_ptr<transform> forward_fft,
+                                                 std::unique_ptr<transform> inverse_fft);
+};
+
+} // namespace gpufft::simd
+
+#endif

@@ -1,0 +1,61 @@
+/* gr-gpufft simd backend: the worker pool. */
+#include "worker_pool.h"
+
+namespace gpufft::simd {
+
+worker_pool::worker_pool(unsigned size)
+{
+    for (unsigned w = 1; w < size; ++w)
+        d_threads.emplace_back([this, w] { loop(w); });
+}
+
+worker_pool::~worker_pool()
+{
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_stop = true;
+    }
+    d_start.notify_all();
+    for (auto& t : d_threads)
+        t.join();
+}
+
+void worker_pool::run(const std::function<void(unsigned)>& job)
+{
+    if (d_threads.empty()) {
+        job(0);
+        return;
+    }
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_job = &job;
+        d_pending = unsigned(d_threads.size());
+        ++d_generation;
+    }
+    d_start.notify_all();
+    job(0);
+    std::unique_lock<std::mutex> lock(d_mutex);
+    d_done.wait(lock, [this] { return d_pending == 0; });
+}
+
+void worker_pool::loop(unsigned worker)
+{
+    unsigned long seen = 0;
+    for (;;) {
+        const std::function<void(unsigned)>* job;
+        {
+            std::unique_lock<std::mutex> lock(d_mutex);
+            d_start.wait(lock, [&] { return d_stop || d_generation != seen; });
+            if (d_stop)
+                return;
+            seen = d_generation;
+            job = d_job;
+        }
+        (*job)(worker);
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (--d_pending == 0)
+            d_done.notify_one();
+    }
+}
+
+} // namespace gpufft::simd

@@ -1,0 +1,14 @@
+/* gr-gpufft: the library's one log line sink (internal). */
+#ifndef GPUFFT_LIB_CORE_LOG_H
+#define GPUFFT_LIB_CORE_LOG_H
+
+#include <string>
+
+namespace gpufft::detail {
+
+//! Sends one line to the handler set with gpufft::set_log_handler.
+void log_line(const std::string& line);
+
+} // namespace gpufft::detail
+
+#endif

@@ -1,0 +1,96 @@
+/* gr-gpufft: backend registration, discovery and logging. */
+#include "registry.h"
+#include "log.h"
+#include <gpufft/registry.h>
+#include <iostream>
+#include <memory>
+#include <mutex>
+
+namespace gpufft {
+
+// Each backend's folder provides one factory; adding a backend adds a line here.
+std::unique_ptr<backend> make_simd_backend();
+
+namespace {
+
+using factory = std::unique_ptr<backend> (*)();
+const factory backend_factories[] = {
+    make_simd_backend,
+};
+
+std::mutex log_mutex;
+std::function<void(const std::string&)> log_handler = [](const std::string& line) {
+    std::cerr << "gpufft: " << line << std::endl;
+};
+
+} // namespace
+
+namespace detail {
+
+const std::vector<registered_backend>& registered_backends()
+{
+    // Probing can load drivers, so it happens once, on first use, thread-safely.
+    static const std::vector<registered_backend> table = [] {
+        static std::vector<std::unique_ptr<backend>> owned;
+        std::vector<registered_backend> t;
+        for (factory make : backend_factories) {
+            owned.push_back(make());
+            backend* b = owned.back().get();
+            availability a;
+            try {
+                a = b->probe();
+            } catch (const std::exception& e) {
+                a.usable = false;
+                a.reason = e.what();
+            }
+            t.push_back({ b, a });
+        }
+        return t;
+    }();
+    return table;
+}
+
+void log_line(const std::string& line)
+{
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (log_handler)
+        log_handler(line);
+}
+
+} // namespace detail
+
+backend::~backend() = default;
+executor::~executor() = default;
+
+std::vector<backend_info> backends()
+{
+    std::vector<backend_info> out;
+    for (const auto& r : detail::registered_backends())
+        out.push_back({ r.impl->name(),
+                        r.impl->description(),
+                        r.probed.usable,
+                        r.probed.reason,
+                        r.probed.variants });
+    return out;
+}
+
+std::string usable_backend_names()
+{
+    std::string names;
+    for (const auto& r : detail::registered_backends()) {
+        if (!r.probed.usable)
+            continue;
+        if (!names.empty())
+            names += ", ";
+        names += r.impl->name();
+    }
+    return names;
+}
+
+void set_log_handler(std::function<void(const std::string&)> handler)
+{
+    std::lock_guard<std::mutex> lock(log_mutex);
+    log_handler = std::move(handler);
+}
+
+} // namespace gpufft
