@@ -1,0 +1,25 @@
+"""
+gr-gpufft: batched complex FFTs for GNU Radio.
+
+    from gnuradio import gpufft
+    import numpy as np
+
+    p = gpufft.plan(1024, forward=True, batch=8)     # backend="auto"
+    y = p.execute(np.zeros((8, 1024), np.complex64))  # a new array
+    p.execute(y, out=y)                               # in place
+
+gpufft.backends() lists the compiled-in backends and whether they can run
+here. Errors in arguments raise gpufft.error, a subclass of ValueError; an
+array of another dtype raises TypeError (nothing is converted silently).
+Importing this module sends the library's log lines to GNU Radio's logger.
+"""
+
+from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
+    backends,
+    error,
+    plan,
+    route_log_to_gnuradio,
+    usable_backend_names,
+)
+
+__all__ = ["backends", "error", "plan", "route_log_to_gnuradio", "usable_backend_names"]

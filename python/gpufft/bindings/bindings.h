@@ -1,0 +1,9 @@
+/* gr-gpufft Python bindings: one function per bound part (internal). */
+#ifndef GPUFFT_PYTHON_BINDINGS_H
+#define GPUFFT_PYTHON_BINDINGS_H
+
+#include <pybind11/pybind11.h>
+
+void bind_plan(pybind11::module& m);
+
+#endif

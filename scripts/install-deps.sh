@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs everything gr-gpufft needs to build, test and benchmark on Debian 12.
+# Safe to run again: apt-get skips what is already there.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  gnuradio-dev libvolk2-dev libboost-dev libfftw3-dev
+  libcppunit-dev pybind11-dev python3-numpy python3-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libclfft-dev libvkfft-dev libpng-dev
+)
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"
