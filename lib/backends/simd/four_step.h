@@ -54,7 +54,12 @@ public:
         for (std::size_t t = 0; t < batch; ++t) {
             columns(in + t * dist);
             d_rows->run(d_work.data(), d_work.data(), d_a, d_b);
-            transpose_out(out + t * dist);
+            if (use_streaming(out + t * dist, 1, d_n, d_a)) {
+                transpose_out<true>(out + t * dist);
+                stream_fence();
+            } else {
+                transpose_out<false>(out + t * dist);
+            }
         }
     }
 
@@ -106,6 +111,7 @@ private:
         }
     }
 
+    template <bool Stream>
     void transpose_out(complex* out)
     {
         for (std::size_t ka = 0; ka < d_a; ka += lanes)
@@ -115,7 +121,10 @@ private:
                     tile[i] = loadu(d_work.data() + (ka + i) * d_b + kb);
                 transpose(tile);
                 for (int i = 0; i < lanes; ++i)
-                    storeu(out + (kb + i) * d_a + ka, tile[i]);
+                    if (Stream)
+                        stream(out + (kb + i) * d_a + ka, tile[i]);
+                    else
+                        storeu(out + (kb + i) * d_a + ka, tile[i]);
             }
     }
 

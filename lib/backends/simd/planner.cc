@@ -32,7 +32,7 @@ constexpr std::size_t cache_points = 65536;
 
 } // namespace
 
-std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa)
+std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style style)
 {
     std::vector<int> radices;
     int twos = 0;
@@ -40,14 +40,21 @@ std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa)
         m /= 2;
         ++twos;
     }
-    // Radix-16 passes, with a 32 absorbing a lone leftover 2: fewest passes
-    // through memory without codelets too large for the register file.
-    for (; twos >= 4; twos -= 4)
-        radices.push_back(16);
-    if (twos == 1 && !radices.empty())
-        radices.front() = 32;
-    else if (twos > 0)
-        radices.push_back(1 << twos);
+    if (style == pass_style::radix8) {
+        for (; twos >= 3; twos -= 3)
+            radices.push_back(8);
+        if (twos > 0)
+            radices.push_back(1 << twos);
+    } else {
+        // Radix-16 passes, with a 32 absorbing a lone leftover 2: fewest passes
+        // through memory without codelets too large for the register file.
+        for (; twos >= 4; twos -= 4)
+            radices.push_back(16);
+        if (twos == 1 && !radices.empty())
+            radices.front() = 32;
+        else if (twos > 0)
+            radices.push_back(1 << twos);
+    }
     for (std::size_t p = 3; p <= max_generic_radix && m > 1; p += 2)
         while (m % p == 0) {
             m /= p;
@@ -72,8 +79,12 @@ std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa)
             merged = true;
         }
     }
-    // The first pass needs no twiddles: give it the largest radix.
-    std::sort(radices.rbegin(), radices.rend());
+    // The first pass needs no twiddles: give it the largest radix (or, as an
+    // alternative for tuning, keep the largest for the last pass).
+    if (style == pass_style::ascending)
+        std::sort(radices.begin(), radices.end());
+    else
+        std::sort(radices.rbegin(), radices.rend());
     return radices;
 }
 
@@ -84,13 +95,15 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa)
     const std::size_t lanes = std::size_t(isa.lanes);
     std::size_t best = 0;
     for (std::size_t a = lanes; a * a <= n; a += lanes)
-        if (n % a == 0 && (n / a) % lanes == 0 && !factor_passes(a, isa).empty())
+        if (n % a == 0 && (n / a) % lanes == 0 && !factor_passes(a, isa, pass_style::largest).empty())
             best = a;
     return best;
 }
 
-std::unique_ptr<transform>
-make_transform(const std::vector<const isa_kernels*>& isas, std::size_t n, bool forward)
+std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
+                                          std::size_t n,
+                                          bool forward,
+                                          pass_style style)
 {
     for (const isa_kernels* isa : isas) {
         const std::size_t lanes = std::size_t(isa->lanes);
@@ -100,19 +113,19 @@ make_transform(const std::vector<const isa_kernels*>& isas, std::size_t n, bool 
         if (lanes > 1 && n < lanes * lanes)
             continue;
         const std::size_t m = n / lanes;
-        const std::vector<int> radices = factor_passes(m, *isa);
+        const std::vector<int> radices = factor_passes(m, *isa, style);
         if (m > 1 && radices.empty())
             break; // a large prime factor: no lane count helps
         if (n > cache_points)
             if (const std::size_t a = four_step_split(n, *isa))
-                return isa->make_four_step(n, forward, a, factor_passes(a, *isa),
-                                           make_transform({ isa }, n / a, forward));
+                return isa->make_four_step(n, forward, a, factor_passes(a, *isa, style),
+                                           make_transform({ isa }, n / a, forward, style));
         return isa->make_mixed_radix({ n, forward, radices });
     }
     const isa_kernels* widest = isas.front();
     const std::size_t len = bluestein_length(2 * n - 1);
-    return widest->make_bluestein(n, forward, len, make_transform({ widest }, len, true),
-                                  make_transform({ widest }, len, false));
+    return widest->make_bluestein(n, forward, len, make_transform({ widest }, len, true, style),
+                                  make_transform({ widest }, len, false, style));
 }
 
 } // namespace gpufft::simd

@@ -9,9 +9,18 @@
 
 namespace gpufft::simd {
 
+//! How sizes are split into passes; the planner uses `largest`, tuning tries all.
+enum class pass_style {
+    largest,   //!< radix 16 and 32 passes, largest first
+    radix8,    //!< radix 8 passes: smaller codelets, more passes
+    ascending, //!< as largest, smallest radix first
+};
+constexpr pass_style all_pass_styles[] = { pass_style::largest, pass_style::radix8,
+                                           pass_style::ascending };
+
 //! Radices of the Stockham passes for m, or empty if m has a prime factor
 //! too large for a pass (see max_generic_radix).
-std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa);
+std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style style);
 
 //! Column length for the four-step scheme (see four_step.h), 0 if n has none.
 std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
@@ -23,7 +32,8 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
  */
 std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
                                           std::size_t n,
-                                          bool forward);
+                                          bool forward,
+                                          pass_style style = pass_style::largest);
 
 } // namespace gpufft::simd
 

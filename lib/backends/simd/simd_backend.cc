@@ -1,11 +1,16 @@
 /* gr-gpufft simd backend: generated codelets on the CPU's widest vectors. */
+#include "../../core/log.h"
+#include "../../core/wisdom.h"
 #include "isa_table.h"
 #include "planner.h"
 #include "worker_pool.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 namespace gpufft {
 
@@ -47,17 +52,102 @@ std::vector<const isa_kernels*> allowed_isas(const std::string& variant)
                 "' is not available on this CPU; available: " + isa_names(usable));
 }
 
+// An algorithm choice: the widest instruction set to use and how to split
+// sizes into passes. Plans make the default; tuning measures the others.
+struct choice {
+    std::vector<const isa_kernels*> isas;
+    pass_style style = pass_style::largest;
+};
+
+const char* style_name(pass_style s)
+{
+    switch (s) {
+    case pass_style::largest:
+        return "largest";
+    case pass_style::radix8:
+        return "radix8";
+    case pass_style::ascending:
+        return "ascending";
+    }
+    return "";
+}
+
+std::string wisdom_key(const problem& p, const std::vector<const isa_kernels*>& allowed)
+{
+    return "simd " + std::string(allowed.front()->name) + " " + std::to_string(p.n) +
+           (p.dir == direction::forward ? " forward" : " inverse");
+}
+
+std::string wisdom_value(const choice& c)
+{
+    return std::string(c.isas.front()->name) + " " + style_name(c.style);
+}
+
+// The choice a wisdom value names, if it is one of the allowed instruction sets.
+std::optional<choice> parse_wisdom(const std::string& value,
+                                   const std::vector<const isa_kernels*>& allowed)
+{
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+        for (pass_style style : all_pass_styles)
+            if (value == std::string(allowed[i]->name) + " " + style_name(style))
+                return choice{ { allowed.begin() + i, allowed.end() }, style };
+    return std::nullopt;
+}
+
+// Median-free quick timing: the best of a few runs of a batch of about 64k points.
+double time_transform(transform& t, std::size_t n)
+{
+    const std::size_t batch = std::max<std::size_t>(1, 65536 / n);
+    std::vector<complex> in(n * batch), out(n * batch);
+    for (std::size_t i = 0; i < in.size(); ++i)
+        in[i] = complex(float(i % 7) - 3.0f, float(i % 5) - 2.0f);
+    double best = 1e300;
+    for (int r = 0; r < 6; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        t.run(in.data(), out.data(), batch, n);
+        const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
+        if (r > 0)
+            best = std::min(best, d.count());
+    }
+    return best;
+}
+
+choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed)
+{
+    const bool forward = p.dir == direction::forward;
+    choice best{ allowed, pass_style::largest };
+    double best_time = 1e300;
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < allowed.size(); ++i)
+        for (pass_style style : all_pass_styles) {
+            const choice c{ { allowed.begin() + i, allowed.end() }, style };
+            auto t = make_transform(c.isas, p.n, forward, style);
+            // Styles that give the same algorithm need one measurement.
+            const std::string what = std::string(c.isas.front()->name) + t->describe();
+            if (std::find(seen.begin(), seen.end(), what) != seen.end())
+                continue;
+            seen.push_back(what);
+            const double seconds = time_transform(*t, p.n);
+            if (seconds < best_time) {
+                best_time = seconds;
+                best = c;
+            }
+        }
+    detail::log_line("tuned " + p.describe() + ": " + wisdom_value(best));
+    return best;
+}
+
 class simd_executor final : public executor
 {
 public:
-    simd_executor(const problem& p, const std::vector<const isa_kernels*>& isas, unsigned threads)
+    simd_executor(const problem& p, const choice& c, unsigned threads)
         : d_problem(p),
-          d_isa(isas.front()->name),
+          d_isa(c.isas.front()->name),
           d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
     {
         for (unsigned w = 0; w < d_pool.size(); ++w)
             d_transforms.push_back(
-                make_transform(isas, p.n, p.dir == direction::forward));
+                make_transform(c.isas, p.n, p.dir == direction::forward, c.style));
         d_job = [this](unsigned worker) { run_share(worker); };
     }
 
@@ -133,7 +223,17 @@ public:
                         " is larger than the simd backend's limit of " +
                         std::to_string(max_size));
         try {
-            return std::make_unique<simd_executor>(p, allowed_isas(variant), options.threads);
+            const auto allowed = allowed_isas(variant);
+            const std::string key = wisdom_key(p, allowed);
+            std::optional<choice> c;
+            if (options.tune) {
+                c = tune(p, allowed);
+                detail::wisdom_store(key, wisdom_value(*c));
+            } else if (const auto value = detail::wisdom_lookup(key)) {
+                c = parse_wisdom(*value, allowed);
+            }
+            return std::make_unique<simd_executor>(
+                p, c.value_or(choice{ allowed, pass_style::largest }), options.threads);
         } catch (const std::bad_alloc&) {
             throw error("gpufft: not enough memory to plan " + p.describe() + " on simd");
         }

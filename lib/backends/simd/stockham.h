@@ -229,7 +229,7 @@ GPUFFT_INLINE void dft_across_lanes(V* c)
  * (one value per lane n1). X[k2 + m k1] = DFT over n1 of c * w_n^(n1 k2):
  * twiddle, transpose so lanes become k2, DFT across vectors, store rows.
  */
-template <bool Forward>
+template <bool Forward, bool Stream>
 GPUFFT_INLINE void lane_group(V* c, std::size_t g, std::size_t m, complex* out, const complex* lane_twiddles)
 {
     for (int i = 0; i < lanes; ++i) {
@@ -242,7 +242,10 @@ GPUFFT_INLINE void lane_group(V* c, std::size_t g, std::size_t m, complex* out, 
     const std::size_t valid = std::min<std::size_t>(lanes, m - g * lanes);
     if (valid == std::size_t(lanes)) {
         for (int k1 = 0; k1 < lanes; ++k1)
-            storeu(o + k1 * m, c[k1]);
+            if (Stream)
+                stream(o + k1 * m, c[k1]);
+            else
+                storeu(o + k1 * m, c[k1]);
     } else {
         // The last, partial group: full-width stores would overwrite the next row.
         complex row[lanes];
@@ -259,7 +262,7 @@ using fused_fn = void (*)(const complex*, complex*, const complex*);
  * n = lanes * R with one column codelet: everything stays in registers, from
  * the input loads to the output stores, with no pass through scratch.
  */
-template <int R, bool Forward>
+template <int R, bool Forward, bool Stream>
 void fused_single_pass(const complex* in, complex* out, const complex* lane_twiddles)
 {
     constexpr int groups = (R + lanes - 1) / lanes;
@@ -270,18 +273,35 @@ void fused_single_pass(const complex* in, complex* out, const complex* lane_twid
     for (int t = R; t < groups * lanes; ++t)
         c[t] = c[0]; // padding lanes, discarded by lane_group
     for (int g = 0; g < groups; ++g)
-        lane_group<Forward>(c + g * lanes, g, R, out, lane_twiddles);
+        lane_group<Forward, Stream>(c + g * lanes, g, R, out, lane_twiddles);
 }
 
-template <int... Radices>
+template <bool Stream, int... Radices>
 fused_fn find_fused(int radix, bool forward)
 {
     fused_fn fn = nullptr;
-    ((radix == Radices ? (fn = forward ? &fused_single_pass<Radices, true>
-                                       : &fused_single_pass<Radices, false>)
+    ((radix == Radices ? (fn = forward ? &fused_single_pass<Radices, true, Stream>
+                                       : &fused_single_pass<Radices, false, Stream>)
                        : fn),
      ...);
     return fn;
+}
+
+/*
+ * Outputs bigger than this go around the cache (non-temporal stores): they
+ * will not be read again from it, and a normal store would first read each
+ * output line from memory, a third of the traffic of a streamed batch.
+ */
+constexpr std::size_t streaming_bytes = std::size_t(4) << 20;
+
+// Whether every full-vector store of a batch of outputs can bypass the cache:
+// aligned to the vector, and large.
+inline bool use_streaming(const complex* out, std::size_t batch, std::size_t dist, std::size_t m)
+{
+    const std::size_t align = lanes * sizeof(complex);
+    return lanes > 1 && reinterpret_cast<std::uintptr_t>(out) % align == 0 &&
+           (dist * sizeof(complex)) % align == 0 && m % lanes == 0 &&
+           batch * dist * sizeof(complex) > streaming_bytes;
 }
 
 class mixed_radix final : public transform
@@ -310,8 +330,14 @@ public:
         // Up to 32 columns fit the register file with room for the lane stage.
         if (lanes > 1 && d_radices.size() == 1 && d_m <= 32 &&
             find_codelet_pass<GPUFFT_CODELET_RADICES>(d_radices[0], d_forward, 1)) {
-            d_fused = find_fused<GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
-        } else {
+            d_fused = find_fused<false, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+            // Streaming, the fused path's output order (a line from each row
+            // group in turn) is slower than a pass through scratch, measured at
+            // 128 and 256 points; at n = lanes^2 its stores are in order.
+            if (d_m == lanes)
+                d_fused_streaming = find_fused<true, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+        }
+        if (!d_fused || !d_fused_streaming) {
             d_scratch[0] = buffer(d_padded * lanes);
             d_scratch[1] = buffer(d_padded * lanes);
             // Only the padding columns are read without being written first.
@@ -342,15 +368,21 @@ private:
     template <bool Forward>
     void run_batch(const complex* in, complex* out, std::size_t batch, std::size_t dist)
     {
-        for (std::size_t b = 0; b < batch; ++b)
-            run_one<Forward>(in + b * dist, out + b * dist);
+        if (use_streaming(out, batch, dist, d_m)) {
+            for (std::size_t b = 0; b < batch; ++b)
+                run_one<Forward, true>(in + b * dist, out + b * dist);
+            stream_fence();
+        } else {
+            for (std::size_t b = 0; b < batch; ++b)
+                run_one<Forward, false>(in + b * dist, out + b * dist);
+        }
     }
 
-    template <bool Forward>
+    template <bool Forward, bool Stream>
     void run_one(const complex* in, complex* out)
     {
-        if (d_fused)
-            return d_fused(in, out, d_lane_twiddles.data());
+        if (const fused_fn fused = Stream ? d_fused_streaming : d_fused)
+            return fused(in, out, d_lane_twiddles.data());
         // Column FFTs, ping-ponging between the scratch buffers. With lanes > 1
         // there is at least one pass (n >= lanes^2), so the columns end in
         // scratch, padded with zero columns to whole lane groups.
@@ -370,7 +402,7 @@ private:
                 V c[lanes];
                 for (int i = 0; i < lanes; ++i)
                     c[i] = loadu(columns + (g * lanes + i) * lanes);
-                lane_group<Forward>(c, g, d_m, out, d_lane_twiddles.data());
+                lane_group<Forward, Stream>(c, g, d_m, out, d_lane_twiddles.data());
             }
         }
     }
@@ -379,7 +411,7 @@ private:
     bool d_forward;
     std::vector<int> d_radices;
     std::vector<pass> d_passes;
-    fused_fn d_fused = nullptr;
+    fused_fn d_fused = nullptr, d_fused_streaming = nullptr;
     buffer d_lane_twiddles;
     buffer d_scratch[2];
 };

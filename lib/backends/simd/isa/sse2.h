@@ -34,6 +34,9 @@ GPUFFT_INLINE V vcmul_lanes(V a, V w)
 }
 GPUFFT_INLINE V loadu(const complex* p) { return _mm_loadu_ps(reinterpret_cast<const float*>(p)); }
 GPUFFT_INLINE void storeu(complex* p, V v) { _mm_storeu_ps(reinterpret_cast<float*>(p), v); }
+// Non-temporal store of a whole aligned vector: no read of the line first.
+GPUFFT_INLINE void stream(complex* p, V v) { _mm_stream_ps(reinterpret_cast<float*>(p), v); }
+GPUFFT_INLINE void stream_fence() { _mm_sfence(); }
 GPUFFT_INLINE void transpose(V* c)
 {
     const V lo = _mm_movelh_ps(c[0], c[1]);
