@@ -93,13 +93,8 @@ private:
             complex* col = d_columns[0].data();
             for (std::size_t row = 0; row < d_a; ++row)
                 storeu(col + row * lanes, loadu(in + row * d_b + g * lanes));
-            const complex* src = col;
-            int next = 1;
-            for (const pass& p : d_passes) {
-                p.fn(src, d_columns[next].data(), d_a, p);
-                src = d_columns[next].data();
-                next ^= 1;
-            }
+            // Each pass has read all of its source before the next overwrites it.
+            const complex* src = run_passes(d_passes, col, d_columns[1].data(), col, d_a);
             for (std::size_t ka = 0; ka < d_a; ++ka)
                 d_block_twiddles[ka] = root(lanes * g * ka);
             for (std::size_t ka = 0; ka < d_a; ++ka) {

@@ -216,6 +216,19 @@ inline pass make_pass(const unit_roots& w, std::size_t len, std::size_t ns, int 
     return p;
 }
 
+// The column FFT of length m: every pass from src, alternating between the
+// buffers first and second; returns where the result is (src if no pass).
+inline const complex* run_passes(const std::vector<pass>& passes, const complex* src,
+                                 complex* first, complex* second, std::size_t m)
+{
+    for (const pass& p : passes) {
+        p.fn(src, first, m, p);
+        src = first;
+        std::swap(first, second);
+    }
+    return src;
+}
+
 // The lanes-point DFT across vectors needs a codelet of that size; scalar has none.
 template <bool Forward>
 GPUFFT_INLINE void dft_across_lanes(V* c)
@@ -295,12 +308,12 @@ fused_fn find_fused(int radix, bool forward)
 constexpr std::size_t streaming_bytes = std::size_t(4) << 20;
 
 // Whether every full-vector store of a batch of outputs can bypass the cache:
-// aligned to the vector, and large.
+// large, and every vector of every transform suitably aligned.
 inline bool use_streaming(const complex* out, std::size_t batch, std::size_t dist, std::size_t m)
 {
-    const std::size_t align = lanes * sizeof(complex);
-    return lanes > 1 && reinterpret_cast<std::uintptr_t>(out) % align == 0 &&
-           (dist * sizeof(complex)) % align == 0 && m % lanes == 0 &&
+    return lanes > 1 && reinterpret_cast<std::uintptr_t>(out) % stream_alignment == 0 &&
+           (dist * sizeof(complex)) % stream_alignment == 0 &&
+           (m * sizeof(complex)) % stream_alignment == 0 &&
            batch * dist * sizeof(complex) > streaming_bytes;
 }
 
@@ -383,16 +396,10 @@ private:
     {
         if (const fused_fn fused = Stream ? d_fused_streaming : d_fused)
             return fused(in, out, d_lane_twiddles.data());
-        // Column FFTs, ping-ponging between the scratch buffers. With lanes > 1
-        // there is at least one pass (n >= lanes^2), so the columns end in
-        // scratch, padded with zero columns to whole lane groups.
-        const complex* columns = in;
-        int next = 0;
-        for (const pass& p : d_passes) {
-            p.fn(columns, d_scratch[next].data(), d_m, p);
-            columns = d_scratch[next].data();
-            next ^= 1;
-        }
+        // With lanes > 1 there is at least one pass (n >= lanes^2), so the
+        // columns end in scratch, padded with zero columns to whole lane groups.
+        const complex* columns =
+            run_passes(d_passes, in, d_scratch[0].data(), d_scratch[1].data(), d_m);
         if constexpr (lanes == 1) {
             if (columns != out)
                 std::copy(columns, columns + d_n, out);

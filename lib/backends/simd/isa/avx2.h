@@ -40,6 +40,7 @@ GPUFFT_INLINE V vcmul_lanes(V a, V w)
 GPUFFT_INLINE V loadu(const complex* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
 GPUFFT_INLINE void storeu(complex* p, V v) { _mm256_storeu_ps(reinterpret_cast<float*>(p), v); }
 // Non-temporal store of a whole aligned vector: no read of the line first.
+constexpr std::size_t stream_alignment = 32;
 GPUFFT_INLINE void stream(complex* p, V v) { _mm256_stream_ps(reinterpret_cast<float*>(p), v); }
 GPUFFT_INLINE void stream_fence() { _mm_sfence(); }
 // A complex float is 64 bits: transpose 4x4 doubles.

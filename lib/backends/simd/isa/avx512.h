@@ -39,8 +39,16 @@ GPUFFT_INLINE V vcmul_lanes(V a, V w)
 }
 GPUFFT_INLINE V loadu(const complex* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
 GPUFFT_INLINE void storeu(complex* p, V v) { _mm512_storeu_ps(reinterpret_cast<float*>(p), v); }
-// Non-temporal store of a whole aligned vector: no read of the line first.
-GPUFFT_INLINE void stream(complex* p, V v) { _mm512_stream_ps(reinterpret_cast<float*>(p), v); }
+// Non-temporal store, no read of the line first, as two 32-byte halves: they
+// need only the 32-byte alignment common allocators give, and the halves of
+// a line merge in the write-combining buffer.
+constexpr std::size_t stream_alignment = 32;
+GPUFFT_INLINE void stream(complex* p, V v)
+{
+    float* f = reinterpret_cast<float*>(p);
+    _mm256_stream_ps(f, _mm512_castps512_ps256(v));
+    _mm256_stream_ps(f + 8, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+}
 GPUFFT_INLINE void stream_fence() { _mm_sfence(); }
 // A complex float is 64 bits: transpose 8x8 doubles in three shuffle stages.
 GPUFFT_INLINE void transpose(V* c)

@@ -35,6 +35,7 @@ GPUFFT_INLINE V vcmul_lanes(V a, V w)
 GPUFFT_INLINE V loadu(const complex* p) { return _mm_loadu_ps(reinterpret_cast<const float*>(p)); }
 GPUFFT_INLINE void storeu(complex* p, V v) { _mm_storeu_ps(reinterpret_cast<float*>(p), v); }
 // Non-temporal store of a whole aligned vector: no read of the line first.
+constexpr std::size_t stream_alignment = 16;
 GPUFFT_INLINE void stream(complex* p, V v) { _mm_stream_ps(reinterpret_cast<float*>(p), v); }
 GPUFFT_INLINE void stream_fence() { _mm_sfence(); }
 GPUFFT_INLINE void transpose(V* c)
