@@ -1,0 +1,710 @@
+/* gpufft-bench: times gr-gpufft's backends and FFTW float side by side, in
+ * one process, on the same data, and checks every result against FFTW
+ * double.
+ *
+ * One timed call is one execute over a whole batch of about 4 M points,
+ * out of place; the figure reported is the median of --repeats calls after
+ * 3 warm-ups. The engines take turns call by call, so a slow spell on a
+ * noisy machine hits them all alike and the ratios stay meaningful. Run
+ * with --help for the flags.
+ */
+#include <gpufft/gpufft.h>
+
+#include <fftw3.h>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+using clock_type = std::chrono::steady_clock;
+
+constexpr unsigned warmups = 3;
+constexpr std::size_t reference_transforms = 8; // checked against FFTW double
+
+// ------------------------------------------------------------------ options
+
+struct options {
+    std::vector<std::size_t> sizes{ 64, 256, 1024, 4096, 16384, 65536, 1000, 2400 };
+    std::size_t batch = 0; // 0: about `points` points a call
+    std::size_t points = std::size_t(1) << 22;
+    std::vector<std::string> backends; // empty: every usable backend
+    bool patient = false;
+    std::string wisdom;
+    unsigned threads = 1;
+    unsigned repeats = 15;
+    bool inverse = false;
+    bool tune = false;
+    std::string json;
+    bool list = false;
+};
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+const char* const help_text = R"(usage: gpufft-bench [options]
+
+Times gr-gpufft backends against FFTW float (FFTW_MEASURE, and FFTW_PATIENT
+with --patient) on batched out-of-place complex-float FFTs, in one process,
+and checks each result against FFTW double.
+
+  --sizes N,N,...     transform sizes (default 64,256,1024,4096,16384,65536,1000,2400)
+  --batch B           transforms per call (default: round(points / N), at least 1)
+  --points P          points per call when --batch is not given (default 4194304)
+  --backends LIST     comma separated: simd, simd:avx2, auto, all-isas (every simd
+                      variant), all (every variant of every usable backend)
+                      (default: every usable backend, each with its best variant)
+  --patient           also time FFTW_PATIENT plans (8-130 s of planning per size)
+  --fftw-wisdom FILE  import FFTW wisdom for the PATIENT plans from FILE and save it
+                      back after each size, so PATIENT planning is paid once
+  --threads T         threads for FFTW (fftwf_plan_with_nthreads) and gpufft
+                      (plan_options.threads) (default 1)
+  --repeats R         timed calls per engine and size; the median is reported (default 15)
+  --inverse           time inverse transforms (default forward)
+  --tune              plan gpufft with plan_options.tune
+  --json FILE         also write the results as JSON
+  --list              list gpufft backends and exit
+  --help              this text
+
+ratio = FFTW's ns / ours: above 1 means gpufft is faster. "vs best" compares
+with the faster of PATIENT (when measured) and MEASURE. Errors are relative
+L2 vs FFTW double over the first 8 transforms of the batch. Engines take
+turns call by call. Exit status 2: bad usage or an unknown backend or size.
+)";
+
+std::size_t parse_size(const std::string& flag, const std::string& s)
+{
+    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+        throw usage_error(flag + ": \"" + s + "\" is not a non-negative integer");
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+    if (errno == ERANGE)
+        throw usage_error(flag + ": \"" + s + "\" is too large");
+    return std::size_t(v);
+}
+
+std::vector<std::string> split_commas(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+options parse(int argc, char** argv)
+{
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i], value;
+        bool has_value = false;
+        const auto eq = a.find('=');
+        if (a.compare(0, 2, "--") == 0 && eq != std::string::npos) {
+            value = a.substr(eq + 1);
+            a = a.substr(0, eq);
+            has_value = true;
+        }
+        auto arg = [&]() -> std::string {
+            if (has_value)
+                return value;
+            if (i + 1 >= argc)
+                throw usage_error(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            std::fputs(help_text, stdout);
+            std::exit(0);
+        } else if (a == "--sizes") {
+            o.sizes.clear();
+            for (const auto& s : split_commas(arg()))
+                o.sizes.push_back(parse_size("--sizes", s));
+            if (o.sizes.empty())
+                throw usage_error("--sizes: no size given");
+        } else if (a == "--batch") {
+            o.batch = parse_size(a, arg());
+            if (o.batch == 0)
+                throw usage_error("--batch must be at least 1");
+        } else if (a == "--points") {
+            o.points = parse_size(a, arg());
+        } else if (a == "--backends") {
+            o.backends = split_commas(arg());
+        } else if (a == "--patient") {
+            o.patient = true;
+        } else if (a == "--fftw-wisdom") {
+            o.wisdom = arg();
+        } else if (a == "--threads") {
+            const std::size_t t = parse_size(a, arg());
+            if (t < 1 || t > 1024)
+                throw usage_error("--threads must be between 1 and 1024");
+            o.threads = unsigned(t);
+        } else if (a == "--repeats") {
+            const std::size_t r = parse_size(a, arg());
+            if (r < 1 || r > 100000)
+                throw usage_error("--repeats must be between 1 and 100000");
+            o.repeats = unsigned(r);
+        } else if (a == "--inverse") {
+            o.inverse = true;
+        } else if (a == "--tune") {
+            o.tune = true;
+        } else if (a == "--json") {
+            o.json = arg();
+        } else if (a == "--list") {
+            o.list = true;
+        } else {
+            throw usage_error("unknown option \"" + a + "\" (see --help)");
+        }
+    }
+    if (!o.wisdom.empty() && !o.patient)
+        std::fprintf(stderr,
+                     "gpufft-bench: note: --fftw-wisdom is used only for --patient plans\n");
+    return o;
+}
+
+//! The backend specs to plan, with all-isas and all expanded.
+std::vector<std::string> expand_backends(const std::vector<std::string>& wanted)
+{
+    const auto infos = gpufft::backends();
+    std::vector<std::string> out;
+    auto add = [&](const std::string& s) {
+        if (std::find(out.begin(), out.end(), s) == out.end())
+            out.push_back(s);
+    };
+    for (const auto& w : wanted.empty() ? std::vector<std::string>{ "usable" } : wanted) {
+        if (w == "usable") {
+            for (const auto& b : infos)
+                if (b.usable)
+                    add(b.name);
+        } else if (w == "all-isas") {
+            bool found = false;
+            for (const auto& b : infos)
+                if (b.name == "simd" && b.usable) {
+                    for (const auto& v : b.variants)
+                        add("simd:" + v);
+                    found = true;
+                }
+            if (!found)
+                throw gpufft::error("all-isas: the simd backend is not usable here");
+        } else if (w == "all") {
+            for (const auto& b : infos) {
+                if (!b.usable)
+                    continue;
+                if (b.variants.empty())
+                    add(b.name);
+                for (const auto& v : b.variants)
+                    add(b.name + ":" + v);
+            }
+        } else {
+            add(w);
+        }
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ engines
+
+//! Something timed: one of our plans or an FFTW plan, over the whole batch.
+struct engine {
+    std::string name;     //!< "simd:avx512", "fftwf:measure"
+    std::string describe; //!< the algorithm, for the JSON
+    double plan_ms = 0;
+    std::function<void(const cf*, cf*)> run;
+    std::vector<double> ns; //!< per call
+    double max_err = 0;
+};
+
+double ms_since(clock_type::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+struct fftwf_plan_holder {
+    fftwf_plan p = nullptr;
+    ~fftwf_plan_holder()
+    {
+        if (p)
+            fftwf_destroy_plan(p);
+    }
+};
+
+//! FFTW float for the batch, out of place, contiguous (advanced interface),
+//! planned with FFTW_MEASURE or FFTW_PATIENT.
+engine fftw_engine(std::size_t n, std::size_t batch, bool inverse, cf* in, cf* out, unsigned flags)
+{
+    constexpr std::size_t int_max = std::numeric_limits<int>::max();
+    if (n > int_max || batch > int_max)
+        throw usage_error("FFTW takes sizes and batches up to " + std::to_string(int_max));
+    const bool patient = flags == FFTW_PATIENT;
+    engine e;
+    e.name = patient ? "fftwf:patient" : "fftwf:measure";
+    e.describe = patient ? "FFTW_PATIENT" : "FFTW_MEASURE";
+    const int len = int(n);
+    auto h = std::make_shared<fftwf_plan_holder>();
+    const auto t0 = clock_type::now();
+    h->p = fftwf_plan_many_dft(1,
+                               &len,
+                               int(batch),
+                               reinterpret_cast<fftwf_complex*>(in),
+                               nullptr,
+                               1,
+                               len,
+                               reinterpret_cast<fftwf_complex*>(out),
+                               nullptr,
+                               1,
+                               len,
+                               inverse ? FFTW_BACKWARD : FFTW_FORWARD,
+                               flags);
+    e.plan_ms = ms_since(t0);
+    if (!h->p)
+        throw std::runtime_error("FFTW could not plan n=" + std::to_string(n));
+    // Other buffers from fftwf_malloc have the alignment the plan was made for.
+    e.run = [h](const cf* i, cf* o) {
+        fftwf_execute_dft(h->p,
+                          reinterpret_cast<fftwf_complex*>(const_cast<cf*>(i)),
+                          reinterpret_cast<fftwf_complex*>(o));
+    };
+    return e;
+}
+
+engine gpufft_engine(const std::string& spec, const gpufft::problem& p, const options& o)
+{
+    gpufft::plan_options po;
+    po.backend = spec;
+    po.threads = o.threads;
+    po.tune = o.tune;
+    engine e;
+    const auto t0 = clock_type::now();
+    auto plan = std::make_shared<gpufft::plan>(p, po);
+    e.plan_ms = ms_since(t0);
+    e.name = plan->backend();
+    e.describe = plan->describe();
+    e.run = [plan](const cf* i, cf* o) { plan->execute(i, o); };
+    return e;
+}
+
+// ------------------------------------------------------------------ measure
+
+struct fftw_buffer {
+    cf* p;
+    explicit fftw_buffer(std::size_t count)
+        : p(reinterpret_cast<cf*>(fftwf_malloc(sizeof(cf) * std::max<std::size_t>(count, 1))))
+    {
+        if (!p)
+            throw std::bad_alloc();
+    }
+    ~fftw_buffer() { fftwf_free(p); }
+    fftw_buffer(const fftw_buffer&) = delete;
+    fftw_buffer& operator=(const fftw_buffer&) = delete;
+};
+
+double rel_l2(const cf* out, const cd* ref, std::size_t n)
+{
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(out[i].real()) || !std::isfinite(out[i].imag()))
+            return std::numeric_limits<double>::infinity();
+        num += std::norm(cd(out[i]) - ref[i]);
+        den += std::norm(ref[i]);
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+//! FFTW double of the first transforms of the batch.
+std::vector<cd> reference(const cf* in, std::size_t n, std::size_t count, bool inverse)
+{
+    std::vector<cd> ref(n * count);
+    fftw_complex* a = fftw_alloc_complex(n);
+    fftw_complex* b = fftw_alloc_complex(n);
+    fftw_plan p =
+        fftw_plan_dft_1d(int(n), a, b, inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+    for (std::size_t t = 0; t < count; ++t) {
+        for (std::size_t i = 0; i < n; ++i) {
+            a[i][0] = in[t * n + i].real();
+            a[i][1] = in[t * n + i].imag();
+        }
+        fftw_execute(p);
+        for (std::size_t i = 0; i < n; ++i)
+            ref[t * n + i] = cd(b[i][0], b[i][1]);
+    }
+    fftw_destroy_plan(p);
+    fftw_free(a);
+    fftw_free(b);
+    return ref;
+}
+
+struct row {
+    std::string backend, describe;
+    std::size_t n, batch;
+    double ns, ns_min, gflops, ratio_best, ratio_measure, err, plan_ms;
+};
+
+/*!
+ * Plans every engine for one size, checks each against FFTW double, then
+ * times them call by call in turn.
+ */
+std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs, const options& o)
+{
+    const std::size_t batch =
+        o.batch ? o.batch
+                : std::max<std::size_t>(1, std::size_t(std::llround(double(o.points) / double(n))));
+    const gpufft::problem prob{
+        n, o.inverse ? gpufft::direction::inverse : gpufft::direction::forward, batch, 0
+    };
+    prob.validate();
+    const std::size_t span = prob.span();
+    fftw_buffer in(span), out(span);
+
+    std::vector<engine> engines;
+    // MEASURE without any wisdom, so it stays what FFTW_MEASURE gives.
+    fftwf_forget_wisdom();
+    engines.push_back(fftw_engine(n, batch, o.inverse, in.p, out.p, FFTW_MEASURE));
+    if (o.patient) {
+        if (!o.wisdom.empty())
+            fftwf_import_wisdom_from_filename(o.wisdom.c_str()); // absent the first time
+        std::fprintf(stderr, "gpufft-bench: FFTW_PATIENT planning n=%zu ...\n", n);
+        engines.push_back(fftw_engine(n, batch, o.inverse, in.p, out.p, FFTW_PATIENT));
+        if (!o.wisdom.empty() && !fftwf_export_wisdom_to_filename(o.wisdom.c_str()))
+            std::fprintf(stderr, "gpufft-bench: could not write wisdom to %s\n", o.wisdom.c_str());
+    }
+    for (const auto& s : specs)
+        engines.push_back(gpufft_engine(s, prob, o));
+
+    // Fresh random input, after FFTW's planning scribbled on the buffers.
+    std::mt19937 gen{ std::random_device{}() };
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (std::size_t i = 0; i < span; ++i)
+        in.p[i] = cf(u(gen), u(gen));
+    const std::size_t nref = std::min(batch, reference_transforms);
+    const std::vector<cd> ref = reference(in.p, n, nref, o.inverse);
+
+    for (auto& e : engines) {
+        std::fill(out.p, out.p + span, cf(NAN, NAN)); // an unwritten element shows as error inf
+        for (unsigned w = 0; w < warmups; ++w)
+            e.run(in.p, out.p);
+        for (std::size_t t = 0; t < nref; ++t)
+            e.max_err = std::max(e.max_err, rel_l2(out.p + t * n, ref.data() + t * n, n));
+        e.ns.reserve(o.repeats);
+    }
+    for (unsigned r = 0; r < o.repeats; ++r)
+        for (auto& e : engines) {
+            const auto t0 = clock_type::now();
+            e.run(in.p, out.p);
+            const auto t1 = clock_type::now();
+            e.ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                           double(batch));
+        }
+
+    const double measure_ns = median(engines[0].ns);
+    // The faster FFTW plan: PATIENT explores all MEASURE does, so this is
+    // PATIENT's time unless noise made MEASURE's median lower.
+    const double best_ns = o.patient ? std::min(measure_ns, median(engines[1].ns)) : measure_ns;
+    std::vector<row> rows;
+    for (const auto& e : engines) {
+        row r;
+        r.backend = e.name;
+        r.describe = e.describe;
+        r.n = n;
+        r.batch = batch;
+        r.ns = median(e.ns);
+        r.ns_min = *std::min_element(e.ns.begin(), e.ns.end());
+        r.gflops = 5.0 * double(n) * std::log2(double(n)) / r.ns;
+        r.ratio_best = best_ns / r.ns;
+        r.ratio_measure = measure_ns / r.ns;
+        r.err = e.max_err;
+        r.plan_ms = e.plan_ms;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+// ------------------------------------------------------------------ anchors
+
+/*!
+ * Reference figures (ns per transform) from shared/reference/anchors.md,
+ * measured on a 2-vCPU AMD EPYC VM in another run: context only. Compare
+ * ratios measured in one run, never these absolute numbers.
+ */
+struct anchor {
+    std::size_t n;
+    double fftwf_measure, fftwf_patient, pffft, ffts, kissfft; // 0: not measured
+};
+const anchor anchors[] = {
+    { 64, 37, 34, 82, 50, 254 },
+    { 256, 343, 289, 424, 406, 1392 },
+    { 1024, 1758, 1551, 1831, 2276, 7810 },
+    { 4096, 7688, 6002, 8540, 7990, 32353 },
+    { 16384, 38177, 0, 35857, 40516, 159250 },
+    { 65536, 199229, 0, 172536, 219224, 805821 },
+    { 1000, 2218, 1979, 0, 7353, 8255 },
+    { 2400, 4074, 3273, 5558, 32313, 20666 },
+};
+
+const anchor* anchor_for(std::size_t n)
+{
+    for (const auto& a : anchors)
+        if (a.n == n)
+            return &a;
+    return nullptr;
+}
+
+// ------------------------------------------------------------------ output
+
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                out += buf;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_number(double v)
+{
+    if (!std::isfinite(v))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::string cpu_model()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.compare(0, 10, "model name") == 0 && line.find(':') != std::string::npos) {
+            std::string m = line.substr(line.find(':') + 1);
+            m.erase(0, m.find_first_not_of(" \t"));
+            return m;
+        }
+    return "unknown";
+}
+
+//! The SIMD-related CPU flags, from /proc/cpuinfo.
+std::string cpu_flags()
+{
+    static const char* const wanted[] = { "sse2", "avx", "avx2", "fma", "avx512f",
+                                          "avx512dq", "avx512bw", "avx512vl", "asimd", "neon" };
+    std::ifstream f("/proc/cpuinfo");
+    std::string line, out;
+    while (std::getline(f, line)) {
+        if (line.compare(0, 5, "flags") != 0 && line.compare(0, 8, "Features") != 0)
+            continue;
+        std::istringstream ss(line.substr(line.find(':') + 1));
+        std::vector<std::string> have{ std::istream_iterator<std::string>(ss), {} };
+        for (const char* w : wanted)
+            if (std::find(have.begin(), have.end(), w) != have.end())
+                out += (out.empty() ? "" : " ") + std::string(w);
+        break;
+    }
+    return out;
+}
+
+std::string utc_now()
+{
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+void print_header(const options& o)
+{
+    std::printf("gpufft-bench: %s (%s), %u hardware threads; FFTW %s\n",
+                cpu_model().c_str(),
+                cpu_flags().c_str(),
+                std::thread::hardware_concurrency(),
+                fftwf_version);
+    std::printf("%s, out of place, threads %u, median of %u calls after %u warm-ups; "
+                "ratio = FFTW ns / ours (>1: gpufft faster)\n\n",
+                o.inverse ? "inverse" : "forward",
+                o.threads,
+                o.repeats,
+                warmups);
+    std::printf("%8s %7s  %-16s %12s %8s %8s %8s %11s %10s  %s\n",
+                "N",
+                "batch",
+                "backend",
+                "ns/xform",
+                "GFLOPS",
+                "vs best",
+                "vs MEAS",
+                "max rel err",
+                "plan ms",
+                "algorithm");
+    std::fflush(stdout);
+}
+
+void print_rows(const std::vector<row>& rows)
+{
+    for (const auto& r : rows)
+        std::printf("%8zu %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %11.2e %10.2f  %s\n",
+                    r.n,
+                    r.batch,
+                    r.backend.c_str(),
+                    r.ns,
+                    r.gflops,
+                    r.ratio_best,
+                    r.ratio_measure,
+                    r.err,
+                    r.plan_ms,
+                    r.describe.c_str());
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+void write_json(const std::string& path, const options& o, const std::vector<row>& rows)
+{
+    std::ofstream f(path);
+    if (!f)
+        throw std::runtime_error("cannot write " + path);
+    f << "{\n  \"header\": {"
+      << "\"tool\": \"gpufft-bench\", \"cpu\": " << json_string(cpu_model())
+      << ", \"cpu_flags\": " << json_string(cpu_flags())
+      << ", \"hardware_threads\": " << std::thread::hardware_concurrency()
+      << ", \"date\": " << json_string(utc_now()) << ", \"repeats\": " << o.repeats
+      << ", \"warmups\": " << warmups << ", \"statistic\": \"median\""
+      << ", \"threads\": " << o.threads
+      << ", \"direction\": " << json_string(o.inverse ? "inverse" : "forward")
+      << ", \"placement\": \"out-of-place\""
+      << ", \"points_per_call\": " << (o.batch ? 0 : o.points)
+      << ", \"fftw_version\": " << json_string(fftwf_version)
+      << ", \"fftw_patient\": " << (o.patient ? "true" : "false")
+      << ", \"anchor_source\": \"shared/reference/anchors.md: ns per transform from another "
+         "run; compare ratios, not these numbers\"},\n  \"results\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const row& r = rows[i];
+        f << (i ? ",\n    " : "\n    ") << "{\"backend\": " << json_string(r.backend)
+          << ", \"n\": " << r.n << ", \"batch\": " << r.batch << ", \"threads\": " << o.threads
+          << ", \"ns_per_transform\": " << json_number(r.ns)
+          << ", \"ns_per_transform_min\": " << json_number(r.ns_min)
+          << ", \"gflops\": " << json_number(r.gflops)
+          << ", \"ratio_vs_fftw\": " << json_number(r.ratio_best)
+          << ", \"ratio_vs_fftw_measure\": " << json_number(r.ratio_measure)
+          << ", \"max_rel_err\": " << json_number(r.err)
+          << ", \"plan_ms\": " << json_number(r.plan_ms)
+          << ", \"describe\": " << json_string(r.describe) << ", \"anchor\": ";
+        if (const anchor* a = anchor_for(r.n)) {
+            auto v = [](double x) { return x > 0 ? json_number(x) : std::string("null"); };
+            f << "{\"fftwf_measure_ns\": " << v(a->fftwf_measure)
+              << ", \"fftwf_patient_ns\": " << v(a->fftwf_patient)
+              << ", \"pffft_ns\": " << v(a->pffft) << ", \"ffts_ns\": " << v(a->ffts)
+              << ", \"kissfft_ns\": " << v(a->kissfft) << "}";
+        } else {
+            f << "null";
+        }
+        f << "}";
+    }
+    f << "\n  ]\n}\n";
+    if (!f)
+        throw std::runtime_error("error writing " + path);
+}
+
+void list_backends()
+{
+    for (const auto& b : gpufft::backends()) {
+        std::string variants;
+        for (const auto& v : b.variants)
+            variants += (variants.empty() ? "" : ",") + v;
+        std::printf("%-10s %-8s variants: %-28s %s%s%s\n",
+                    b.name.c_str(),
+                    b.usable ? "usable" : "unusable",
+                    variants.empty() ? "-" : variants.c_str(),
+                    b.description.c_str(),
+                    b.reason.empty() ? "" : "; ",
+                    b.reason.c_str());
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const options o = parse(argc, argv);
+        if (o.list) {
+            list_backends();
+            return 0;
+        }
+        const std::vector<std::string> specs = expand_backends(o.backends);
+        // Fail on a bad size or backend now, not after minutes of FFTW planning.
+        for (std::size_t n : o.sizes)
+            gpufft::problem{ n }.validate();
+        for (const auto& s : specs) {
+            gpufft::plan_options po;
+            po.backend = s;
+            gpufft::plan probe(gpufft::problem{ 64 }, po);
+        }
+
+        fftwf_init_threads();
+        fftwf_plan_with_nthreads(int(o.threads));
+        print_header(o);
+        std::vector<row> all;
+        for (std::size_t n : o.sizes) {
+            const auto rows = bench_size(n, specs, o);
+            print_rows(rows);
+            all.insert(all.end(), rows.begin(), rows.end());
+            if (!o.json.empty())
+                write_json(o.json, o, all); // after each size: a long run keeps what it has
+        }
+        return 0;
+    } catch (const usage_error& e) {
+        std::fprintf(stderr, "gpufft-bench: %s\n", e.what());
+        return 2;
+    } catch (const gpufft::error& e) {
+        std::fprintf(stderr, "gpufft-bench: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpufft-bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,165 @@
+/* gr-gpufft correctness suite: instruction-set paths. Every simd variant
+ * the library lists can be forced and reports itself; the list matches what
+ * the CPU can run; GPUFFT_SIMD_ISA forces one (suite isa_env, which CTest
+ * runs with the variable set). The transforms themselves run on every
+ * variant in the other suites. */
+#include "qa_common.h"
+
+#include <cppunit/extensions/HelperMacros.h>
+#include <algorithm>
+#include <cstdlib>
+
+namespace qa {
+
+namespace {
+
+using gpufft::direction;
+
+bool listed(const std::vector<std::string>& v, const std::string& s)
+{
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string joined(const std::vector<std::string>& v)
+{
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ",") + x;
+    return s;
+}
+
+} // namespace
+
+class qa_isa_paths : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_isa_paths);
+    CPPUNIT_TEST(simd_is_listed);
+    CPPUNIT_TEST(variants_match_cpu);
+    CPPUNIT_TEST(forced_variant_is_reported);
+    CPPUNIT_TEST(plain_simd_is_best_variant);
+    CPPUNIT_TEST(auto_picks_usable_backend);
+    CPPUNIT_TEST_SUITE_END();
+
+    void simd_is_listed()
+    {
+        const auto v = simd_variants();
+        CPPUNIT_ASSERT_MESSAGE("backends() lists no usable simd backend", !v.empty());
+        CPPUNIT_ASSERT_MESSAGE("simd variants lack \"scalar\": " + joined(v), listed(v, "scalar"));
+        CPPUNIT_ASSERT_MESSAGE("scalar should be listed last (variants are best first): " +
+                                   joined(v),
+                               v.back() == "scalar");
+    }
+
+    // The probe must neither miss an ISA the CPU has nor list one it lacks.
+    void variants_match_cpu()
+    {
+#if defined(__x86_64__) || defined(__i386__)
+        const auto v = simd_variants();
+        std::string msg;
+        // cpu_runs: everything the variant needs; cpu_lacks: its base
+        // extension is missing, so listing it would be wrong.
+        auto expect = [&](const std::string& isa, bool cpu_runs, bool cpu_lacks) {
+            if (cpu_runs && !listed(v, isa))
+                msg += "the CPU runs " + isa + " but it is not listed; ";
+            if (cpu_lacks && listed(v, isa))
+                msg += isa + " is listed but the CPU lacks it; ";
+        };
+        expect("avx512",
+               __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"),
+               !__builtin_cpu_supports("avx512f"));
+        expect("avx2",
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"),
+               !__builtin_cpu_supports("avx2"));
+        expect("sse2", __builtin_cpu_supports("sse2"), !__builtin_cpu_supports("sse2"));
+        CPPUNIT_ASSERT_MESSAGE(msg + "variants: " + joined(v), msg.empty());
+#endif
+    }
+
+    void forced_variant_is_reported()
+    {
+        static const std::size_t sizes[] = { 1, 2, 3, 8, 60, 64, 1000, 1024, 4099, 65536 };
+        failures f;
+        for (const auto& isa : simd_variants())
+            for (std::size_t n : sizes)
+                for (std::size_t batch : { 1, 17 }) {
+                    const std::string want = "simd:" + isa;
+                    const std::string name = case_name(want, n, direction::forward, batch);
+                    try {
+                        gpufft::plan_options o;
+                        o.backend = want;
+                        gpufft::plan p(gpufft::problem{ n, direction::forward, batch }, o);
+                        if (p.backend() != want)
+                            f.add(name + ": plan.backend() reports \"" + p.backend() + "\"");
+                        if (p.describe().empty())
+                            f.add(name + ": describe() is empty");
+                    } catch (const std::exception& e) {
+                        f.add(name + ": threw: " + e.what());
+                    }
+                }
+        QA_ASSERT_NO_FAILURES(f);
+    }
+
+    void plain_simd_is_best_variant()
+    {
+        const auto v = simd_variants();
+        CPPUNIT_ASSERT(!v.empty());
+        const char* forced = std::getenv("GPUFFT_SIMD_ISA");
+        const std::string want = "simd:" + (forced && *forced ? std::string(forced) : v.front());
+        gpufft::plan_options o;
+        o.backend = "simd";
+        gpufft::plan p(gpufft::problem{ 1024 }, o);
+        CPPUNIT_ASSERT_EQUAL(want, p.backend());
+    }
+
+    void auto_picks_usable_backend()
+    {
+        gpufft::plan p(1024);
+        const std::string b = p.backend();
+        const std::string name = b.substr(0, b.find(':'));
+        bool usable = false;
+        for (const auto& i : gpufft::backends())
+            usable |= i.name == name && i.usable;
+        CPPUNIT_ASSERT_MESSAGE("auto chose \"" + b + "\", not a usable backend (" +
+                                   gpufft::usable_backend_names() + ")",
+                               usable);
+    }
+};
+
+/*!
+ * Run with GPUFFT_SIMD_ISA set (CTest sets it to scalar): a plan for plain
+ * "simd" uses that variant, and so does "auto" when it picks simd.
+ */
+class qa_isa_env : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_isa_env);
+    CPPUNIT_TEST(env_forces_variant);
+    CPPUNIT_TEST_SUITE_END();
+
+    void env_forces_variant()
+    {
+        const char* env = std::getenv("GPUFFT_SIMD_ISA");
+        CPPUNIT_ASSERT_MESSAGE("set GPUFFT_SIMD_ISA to run this suite", env && *env);
+        const std::string want = std::string("simd:") + env;
+        failures f;
+        for (std::size_t n : { 1, 16, 1000, 1024 }) {
+            gpufft::plan_options o;
+            o.backend = "simd";
+            gpufft::plan p(gpufft::problem{ n }, o);
+            if (p.backend() != want)
+                f.add("n=" + std::to_string(n) + ": backend \"simd\" with GPUFFT_SIMD_ISA=" + env +
+                      " reports " + p.backend());
+            gpufft::plan a(n);
+            if (a.backend().compare(0, 5, "simd:") == 0 && a.backend() != want)
+                f.add("n=" + std::to_string(n) + ": backend \"auto\" with GPUFFT_SIMD_ISA=" + env +
+                      " reports " + a.backend());
+            check_transform(f, "simd", n, direction::forward, 3);
+        }
+        QA_ASSERT_NO_FAILURES(f);
+    }
+};
+
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_isa_paths, "isa_paths");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_isa_env, "isa_env");
+
+} // namespace qa
