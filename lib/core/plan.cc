@@ -52,13 +52,16 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
         return a.first < b.first;
     });
     std::string failures;
-    for (const auto& [cost, r] : ranked) {
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+        const registered_backend& r = *ranked[i].second;
         try {
-            return { r->impl->make_executor(prob, "", options), r->impl->name() };
+            return { r.impl->make_executor(prob, "", options), r.impl->name() };
         } catch (const std::exception& e) {
-            detail::log_line("backend " + r->impl->name() + " failed for " +
-                             prob.describe() + " (" + e.what() + "), falling back");
-            failures += "; " + r->impl->name() + ": " + e.what();
+            if (i + 1 < ranked.size())
+                detail::log_line("backend " + r.impl->name() + " failed for " +
+                                 prob.describe() + " (" + e.what() + "), falling back to " +
+                                 ranked[i + 1].second->impl->name());
+            failures += "; " + r.impl->name() + ": " + e.what();
         }
     }
     throw error("gpufft: no backend could plan " + prob.describe() + failures);
