@@ -12,5 +12,12 @@ packages=(
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
+# A mirror caught mid-sync fails one index now and then: retry, and if it
+# keeps failing go on with the lists there are; the install below still
+# fails if a package cannot be had.
+for attempt in 1 2 3; do
+  "${sudo_cmd[@]}" apt-get update -qq && break
+  echo "install-deps: apt-get update failed (attempt $attempt of 3)" >&2
+  sleep 10
+done
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"
