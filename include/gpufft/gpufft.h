@@ -7,5 +7,6 @@
 #include <gpufft/plan.h>
 #include <gpufft/problem.h>
 #include <gpufft/registry.h>
+#include <gpufft/spectrum.h>
 
 #endif

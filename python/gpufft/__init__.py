@@ -11,6 +11,8 @@ gr-gpufft: batched complex FFTs for GNU Radio.
 gpufft.backends() lists the compiled-in backends and whether they can run
 here. Errors in arguments raise gpufft.error, a subclass of ValueError; an
 array of another dtype raises TypeError (nothing is converted silently).
+gpufft.spectrum(fft_size, sample_rate, ...) turns SDR samples into averaged
+dB spectra: s.push(samples) returns a (count, fft_size) array.
 Importing this module sends the library's log lines to GNU Radio's logger.
 """
 
@@ -19,7 +21,19 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     error,
     plan,
     route_log_to_gnuradio,
+    spectrum,
     usable_backend_names,
+    window,
+    window_names,
 )
 
-__all__ = ["backends", "error", "plan", "route_log_to_gnuradio", "usable_backend_names"]
+__all__ = [
+    "backends",
+    "error",
+    "plan",
+    "route_log_to_gnuradio",
+    "spectrum",
+    "usable_backend_names",
+    "window",
+    "window_names",
+]

@@ -5,5 +5,6 @@
 #include <pybind11/pybind11.h>
 
 void bind_plan(pybind11::module& m);
+void bind_spectrum(pybind11::module& m);
 
 #endif

@@ -60,6 +60,7 @@ PYBIND11_MODULE(gpufft_python, m)
           "(done once at import).");
 
     bind_plan(m);
+    bind_spectrum(m);
 
     gr::gpufft::route_log_to_gnuradio();
 }

@@ -1,0 +1,163 @@
+/* gr-gpufft: the spectrum engine, from raw SDR samples to averaged dB spectra. */
+#ifndef GPUFFT_SPECTRUM_H
+#define GPUFFT_SPECTRUM_H
+
+#include <gpufft/api.h>
+#include <gpufft/problem.h>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufft {
+
+/*!
+ * \brief Interleaved I/Q sample formats SDRs produce, converted to complex
+ * float on load:
+ *
+ * | format | bytes | one component x becomes |
+ * |---|---|---|
+ * | cf32 | 8 | x (native float) |
+ * | cs16 | 4 | x / 32768 (int16, native byte order) |
+ * | cs8  | 2 | x / 128 (int8, HackRF) |
+ * | cu8  | 2 | (x - 127.5) / 127.5 (uint8, rtl_sdr) |
+ */
+enum class sample_format { cf32, cs16, cs8, cu8 };
+
+//! "cf32", "cs16", "cs8" or "cu8"; throws gpufft::error naming the format otherwise.
+GPUFFT_API sample_format parse_sample_format(const std::string& name);
+GPUFFT_API std::string format_name(sample_format f);
+//! Bytes of one complex sample.
+GPUFFT_API std::size_t sample_bytes(sample_format f);
+
+/*!
+ * \brief A window of n taps, equal (within float rounding) to
+ * gr::fft::window's of the same name.
+ *
+ * Names: rectangular, hann, hamming, blackman, blackmanharris (4 terms, 92 dB;
+ * also "blackman-harris"), flattop (SRS), kaiser (param = beta, default
+ * 6.76), bartlett, nuttall (= blackman-nuttall), nuttall_cfd, welch, parzen,
+ * riemann, gaussian (param = sigma in samples, default n / 6), tukey (param =
+ * alpha, default 0.5), exponential (param = decay in dB over half the window,
+ * default 6). A negative param means the default. n = 1 gives {1} for every
+ * window (GNU Radio returns NaN there). Throws gpufft::error for n = 0 or an
+ * unknown name (the message lists the known ones).
+ */
+GPUFFT_API std::vector<float>
+make_window(const std::string& name, std::size_t n, double param = -1.0);
+//! The names make_window() knows.
+GPUFFT_API std::vector<std::string> window_names();
+
+//! How the frames of one output are combined. Every frame is used.
+enum class averaging {
+    exponential, //!< avg = alpha * P + (1 - alpha) * avg on every frame (starts at the first frame)
+    linear,      //!< mean of the frames since the last output
+    peak_hold,   //!< per-bin maximum over the frames since the last output
+    min_hold     //!< per-bin minimum over the frames since the last output
+};
+
+//! "exponential" (or "exp"), "linear" (or "mean"), "peak" (or "max"), "min".
+GPUFFT_API averaging parse_averaging(const std::string& name);
+
+//! What the engine computes; the defaults give logpwrfft's spectra without dropped frames.
+struct GPUFFT_API spectrum_config {
+    std::size_t fft_size = 1024;              //!< N, any size >= 1
+    double sample_rate = 1.0;                 //!< Hz; sets output_rate's meaning and bin_hz()
+    sample_format format = sample_format::cf32;
+    double overlap = 0.0;                     //!< fraction of N shared by consecutive frames, [0, 0.9]
+    std::string window = "blackmanharris";    //!< a make_window() name
+    double window_param = -1.0;               //!< beta, alpha, ...; negative: the window's default
+    std::vector<float> user_window;           //!< if not empty, used instead of `window` (length N)
+    averaging average = averaging::exponential;
+    double alpha = 1.0;                       //!< exponential weight of the newest frame, (0, 1]
+    /*!
+     * Frames combined into one output (K, >= 1). Ignored when output_rate > 0.
+     * For exponential averaging the state is reported every K frames.
+     */
+    std::size_t frames_per_output = 1;
+    /*!
+     * Outputs per second, if > 0: K = max(1, round(frame rate / output_rate)),
+     * frame rate = sample_rate / hop. Must not exceed the frame rate.
+     */
+    double output_rate = 0.0;
+    /*!
+     * dB relative to a full-scale tone: out = 10 log10(P) - 20 log10(N)
+     * - 10 log10(sum(w^2) / N) - 20 log10(ref_scale / 2), as gr-fft's
+     * logpwrfft. A tone of amplitude ref_scale / 2 reads 0 dB.
+     */
+    double ref_scale = 2.0;
+    bool db = true;     //!< false: linear power, the same normalization without the log
+    bool shift = false; //!< fftshift: DC in the middle, negative frequencies first
+    std::size_t batch = 0;            //!< frames per FFT call; 0 picks about 32k samples' worth
+    std::string backend = "auto";     //!< as plan_options::backend
+    unsigned threads = 1;             //!< as plan_options::threads
+};
+
+/*!
+ * \brief Streaming spectra: push samples of any chunk size, get every output
+ * spectrum (N floats) through a callback.
+ *
+ * Frames of N samples start every hop() = N - round(overlap * N) samples;
+ * frames straddle pushes (the engine keeps the samples it still needs). Frames
+ * are gathered into batches and each batch runs one FFT plan call, so spectra
+ * come out when a batch fills: up to batch() frames after their samples
+ * arrived; flush() runs the frames already complete. All memory is allocated
+ * in the constructor: pushing allocates nothing.
+ *
+ * \code
+ *   gpufft::spectrum_config c;
+ *   c.fft_size = 4096; c.sample_rate = 2.4e6; c.format = gpufft::sample_format::cu8;
+ *   c.average = gpufft::averaging::linear; c.output_rate = 10; c.shift = true;
+ *   gpufft::spectrum s(c);
+ *   s.push_bytes(buf, len, [](const float* db, std::size_t n) { ... });
+ * \endcode
+ *
+ * Not thread safe: one engine, one thread at a time.
+ */
+class GPUFFT_API spectrum
+{
+public:
+    //! Called once per output with N values (dB or linear power), valid during the call.
+    using sink = std::function<void(const float* spectrum, std::size_t n)>;
+
+    //! Throws gpufft::error naming the bad parameter.
+    explicit spectrum(const spectrum_config& config);
+    ~spectrum();
+    spectrum(spectrum&&) noexcept;
+    spectrum& operator=(spectrum&&) noexcept;
+
+    /*!
+     * Raw bytes in the configured format, any length: a partial sample is
+     * kept for the next call. Returns the number of outputs delivered.
+     */
+    std::size_t push_bytes(const void* data, std::size_t bytes, const sink& out);
+    //! Complex float samples; the format must be cf32.
+    std::size_t push(const complex* samples, std::size_t count, const sink& out);
+    //! Runs the complete frames still waiting for a full batch.
+    std::size_t flush(const sink& out);
+    //! Forgets pending samples, frames and the average.
+    void reset();
+
+    std::size_t fft_size() const;
+    std::size_t hop() const;
+    std::size_t batch() const;
+    std::size_t frames_per_output() const;
+    //! Frames transformed since construction or reset().
+    std::size_t frames() const;
+    //! Frequency of output bin i relative to the centre, in Hz (accounts for shift).
+    double bin_hz(std::size_t i) const;
+    //! The window in use (length N).
+    const std::vector<float>& window() const;
+    //! The FFT's backend and variant, e.g. "simd:avx2".
+    const std::string& backend() const;
+    const spectrum_config& config() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace gpufft
+
+#endif

@@ -1,0 +1,158 @@
+/* gr-gpufft spectrum engine: the CPU chain, VOLK kernels around a gpufft::plan. */
+#include "chain.h"
+
+#include <gpufft/plan.h>
+#include <volk/volk.h>
+#include <volk/volk_alloc.hh>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace gpufft::detail {
+
+namespace {
+
+// Powers below this (-300 dB) are clamped so that log2 never sees zero.
+constexpr float power_floor = 1e-30f;
+
+class cpu_chain final : public chain
+{
+public:
+    explicit cpu_chain(const chain_setup& s)
+        : d_s(s),
+          d_plan(problem{ s.n, direction::forward, s.batch }, s.plan),
+          d_frames(s.n * s.batch, complex(0.0f, 0.0f)),
+          d_convert(2 * s.n),
+          d_window(s.window.begin(), s.window.end()),
+          d_power(s.n),
+          d_avg(s.n),
+          d_floor(s.n, power_floor)
+    {
+        // 8-bit samples convert exactly through a table (cu8's offset is not a scale).
+        for (int v = 0; v < 256; ++v)
+            d_lut[v] = s.format == sample_format::cu8
+                           ? float((double(v) - 127.5) / 127.5)
+                           : float(double(std::int8_t(std::uint8_t(v))) / 128.0);
+    }
+
+    std::size_t run(const unsigned char* raw, std::size_t frames, float* out) override
+    {
+        const std::size_t n = d_s.n, step = d_s.hop * sample_bytes(d_s.format);
+        for (std::size_t f = 0; f < frames; ++f)
+            load(raw + f * step, d_frames.data() + f * n);
+        d_plan.execute(d_frames.data(), d_frames.data());
+
+        std::size_t outputs = 0;
+        for (std::size_t f = 0; f < frames; ++f) {
+            accumulate(d_frames.data() + f * n);
+            if (++d_count == d_s.per_output) {
+                finish(out + outputs++ * n);
+                d_count = 0;
+            }
+        }
+        return outputs;
+    }
+
+    void reset() override
+    {
+        d_count = 0;
+        d_started = false;
+    }
+
+    const std::string& backend() const override { return d_plan.backend(); }
+
+private:
+    // Converts one frame to complex float and applies the window.
+    void load(const unsigned char* src, complex* dst)
+    {
+        const std::size_t n = d_s.n;
+        switch (d_s.format) {
+        case sample_format::cf32:
+            volk_32fc_32f_multiply_32fc(
+                dst, reinterpret_cast<const complex*>(src), d_window.data(), n);
+            return;
+        case sample_format::cs16:
+            volk_16i_s32f_convert_32f(
+                d_convert.data(), reinterpret_cast<const std::int16_t*>(src), 32768.0f, 2 * n);
+            break;
+        case sample_format::cs8:
+        case sample_format::cu8:
+            for (std::size_t i = 0; i < 2 * n; ++i)
+                d_convert[i] = d_lut[src[i]];
+            break;
+        }
+        volk_32fc_32f_multiply_32fc(
+            dst, reinterpret_cast<const complex*>(d_convert.data()), d_window.data(), n);
+    }
+
+    // Folds one transformed frame's |X|^2 into the average.
+    void accumulate(const complex* x)
+    {
+        const std::size_t n = d_s.n;
+        const bool first = d_s.average == averaging::exponential ? !d_started : d_count == 0;
+        d_started = true;
+        if (first) {
+            volk_32fc_magnitude_squared_32f(d_avg.data(), x, n);
+            return;
+        }
+        volk_32fc_magnitude_squared_32f(d_power.data(), x, n);
+        float* a = d_avg.data();
+        const float* p = d_power.data();
+        switch (d_s.average) {
+        case averaging::exponential:
+            // avg = (1 - alpha) avg + alpha P
+            volk_32f_s32f_multiply_32f(a, a, 1.0f - d_s.alpha, n);
+            volk_32f_s32f_multiply_32f(d_power.data(), p, d_s.alpha, n);
+            volk_32f_x2_add_32f(a, a, p, n);
+            break;
+        case averaging::linear: // the 1/K is part of d_s.scale
+            volk_32f_x2_add_32f(a, a, p, n);
+            break;
+        case averaging::peak_hold:
+            volk_32f_x2_max_32f(a, a, p, n);
+            break;
+        case averaging::min_hold:
+            volk_32f_x2_min_32f(a, a, p, n);
+            break;
+        }
+    }
+
+    // Scales the average into out, fftshifted if asked, in dB if asked.
+    void finish(float* out)
+    {
+        const std::size_t n = d_s.n;
+        // With shift, out[0, n/2) takes bins [ceil(n/2), n) and out[n/2, n) bins [0, ceil(n/2)).
+        const std::size_t lo = d_s.shift ? n / 2 : 0, hi = n - lo;
+        float* p = d_power.data();
+        volk_32f_s32f_multiply_32f(out + lo, d_avg.data(), d_s.scale, hi);
+        volk_32f_s32f_multiply_32f(out, d_avg.data() + hi, d_s.scale, lo);
+        if (!d_s.db)
+            return;
+        // 10 log10(x) = 10 log10(2) log2(x), x clamped to the floor.
+        volk_32f_x2_max_32f(p, out, d_floor.data(), n);
+        volk_32f_log2_32f(out, p, n);
+        volk_32f_s32f_multiply_32f(out, out, float(10.0 * std::log10(2.0)), n);
+    }
+
+    const chain_setup d_s;
+    plan d_plan;
+    volk::vector<complex> d_frames; // batch frames, transformed in place
+    volk::vector<float> d_convert;  // one frame of converted I/Q
+    volk::vector<float> d_window;
+    volk::vector<float> d_power;    // one frame's |X|^2
+    volk::vector<float> d_avg;      // the running average or hold
+    volk::vector<float> d_floor;    // power_floor, n times
+    std::array<float, 256> d_lut{};
+    std::size_t d_count = 0;        // frames in the current output
+    bool d_started = false;         // exponential: the average holds a frame
+};
+
+} // namespace
+
+std::unique_ptr<chain> make_chain(const chain_setup& setup)
+{
+    return std::make_unique<cpu_chain>(setup);
+}
+
+} // namespace gpufft::detail

@@ -1,0 +1,233 @@
+/* gr-gpufft spectrum engine: parameters, framing and the streaming API. */
+#include "chain.h"
+
+#include <gpufft/error.h>
+#include <gpufft/spectrum.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace gpufft {
+
+namespace {
+
+template <class T>
+std::string str(const T& v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+void require(bool ok, const std::string& msg)
+{
+    if (!ok)
+        throw error("gpufft: spectrum: " + msg);
+}
+
+} // namespace
+
+sample_format parse_sample_format(const std::string& name)
+{
+    for (auto f : { sample_format::cf32, sample_format::cs16, sample_format::cs8, sample_format::cu8 })
+        if (name == format_name(f))
+            return f;
+    throw error("gpufft: unknown sample format \"" + name + "\" (known: cf32, cs16, cs8, cu8)");
+}
+
+std::string format_name(sample_format f)
+{
+    switch (f) {
+    case sample_format::cf32:
+        return "cf32";
+    case sample_format::cs16:
+        return "cs16";
+    case sample_format::cs8:
+        return "cs8";
+    case sample_format::cu8:
+        return "cu8";
+    }
+    throw error("gpufft: unknown sample format");
+}
+
+std::size_t sample_bytes(sample_format f)
+{
+    switch (f) {
+    case sample_format::cf32:
+        return 8;
+    case sample_format::cs16:
+        return 4;
+    case sample_format::cs8:
+    case sample_format::cu8:
+        return 2;
+    }
+    throw error("gpufft: unknown sample format");
+}
+
+averaging parse_averaging(const std::string& name)
+{
+    if (name == "exponential" || name == "exp")
+        return averaging::exponential;
+    if (name == "linear" || name == "mean")
+        return averaging::linear;
+    if (name == "peak" || name == "max")
+        return averaging::peak_hold;
+    if (name == "min")
+        return averaging::min_hold;
+    throw error("gpufft: unknown averaging \"" + name + "\" (known: exponential, linear, peak, min)");
+}
+
+struct spectrum::impl {
+    spectrum_config config;
+    detail::chain_setup setup;
+    std::unique_ptr<detail::chain> chain;
+    std::size_t bps = 0;             // bytes per sample
+    std::vector<unsigned char> raw;  // (batch - 1) * hop + n samples: one batch of frames
+    std::size_t fill = 0;            // bytes held in raw
+    std::vector<float> out;          // up to batch outputs of one chain run
+    std::size_t frames = 0;
+
+    // Runs the first `count` frames held in raw, drops the samples no later frame needs.
+    std::size_t run(std::size_t count, const sink& deliver)
+    {
+        const std::size_t outputs = chain->run(raw.data(), count, out.data());
+        frames += count;
+        const std::size_t used = count * setup.hop * bps;
+        std::memmove(raw.data(), raw.data() + used, fill - used);
+        fill -= used;
+        for (std::size_t k = 0; k < outputs; ++k)
+            if (deliver)
+                deliver(out.data() + k * setup.n, setup.n);
+        return outputs;
+    }
+};
+
+spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
+{
+    auto& d = *d_impl;
+    d.config = c;
+    const std::size_t n = c.fft_size;
+    require(n >= 1, "fft_size must be >= 1 (got 0)");
+    // VOLK counts in unsigned int, and a batch must fit in memory.
+    require(n <= (std::size_t(1) << 28), "fft_size must be at most 2^28 (got " + str(n) + ")");
+    require(c.batch <= (std::size_t(1) << 28) / n,
+            "batch * fft_size must be at most 2^28 samples (batch " + str(c.batch) + ")");
+    require(c.sample_rate > 0 && std::isfinite(c.sample_rate),
+            "sample_rate must be > 0 (got " + str(c.sample_rate) + ")");
+    require(c.overlap >= 0 && c.overlap <= 0.9,
+            "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
+    require(c.alpha > 0 && c.alpha <= 1, "alpha must be in (0, 1] (got " + str(c.alpha) + ")");
+    require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
+    require(c.output_rate >= 0 && std::isfinite(c.output_rate),
+            "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
+    require(c.ref_scale > 0 && std::isfinite(c.ref_scale),
+            "ref_scale must be > 0 (got " + str(c.ref_scale) + ")");
+
+    auto& s = d.setup;
+    s.n = n;
+    s.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
+    s.format = c.format;
+    d.bps = sample_bytes(c.format);
+    if (c.user_window.empty()) {
+        s.window = make_window(c.window, n, c.window_param);
+    } else {
+        require(c.user_window.size() == n,
+                "window length " + str(c.user_window.size()) + " != fft_size " + str(n));
+        s.window = c.user_window;
+    }
+    double power = 0; // sum(w^2)
+    for (float w : s.window)
+        power += double(w) * double(w);
+    require(power > 0 && std::isfinite(power), "the window has no power (all zero or not finite)");
+
+    s.per_output = c.frames_per_output;
+    if (c.output_rate > 0) {
+        const double frame_rate = c.sample_rate / double(s.hop);
+        require(c.output_rate <= frame_rate * (1 + 1e-9),
+                "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
+                    str(frame_rate));
+        s.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frame_rate / c.output_rate)));
+    }
+    s.average = c.average;
+    s.alpha = float(c.alpha);
+    // logpwrfft's normalization: P / (N * sum(w^2) * (ref/2)^2), and the mean's 1/K.
+    const double half_ref = c.ref_scale / 2;
+    s.scale = float(1.0 / (double(n) * power * half_ref * half_ref) /
+                    (c.average == averaging::linear ? double(s.per_output) : 1.0));
+    s.db = c.db;
+    s.shift = c.shift;
+    // About 32k samples per FFT call amortize its cost without much latency.
+    s.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
+    s.plan.backend = c.backend;
+    s.plan.threads = c.threads;
+
+    d.chain = detail::make_chain(s);
+    d.raw.assign(((s.batch - 1) * s.hop + n) * d.bps, 0);
+    d.out.assign(s.batch * n, 0.0f);
+}
+
+spectrum::~spectrum() = default;
+spectrum::spectrum(spectrum&&) noexcept = default;
+spectrum& spectrum::operator=(spectrum&&) noexcept = default;
+
+std::size_t spectrum::push_bytes(const void* data, std::size_t bytes, const sink& out)
+{
+    auto& d = *d_impl;
+    if (bytes && !data)
+        throw error("gpufft: spectrum: push of " + str(bytes) + " bytes from a null pointer");
+    const auto* src = static_cast<const unsigned char*>(data);
+    std::size_t outputs = 0;
+    while (bytes) {
+        const std::size_t take = std::min(bytes, d.raw.size() - d.fill);
+        std::memcpy(d.raw.data() + d.fill, src, take);
+        d.fill += take;
+        src += take;
+        bytes -= take;
+        if (d.fill == d.raw.size()) // exactly one full batch of frames
+            outputs += d.run(d.setup.batch, out);
+    }
+    return outputs;
+}
+
+std::size_t spectrum::push(const complex* samples, std::size_t count, const sink& out)
+{
+    if (d_impl->setup.format != sample_format::cf32)
+        throw error("gpufft: spectrum: push(complex*) needs format cf32; the engine takes " +
+                    format_name(d_impl->setup.format) + " (use push_bytes)");
+    return push_bytes(samples, count * sizeof(complex), out);
+}
+
+std::size_t spectrum::flush(const sink& out)
+{
+    auto& d = *d_impl;
+    const std::size_t held = d.fill / d.bps;
+    if (held < d.setup.n)
+        return 0;
+    return d.run((held - d.setup.n) / d.setup.hop + 1, out);
+}
+
+void spectrum::reset()
+{
+    d_impl->fill = 0;
+    d_impl->frames = 0;
+    d_impl->chain->reset();
+}
+
+std::size_t spectrum::fft_size() const { return d_impl->setup.n; }
+std::size_t spectrum::hop() const { return d_impl->setup.hop; }
+std::size_t spectrum::batch() const { return d_impl->setup.batch; }
+std::size_t spectrum::frames_per_output() const { return d_impl->setup.per_output; }
+std::size_t spectrum::frames() const { return d_impl->frames; }
+const std::vector<float>& spectrum::window() const { return d_impl->setup.window; }
+const std::string& spectrum::backend() const { return d_impl->chain->backend(); }
+const spectrum_config& spectrum::config() const { return d_impl->config; }
+
+double spectrum::bin_hz(std::size_t i) const
+{
+    const auto n = std::ptrdiff_t(d_impl->setup.n), k = std::ptrdiff_t(i);
+    const std::ptrdiff_t bin = d_impl->setup.shift ? k - n / 2 : (k < (n + 1) / 2 ? k : k - n);
+    return double(bin) * d_impl->config.sample_rate / double(n);
+}
+
+} // namespace gpufft
