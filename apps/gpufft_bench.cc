@@ -8,6 +8,7 @@
  * noisy machine hits them all alike and the ratios stay meaningful. Run
  * with --help for the flags.
  */
+#include "text.h"
 #include <gpufft/gpufft.h>
 
 #include <fftw3.h>
@@ -103,17 +104,6 @@ std::size_t parse_size(const std::string& flag, const std::string& s)
     return std::size_t(v);
 }
 
-std::vector<std::string> split_commas(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 options parse(int argc, char** argv)
 {
     options o;
@@ -138,7 +128,7 @@ options parse(int argc, char** argv)
             std::exit(0);
         } else if (a == "--sizes") {
             o.sizes.clear();
-            for (const auto& s : split_commas(arg()))
+            for (const auto& s : gpufft::apps::split_commas(arg()))
                 o.sizes.push_back(parse_size("--sizes", s));
             if (o.sizes.empty())
                 throw usage_error("--sizes: no size given");
@@ -149,7 +139,7 @@ options parse(int argc, char** argv)
         } else if (a == "--points") {
             o.points = parse_size(a, arg());
         } else if (a == "--backends") {
-            o.backends = split_commas(arg());
+            o.backends = gpufft::apps::split_commas(arg());
         } else if (a == "--patient") {
             o.patient = true;
         } else if (a == "--fftw-wisdom") {

@@ -1,5 +1,6 @@
 /* gr-gpufft correctness suite: shared helpers. */
 #include "qa_common.h"
+#include "text.h"
 
 #include <fftw3.h>
 #include <chrono>
@@ -30,18 +31,16 @@ std::uint64_t hash_tag(const std::string& s)
     return h;
 }
 
-std::vector<std::string> split_commas(const std::string& s)
-{
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 } // namespace
+
+bool emulated()
+{
+    static const bool on = [] {
+        const char* env = std::getenv("GPUFFT_TEST_EMULATED");
+        return env && *env && std::string(env) != "0";
+    }();
+    return on;
+}
 
 double elapsed_s()
 {
@@ -184,7 +183,7 @@ std::vector<std::string> targets()
     static const std::vector<std::string> list = [] {
         std::vector<std::string> out;
         const char* env = std::getenv("GPUFFT_TEST_BACKENDS");
-        std::vector<std::string> wanted = split_commas(env ? env : "");
+        std::vector<std::string> wanted = gpufft::apps::split_commas(env ? env : "");
         bool add_all = false;
         for (const auto& w : wanted) {
             if (w == "all")
@@ -296,7 +295,8 @@ namespace {
 //! Calls needed to reach min_points points (at most 256).
 std::size_t rounds_for(std::size_t points)
 {
-    return std::min<std::size_t>(256, std::max<std::size_t>(1, (min_points + points - 1) / points));
+    const std::size_t wanted = emulated() ? emulated_min_points : min_points;
+    return std::min<std::size_t>(256, std::max<std::size_t>(1, (wanted + points - 1) / points));
 }
 
 //! Checks one transform against its cap; adds it to the totals.
