@@ -26,6 +26,9 @@ std::size_t bluestein_length(std::size_t min_len)
 // faster, though less accurate by about one float FFT's rounding.
 constexpr std::size_t max_generic_radix = 64;
 
+// Columns larger than this (a quarter of a 1 MiB L2) get radix-8 passes.
+constexpr std::size_t large_columns_bytes = 256 * 1024;
+
 // Plain Stockham streams the whole transform through memory once per pass;
 // above this many points (512 KiB, half a typical L2) four-step is cheaper.
 constexpr std::size_t cache_points = 65536;
@@ -113,7 +116,14 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
         if (lanes > 1 && n < lanes * lanes)
             continue;
         const std::size_t m = n / lanes;
-        const std::vector<int> radices = factor_passes(m, *isa, style);
+        // A pass reads its R inputs a multiple of 4 KiB apart, all in one L1
+        // set (12 ways here); once the columns spill from L2, radix 16 and 32
+        // passes thrash it: radix 8 measured 35-45% faster at 65536 points.
+        const pass_style resolved = style != pass_style::automatic ? style
+                                    : n * sizeof(complex) > large_columns_bytes
+                                        ? pass_style::radix8
+                                        : pass_style::largest;
+        const std::vector<int> radices = factor_passes(m, *isa, resolved);
         if (m > 1 && radices.empty())
             break; // a large prime factor: no lane count helps
         if (n > cache_points)

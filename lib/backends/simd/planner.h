@@ -9,8 +9,9 @@
 
 namespace gpufft::simd {
 
-//! How sizes are split into passes; the planner uses `largest`, tuning tries all.
+//! How sizes are split into passes; plans use `automatic`, tuning tries the others.
 enum class pass_style {
+    automatic, //!< largest, or radix8 for columns beyond the L2 cache
     largest,   //!< radix 16 and 32 passes, largest first
     radix8,    //!< radix 8 passes: smaller codelets, more passes
     ascending, //!< as largest, smallest radix first
@@ -33,7 +34,7 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
 std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
                                           std::size_t n,
                                           bool forward,
-                                          pass_style style = pass_style::largest);
+                                          pass_style style = pass_style::automatic);
 
 } // namespace gpufft::simd
 

@@ -56,12 +56,14 @@ std::vector<const isa_kernels*> allowed_isas(const std::string& variant)
 // sizes into passes. Plans make the default; tuning measures the others.
 struct choice {
     std::vector<const isa_kernels*> isas;
-    pass_style style = pass_style::largest;
+    pass_style style = pass_style::automatic;
 };
 
 const char* style_name(pass_style s)
 {
     switch (s) {
+    case pass_style::automatic:
+        return "automatic";
     case pass_style::largest:
         return "largest";
     case pass_style::radix8:
@@ -115,7 +117,7 @@ double time_transform(transform& t, std::size_t n)
 choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed)
 {
     const bool forward = p.dir == direction::forward;
-    choice best{ allowed, pass_style::largest };
+    choice best{ allowed, pass_style::automatic };
     double best_time = 1e300;
     std::vector<std::string> seen;
     for (std::size_t i = 0; i < allowed.size(); ++i)
@@ -233,7 +235,7 @@ public:
                 c = parse_wisdom(*value, allowed);
             }
             return std::make_unique<simd_executor>(
-                p, c.value_or(choice{ allowed, pass_style::largest }), options.threads);
+                p, c.value_or(choice{ allowed, pass_style::automatic }), options.threads);
         } catch (const std::bad_alloc&) {
             throw error("gpufft: not enough memory to plan " + p.describe() + " on simd");
         }
