@@ -8,6 +8,7 @@ packages=(
   libcppunit-dev pybind11-dev python3-numpy python3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libclfft-dev libvkfft-dev libpng-dev
+  gnuradio python3-pyqt5 python3-zmq
 )
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)

@@ -19,9 +19,11 @@ Importing this module sends the library's log lines to GNU Radio's logger.
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
     error,
+    fft_vcc,
     plan,
     route_log_to_gnuradio,
     spectrum,
+    spectrum_c,
     usable_backend_names,
     window,
     window_names,
@@ -30,9 +32,11 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
 __all__ = [
     "backends",
     "error",
+    "fft_vcc",
     "plan",
     "route_log_to_gnuradio",
     "spectrum",
+    "spectrum_c",
     "usable_backend_names",
     "window",
     "window_names",

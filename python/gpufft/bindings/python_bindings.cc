@@ -61,6 +61,10 @@ PYBIND11_MODULE(gpufft_python, m)
 
     bind_plan(m);
     bind_spectrum(m);
+    // The blocks derive from gr.sync_block / gr.block: their Python types must be known.
+    py::module::import("gnuradio.gr");
+    bind_fft_vcc(m);
+    bind_spectrum_c(m);
 
     gr::gpufft::route_log_to_gnuradio();
 }

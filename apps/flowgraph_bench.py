@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+"""
+Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
+
+1. FFT: null_source -> head -> stream_to_vector(N) -> FFT -> null_sink, with
+   fft.fft_vcc and with gpufft.fft_vcc (same window, shift and threads).
+2. Spectrum: null_source -> the stock chain that averages every frame
+   (stream_to_vector -> fft.fft_vcc -> complex_to_mag_squared ->
+   single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> head -> null_sink,
+   against null_source -> gpufft.spectrum_c -> head -> null_sink (same N,
+   window, alpha and frames per output; head stops the run after as many
+   spectra as the samples make).
+
+Each case runs the two flowgraphs alternately (stock, ours, stock, ours, ...)
+and reports the median throughput of the repeats in Msamples/s, by wall time
+and by CPU time (all threads of the process: less sensitive to other work on
+a shared machine). Run it on an idle machine, not under ctest (the test
+wrapper sets VOLK_GENERIC=1):
+
+    PYTHONPATH=build/test_modules /usr/bin/python3 apps/flowgraph_bench.py
+"""
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+from gnuradio import blocks, fft, filter as grfilter, gr
+from gnuradio import gpufft
+from gnuradio.fft import window
+
+
+def timed(tb):
+    """Wall time and the CPU time of all the process's threads."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    tb.run()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def fft_graph(n, samples, ours, backend, batch):
+    tb = gr.top_block()
+    win = window.blackmanharris(n)
+    if ours:
+        f = gpufft.fft_vcc(n, True, win, True, 1, backend=backend, batch=batch)
+    else:
+        f = fft.fft_vcc(n, True, win, True, 1)
+    tb.connect(blocks.null_source(gr.sizeof_gr_complex), blocks.head(gr.sizeof_gr_complex, samples),
+               blocks.stream_to_vector(gr.sizeof_gr_complex, n), f,
+               blocks.null_sink(gr.sizeof_gr_complex * n))
+    return tb
+
+
+def spectrum_graph(n, samples, ours, backend, k, alpha):
+    """The run ends after samples / (n k) spectra: head counts outputs, so the
+    input side is the same null_source feeding either chain directly."""
+    tb = gr.top_block()
+    src = blocks.null_source(gr.sizeof_gr_complex)
+    head = blocks.head(gr.sizeof_float * n, samples // (n * k))
+    sink = blocks.null_sink(gr.sizeof_float * n)
+    if ours:
+        s = gpufft.spectrum_c(n, 2.4e6, frames_per_output=k, window="blackmanharris",
+                              average="exponential", alpha=alpha, shift=True, backend=backend)
+        tb.connect(src, s, head, sink)
+    else:
+        win = window.blackmanharris(n)
+        tb.connect(src, blocks.stream_to_vector(gr.sizeof_gr_complex, n),
+                   fft.fft_vcc(n, True, win, True, 1),
+                   blocks.complex_to_mag_squared(n),
+                   grfilter.single_pole_iir_filter_ff(alpha, n),
+                   blocks.keep_one_in_n(gr.sizeof_float * n, k),
+                   blocks.nlog10_ff(10, n, -20 * math.log10(n)),
+                   head, sink)
+    return tb
+
+
+def compare(make, samples, repeats):
+    """Median Msamples/s of stock and ours, by wall time and by CPU time."""
+    runs = {False: [], True: []}
+    timed(make(False))  # warm up: plans, wisdom, page faults
+    timed(make(True))
+    for _ in range(repeats):
+        for ours in (False, True):
+            runs[ours].append(timed(make(ours)))
+
+    def rate(ours, i):
+        return samples / statistics.median(r[i] for r in runs[ours]) / 1e6
+
+    return dict(stock_msps=rate(False, 0), gpufft_msps=rate(True, 0),
+                stock_msps_cpu=rate(False, 1), gpufft_msps_cpu=rate(True, 1))
+
+
+def report(results, case, n, r):
+    r = dict(case=case, n=n, **r, speedup=r["gpufft_msps"] / r["stock_msps"],
+             speedup_cpu=r["gpufft_msps_cpu"] / r["stock_msps_cpu"])
+    results.append(r)
+    print(f"{case:<28}{n:>7}{r['stock_msps']:>12.1f}{r['gpufft_msps']:>13.1f}{r['speedup']:>8.2f}x"
+          f"{r['stock_msps_cpu']:>12.1f}{r['gpufft_msps_cpu']:>13.1f}{r['speedup_cpu']:>8.2f}x", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="256,1024,4096,65536", help="FFT sizes (default %(default)s)")
+    ap.add_argument("--spectrum-sizes", default="1024,4096", help="spectrum sizes (default %(default)s)")
+    ap.add_argument("--samples", type=int, default=1 << 25, help="samples per run (default %(default)s)")
+    ap.add_argument("--repeats", type=int, default=5, help="runs of each flowgraph (default %(default)s)")
+    ap.add_argument("--backend", default="auto")
+    ap.add_argument("--batch", type=int, default=64, help="gpufft.fft_vcc batch (default %(default)s)")
+    ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
+    ap.add_argument("--alpha", type=float, default=0.1)
+    ap.add_argument("--json", help="also write the results to this file")
+    a = ap.parse_args()
+
+    results = []
+    print(f"{'':<35}{'---------- wall time ----------':>33}{'---------- CPU time -----------':>33}")
+    print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}"
+          f"{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}")
+    for n in (int(s) for s in a.sizes.split(",") if s):
+        samples = a.samples // n * n
+        report(results, "fft_vcc", n,
+               compare(lambda ours: fft_graph(n, samples, ours, a.backend, a.batch), samples, a.repeats))
+    for n in (int(s) for s in a.spectrum_sizes.split(",") if s):
+        samples = a.samples // n * n
+        report(results, "spectrum_c vs stock chain", n,
+               compare(lambda ours: spectrum_graph(n, samples, ours, a.backend, a.frames_per_output, a.alpha),
+                       samples, a.repeats))
+    backend = gpufft.fft_vcc(1024, True, [], backend=a.backend).backend()
+    print(f"gpufft backend: {backend}; {a.samples} samples per run, median of {a.repeats}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(dict(backend=backend, samples=a.samples, repeats=a.repeats, results=results), f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

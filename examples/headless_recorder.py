@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+
+#
+# SPDX-License-Identifier: GPL-3.0
+#
+# GNU Radio Python Flow Graph
+# Title: gr-gpufft: headless spectrum recorder
+# Author: gr-gpufft
+# Description: IQ (file replay or a synthetic signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket
+# GNU Radio version: 3.10.5.1
+
+from gnuradio import blocks
+from gnuradio import gpufft
+from gnuradio import gr
+from gnuradio.filter import firdes
+from gnuradio.fft import window
+import sys
+import signal
+from argparse import ArgumentParser
+from gnuradio.eng_arg import eng_float, intx
+from gnuradio import eng_notation
+from gnuradio import zeromq
+import headless_recorder_iq_source as iq_source  # embedded python block
+
+
+
+
+class headless_recorder(gr.top_block):
+
+    def __init__(self, iq_file='', out_file='/tmp/gpufft_spectra.f32', zmq_address='tcp://127.0.0.1:5557'):
+        gr.top_block.__init__(self, "gr-gpufft: headless spectrum recorder", catch_exceptions=True)
+
+        ##################################################
+        # Parameters
+        ##################################################
+        self.iq_file = iq_file
+        self.out_file = out_file
+        self.zmq_address = zmq_address
+
+        ##################################################
+        # Variables
+        ##################################################
+        self.samp_rate = samp_rate = 2.4e6
+        self.fft_size = fft_size = 4096
+
+        ##################################################
+        # Blocks
+        ##################################################
+
+        self.zeromq_pub_sink_0 = zeromq.pub_sink(gr.sizeof_float, fft_size, zmq_address, 100, False, (-1), '', True)
+        self.iq_source = iq_source.blk(iq_file=iq_file, samp_rate=samp_rate)
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=10, overlap=0, window='blackmanharris', average='linear', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto')
+        self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
+        self.blocks_file_sink_0 = blocks.file_sink(gr.sizeof_float*fft_size, out_file, False)
+        self.blocks_file_sink_0.set_unbuffered(False)
+
+
+        ##################################################
+        # Connections
+        ##################################################
+        self.connect((self.blocks_throttle_0, 0), (self.gpufft_spectrum_c_0, 0))
+        self.connect((self.gpufft_spectrum_c_0, 0), (self.blocks_file_sink_0, 0))
+        self.connect((self.gpufft_spectrum_c_0, 0), (self.zeromq_pub_sink_0, 0))
+        self.connect((self.iq_source, 0), (self.blocks_throttle_0, 0))
+
+
+    def get_iq_file(self):
+        return self.iq_file
+
+    def set_iq_file(self, iq_file):
+        self.iq_file = iq_file
+        self.iq_source.iq_file = self.iq_file
+
+    def get_out_file(self):
+        return self.out_file
+
+    def set_out_file(self, out_file):
+        self.out_file = out_file
+        self.blocks_file_sink_0.open(self.out_file)
+
+    def get_zmq_address(self):
+        return self.zmq_address
+
+    def set_zmq_address(self, zmq_address):
+        self.zmq_address = zmq_address
+
+    def get_samp_rate(self):
+        return self.samp_rate
+
+    def set_samp_rate(self, samp_rate):
+        self.samp_rate = samp_rate
+        self.iq_source.samp_rate = self.samp_rate
+        self.blocks_throttle_0.set_sample_rate(self.samp_rate)
+
+    def get_fft_size(self):
+        return self.fft_size
+
+    def set_fft_size(self, fft_size):
+        self.fft_size = fft_size
+
+
+
+def argument_parser():
+    description = 'IQ (file replay or a synthetic signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket'
+    parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--iq-file", dest="iq_file", type=str, default='',
+        help="Set IQ file (empty: synthetic signal) [default=%(default)r]")
+    parser.add_argument(
+        "-o", "--out-file", dest="out_file", type=str, default='/tmp/gpufft_spectra.f32',
+        help="Set Output file [default=%(default)r]")
+    parser.add_argument(
+        "--zmq-address", dest="zmq_address", type=str, default='tcp://127.0.0.1:5557',
+        help="Set ZeroMQ PUB address [default=%(default)r]")
+    return parser
+
+
+def main(top_block_cls=headless_recorder, options=None):
+    if options is None:
+        options = argument_parser().parse_args()
+    tb = top_block_cls(iq_file=options.iq_file, out_file=options.out_file, zmq_address=options.zmq_address)
+
+    def sig_handler(sig=None, frame=None):
+        tb.stop()
+        tb.wait()
+
+        sys.exit(0)
+
+    signal.signal(signal.SIGINT, sig_handler)
+    signal.signal(signal.SIGTERM, sig_handler)
+
+    tb.start()
+
+    tb.wait()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,93 @@
+/* gr-gpufft, GNU Radio side: gpufft.spectrum_c, the spectrum engine as one block. */
+#ifndef GPUFFT_GNURADIO_SPECTRUM_C_H
+#define GPUFFT_GNURADIO_SPECTRUM_C_H
+
+#include <gnuradio/block.h>
+#include <gpufft/api.h>
+#include <string>
+
+namespace gr::gpufft {
+
+/*!
+ * \brief Averaged power spectra in dB from a stream of I/Q samples.
+ * \ingroup gpufft
+ *
+ * Input: one stream of samples in \p format: "cf32" (gr_complex), "cs16"
+ * (interleaved int16 I/Q, read as x / 32768), "cs8" (int8, x / 128) or "cu8"
+ * (uint8 as rtl_sdr writes it, (x - 127.5) / 127.5), so that 8- and 16-bit
+ * sources need no conversion block. Output: vectors of fft_size floats.
+ *
+ * Frames of fft_size samples start every fft_size * (1 - overlap) samples;
+ * each is windowed, transformed (a gpufft plan, many frames per call) and its
+ * |X|^2 combined by \p average over every frame of one output:
+ * "exponential" (weight \p alpha for the newest frame), "linear" (mean),
+ * "peak" (maximum) or "min". One output comes every K frames, where K is
+ * \p frames_per_output if > 0, else round(frame rate / \p frame_rate).
+ * Values are logpwrfft's: 10 log10(P) - 20 log10(N) - 10 log10(sum(w^2) / N)
+ * - 20 log10(ref_scale / 2): with a rectangular window a tone of amplitude
+ * ref_scale / 2 reads 0 dB (other windows read it lower by their noise bandwidth).
+ *
+ * Setters can be called while the flowgraph runs: they build a new engine on
+ * the caller's thread and work() switches to it between calls (the partial
+ * frame and the running average restart).
+ */
+class GPUFFT_API spectrum_c : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<spectrum_c> sptr;
+
+    /*!
+     * \param fft_size N, >= 1 (any size).
+     * \param sample_rate input samples per second, > 0.
+     * \param frame_rate outputs per second, in (0, sample_rate]; ignored if frames_per_output > 0.
+     * \param overlap fraction of a frame shared with the next, [0, 0.9].
+     * \param window a window name (gpufft::window_names()), e.g. "blackmanharris".
+     * \param average "exponential", "linear", "peak" or "min".
+     * \param alpha weight of the newest frame for exponential averaging, (0, 1].
+     * \param frames_per_output K frames per output if > 0 (then frame_rate is ignored).
+     * \param ref_scale the full-scale amplitude, > 0 (as logpwrfft's).
+     * \param shift DC in the middle (fftshift).
+     * \param format "cf32", "cs16", "cs8" or "cu8".
+     * \param backend "auto", "simd", "simd:avx2", "opencl", ...
+     *
+     * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
+     */
+    static sptr make(int fft_size,
+                     double sample_rate,
+                     double frame_rate = 30.0,
+                     double overlap = 0.0,
+                     const std::string& window = "blackmanharris",
+                     const std::string& average = "exponential",
+                     double alpha = 1.0,
+                     int frames_per_output = 0,
+                     double ref_scale = 2.0,
+                     bool shift = false,
+                     const std::string& format = "cf32",
+                     const std::string& backend = "auto");
+
+    //! Each setter throws (and changes nothing) for a bad value.
+    virtual void set_window(const std::string& window) = 0;
+    virtual void set_average(const std::string& average) = 0;
+    virtual void set_alpha(double alpha) = 0;
+    virtual void set_frame_rate(double frame_rate) = 0;
+    virtual void set_frames_per_output(int frames_per_output) = 0;
+    virtual void set_ref_scale(double ref_scale) = 0;
+
+    virtual int fft_size() const = 0;
+    virtual double sample_rate() const = 0;
+    virtual double frame_rate() const = 0;
+    virtual std::string window() const = 0;
+    virtual std::string average() const = 0;
+    virtual double alpha() const = 0;
+    virtual double ref_scale() const = 0;
+    //! K, the frames combined into one output, as in use.
+    virtual int frames_per_output() const = 0;
+    //! Samples between frame starts.
+    virtual int hop() const = 0;
+    //! The FFT's backend and variant, e.g. "simd:avx2".
+    virtual std::string backend() const = 0;
+};
+
+} // namespace gr::gpufft
+
+#endif

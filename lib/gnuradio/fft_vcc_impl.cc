@@ -1,0 +1,207 @@
+/* gr-gpufft, GNU Radio side: gpufft.fft_vcc, vectors through a batched gpufft plan. */
+#include "fft_vcc_impl.h"
+#include <gnuradio/io_signature.h>
+#include <gpufft/error.h>
+#include <gpufft/gnuradio/logging.h>
+#include <volk/volk.h>
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace gr::gpufft {
+
+namespace {
+
+std::size_t checked_size(int fft_size)
+{
+    if (fft_size <= 0)
+        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be >= 1 (got " +
+                              std::to_string(fft_size) + ")");
+    return std::size_t(fft_size);
+}
+
+int checked_positive(int v, const char* what)
+{
+    if (v < 1)
+        throw ::gpufft::error(std::string("gpufft.fft_vcc: ") + what + " must be >= 1 (got " +
+                              std::to_string(v) + ")");
+    return v;
+}
+
+::gpufft::plan make_plan(std::size_t n, bool forward, std::size_t batch, int threads, const std::string& backend)
+{
+    ::gpufft::problem p;
+    p.n = n;
+    p.dir = forward ? ::gpufft::direction::forward : ::gpufft::direction::inverse;
+    p.batch = batch;
+    ::gpufft::plan_options o;
+    o.backend = backend;
+    o.threads = unsigned(threads);
+    try {
+        return ::gpufft::plan(p, o);
+    } catch (const ::gpufft::error& e) {
+        throw ::gpufft::error(std::string("gpufft.fft_vcc: backend \"") + backend + "\": " + e.what());
+    }
+}
+
+} // namespace
+
+fft_vcc::sptr fft_vcc::make(int fft_size,
+                            bool forward,
+                            const std::vector<float>& window,
+                            bool shift,
+                            int nthreads,
+                            const std::string& backend,
+                            int batch)
+{
+    checked_size(fft_size); // before the io signatures see it
+    return gnuradio::make_block_sptr<fft_vcc_impl>(
+        fft_size, forward, window, shift, nthreads, backend, batch);
+}
+
+fft_vcc_impl::fft_vcc_impl(int fft_size,
+                           bool forward,
+                           const std::vector<float>& window,
+                           bool shift,
+                           int nthreads,
+                           const std::string& backend,
+                           int batch)
+    : gr::sync_block("fft_vcc",
+                     gr::io_signature::make(1, 1, checked_size(fft_size) * sizeof(gr_complex)),
+                     gr::io_signature::make(1, 1, std::size_t(fft_size) * sizeof(gr_complex))),
+      d_n(std::size_t(fft_size)),
+      d_forward(forward),
+      d_shift(shift),
+      d_nthreads(checked_positive(nthreads, "nthreads")),
+      d_batch(std::size_t(checked_positive(batch, "batch"))),
+      d_plan_batch((route_log_to_gnuradio(), make_plan(d_n, forward, d_batch, nthreads, backend)))
+{
+    d_backend = d_plan_batch.backend();
+    d_plan_rest = make_rest(nthreads);
+    if (!window.empty() && window.size() != d_n)
+        throw ::gpufft::error("gpufft.fft_vcc: window must be empty or have fft_size = " +
+                              std::to_string(d_n) + " taps (got " +
+                              std::to_string(window.size()) + ")");
+    d_window = window;
+    make_taps(window);
+    // Room for about two batches, within 256 KiB (measured: larger buffers
+    // fall out of cache and lose more than the batching gains); GNU Radio's
+    // default holds 64 KiB, so ask only for more, and only when at least four
+    // vectors fit.
+    const std::size_t item = d_n * sizeof(gr_complex);
+    const std::size_t cap = (std::size_t(256) << 10) / item;
+    const std::size_t want = std::min(2 * d_batch, cap);
+    if (want >= 4 && want * item > (std::size_t(64) << 10)) {
+        set_min_output_buffer(long(want));
+        // The input buffer belongs to the upstream block; GNU Radio sizes it
+        // to at least twice a downstream block's history, so a history of
+        // about one batch (whose old items work() skips) lets whole batches
+        // reach work().
+        set_history(unsigned(want / 2));
+    }
+}
+
+std::vector<::gpufft::plan> fft_vcc_impl::make_rest(int threads) const
+{
+    std::vector<::gpufft::plan> rest;
+    std::size_t top = 1;
+    while (top * 2 < d_batch)
+        top *= 2;
+    for (std::size_t b = top; b >= 1 && b < d_batch; b /= 2)
+        rest.push_back(make_plan(d_n, d_forward, b, threads, d_backend));
+    return rest;
+}
+
+void fft_vcc_impl::set_nthreads(int n)
+{
+    checked_positive(n, "nthreads");
+    // Planning (and freeing the old plans) happens here, not in work().
+    auto batch = make_plan(d_n, d_forward, d_batch, n, d_backend);
+    auto rest = make_rest(n);
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        std::swap(d_plan_batch, batch);
+        std::swap(d_plan_rest, rest);
+        d_nthreads = n;
+    }
+}
+
+void fft_vcc_impl::make_taps(const std::vector<float>& window)
+{
+    const bool modulate = d_forward && d_shift && d_n % 2 == 0 && d_n > 1;
+    if (window.empty() && !modulate) {
+        d_taps.clear();
+        return;
+    }
+    d_taps = window.empty() ? std::vector<float>(d_n, 1.0f) : window;
+    if (modulate)
+        for (std::size_t j = 1; j < d_n; j += 2)
+            d_taps[j] = -d_taps[j];
+}
+
+bool fft_vcc_impl::set_window(const std::vector<float>& window)
+{
+    if (!window.empty() && window.size() != d_n)
+        return false;
+    std::lock_guard<std::mutex> lock(d_mutex);
+    d_window = window;
+    make_taps(window);
+    return true;
+}
+
+void fft_vcc_impl::transform(const gr_complex* in, gr_complex* out, std::size_t count)
+{
+    std::size_t done = 0;
+    for (; done + d_batch <= count; done += d_batch)
+        d_plan_batch.execute(in + done * d_n, out + done * d_n);
+    for (auto& p : d_plan_rest) {
+        const std::size_t b = p.problem().batch;
+        if (count - done >= b) {
+            p.execute(in + done * d_n, out + done * d_n);
+            done += b;
+        }
+    }
+}
+
+int fft_vcc_impl::work(int noutput_items,
+                       gr_vector_const_void_star& input_items,
+                       gr_vector_void_star& output_items)
+{
+    // Items before history() - 1 are old ones, kept only for the buffer size.
+    const auto* in = static_cast<const gr_complex*>(input_items[0]) + (history() - 1) * d_n;
+    auto* out = static_cast<gr_complex*>(output_items[0]);
+    const std::size_t count = std::size_t(noutput_items);
+    const std::size_t n = d_n;
+
+    std::lock_guard<std::mutex> lock(d_mutex);
+    if (!d_forward && d_shift && n > 1) {
+        // ifftshift while copying (and windowing): out[j] = in[(j + h) % n].
+        const std::size_t h = n / 2;
+        for (std::size_t v = 0; v < count; ++v) {
+            const gr_complex* src = in + v * n;
+            gr_complex* dst = out + v * n;
+            if (d_window.empty()) {
+                std::memcpy(dst, src + h, (n - h) * sizeof(gr_complex));
+                std::memcpy(dst + (n - h), src, h * sizeof(gr_complex));
+            } else {
+                volk_32fc_32f_multiply_32fc(dst, src + h, d_window.data() + h, unsigned(n - h));
+                volk_32fc_32f_multiply_32fc(dst + (n - h), src, d_window.data(), unsigned(h));
+            }
+        }
+        transform(out, out, count);
+    } else if (!d_taps.empty()) {
+        for (std::size_t v = 0; v < count; ++v)
+            volk_32fc_32f_multiply_32fc(out + v * n, in + v * n, d_taps.data(), unsigned(n));
+        transform(out, out, count);
+    } else {
+        transform(in, out, count);
+    }
+    if (d_forward && d_shift && n % 2 == 1 && n > 1) {
+        // Odd N: fftshift by rotation, out[j] = X[(j + (n + 1) / 2) % n].
+        for (std::size_t v = 0; v < count; ++v)
+            std::rotate(out + v * n, out + v * n + (n + 1) / 2, out + (v + 1) * n);
+    }
+    return noutput_items;
+}
+
+} // namespace gr::gpufft

@@ -1,0 +1,62 @@
+/* gr-gpufft, GNU Radio side: gpufft.fft_vcc's implementation (internal). */
+#ifndef GPUFFT_GNURADIO_FFT_VCC_IMPL_H
+#define GPUFFT_GNURADIO_FFT_VCC_IMPL_H
+
+#include <gpufft/gnuradio/fft_vcc.h>
+#include <gpufft/plan.h>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gr::gpufft {
+
+class fft_vcc_impl : public fft_vcc
+{
+public:
+    fft_vcc_impl(int fft_size,
+                 bool forward,
+                 const std::vector<float>& window,
+                 bool shift,
+                 int nthreads,
+                 const std::string& backend,
+                 int batch);
+
+    bool set_window(const std::vector<float>& window) override;
+    void set_nthreads(int n) override;
+    int fft_size() const override { return int(d_n); }
+    int nthreads() const override { return d_nthreads.load(); }
+    int batch() const override { return int(d_batch); }
+    std::string backend() const override { return d_backend; }
+
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    // The taps multiplied into the input, with a forward shift of even N
+    // folded in as (-1)^j; empty when the input goes to the FFT as it is.
+    void make_taps(const std::vector<float>& window);
+    // Plans of 2^k < d_batch vectors, largest first.
+    std::vector<::gpufft::plan> make_rest(int threads) const;
+    // Runs `count` vectors starting at in/out through the plans.
+    void transform(const gr_complex* in, gr_complex* out, std::size_t count);
+
+    const std::size_t d_n;
+    const bool d_forward;
+    const bool d_shift;
+    std::atomic<int> d_nthreads;
+    const std::size_t d_batch;
+    std::string d_backend;       // with its variant, as the first plan chose it
+    ::gpufft::plan d_plan_batch; // d_batch vectors
+    // Plans of 2^k < d_batch vectors, largest first, for what is left of a
+    // work call after whole batches (in as few calls as its binary digits).
+    std::vector<::gpufft::plan> d_plan_rest;
+    std::vector<float> d_window; // as given (empty or N)
+    std::vector<float> d_taps;   // see make_taps()
+    std::mutex d_mutex;          // set_window() against work()
+};
+
+} // namespace gr::gpufft
+
+#endif
