@@ -154,12 +154,14 @@ class qa_bad_input : public CppUnit::TestFixture
     }
 
     // Sizes no machine can hold are refused quickly, in a child process so a
-    // hang or crash is reported instead of stopping the suite.
+    // hang or crash is reported instead of stopping the suite. With a 32-bit
+    // size_t (armhf): 2^30 and 2^28 + 1 in place of 2^62 and 2^40 + 1.
     void huge_size()
     {
+        constexpr unsigned bits = sizeof(std::size_t) * 8;
         for (std::size_t n : { std::numeric_limits<std::size_t>::max() / 2,
-                               std::size_t(1) << 62,
-                               (std::size_t(1) << 40) + 1 }) {
+                               std::size_t(1) << (bits - 2),
+                               (std::size_t(1) << (bits >= 64 ? 40 : 28)) + 1 }) {
             const std::string what = "n = " + std::to_string(n);
             const std::string verdict = in_child(10, [n]() -> std::string {
                 try {

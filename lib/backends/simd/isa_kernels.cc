@@ -14,6 +14,8 @@
 #include <vector>
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h> // outside the namespace; the ISA headers' own includes are then no-ops
+#elif defined(__aarch64__) || defined(__arm__)
+#include <arm_neon.h> // the same for isa/neon.h (it enables NEON itself where it needs to)
 #endif
 
 #define GPUFFT_INLINE inline __attribute__((always_inline))

@@ -242,7 +242,9 @@ public:
     }
 
 private:
-    static constexpr std::size_t max_size = std::size_t(1) << 32;
+    // 32-bit targets (armhf): 2^26, so that the largest buffer (about 4n
+    // points) still has a byte count that fits a 32-bit size_t.
+    static constexpr std::size_t max_size = std::size_t(1) << (sizeof(std::size_t) >= 8 ? 32 : 26);
 };
 
 } // namespace
