@@ -47,7 +47,7 @@ inline double bound_for(double err_fftwf) { return 2.0 * std::max(err_fftwf, err
 
 /*!
  * GPUFFT_TEST_EMULATED=1 (scripts/test-arm.sh sets it for qemu-user, which
- * runs this suite 30 to 70 times slower than the host): every suite and
+ * runs this suite tens of times slower than the host): every suite and
  * every code path still runs, trimmed. Errors are averaged over
  * emulated_min_points points instead of min_points (the ratio to FFTW
  * float's error is then noisier by about 2x, still far inside the factor 2
