@@ -96,7 +96,8 @@ std::optional<choice> parse_wisdom(const std::string& value,
     return std::nullopt;
 }
 
-// Median-free quick timing: the best of a few runs of a batch of about 64k points.
+// The best of five runs after a warm-up, on about 64k points: for ranking
+// candidates the minimum is the least disturbed by other work.
 double time_transform(transform& t, std::size_t n)
 {
     const std::size_t batch = std::max<std::size_t>(1, 65536 / n);

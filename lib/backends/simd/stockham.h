@@ -340,15 +340,19 @@ public:
                 const auto v = k2 < d_m ? w(lane * k2) : std::complex<double>(0, 0);
                 d_lane_twiddles.data()[k2 * lanes + lane] = complex(float(v.real()), float(v.imag()));
             }
-        // Up to 32 columns fit the register file with room for the lane stage.
-        if (lanes > 1 && d_radices.size() == 1 && d_m <= 32 &&
-            find_codelet_pass<GPUFFT_CODELET_RADICES>(d_radices[0], d_forward, 1)) {
-            d_fused = find_fused<false, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
-            // Streaming, the fused path's output order (a line from each row
-            // group in turn) is slower than a pass through scratch, measured at
-            // 128 and 256 points; at n = lanes^2 its stores are in order.
-            if (d_m == lanes)
-                d_fused_streaming = find_fused<true, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+        // Up to 32 columns fit the register file with room for the lane stage
+        // (find_fused gives none for a radix without a codelet).
+        if constexpr (lanes > 1) {
+            if (d_radices.size() == 1 && d_m <= 32) {
+                d_fused = find_fused<false, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+                // Streaming, the fused path's output order (a line from each
+                // row group in turn) is slower than a pass through scratch,
+                // measured at 128 and 256 points; at n = lanes^2 its stores
+                // are in order.
+                if (d_m == lanes)
+                    d_fused_streaming =
+                        find_fused<true, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+            }
         }
         if (!d_fused || !d_fused_streaming) {
             d_scratch[0] = buffer(d_padded * lanes);
