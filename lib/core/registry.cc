@@ -10,12 +10,16 @@ namespace gpufft {
 
 // Each backend's folder provides one factory; adding a backend adds a line here.
 std::unique_ptr<backend> make_simd_backend();
+std::unique_ptr<backend> make_opencl_backend();
 
 namespace {
 
 using factory = std::unique_ptr<backend> (*)();
 const factory backend_factories[] = {
     make_simd_backend,
+#ifdef GPUFFT_WITH_OPENCL
+    make_opencl_backend,
+#endif
 };
 
 std::mutex log_mutex;

@@ -1,0 +1,210 @@
+/* gr-gpufft OpenCL kernels: one pass of batched FFTs, all in local memory.
+ *
+ * A work-group takes G transforms of N points: it reads each input element
+ * from global memory once, runs the Stockham stages (autosort: the output
+ * comes out in natural order, no digit reversal) through registers and local
+ * memory, and writes each output element once. The plan builds every kernel
+ * from this file with -D options:
+ *
+ *   SIGN          -1 forward, +1 inverse
+ *   N             points per transform; NSTAGES stages RADIX_s (s < NSTAGES),
+ *                 SPAN_s = product of the radices before stage s
+ *   TT, G         work-items per transform, transforms per work-group
+ *   TPB           transforms per batch entry: transform t is column
+ *                 c = t % TPB of entry b = t / TPB
+ *   IN_CSTR, IN_ESTR, OUT_CSTR, OUT_ESTR
+ *                 element (b, c, e) is at b * dist + c * CSTR + e * ESTR
+ *                 (dist is a run-time argument)
+ *   MAP_COLS      1: neighbouring work-items take neighbouring transforms
+ *                 (transforms lie side by side in memory, a column pass);
+ *                 0: neighbouring work-items take neighbouring elements
+ *   STORE_COLS    how the output is laid out; when it differs from MAP_COLS
+ *                 the result goes through local memory to be stored in the
+ *                 order that coalesces
+ *   TWIDDLE_N     0, or the four-step twiddle: output e of column c is
+ *                 multiplied by exp(SIGN 2 pi i c e / TWIDDLE_N) (table tw4)
+ *   LOAD_HOOK     0 none; 1 Bluestein's chirp: element j = c * IN_JC +
+ *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
+ *                 2 in[...] * hook_in[j] (a spectrum)
+ *   STORE_HOOK    0 none; 1 Bluestein's chirp: only j = c * OUT_JC +
+ *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j]
+ *
+ * Stage s (radix R, span S): butterfly i < N / R takes the elements
+ * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
+ * k = i % S (table tw of N entries, exp(SIGN 2 pi i m / N)), and writes
+ * element (i / S) S R + k + r S. The first stage reads global memory, the
+ * last writes it. */
+
+#ifndef LOAD_HOOK
+#define LOAD_HOOK 0
+#endif
+#ifndef STORE_HOOK
+#define STORE_HOOK 0
+#endif
+#ifndef TWIDDLE_N
+#define TWIDDLE_N 0
+#endif
+
+#define STORE_VIA_LDS (STORE_COLS != MAP_COLS)
+#define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS)
+/* One padding slot every 16 elements and an odd stride between transforms
+ * keep strided accesses off a single bank. */
+#define LDS_TS ((N + N / 16) | 1)
+#define LIDX(g, e) ((g) * LDS_TS + (e) + ((e) >> 4))
+
+inline float2 load_elem(__global const float2* in,
+                        __global const float2* hook_in,
+                        uint t, uint e, uint in_dist, uint nsrc)
+{
+    const uint b = t / TPB, c = t % TPB;
+    const uint at = b * in_dist + c * IN_CSTR + e * IN_ESTR;
+#if LOAD_HOOK
+    const uint j = c * IN_JC + e * IN_JE;
+#if LOAD_HOOK == 1
+    if (j >= nsrc)
+        return (float2)(0.0f, 0.0f);
+#endif
+    return cmul(in[at], hook_in[j]);
+#else
+    return in[at];
+#endif
+}
+
+inline void store_elem(__global float2* out,
+                       __global const float2* tw4,
+                       __global const float2* hook_out,
+                       uint t, uint e, float2 v, uint out_dist, uint ndst)
+{
+    const uint b = t / TPB, c = t % TPB;
+#if TWIDDLE_N
+    v = cmul(v, tw4[c * e]);
+#endif
+#if STORE_HOOK
+    const uint j = c * OUT_JC + e * OUT_JE;
+    if (j >= ndst)
+        return;
+    v = cmul(v, hook_out[j]);
+#endif
+    out[b * out_dist + c * OUT_CSTR + e * OUT_ESTR] = v;
+}
+
+#define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)
+
+/* One Stockham stage; FIRST and LAST are compile-time constants. */
+#define STAGE(R, S, FIRST, LAST)                                                         \
+    {                                                                                    \
+        float2 v[((N / R + TT - 1) / TT) * R];                                           \
+        _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
+        {                                                                                \
+            const uint i = tid + c * TT;                                                 \
+            if ((N / R) % TT == 0 || i < N / R) {                                        \
+                _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
+                {                                                                        \
+                    if (FIRST)                                                           \
+                        v[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
+                                                          in_dist, nsrc)                 \
+                                              : (float2)(0.0f, 0.0f);                   \
+                    else                                                                 \
+                        v[c * R + r] = lds[LIDX(g, i + r * (N / R))];                    \
+                }                                                                        \
+                if (!FIRST) {                                                            \
+                    const uint k = i % S;                                                \
+                    _Pragma("unroll") for (uint r = 1; r < R; ++r)                      \
+                        v[c * R + r] = cmul(v[c * R + r], tw[r * k * (N / (S * R))]);    \
+                }                                                                        \
+                BUTTERFLY(R, v + c * R);                                                 \
+            }                                                                            \
+        }                                                                                \
+        if (!FIRST || DIRECT_STORE(LAST))                                                \
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                         \
+        _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
+        {                                                                                \
+            const uint i = tid + c * TT;                                                 \
+            if ((N / R) % TT == 0 || i < N / R) {                                        \
+                const uint j = (i / S) * S * R + i % S;                                  \
+                _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
+                {                                                                        \
+                    if (DIRECT_STORE(LAST)) {                                            \
+                        if (active)                                                      \
+                            store_elem(out, tw4, hook_out, t, j + r * S, v[c * R + r],   \
+                                       out_dist, ndst);                                  \
+                    } else {                                                             \
+                        lds[LIDX(g, j + r * S)] = v[c * R + r];                          \
+                    }                                                                    \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+        if (!DIRECT_STORE(LAST))                                                         \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                \
+    }
+
+__kernel __attribute__((reqd_work_group_size(TT * G, 1, 1))) void
+fft_pass(__global const float2* in,
+         __global float2* out,
+         __global const float2* restrict tw,
+         __global const float2* restrict tw4,
+         __global const float2* restrict hook_in,
+         __global const float2* restrict hook_out,
+         uint nt, uint in_dist, uint out_dist, uint nsrc, uint ndst)
+{
+    const uint l = get_local_id(0);
+#if MAP_COLS
+    const uint g = l % G, tid = l / G;
+#else
+    const uint g = l / TT, tid = l % TT;
+#endif
+    const uint t = get_group_id(0) * G + g;
+    const bool active = t < nt;
+    __local float2 lds[NEED_LDS ? G * LDS_TS : 1];
+
+#if NSTAGES > 0
+    STAGE(RADIX_0, SPAN_0, 1, NSTAGES == 1)
+#endif
+#if NSTAGES > 1
+    STAGE(RADIX_1, SPAN_1, 0, NSTAGES == 2)
+#endif
+#if NSTAGES > 2
+    STAGE(RADIX_2, SPAN_2, 0, NSTAGES == 3)
+#endif
+#if NSTAGES > 3
+    STAGE(RADIX_3, SPAN_3, 0, NSTAGES == 4)
+#endif
+#if NSTAGES > 4
+    STAGE(RADIX_4, SPAN_4, 0, NSTAGES == 5)
+#endif
+#if NSTAGES > 5
+    STAGE(RADIX_5, SPAN_5, 0, NSTAGES == 6)
+#endif
+#if NSTAGES > 6
+    STAGE(RADIX_6, SPAN_6, 0, NSTAGES == 7)
+#endif
+#if NSTAGES > 7
+    STAGE(RADIX_7, SPAN_7, 0, NSTAGES == 8)
+#endif
+#if NSTAGES > 8
+    STAGE(RADIX_8, SPAN_8, 0, NSTAGES == 9)
+#endif
+#if NSTAGES > 9
+    STAGE(RADIX_9, SPAN_9, 0, NSTAGES == 10)
+#endif
+#if NSTAGES > 10
+    STAGE(RADIX_10, SPAN_10, 0, NSTAGES == 11)
+#endif
+#if NSTAGES > 11
+    STAGE(RADIX_11, SPAN_11, 0, NSTAGES == 12)
+#endif
+
+#if STORE_VIA_LDS
+    /* The other order: neighbouring work-items store neighbouring addresses. */
+    for (uint idx = l; idx < G * N; idx += G * TT) {
+#if STORE_COLS
+        const uint g2 = idx % G, e2 = idx / G;
+#else
+        const uint g2 = idx / N, e2 = idx % N;
+#endif
+        const uint t2 = get_group_id(0) * G + g2;
+        if (t2 < nt)
+            store_elem(out, tw4, hook_out, t2, e2, lds[LIDX(g2, e2)], out_dist, ndst);
+    }
+#endif
+}

@@ -1,0 +1,222 @@
+/* gr-gpufft OpenCL backend: platforms, devices and one context per device. */
+#include "device.h"
+#include <gpufft/error.h>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace gpufft::opencl {
+
+namespace detail {
+
+namespace {
+
+std::string platform_string(cl_platform_id p, cl_platform_info what)
+{
+    std::size_t size = 0;
+    if (api()->clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+        return "";
+    std::string s(size, '\0');
+    api()->clGetPlatformInfo(p, what, size, s.data(), nullptr);
+    return std::string(s.c_str());
+}
+
+std::string device_string(cl_device_id d, cl_device_info what)
+{
+    std::size_t size = 0;
+    if (api()->clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size == 0)
+        return "";
+    std::string s(size, '\0');
+    api()->clGetDeviceInfo(d, what, size, s.data(), nullptr);
+    return std::string(s.c_str());
+}
+
+template <class T>
+T device_value(cl_device_id d, cl_device_info what)
+{
+    T v{};
+    check(api()->clGetDeviceInfo(d, what, sizeof v, &v, nullptr), "clGetDeviceInfo");
+    return v;
+}
+
+device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
+{
+    device_entry e;
+    e.platform = p;
+    e.id = d;
+    e.type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
+    e.clock_mhz = device_value<cl_uint>(d, CL_DEVICE_MAX_CLOCK_FREQUENCY);
+    e.max_alloc = device_value<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    e.preferred_float_width =
+        std::max<cl_uint>(1, device_value<cl_uint>(d, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT));
+    device_info& i = e.info;
+    i.index = index;
+    i.platform = platform_string(p, CL_PLATFORM_NAME);
+    i.name = device_string(d, CL_DEVICE_NAME);
+    i.type = e.is_gpu()                                  ? "gpu"
+             : e.is_cpu()                                ? "cpu"
+             : (e.type & CL_DEVICE_TYPE_ACCELERATOR) != 0 ? "accelerator"
+                                                         : "other";
+    i.version = device_string(d, CL_DEVICE_VERSION);
+    i.driver = device_string(d, CL_DRIVER_VERSION);
+    i.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+    i.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
+    i.max_work_group = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    i.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
+    i.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+    return e;
+}
+
+struct enumeration {
+    std::vector<device_entry> devices;
+    std::string failure;
+};
+
+enumeration enumerate()
+{
+    enumeration r;
+    const cl_api* a = api();
+    if (!a) {
+        r.failure = load_failure();
+        return r;
+    }
+    cl_uint count = 0;
+    const cl_int err = a->clGetPlatformIDs(0, nullptr, &count);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && count == 0)) {
+        r.failure = "no OpenCL platform is installed (no ICD in /etc/OpenCL/vendors)";
+        return r;
+    }
+    if (err != CL_SUCCESS) {
+        r.failure = "clGetPlatformIDs failed: " + error_name(err);
+        return r;
+    }
+    std::vector<cl_platform_id> platforms(count);
+    a->clGetPlatformIDs(count, platforms.data(), nullptr);
+    for (cl_platform_id p : platforms) {
+        cl_uint n = 0;
+        if (a->clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0)
+            continue;
+        std::vector<cl_device_id> ids(n);
+        a->clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
+        for (cl_device_id d : ids)
+            r.devices.push_back(describe(p, d, r.devices.size()));
+    }
+    if (r.devices.empty())
+        r.failure = "the OpenCL platforms have no device";
+    return r;
+}
+
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string device_list()
+{
+    std::string s;
+    for (const device_entry& d : all_devices())
+        s += (s.empty() ? "" : ", ") + std::to_string(d.info.index) + ": " + d.label() + " (" +
+             d.info.type + ")";
+    return s;
+}
+
+} // namespace
+
+const std::vector<device_entry>& all_devices()
+{
+    static const enumeration e = enumerate();
+    if (e.devices.empty())
+        throw error("gpufft: opencl: " + e.failure);
+    return e.devices;
+}
+
+std::vector<std::size_t> ranked_devices()
+{
+    const auto& all = all_devices();
+    std::vector<std::size_t> order(all.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    auto score = [&](std::size_t i) {
+        return double(all[i].info.compute_units) * double(std::max(1u, all[i].clock_mhz));
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (all[a].is_gpu() != all[b].is_gpu())
+            return all[a].is_gpu();
+        return score(a) > score(b);
+    });
+    return order;
+}
+
+const device_entry& select(const std::string& selector)
+{
+    const auto& all = all_devices();
+    if (selector.empty()) {
+        const char* env = std::getenv("GPUFFT_OPENCL_DEVICE");
+        if (env && *env)
+            return select(env);
+        return all[ranked_devices().front()];
+    }
+    if (std::all_of(selector.begin(), selector.end(), [](char c) { return std::isdigit(c); })) {
+        const unsigned long index = std::strtoul(selector.c_str(), nullptr, 10);
+        if (selector.size() < 10 && index < all.size())
+            return all[index];
+    } else {
+        const std::string want = lower(selector);
+        for (const device_entry& d : all)
+            if (lower(d.label()).find(want) != std::string::npos)
+                return d;
+    }
+    throw error("gpufft: opencl: no device matches '" + selector + "'; devices: " +
+                device_list());
+}
+
+device_context::device_context(const device_entry& d) : device(d)
+{
+    cl_int err = CL_SUCCESS;
+    const cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+                                            cl_context_properties(d.platform), 0 };
+    context.reset(need_api().clCreateContext(props, 1, &d.id, nullptr, nullptr, &err));
+    check(err, "clCreateContext");
+}
+
+device_context& context_for(const device_entry& d)
+{
+    // Contexts live as long as the process (plans share them and their
+    // programs) and are never destroyed: releasing them during static
+    // destruction could run after the driver has shut down.
+    static std::mutex mutex;
+    static auto* contexts = new std::map<cl_device_id, std::unique_ptr<device_context>>;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& c = (*contexts)[d.id];
+    if (!c)
+        c = std::make_unique<device_context>(d);
+    return *c;
+}
+
+queue_handle make_queue(const device_context& c, bool profiling)
+{
+    cl_int err = CL_SUCCESS;
+    queue_handle q(need_api().clCreateCommandQueue(
+        c.context.get(), c.device.id, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err));
+    check(err, "clCreateCommandQueue");
+    return q;
+}
+
+} // namespace detail
+
+std::vector<device_info> devices()
+{
+    std::vector<device_info> out;
+    for (const auto& d : detail::all_devices())
+        out.push_back(d.info);
+    return out;
+}
+
+device_info select_device(const std::string& selector)
+{
+    return detail::select(selector).info;
+}
+
+} // namespace gpufft::opencl

@@ -1,0 +1,63 @@
+/* gr-gpufft OpenCL backend: platforms, devices and one context per device. */
+#ifndef GPUFFT_LIB_OPENCL_DEVICE_H
+#define GPUFFT_LIB_OPENCL_DEVICE_H
+
+#include "cl_handle.h"
+#include <gpufft/opencl.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gpufft::opencl::detail {
+
+//! A device with what the planner needs beyond device_info.
+struct device_entry {
+    cl_platform_id platform = nullptr;
+    cl_device_id id = nullptr;
+    device_info info;
+    cl_device_type type = 0;
+    unsigned clock_mhz = 0;
+    std::size_t max_alloc = 0;
+    unsigned preferred_float_width = 1;
+    bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
+    bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
+    //! "platform: name", what a selector's substring is matched against.
+    std::string label() const { return info.platform + ": " + info.name; }
+};
+
+/*!
+ * Every device of every platform, enumerated once per process. Throws
+ * gpufft::error naming the cause (no loader, no platform) when there is none.
+ */
+const std::vector<device_entry>& all_devices();
+
+//! Device indices, best first: GPUs before other devices, each by compute
+//! units x clock.
+std::vector<std::size_t> ranked_devices();
+
+//! The device a selector names (see gpufft::opencl::select_device).
+const device_entry& select(const std::string& selector);
+
+/*!
+ * The context every plan on one device shares, made once per process, with
+ * the in-memory table of programs built in it (program_cache.h).
+ */
+struct device_context {
+    const device_entry& device;
+    context_handle context;
+    std::mutex programs_mutex;
+    std::map<std::string, program_handle> programs; //!< by cache key
+
+    explicit device_context(const device_entry& d);
+};
+
+device_context& context_for(const device_entry& d);
+
+//! A new in-order queue on the device, with profiling if asked for.
+queue_handle make_queue(const device_context& c, bool profiling = false);
+
+} // namespace gpufft::opencl::detail
+
+#endif

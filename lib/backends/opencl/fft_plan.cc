@@ -1,0 +1,437 @@
+/* gr-gpufft OpenCL backend: batched FFTs on device buffers as a chain of passes. */
+#include "fft_plan.h"
+#include "kernel_sources.h"
+#include "program_cache.h"
+#include <gpufft/error.h>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <sstream>
+
+namespace gpufft::opencl::detail {
+
+namespace {
+
+// Beyond this a one-kernel transform's register and local arrays grow
+// unwieldy even where local memory would hold it (CPU devices).
+constexpr std::size_t one_kernel_cap = 8192;
+// Work-items a work-group aims for: enough to hide latency on GPUs.
+constexpr std::size_t work_group_target = 256;
+// Neighbouring columns a column pass wants in a work-group, so each access
+// of a warp covers whole memory segments.
+constexpr std::size_t column_group_target = 16;
+constexpr int max_stages = 12;
+
+std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
+
+bool needs_lds(const pass_spec& s) { return s.radices.size() > 1 || s.map_cols != s.store_cols; }
+
+//! Whether one kernel can do n points on d (with local memory if `staged`).
+bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
+{
+    const auto r = radices_for(n);
+    if (r.empty() || r.size() > max_stages || n > one_kernel_cap)
+        return false;
+    const std::size_t tt = n / *std::max_element(r.begin(), r.end());
+    return tt <= d.info.max_work_group &&
+           ((!staged && r.size() == 1) || lds_bytes(n, 1) <= d.info.local_memory);
+}
+
+//! Work-items per transform and transforms per work-group.
+void shape_pass(const device_entry& d, pass_spec& s)
+{
+    s.radices = radices_for(s.n);
+    s.tt = s.n / *std::max_element(s.radices.begin(), s.radices.end());
+    std::size_t g = std::max<std::size_t>(1, work_group_target / s.tt);
+    if (s.map_cols || s.store_cols)
+        g = std::max(g, column_group_target);
+    while (g > 1 && (g * s.tt > d.info.max_work_group ||
+                     (needs_lds(s) && lds_bytes(s.n, g) > d.info.local_memory)))
+        --g;
+    s.g = g;
+}
+
+//! n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits.
+bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std::size_t& n2)
+{
+    bool found = false;
+    for (std::size_t a = 2; a * a <= n; ++a)
+        if (n % a == 0 && fits_one_kernel(d, a, true) && fits_one_kernel(d, n / a, true)) {
+            n1 = a;
+            n2 = n / a;
+            found = true;
+        }
+    return found;
+}
+
+std::size_t one_kernel_limit(const device_entry& d)
+{
+    std::size_t n = one_kernel_cap;
+    while (n > 1 && !fits_one_kernel(d, n, true))
+        n /= 2;
+    return n;
+}
+
+//! Appends the passes of an n-point FFT from `from` to `to`, through `mid`
+//! when it takes two passes. Returns false if n is beyond two passes.
+bool append_fft(chain_shape& c,
+                const device_entry& d,
+                std::size_t n,
+                int sign,
+                buffer_slot from,
+                std::size_t from_dist,
+                buffer_slot to,
+                std::size_t to_dist,
+                buffer_slot mid,
+                load_hook lh,
+                store_hook sh)
+{
+    pass_spec s;
+    s.sign = sign;
+    s.from = from;
+    s.from_dist = from_dist;
+    s.to = to;
+    s.to_dist = to_dist;
+    s.load = lh;
+    s.store = sh;
+    if (fits_one_kernel(d, n, false)) {
+        s.n = n;
+        shape_pass(d, s);
+        c.passes.push_back(s);
+        return true;
+    }
+    std::size_t n1 = 0, n2 = 0;
+    if (!four_step_split(d, n, n1, n2))
+        return false;
+    // Columns: element e of column c at c + e * n2, twiddled on store.
+    pass_spec p1 = s;
+    p1.n = n1;
+    p1.tpb = n2;
+    p1.to = mid;
+    p1.to_dist = n;
+    p1.in_cstr = p1.out_cstr = 1;
+    p1.in_estr = p1.out_estr = n2;
+    p1.map_cols = p1.store_cols = true;
+    p1.twiddle_n = n;
+    p1.store = store_hook::none;
+    p1.in_jc = 1;
+    p1.in_je = n2;
+    shape_pass(d, p1);
+    // Rows, stored transposed: output k + m * n1.
+    pass_spec p2 = s;
+    p2.n = n2;
+    p2.tpb = n1;
+    p2.from = mid;
+    p2.from_dist = n;
+    p2.in_cstr = n2;
+    p2.in_estr = 1;
+    p2.out_cstr = 1;
+    p2.out_estr = n1;
+    p2.store_cols = true;
+    p2.load = load_hook::none;
+    p2.out_jc = 1;
+    p2.out_je = n1;
+    shape_pass(d, p2);
+    c.passes.push_back(p1);
+    c.passes.push_back(p2);
+    c.scratch_points[mid == buffer_slot::scratch0 ? 0 : 1] = n;
+    return true;
+}
+
+std::string build_options(const pass_spec& s)
+{
+    std::ostringstream o;
+    o << "-cl-std=CL1.2 -DSIGN=" << s.sign << " -DN=" << s.n << " -DNSTAGES=" << s.radices.size();
+    std::size_t span = 1;
+    for (std::size_t i = 0; i < s.radices.size(); ++i) {
+        o << " -DRADIX_" << i << "=" << s.radices[i] << " -DSPAN_" << i << "=" << span;
+        span *= s.radices[i];
+    }
+    o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
+      << " -DIN_ESTR=" << s.in_estr << " -DOUT_CSTR=" << s.out_cstr << " -DOUT_ESTR=" << s.out_estr
+      << " -DMAP_COLS=" << int(s.map_cols) << " -DSTORE_COLS=" << int(s.store_cols)
+      << " -DTWIDDLE_N=" << s.twiddle_n << " -DLOAD_HOOK=" << int(s.load)
+      << " -DSTORE_HOOK=" << int(s.store) << " -DIN_JC=" << s.in_jc << " -DIN_JE=" << s.in_je
+      << " -DOUT_JC=" << s.out_jc << " -DOUT_JE=" << s.out_je;
+    return o.str();
+}
+
+std::vector<float> interleaved(const std::vector<std::complex<double>>& v)
+{
+    std::vector<float> out(2 * v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        out[2 * i] = float(v[i].real());
+        out[2 * i + 1] = float(v[i].imag());
+    }
+    return out;
+}
+
+//! exp(sign 2 pi i m / k) for m < k, computed in double.
+std::vector<std::complex<double>> roots(std::size_t k, int sign)
+{
+    std::vector<std::complex<double>> w(k);
+    for (std::size_t m = 0; m < k; ++m) {
+        const double a = 2.0 * M_PI * double(m) / double(k);
+        w[m] = { std::cos(a), sign * std::sin(a) };
+    }
+    return w;
+}
+
+//! Bluestein's chirp exp(sign i pi j^2 / n), j < n.
+std::vector<std::complex<double>> chirp(std::size_t n, int sign)
+{
+    std::vector<std::complex<double>> c(n);
+    for (std::size_t j = 0; j < n; ++j) {
+        const std::uint64_t q = (std::uint64_t(j) * j) % (2 * std::uint64_t(n));
+        const double a = M_PI * double(q) / double(n);
+        c[j] = { std::cos(a), sign * std::sin(a) };
+    }
+    return c;
+}
+
+//! In-place forward DFT of a power-of-two length, in double.
+void fft_double(std::vector<std::complex<double>>& a)
+{
+    const std::size_t m = a.size();
+    for (std::size_t i = 1, j = 0; i < m; ++i) {
+        std::size_t bit = m >> 1;
+        for (; j & bit; bit >>= 1)
+            j ^= bit;
+        j ^= bit;
+        if (i < j)
+            std::swap(a[i], a[j]);
+    }
+    const auto w = roots(m, -1);
+    for (std::size_t len = 2; len <= m; len <<= 1)
+        for (std::size_t i = 0; i < m; i += len)
+            for (std::size_t k = 0; k < len / 2; ++k) {
+                const auto u = a[i + k], v = a[i + k + len / 2] * w[k * (m / len)];
+                a[i + k] = u + v;
+                a[i + k + len / 2] = u - v;
+            }
+}
+
+//! The m-point spectrum of the conjugate chirp, wrapped, divided by m.
+std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& c,
+                                                     std::size_t m)
+{
+    std::vector<std::complex<double>> b(m);
+    for (std::size_t j = 0; j < c.size(); ++j) {
+        b[j] = std::conj(c[j]);
+        if (j)
+            b[m - j] = std::conj(c[j]);
+    }
+    fft_double(b);
+    for (auto& x : b)
+        x /= double(m);
+    return b;
+}
+
+std::string radices_text(const std::vector<std::size_t>& r)
+{
+    std::string s;
+    for (std::size_t x : r)
+        s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s;
+}
+
+} // namespace
+
+std::vector<std::size_t> radices_for(std::size_t n)
+{
+    if (n == 1)
+        return { 1 };
+    std::vector<std::size_t> r;
+    unsigned twos = 0;
+    for (; n % 2 == 0; n /= 2)
+        ++twos;
+    // Powers of two in as few stages of at most 16 as there can be, evened out.
+    const unsigned stages = (twos + 3) / 4;
+    for (unsigned s = 0; s < stages; ++s)
+        r.push_back(std::size_t(1) << (twos / stages + (s < twos % stages ? 1 : 0)));
+    for (std::size_t p : { 7, 5, 3 })
+        for (; n % p == 0; n /= p)
+            r.push_back(p);
+    if (n != 1)
+        return {};
+    return r;
+}
+
+std::string chain_shape::describe() const
+{
+    std::ostringstream s;
+    if (bluestein_m)
+        s << "bluestein via " << bluestein_m << ": ";
+    else
+        s << (passes.size() == 1 ? "one kernel: " : "two passes: ");
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+        const pass_spec& p = passes[i];
+        s << (i ? " | " : "") << radices_text(p.radices) << ", " << p.g << " transform"
+          << (p.g == 1 ? "" : "s") << " of " << p.tt << " work-items a group";
+    }
+    return s.str();
+}
+
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
+{
+    chain_shape c;
+    c.n = n;
+    c.dir = dir;
+    const int sign = dir == direction::forward ? -1 : 1;
+    bool ok = false;
+    if (!radices_for(n).empty()) {
+        ok = append_fft(c, d, n, sign, buffer_slot::in, 0, buffer_slot::out, 0,
+                        buffer_slot::scratch0, load_hook::none, store_hook::none);
+    } else {
+        std::size_t m = 1;
+        while (m < 2 * n - 1)
+            m *= 2;
+        c.bluestein_m = m;
+        ok = append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, m,
+                        buffer_slot::scratch0, load_hook::chirp, store_hook::none) &&
+             append_fft(c, d, m, 1, buffer_slot::scratch1, m, buffer_slot::out, 0,
+                        buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
+        c.scratch_points[1] = m;
+    }
+    if (!ok) {
+        const std::size_t limit = one_kernel_limit(d);
+        throw error("gpufft: opencl: size " + std::to_string(n) + " is beyond the " +
+                    std::to_string(limit * limit) + " points two passes reach on " + d.label());
+    }
+    return c;
+}
+
+fft_chain::fft_chain(device_context& ctx,
+                     const chain_shape& shape,
+                     std::size_t max_batch,
+                     std::size_t in_dist,
+                     std::size_t out_dist)
+    : d_ctx(ctx), d_shape(shape), d_max_batch(max_batch), d_in_dist(in_dist), d_out_dist(out_dist)
+{
+    const device_entry& dev = ctx.device;
+    // Kernels index with 32-bit integers.
+    const std::size_t biggest =
+        std::max({ (max_batch - 1) * std::max(in_dist, out_dist) + shape.n,
+                   max_batch * shape.scratch_points[0],
+                   max_batch * shape.scratch_points[1] });
+    if (biggest >= (std::size_t(1) << 32))
+        throw error("gpufft: opencl: " + std::to_string(biggest) +
+                    " elements in one buffer are beyond the kernels' 32-bit indexing");
+
+    const std::string source = std::string(fft_butterflies_cl) + fft_pass_cl;
+    const int user_sign = shape.dir == direction::forward ? -1 : 1;
+    for (const pass_spec& spec : shape.passes) {
+        pass p;
+        p.spec = spec;
+        for (;;) {
+            program_handle prog = build_program(ctx, source, build_options(p.spec));
+            p.kernel = make_kernel(prog.get(), "fft_pass");
+            std::size_t allowed = 0;
+            check(api()->clGetKernelWorkGroupInfo(p.kernel.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                                  sizeof allowed, &allowed, nullptr),
+                  "clGetKernelWorkGroupInfo");
+            if (p.spec.g * p.spec.tt <= allowed)
+                break;
+            if (p.spec.g == 1 || allowed < p.spec.tt)
+                throw error("gpufft: opencl: the " + std::to_string(p.spec.n) +
+                            "-point kernel needs " + std::to_string(p.spec.tt) +
+                            " work-items a group but " + dev.label() + " allows " +
+                            std::to_string(allowed));
+            p.spec.g = allowed / p.spec.tt;
+        }
+        p.tw = table("roots " + std::to_string(spec.n) + " " + std::to_string(spec.sign),
+                     interleaved(roots(spec.n, spec.sign)));
+        if (spec.twiddle_n)
+            p.tw4 = table("roots " + std::to_string(spec.twiddle_n) + " " + std::to_string(spec.sign),
+                          interleaved(roots(spec.twiddle_n, spec.sign)));
+        if (spec.load == load_hook::chirp)
+            p.hook_in = table("chirp", interleaved(chirp(shape.n, user_sign)));
+        if (spec.store == store_hook::chirp)
+            p.hook_out = table("chirp", interleaved(chirp(shape.n, user_sign)));
+        if (spec.load == load_hook::spectrum)
+            p.hook_in = table("spectrum", interleaved(bluestein_spectrum(
+                                              chirp(shape.n, user_sign), shape.bluestein_m)));
+        d_passes.push_back(std::move(p));
+    }
+    for (int i = 0; i < 2; ++i) {
+        const std::size_t bytes = max_batch * shape.scratch_points[i] * 8;
+        if (!bytes)
+            continue;
+        if (bytes > dev.max_alloc)
+            throw error("gpufft: opencl: " + std::to_string(bytes >> 20) + " MiB of scratch for " +
+                        std::to_string(max_batch) + " transforms of " + std::to_string(shape.n) +
+                        " points is beyond " + dev.label() + "'s largest buffer of " +
+                        std::to_string(dev.max_alloc >> 20) + " MiB");
+        cl_int err = CL_SUCCESS;
+        d_scratch[i].reset(
+            api()->clCreateBuffer(ctx.context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+        check(err, "clCreateBuffer");
+        d_device_bytes += bytes;
+    }
+}
+
+cl_mem fft_chain::table(const std::string& key, const std::vector<float>& values)
+{
+    auto it = d_tables.find(key);
+    if (it != d_tables.end())
+        return it->second.get();
+    cl_int err = CL_SUCCESS;
+    const std::size_t bytes = values.size() * sizeof(float);
+    mem_handle m(api()->clCreateBuffer(d_ctx.context.get(),
+                                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                       bytes,
+                                       const_cast<float*>(values.data()),
+                                       &err));
+    check(err, "clCreateBuffer");
+    d_device_bytes += bytes;
+    return d_tables.emplace(key, std::move(m)).first->second.get();
+}
+
+void fft_chain::enqueue(cl_command_queue q, cl_mem in, cl_mem out, std::size_t batch)
+{
+    const cl_api& a = *api();
+    auto mem = [&](buffer_slot s) {
+        switch (s) {
+        case buffer_slot::in:
+            return in;
+        case buffer_slot::out:
+            return out;
+        case buffer_slot::scratch0:
+            return d_scratch[0].get();
+        case buffer_slot::scratch1:
+            return d_scratch[1].get();
+        }
+        return cl_mem(nullptr);
+    };
+    auto dist = [&](buffer_slot s, std::size_t scratch_dist) {
+        return cl_uint(s == buffer_slot::in ? d_in_dist : s == buffer_slot::out ? d_out_dist : scratch_dist);
+    };
+    const cl_uint n = cl_uint(d_shape.n);
+    for (pass& p : d_passes) {
+        const pass_spec& s = p.spec;
+        const cl_mem from = mem(s.from), to = mem(s.to);
+        const cl_uint nt = cl_uint(batch * s.tpb);
+        const cl_uint in_dist = dist(s.from, s.from_dist), out_dist = dist(s.to, s.to_dist);
+        const cl_kernel k = p.kernel.get();
+        auto arg = [&](cl_uint i, std::size_t size, const void* value) {
+            check(a.clSetKernelArg(k, i, size, value), "clSetKernelArg");
+        };
+        arg(0, sizeof from, &from);
+        arg(1, sizeof to, &to);
+        arg(2, sizeof p.tw, &p.tw);
+        arg(3, sizeof p.tw4, &p.tw4);
+        arg(4, sizeof p.hook_in, &p.hook_in);
+        arg(5, sizeof p.hook_out, &p.hook_out);
+        arg(6, sizeof nt, &nt);
+        arg(7, sizeof in_dist, &in_dist);
+        arg(8, sizeof out_dist, &out_dist);
+        arg(9, sizeof n, &n);
+        arg(10, sizeof n, &n);
+        const std::size_t local = s.g * s.tt;
+        const std::size_t global = (nt + s.g - 1) / s.g * local;
+        check(a.clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+              "clEnqueueNDRangeKernel");
+    }
+}
+
+} // namespace gpufft::opencl::detail

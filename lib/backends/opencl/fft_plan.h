@@ -1,0 +1,115 @@
+/* gr-gpufft OpenCL backend: batched FFTs on device buffers, planned as a
+ * chain of kernel passes (kernels/fft_pass.cl).
+ *
+ *   - one pass when the transform fits in a work-group's local memory;
+ *   - two passes (four-step) above that: N1-point column FFTs with the
+ *     twiddles fused into their store, then N2-point row FFTs that store
+ *     the transposed result;
+ *   - Bluestein for sizes with a prime factor above 7: the chirp multiply
+ *     and zero padding fused into the load of a power-of-two forward FFT,
+ *     the kernel spectrum into the load of the inverse FFT, the chirp into
+ *     its store.
+ *
+ * A pass is a pass_spec; later device stages (the spectrum chain) can reuse
+ * the kernel with their own hooks. */
+#ifndef GPUFFT_LIB_OPENCL_FFT_PLAN_H
+#define GPUFFT_LIB_OPENCL_FFT_PLAN_H
+
+#include "device.h"
+#include <gpufft/problem.h>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpufft::opencl::detail {
+
+//! The buffers a pass reads and writes.
+enum class buffer_slot { in, out, scratch0, scratch1 };
+
+//! What fused into a pass's load or store (LOAD_HOOK / STORE_HOOK in fft_pass.cl).
+enum class load_hook { none = 0, chirp = 1, spectrum = 2 };
+enum class store_hook { none = 0, chirp = 1 };
+
+//! One kernel launch: `tpb` transforms of n points per batch entry.
+struct pass_spec {
+    std::size_t n = 1;
+    int sign = -1;
+    std::vector<std::size_t> radices;
+    std::size_t tt = 1; //!< work-items per transform
+    std::size_t g = 1;  //!< transforms per work-group
+    std::size_t tpb = 1;
+    buffer_slot from = buffer_slot::in, to = buffer_slot::out;
+    //! Elements between batch entries in scratch slots (user slots use the
+    //! chain's distances).
+    std::size_t from_dist = 0, to_dist = 0;
+    std::size_t in_cstr = 0, in_estr = 1, out_cstr = 0, out_estr = 1;
+    bool map_cols = false, store_cols = false;
+    std::size_t twiddle_n = 0;
+    load_hook load = load_hook::none;
+    store_hook store = store_hook::none;
+    //! Element j of the logical transform is c * jc + e * je.
+    std::size_t in_jc = 0, in_je = 1, out_jc = 0, out_je = 1;
+};
+
+//! The passes for one transform size on one device, before any buffer exists.
+struct chain_shape {
+    std::size_t n = 0;
+    direction dir = direction::forward;
+    std::vector<pass_spec> passes;
+    std::size_t scratch_points[2] = { 0, 0 }; //!< per transform
+    std::size_t bluestein_m = 0;              //!< 0 unless Bluestein
+    std::string describe() const;
+};
+
+/*!
+ * Plans the passes for n points on a device (no OpenCL calls). Throws
+ * gpufft::error when n is beyond what two passes reach.
+ */
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
+
+//! The radices n is made of (2..16, 3, 5, 7), largest powers of two first;
+//! empty if n has a prime factor above 7.
+std::vector<std::size_t> radices_for(std::size_t n);
+
+/*!
+ * \brief A planned chain on one device: kernels, tables and scratch for up
+ * to max_batch transforms a call.
+ */
+class fft_chain
+{
+public:
+    fft_chain(device_context& ctx,
+              const chain_shape& shape,
+              std::size_t max_batch,
+              std::size_t in_dist,
+              std::size_t out_dist);
+
+    //! Enqueues `batch` (<= max_batch) transforms from in to out (may be the
+    //! same buffer) in q; does not wait.
+    void enqueue(cl_command_queue q, cl_mem in, cl_mem out, std::size_t batch);
+
+    const chain_shape& shape() const { return d_shape; }
+    //! Device bytes the chain holds (scratch and tables).
+    std::size_t device_bytes() const { return d_device_bytes; }
+
+private:
+    struct pass {
+        pass_spec spec;
+        kernel_handle kernel;
+        cl_mem tw = nullptr, tw4 = nullptr, hook_in = nullptr, hook_out = nullptr;
+    };
+    cl_mem table(const std::string& key, const std::vector<float>& values);
+
+    device_context& d_ctx;
+    chain_shape d_shape;
+    std::size_t d_max_batch, d_in_dist, d_out_dist;
+    std::vector<pass> d_passes;
+    std::map<std::string, mem_handle> d_tables;
+    mem_handle d_scratch[2];
+    std::size_t d_device_bytes = 0;
+};
+
+} // namespace gpufft::opencl::detail
+
+#endif

@@ -1,0 +1,477 @@
+/* gr-gpufft correctness suite for the OpenCL backend, on whatever OpenCL
+ * device is here (PoCL in CI, an NVIDIA GPU through its OpenCL platform):
+ *
+ *   qa_opencl                 every suite
+ *   qa_opencl SUITE...        opencl_sizes, opencl_layout, opencl_device, opencl_cache
+ *
+ * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
+ * (skipped) when no OpenCL device is usable here, saying why. Every transform
+ * is checked as in qa_gpufft (qa_common.h: FFTW double reference, bound
+ * twice FFTW float's error, poisoned outputs, untouched gaps). */
+#include "qa_common.h"
+
+#include <gpufft/opencl.h>
+#include <cppunit/TextTestRunner.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <cppunit/extensions/TestFactoryRegistry.h>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace qa {
+
+namespace {
+
+using gpufft::direction;
+namespace ocl = gpufft::opencl;
+
+const std::string target = "opencl";
+
+void check_all_ways(failures& f, std::size_t n)
+{
+    check_transform(f, target, n, direction::forward);
+    check_transform(f, target, n, direction::inverse);
+    check_round_trip(f, target, n);
+}
+
+//! Runs fn and reports its failures under `label`.
+template <class F>
+void run_checks(const std::string& label, F fn)
+{
+    failures f;
+    fn(f);
+    f.report(label);
+    QA_ASSERT_NO_FAILURES(f);
+}
+
+void cl_check(cl_int err, const char* what)
+{
+    if (err != CL_SUCCESS)
+        throw std::runtime_error(std::string(what) + " failed: " + std::to_string(err));
+}
+
+/*!
+ * A device_plan on cl_mem buffers: random input (sentinels in the gaps),
+ * poisoned output, one enqueue; the gaps stay untouched, every element is
+ * written and within the criterion of qa_common.h.
+ */
+void check_device_plan(failures& f,
+                       std::size_t n,
+                       direction dir,
+                       std::size_t batch,
+                       std::size_t distance,
+                       bool in_place)
+{
+    const std::string name = case_name("device_plan", n, dir, batch, distance, in_place);
+    try {
+        const gpufft::problem p{ n, dir, batch, distance };
+        ocl::device_plan plan(p);
+        const std::size_t span = p.span(), stride = p.stride(), bytes = span * sizeof(cf);
+        std::vector<cf> x(span), y(span), yf(n);
+        std::vector<cd> exact(n);
+        fill_random(x.data(), span, name);
+        auto is_gap = [&](std::size_t i) { return i % stride >= n; };
+        for (std::size_t i = 0; i < span; ++i)
+            if (is_gap(i))
+                x[i] = sentinel(i);
+        poison(y.data(), span);
+        for (std::size_t i = 0; i < span; ++i)
+            if (is_gap(i))
+                y[i] = sentinel(i + 1);
+
+        cl_int err = CL_SUCCESS;
+        cl_mem in = clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+        cl_check(err, "clCreateBuffer");
+        cl_mem out = in_place ? in : clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+        cl_check(err, "clCreateBuffer");
+        cl_check(clEnqueueWriteBuffer(plan.queue(), in, CL_TRUE, 0, bytes, x.data(), 0, nullptr, nullptr),
+                 "clEnqueueWriteBuffer");
+        if (!in_place)
+            cl_check(clEnqueueWriteBuffer(plan.queue(), out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
+                     "clEnqueueWriteBuffer");
+        plan.enqueue(in, out);
+        plan.finish();
+        cl_check(clEnqueueReadBuffer(plan.queue(), out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
+                 "clEnqueueReadBuffer");
+        clReleaseMemObject(in);
+        if (!in_place)
+            clReleaseMemObject(out);
+
+        for (std::size_t i = 0; i < span; ++i) {
+            const cf want = sentinel(in_place ? i : i + 1);
+            if (is_gap(i) && std::memcmp(&y[i], &want, sizeof(cf)) != 0) {
+                f.add(name + ": wrote into the gap between transforms at element " + std::to_string(i));
+                return;
+            }
+        }
+        reference& ref = ref_for(n, dir);
+        l2_error ours, fftwf;
+        for (std::size_t b = 0; b < batch; ++b) {
+            const cf* out_b = y.data() + b * stride;
+            if (first_nonfinite(out_b, n) < n) {
+                f.add(name + ": transform " + std::to_string(b) + " left elements unwritten");
+                return;
+            }
+            ref.exact(x.data() + b * stride, exact.data());
+            ref.fftwf(x.data() + b * stride, yf.data());
+            fftwf.add(yf.data(), exact.data(), n);
+            ours.add(out_b, exact.data(), n);
+        }
+        const double bound = bound_for(fftwf.rel());
+        f.note(name, ours.rel(), bound);
+        if (!(ours.rel() <= bound))
+            f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
+                  std::to_string(bound));
+    } catch (const std::exception& e) {
+        f.add(name + ": threw: " + e.what());
+    }
+}
+
+//! Whether fn throws gpufft::error with a message containing every `want`.
+template <class F>
+void expect_error(failures& f, const std::string& what, const std::vector<std::string>& want, F fn)
+{
+    f.checked();
+    try {
+        fn();
+        f.add(what + ": did not throw");
+    } catch (const gpufft::error& e) {
+        const std::string msg = e.what();
+        for (const auto& w : want)
+            if (msg.find(w) == std::string::npos)
+                f.add(what + ": message \"" + msg + "\" does not name \"" + w + "\"");
+    } catch (const std::exception& e) {
+        f.add(what + ": threw something other than gpufft::error: " + e.what());
+    }
+}
+
+} // namespace
+
+class qa_opencl_sizes : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_sizes);
+    CPPUNIT_TEST(every_n_to_64);
+    CPPUNIT_TEST(powers_of_two);
+    CPPUNIT_TEST(radio_sizes);
+    CPPUNIT_TEST(primes);
+    CPPUNIT_TEST_SUITE_END();
+
+    void every_n_to_64()
+    {
+        run_checks("opencl every N 1..64", [](failures& f) {
+            for (std::size_t n = 1; n <= 64; ++n)
+                check_all_ways(f, n);
+        });
+    }
+
+    void powers_of_two()
+    {
+        run_checks("opencl 2^1..2^20", [](failures& f) {
+            for (unsigned k = 1; k <= 20; ++k)
+                check_all_ways(f, std::size_t(1) << k);
+        });
+    }
+
+    void radio_sizes()
+    {
+        run_checks("opencl radio sizes", [](failures& f) {
+            for (std::size_t n : { 1000, 2400, 3000, 4410, 6000, 48000 })
+                check_all_ways(f, n);
+        });
+    }
+
+    // Through Bluestein, one-kernel and two-pass.
+    void primes()
+    {
+        run_checks("opencl primes", [](failures& f) {
+            for (std::size_t n : { 17, 97, 1009, 65537 })
+                check_all_ways(f, n);
+        });
+    }
+};
+
+class qa_opencl_layout : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_layout);
+    CPPUNIT_TEST(batches_with_gaps);
+    CPPUNIT_TEST(in_place);
+    CPPUNIT_TEST(many_chunks);
+    CPPUNIT_TEST_SUITE_END();
+
+    void batches_with_gaps()
+    {
+        run_checks("opencl batch 3, 17 with gaps", [](failures& f) {
+            for (std::size_t n : { 1, 3, 8, 17, 64, 100, 1000, 4096, 65536 })
+                for (std::size_t batch : { 3, 17 })
+                    for (std::size_t distance : { std::size_t(0), n + 1, 2 * n + 3 }) {
+                        check_transform(f, target, n, direction::forward, batch, distance);
+                        if (distance != 2 * n + 3)
+                            check_transform(f, target, n, direction::inverse, batch, distance);
+                    }
+        });
+    }
+
+    void in_place()
+    {
+        run_checks("opencl in place", [](failures& f) {
+            for (std::size_t n : { 1, 7, 16, 64, 1000, 4096, 65536, 97, 65537 })
+                for (direction d : { direction::forward, direction::inverse }) {
+                    check_transform(f, target, n, d, 1, 0, true);
+                    check_transform(f, target, n, d, 3, n + 5, true);
+                }
+        });
+    }
+
+    // More transforms than one chunk holds (4 M points): several chunks and
+    // a short last one, out of place and in place.
+    void many_chunks()
+    {
+        run_checks("opencl batches over several chunks", [](failures& f) {
+            check_transform(f, target, 1024, direction::forward, 9000);
+            check_transform(f, target, 1000, direction::inverse, 4500, 1003, true);
+        });
+    }
+};
+
+class qa_opencl_device : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_device);
+    CPPUNIT_TEST(device_plans);
+    CPPUNIT_TEST(selection);
+    CPPUNIT_TEST(faults);
+    CPPUNIT_TEST(auto_choice);
+    CPPUNIT_TEST_SUITE_END();
+
+    // One-kernel, two-pass and Bluestein on device buffers.
+    void device_plans()
+    {
+        run_checks("opencl device_plan", [](failures& f) {
+            for (std::size_t n : { 1, 64, 1000, 4096, 65536, 17, 65537 })
+                for (direction d : { direction::forward, direction::inverse }) {
+                    check_device_plan(f, n, d, 5, 0, false);
+                    check_device_plan(f, n, d, 3, n + 7, true);
+                }
+        });
+    }
+
+    void selection()
+    {
+        run_checks("opencl device selection", [](failures& f) {
+            const auto all = ocl::devices();
+            f.checked();
+            if (all.empty()) {
+                f.add("devices() is empty while the backend is usable");
+                return;
+            }
+            for (const auto& d : all) {
+                f.checked();
+                if (ocl::select_device(std::to_string(d.index)).index != d.index)
+                    f.add("select_device(\"" + std::to_string(d.index) + "\") picks another device");
+            }
+            // A case-changed substring of "platform: name".
+            std::string part = all.back().name.substr(0, 6);
+            for (char& c : part)
+                c = char(std::islower(static_cast<unsigned char>(c)) ? std::toupper(c) : std::tolower(c));
+            f.checked();
+            const auto by_name = ocl::select_device(part);
+            if (by_name.name.substr(0, 6) != all.back().name.substr(0, 6))
+                f.add("select_device(\"" + part + "\") picked " + by_name.name);
+
+            const std::string last = std::to_string(all.back().index);
+            setenv("GPUFFT_OPENCL_DEVICE", last.c_str(), 1);
+            f.checked();
+            if (ocl::select_device("").index != all.back().index)
+                f.add("GPUFFT_OPENCL_DEVICE=" + last + " is not what select_device(\"\") picks");
+            try {
+                gpufft::plan p(64, direction::forward, 1, 0, "opencl");
+                f.checked();
+                if (p.backend() != "opencl:" + last)
+                    f.add("with GPUFFT_OPENCL_DEVICE=" + last + " a plan runs on " + p.backend());
+            } catch (const std::exception& e) {
+                f.add(std::string("plan with GPUFFT_OPENCL_DEVICE threw: ") + e.what());
+            }
+            unsetenv("GPUFFT_OPENCL_DEVICE");
+
+            expect_error(f, "unknown selector", { "no-such-device", "devices:", all.front().name },
+                         [] { ocl::select_device("no-such-device"); });
+            expect_error(f, "unknown index", { "devices:" }, [&] {
+                gpufft::plan p(64, direction::forward, 1, 0, "opencl:" + std::to_string(all.size()));
+            });
+        });
+    }
+
+    void faults()
+    {
+        run_checks("opencl faults", [](failures& f) {
+            // Scratch beyond the device's largest buffer, at plan time.
+            expect_error(f, "scratch beyond device memory", { "MiB", "largest buffer" }, [] {
+                ocl::device_plan p(gpufft::problem{ std::size_t(1) << 20, direction::forward,
+                                                    std::size_t(1) << 11, 0 });
+            });
+            // Beyond what two passes reach.
+            expect_error(f, "size beyond two passes", { "beyond" }, [] {
+                gpufft::plan p(std::size_t(1) << 30, direction::forward, 1, 0, "opencl");
+            });
+            gpufft::problem small{ 64, direction::forward, 2, 0 };
+            ocl::device_plan p(small);
+            expect_error(f, "null buffer", { "null" }, [&] { p.enqueue(nullptr, nullptr); });
+            expect_error(f, "bad problem", { "batch" }, [] {
+                ocl::device_plan bad(gpufft::problem{ 64, direction::forward, 0, 0 });
+            });
+        });
+    }
+
+    // PoCL's CPU device must not beat the simd backend in `auto`.
+    void auto_choice()
+    {
+        run_checks("opencl in auto", [](failures& f) {
+            const auto best = ocl::select_device("");
+            gpufft::plan p(4096, direction::forward, 256);
+            f.checked();
+            if (best.type == "cpu" && p.backend().rfind("simd", 0) != 0)
+                f.add("auto chose " + p.backend() + " over simd with a CPU OpenCL device");
+        });
+    }
+};
+
+// The kernel-binary cache, across processes: this program run as
+// `qa_opencl --plan-child N` plans once and prints the milliseconds it took.
+class qa_opencl_cache : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_cache);
+    CPPUNIT_TEST(binaries_are_cached);
+    CPPUNIT_TEST_SUITE_END();
+
+    static double child_plan_ms(const std::string& exe, std::size_t n)
+    {
+        const std::string cmd = "'" + exe + "' --plan-child " + std::to_string(n);
+        FILE* p = popen(cmd.c_str(), "r");
+        if (!p)
+            return -1;
+        double ms = -1;
+        if (std::fscanf(p, "%lf", &ms) != 1)
+            ms = -1;
+        return pclose(p) == 0 ? ms : -1;
+    }
+
+    static std::vector<std::filesystem::path> binaries(const std::filesystem::path& dir)
+    {
+        std::vector<std::filesystem::path> out;
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+            if (e.path().extension() == ".bin")
+                out.push_back(e.path());
+        return out;
+    }
+
+    void binaries_are_cached()
+    {
+        run_checks("opencl kernel cache", [](failures& f) {
+            namespace fs = std::filesystem;
+            const std::string exe = fs::read_symlink("/proc/self/exe").string();
+            const fs::path dir = fs::temp_directory_path() /
+                                 ("gpufft-qa-cache-" + std::to_string(run_seed()));
+            fs::remove_all(dir);
+            setenv("GPUFFT_CACHE_DIR", dir.c_str(), 1);
+            const std::size_t n = 2400; // several stages, radices 8, 4, 3, 5, 5
+
+            const double first = child_plan_ms(exe, n);
+            const auto files = binaries(dir);
+            f.checked();
+            if (first < 0 || files.empty())
+                f.add("the first plan failed or left no binary in " + dir.string());
+            const double second = child_plan_ms(exe, n);
+            std::printf("  plan of n=%zu: %.1f ms building, %.1f ms from the cache\n", n, first, second);
+            f.checked();
+            if (second < 0 || second > 50)
+                f.add("a plan from the cache took " + std::to_string(second) + " ms (limit 50)");
+
+            // A corrupt entry is rebuilt and replaced.
+            for (const auto& file : files) {
+                FILE* w = std::fopen(file.c_str(), "wb");
+                std::fputs("not a binary", w);
+                std::fclose(w);
+            }
+            f.checked();
+            if (child_plan_ms(exe, n) < 0)
+                f.add("a plan over a corrupt cache entry failed");
+            for (const auto& file : files) {
+                f.checked();
+                if (fs::file_size(file) <= std::strlen("not a binary"))
+                    f.add("the corrupt entry " + file.string() + " was not replaced");
+            }
+            unsetenv("GPUFFT_CACHE_DIR");
+            fs::remove_all(dir);
+        });
+    }
+};
+
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_sizes, "opencl_sizes");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_layout, "opencl_layout");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
+
+} // namespace qa
+
+namespace {
+
+const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_layout" };
+
+// The cache test's child: one plan, its time in milliseconds on stdout.
+int plan_child(std::size_t n)
+{
+    try {
+        const auto start = std::chrono::steady_clock::now();
+        gpufft::plan p(n, gpufft::direction::forward, 1, 0, "opencl");
+        const std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+        std::printf("%.3f\n", ms.count());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "plan-child: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc == 3 && std::strcmp(argv[1], "--plan-child") == 0)
+        return plan_child(std::strtoul(argv[2], nullptr, 10));
+    std::vector<std::string> chosen;
+    for (int i = 1; i < argc; ++i) {
+        bool known = false;
+        for (const char* s : suite_names)
+            known = known || argv[i] == std::string(s);
+        if (!known) {
+            std::fprintf(stderr, "usage: %s [SUITE...]; suites:", argv[0]);
+            for (const char* s : suite_names)
+                std::fprintf(stderr, " %s", s);
+            std::fprintf(stderr, "\n");
+            return 2;
+        }
+        chosen.push_back(argv[i]);
+    }
+    if (chosen.empty())
+        chosen.assign(std::begin(suite_names), std::end(suite_names));
+
+    for (const auto& b : gpufft::backends())
+        if (b.name == "opencl" && !b.usable) {
+            std::printf("qa_opencl: skipped, no usable OpenCL device: %s\n", b.reason.c_str());
+            return 77;
+        }
+    const auto dev = gpufft::opencl::select_device("");
+    std::printf("qa_opencl: seed %llu (GPUFFT_TEST_SEED=%llu reproduces this run); device %zu: %s: %s\n",
+                (unsigned long long)qa::run_seed(), (unsigned long long)qa::run_seed(), dev.index,
+                dev.platform.c_str(), dev.name.c_str());
+    std::fflush(stdout);
+
+    CppUnit::TextTestRunner runner;
+    for (const auto& s : chosen)
+        runner.addTest(CppUnit::TestFactoryRegistry::getRegistry(s).makeTest());
+    return runner.run("", false, true, false) ? 0 : 1;
+}
