@@ -6,8 +6,11 @@
  * out of place; the figure reported is the median of --repeats calls after
  * 3 warm-ups. The engines take turns call by call, so a slow spell on a
  * noisy machine hits them all alike and the ratios stay meaningful. Run
- * with --help for the flags.
+ * with --help for the flags. The OpenCL modes (--device-resident,
+ * --streaming) live in bench/.
  */
+#include "bench/common.h"
+#include "bench/device_modes.h"
 #include "text.h"
 #include <gpufft/gpufft.h>
 
@@ -35,33 +38,11 @@
 
 namespace {
 
-using cf = std::complex<float>;
-using cd = std::complex<double>;
-using clock_type = std::chrono::steady_clock;
+using namespace gpufft::bench;
 
-constexpr unsigned warmups = 3;
 constexpr std::size_t reference_transforms = 8; // checked against FFTW double
 
 // ------------------------------------------------------------------ options
-
-struct options {
-    std::vector<std::size_t> sizes{ 64, 256, 1024, 4096, 16384, 65536, 1000, 2400 };
-    std::size_t batch = 0; // 0: about `points` points a call
-    std::size_t points = std::size_t(1) << 22;
-    std::vector<std::string> backends; // empty: every usable backend
-    bool patient = false;
-    std::string wisdom;
-    unsigned threads = 1;
-    unsigned repeats = 15;
-    bool inverse = false;
-    bool tune = false;
-    std::string json;
-    bool list = false;
-};
-
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 const char* const help_text = R"(usage: gpufft-bench [options]
 
@@ -71,7 +52,8 @@ and checks each result against FFTW double.
 
   --sizes N,N,...     transform sizes (default 64,256,1024,4096,16384,65536,1000,2400)
   --batch B           transforms per call (default: round(points / N), at least 1)
-  --points P          points per call when --batch is not given (default 4194304)
+  --points P          points per call when --batch is not given (default 4194304;
+                      33554432 with --device-resident)
   --backends LIST     comma separated: simd, simd:avx2, auto, all-isas (every simd
                       variant), all (every variant of every usable backend)
                       (default: every usable backend, each with its best variant)
@@ -84,25 +66,36 @@ and checks each result against FFTW double.
   --inverse           time inverse transforms (default forward)
   --tune              plan gpufft with plan_options.tune
   --json FILE         also write the results as JSON
-  --list              list gpufft backends and exit
+  --list              list gpufft backends and OpenCL devices and exit
   --help              this text
 
 ratio = FFTW's ns / ours: above 1 means gpufft is faster. "vs best" compares
 with the faster of PATIENT (when measured) and MEASURE. Errors are relative
 L2 vs FFTW double over the first 8 transforms of the batch. Engines take
 turns call by call. Exit status 2: bad usage or an unknown backend or size.
-)";
 
-std::size_t parse_size(const std::string& flag, const std::string& s)
-{
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-        throw usage_error(flag + ": \"" + s + "\" is not a non-negative integer");
-    errno = 0;
-    const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
-    if (errno == ERANGE)
-        throw usage_error(flag + ": \"" + s + "\" is too large");
-    return std::size_t(v);
-}
+OpenCL device modes (instead of the CPU comparison; both may be given):
+
+  --device-resident   batched forward C2C on device buffers of one OpenCL device
+                      for --sizes: gpufft's device_plan, clFFT and VkFFT in the same
+                      context and queue, and cuFFT when built with the CUDA toolkit.
+                      256 MiB in a call by default (--points); calls rotate among
+                      2 input buffers when they fit. Each engine's output is checked
+                      once (every element written, sampled transforms against FFTW
+                      double); one that fails is reported, not timed. Ratios are
+                      against cuFFT when present, else clFFT (>1: faster).
+  --streaming         host IQ in, averaged dB spectra out through gpufft::spectrum
+                      on "opencl:<device>" and "simd", against clEnqueueWriteBuffer
+                      of the same bytes from a pinned buffer, in the same chunks
+  --stream-sizes LIST streaming FFT sizes (default 1024,4096)
+  --opencl-device SEL device: index, name substring or "" (GPUFFT_OPENCL_DEVICE, else
+                      the best GPU) (default "")
+  --formats LIST      streaming input formats (default cs16,cf32)
+  --stream-mib M      MiB of input pushed per timed streaming run (default 128)
+  --chunk-kib K       KiB per push (and per copy) in streaming (default 4096)
+  --average K         streaming: frames averaged into one spectrum (default 64)
+  --stream-batch B    streaming: spectrum_config::batch (default 0: the engine's choice)
+)";
 
 options parse(int argc, char** argv)
 {
@@ -162,6 +155,36 @@ options parse(int argc, char** argv)
             o.json = arg();
         } else if (a == "--list") {
             o.list = true;
+        } else if (a == "--device-resident") {
+            o.device_resident = true;
+        } else if (a == "--streaming") {
+            o.streaming = true;
+        } else if (a == "--opencl-device") {
+            o.opencl_device = arg();
+        } else if (a == "--stream-sizes") {
+            o.stream_sizes.clear();
+            for (const auto& s : gpufft::apps::split_commas(arg()))
+                o.stream_sizes.push_back(parse_size(a, s));
+            if (o.stream_sizes.empty())
+                throw usage_error("--stream-sizes: no size given");
+        } else if (a == "--formats") {
+            o.formats = gpufft::apps::split_commas(arg());
+            for (const auto& f : o.formats)
+                gpufft::parse_sample_format(f); // a bad name fails now
+        } else if (a == "--stream-mib") {
+            o.stream_mib = parse_size(a, arg());
+            if (o.stream_mib == 0)
+                throw usage_error("--stream-mib must be at least 1");
+        } else if (a == "--chunk-kib") {
+            o.chunk_kib = parse_size(a, arg());
+            if (o.chunk_kib == 0)
+                throw usage_error("--chunk-kib must be at least 1");
+        } else if (a == "--average") {
+            o.average = parse_size(a, arg());
+            if (o.average == 0)
+                throw usage_error("--average must be at least 1");
+        } else if (a == "--stream-batch") {
+            o.stream_batch = parse_size(a, arg());
         } else {
             throw usage_error("unknown option \"" + a + "\" (see --help)");
         }
@@ -223,11 +246,6 @@ struct engine {
     std::vector<double> ns; //!< per call
     double max_err = 0;
 };
-
-double ms_since(clock_type::time_point t0)
-{
-    return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-}
 
 struct fftwf_plan_holder {
     fftwf_plan p = nullptr;
@@ -308,48 +326,6 @@ struct fftw_buffer {
     fftw_buffer& operator=(const fftw_buffer&) = delete;
 };
 
-double rel_l2(const cf* out, const cd* ref, std::size_t n)
-{
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!std::isfinite(out[i].real()) || !std::isfinite(out[i].imag()))
-            return std::numeric_limits<double>::infinity();
-        num += std::norm(cd(out[i]) - ref[i]);
-        den += std::norm(ref[i]);
-    }
-    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-//! FFTW double of the first transforms of the batch.
-std::vector<cd> reference(const cf* in, std::size_t n, std::size_t count, bool inverse)
-{
-    std::vector<cd> ref(n * count);
-    fftw_complex* a = fftw_alloc_complex(n);
-    fftw_complex* b = fftw_alloc_complex(n);
-    fftw_plan p =
-        fftw_plan_dft_1d(int(n), a, b, inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
-    for (std::size_t t = 0; t < count; ++t) {
-        for (std::size_t i = 0; i < n; ++i) {
-            a[i][0] = in[t * n + i].real();
-            a[i][1] = in[t * n + i].imag();
-        }
-        fftw_execute(p);
-        for (std::size_t i = 0; i < n; ++i)
-            ref[t * n + i] = cd(b[i][0], b[i][1]);
-    }
-    fftw_destroy_plan(p);
-    fftw_free(a);
-    fftw_free(b);
-    return ref;
-}
-
 struct row {
     std::string backend, describe;
     std::size_t n, batch;
@@ -393,7 +369,11 @@ std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs
     for (std::size_t i = 0; i < span; ++i)
         in.p[i] = cf(u(gen), u(gen));
     const std::size_t nref = std::min(batch, reference_transforms);
-    const std::vector<cd> ref = reference(in.p, n, nref, o.inverse);
+    std::vector<cd> ref;
+    for (std::size_t t = 0; t < nref; ++t) {
+        const auto r = reference(in.p + t * n, n, o.inverse);
+        ref.insert(ref.end(), r.begin(), r.end());
+    }
 
     for (auto& e : engines) {
         std::fill(out.p, out.p + span, cf(NAN, NAN)); // an unwritten element shows as error inf
@@ -467,58 +447,6 @@ const anchor* anchor_for(std::size_t n)
 
 // ------------------------------------------------------------------ output
 
-std::string json_string(const std::string& s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
-}
-
-std::string json_number(double v)
-{
-    if (!std::isfinite(v))
-        return "null";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
-std::string cpu_model()
-{
-    std::ifstream f("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.compare(0, 10, "model name") == 0 && line.find(':') != std::string::npos) {
-            std::string m = line.substr(line.find(':') + 1);
-            m.erase(0, m.find_first_not_of(" \t"));
-            return m;
-        }
-    return "unknown";
-}
-
 //! The SIMD-related CPU flags, from /proc/cpuinfo.
 std::string cpu_flags()
 {
@@ -537,14 +465,6 @@ std::string cpu_flags()
         break;
     }
     return out;
-}
-
-std::string utc_now()
-{
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
 }
 
 void print_header(const options& o)
@@ -660,11 +580,20 @@ void list_backends()
 int main(int argc, char** argv)
 {
     try {
-        const options o = parse(argc, argv);
+        options o = parse(argc, argv);
         if (o.list) {
             list_backends();
+            list_opencl_devices();
             return 0;
         }
+        if (o.device_resident || o.streaming) {
+            if (!o.points)
+                o.points = std::size_t(1) << 25; // 256 MiB of complex floats
+            run_device_modes(o);
+            return 0;
+        }
+        if (!o.points)
+            o.points = std::size_t(1) << 22;
         const std::vector<std::string> specs = expand_backends(o.backends);
         // Fail on a bad size or backend now, not after minutes of FFTW planning.
         for (std::size_t n : o.sizes)

@@ -1,0 +1,70 @@
+/* gpufft-bench: what its modes share (options, statistics, the FFTW double
+ * reference, JSON text). */
+#ifndef GPUFFT_BENCH_COMMON_H
+#define GPUFFT_BENCH_COMMON_H
+
+#include <chrono>
+#include <complex>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpufft::bench {
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+using clock_type = std::chrono::steady_clock;
+
+constexpr unsigned warmups = 3;
+
+struct options {
+    std::vector<std::size_t> sizes{ 64, 256, 1024, 4096, 16384, 65536, 1000, 2400 };
+    std::size_t batch = 0;  // 0: about `points` points a call
+    std::size_t points = 0; // 0: the mode's default (4 Mi points, or 32 Mi on a device)
+    std::vector<std::string> backends; // empty: every usable backend
+    bool patient = false;
+    std::string wisdom;
+    unsigned threads = 1;
+    unsigned repeats = 15;
+    bool inverse = false;
+    bool tune = false;
+    std::string json;
+    bool list = false;
+    // Device modes (OpenCL).
+    bool device_resident = false;
+    bool streaming = false;
+    std::string opencl_device; // selector, as gpufft::opencl::select_device
+    std::vector<std::size_t> stream_sizes{ 1024, 4096 };
+    std::vector<std::string> formats{ "cs16", "cf32" };
+    std::size_t stream_mib = 128;  // host bytes pushed per timed streaming run
+    std::size_t chunk_kib = 4096;  // bytes per push_bytes call
+    std::size_t average = 64;      // frames per output spectrum
+    std::size_t stream_batch = 0;  // spectrum_config::batch (0: the engine's choice)
+};
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+//! `s` as a non-negative integer; usage_error naming `flag` otherwise.
+std::size_t parse_size(const std::string& flag, const std::string& s);
+
+double ms_since(clock_type::time_point t0);
+double median(std::vector<double> v);
+
+//! Relative L2 error of `out` against `ref`; infinity if `out` holds a non-finite value.
+double rel_l2(const cf* out, const cd* ref, std::size_t n);
+
+//! FFTW double of one transform of n points.
+std::vector<cd> reference(const cf* in, std::size_t n, bool inverse);
+
+std::string json_string(const std::string& s);
+//! A number, or null when it is not finite.
+std::string json_number(double v);
+std::string utc_now();
+std::string cpu_model();
+
+} // namespace gpufft::bench
+
+#endif

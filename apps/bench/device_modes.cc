@@ -1,0 +1,741 @@
+/* gpufft-bench's OpenCL device modes.
+ *
+ * --device-resident: batched forward C2C on buffers that stay on one device,
+ * every engine in one process, side by side: gpufft's device_plan, clFFT and
+ * VkFFT in the device_plan's context and queue, cuFFT when built with it.
+ * Each engine is checked once (output poisoned with NaN, every element must
+ * be written, sampled transforms against FFTW double), then timed: a timed
+ * group is as many back-to-back calls as fill about 20 ms, rotating among
+ * the input buffers, and the median group over --repeats is reported. The
+ * engines take turns group by group.
+ *
+ * --streaming: host IQ in, averaged dB spectra out through gpufft::spectrum,
+ * against a pinned host-to-device copy of the same bytes in the same chunks.
+ */
+#include "device_modes.h"
+#include "engines.h"
+
+#include <gpufft/gpufft.h>
+#include <gpufft/opencl.h>
+#include <gpufft/spectrum.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace gpufft::bench {
+namespace {
+
+using gpufft::opencl::device_info;
+
+constexpr double group_target_ns = 20e6; // a timed group of calls lasts about this long
+constexpr std::size_t max_group_calls = 1000;
+constexpr double max_fft_error = 1e-4;   // relative L2; float FFTs land near 1e-7
+constexpr double max_power_error = 1e-3; // relative L2 of a spectrum's linear power
+
+std::string mib(std::size_t bytes)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f MiB", double(bytes) / 1048576.0);
+    return buf;
+}
+
+//! The cl_device_id of a device that gpufft::opencl::devices() listed:
+//! platforms and their devices in the loader's order, as the backend lists them.
+cl_device_id find_cl_device(const device_info& d)
+{
+    cl_uint np = 0;
+    cl_check(clGetPlatformIDs(0, nullptr, &np), "clGetPlatformIDs");
+    std::vector<cl_platform_id> platforms(np);
+    cl_check(clGetPlatformIDs(np, platforms.data(), nullptr), "clGetPlatformIDs");
+    std::vector<cl_device_id> all;
+    for (cl_platform_id p : platforms) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS)
+            continue; // a platform with no device
+        std::vector<cl_device_id> ids(nd);
+        cl_check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ids.data(), nullptr), "clGetDeviceIDs");
+        all.insert(all.end(), ids.begin(), ids.end());
+    }
+    auto name_of = [](cl_device_id id) {
+        char buf[256] = {};
+        clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof buf - 1, buf, nullptr);
+        return std::string(buf);
+    };
+    if (d.index < all.size() && name_of(all[d.index]) == d.name)
+        return all[d.index];
+    for (cl_device_id id : all)
+        if (name_of(id) == d.name)
+            return id;
+    throw std::runtime_error("the OpenCL loader does not list the device \"" + d.name + "\"");
+}
+
+//! A context and in-order queue of the bench's own on one device.
+struct own_queue {
+    cl_ptr<cl_context> context;
+    cl_ptr<cl_command_queue> queue;
+    explicit own_queue(cl_device_id id)
+    {
+        cl_int err = CL_SUCCESS;
+        context.reset(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err));
+        cl_check(err, "clCreateContext");
+        queue.reset(clCreateCommandQueue(context.get(), id, 0, &err));
+        cl_check(err, "clCreateCommandQueue");
+    }
+};
+
+//! Uniform floats in [-1, 1), fast enough for a GiB of input.
+struct fast_random {
+    std::uint64_t s;
+    explicit fast_random(std::uint64_t seed) : s(seed ? seed : 1) {}
+    float next()
+    {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        return float(std::int64_t(s >> 40) - (std::int64_t(1) << 23)) / float(1 << 23);
+    }
+};
+
+std::uint64_t fresh_seed()
+{
+    return (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+}
+
+// ------------------------------------------------------------------ device-resident
+
+//! gpufft's device_plan as an engine on the shared buffers.
+class gpufft_engine final : public cl_engine
+{
+public:
+    gpufft_engine(cl_buffers& b, std::unique_ptr<opencl::device_plan> plan)
+        : cl_engine(b), d_plan(std::move(plan))
+    {
+    }
+    std::string name() const override { return "gpufft"; }
+    std::string describe() const override { return d_plan->describe(); }
+    void run(std::size_t slot) override { d_plan->enqueue(d_buffers.in[slot], d_buffers.out); }
+    void finish() override { d_plan->finish(); } // reports device faults
+
+private:
+    std::unique_ptr<opencl::device_plan> d_plan;
+};
+
+struct device_row {
+    std::string engine, describe, status = "ok";
+    std::size_t n = 0, batch = 0, inputs = 0, group_calls = 0;
+    double ns = NAN, ns_min = NAN, gbps = NAN, ratio = NAN, err = NAN, plan_ms = NAN;
+    std::string anchor;
+};
+
+struct slot {
+    std::unique_ptr<device_engine> engine;
+    device_row row;
+    std::vector<double> ns;
+};
+
+//! Plans one engine, or records why it could not.
+template <typename Make>
+void add_engine(std::vector<slot>& slots, const std::string& name, const device_row& base, Make make)
+{
+    slot s;
+    s.row = base;
+    s.row.engine = name;
+    const auto t0 = clock_type::now();
+    try {
+        s.engine = make();
+        s.row.plan_ms = ms_since(t0);
+        s.row.describe = s.engine->describe();
+    } catch (const std::exception& e) {
+        s.row.status = std::string("error: ") + e.what();
+    }
+    slots.push_back(std::move(s));
+}
+
+//! The transforms of the batch checked against FFTW double.
+std::vector<std::size_t> checked_transforms(std::size_t batch)
+{
+    std::vector<std::size_t> t{ 0, 1, 2, batch / 2, batch - 1 };
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+    t.erase(std::remove_if(t.begin(), t.end(), [&](std::size_t i) { return i >= batch; }), t.end());
+    return t;
+}
+
+//! Runs slot 0 once into a poisoned output and grades the result.
+void check_engine(slot& s, std::size_t n, const std::vector<cf>& input, std::vector<cf>& out)
+{
+    try {
+        s.engine->poison_output();
+        s.engine->run(0);
+        s.engine->finish();
+        s.engine->download(out.data());
+    } catch (const std::exception& e) {
+        s.row.status = std::string("error: ") + e.what();
+        return;
+    }
+    std::size_t unwritten = 0;
+    for (const cf& v : out)
+        unwritten += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    double err = 0;
+    for (std::size_t t : checked_transforms(s.row.batch)) {
+        const auto ref = reference(input.data() + t * n, n, false);
+        err = std::max(err, rel_l2(out.data() + t * n, ref.data(), n));
+    }
+    s.row.err = err;
+    if (unwritten)
+        s.row.status = "wrong: " + std::to_string(unwritten) + " output values not finite";
+    else if (!(err <= max_fft_error))
+        s.row.status = "wrong: relative L2 error above " + json_number(max_fft_error);
+}
+
+std::vector<device_row>
+device_resident_size(std::size_t n, const options& o, const device_info& dev, cl_device_id id)
+{
+    device_row base;
+    base.n = n;
+    base.batch = o.batch ? o.batch
+                         : std::max<std::size_t>(
+                               1, std::size_t(std::llround(double(o.points) / double(n))));
+    const gpufft::problem prob{ n, gpufft::direction::forward, base.batch, 0 };
+    prob.validate();
+    const std::size_t span = prob.span();
+    const std::size_t bytes = span * sizeof(cf);
+    // Two inputs and the output, with as much again left for the engines' scratch.
+    base.inputs = 6 * bytes <= dev.global_memory ? 2 : 1;
+
+    std::vector<slot> slots;
+    std::unique_ptr<opencl::device_plan> ours;
+    std::string ours_error;
+    const auto t0 = clock_type::now();
+    try {
+        ours = std::make_unique<opencl::device_plan>(prob, o.opencl_device);
+    } catch (const std::exception& e) {
+        ours_error = e.what();
+    }
+    const double ours_ms = ms_since(t0);
+    // Everything runs in our plan's context and queue; without a plan, in the bench's own.
+    std::unique_ptr<own_queue> fallback;
+    if (!ours)
+        fallback = std::make_unique<own_queue>(id);
+    cl_buffers buffers(ours ? ours->context() : fallback->context.get(),
+                       ours ? ours->queue() : fallback->queue.get(),
+                       span,
+                       base.inputs);
+
+    add_engine(slots, "gpufft", base, [&]() -> std::unique_ptr<device_engine> {
+        if (!ours)
+            throw std::runtime_error(ours_error);
+        return std::make_unique<gpufft_engine>(buffers, std::move(ours));
+    });
+    slots.back().row.plan_ms = ours_ms;
+#ifdef GPUFFT_BENCH_CUFFT
+    add_engine(slots, "cuFFT", base, [&] { return make_cufft_engine(n, base.batch, base.inputs); });
+#endif
+#ifdef GPUFFT_BENCH_CLFFT
+    add_engine(slots, "clFFT", base, [&] { return make_clfft_engine(buffers, n, base.batch); });
+#endif
+#ifdef GPUFFT_BENCH_VKFFT
+    add_engine(slots, "VkFFT", base, [&] {
+        return make_vkfft_engine(buffers, id, n, base.batch);
+    });
+#endif
+
+    // Fresh random input in every buffer.
+    const std::uint64_t seed = fresh_seed();
+    std::printf("N=%zu batch=%zu: %s a buffer, %zu input buffer(s), seed %llu\n",
+                n,
+                base.batch,
+                mib(bytes).c_str(),
+                base.inputs,
+                static_cast<unsigned long long>(seed));
+    std::fflush(stdout);
+    fast_random rnd(seed);
+    std::vector<std::vector<cf>> inputs(base.inputs, std::vector<cf>(span));
+    for (auto& in : inputs)
+        for (cf& v : in)
+            v = cf(rnd.next(), rnd.next());
+    std::vector<cf> out(span);
+    for (auto& s : slots) {
+        if (!s.engine)
+            continue;
+        try {
+            for (std::size_t i = 0; i < base.inputs; ++i)
+                s.engine->upload(i, inputs[i].data());
+        } catch (const std::exception& e) {
+            s.row.status = std::string("error: ") + e.what();
+            continue;
+        }
+        check_engine(s, n, inputs[0], out);
+    }
+    // Warm-ups, then the calls that fill one timed group.
+    for (auto& s : slots) {
+        if (s.row.status != "ok")
+            continue;
+        try {
+            for (unsigned w = 0; w < warmups; ++w)
+                s.engine->run(w % base.inputs);
+            s.engine->finish();
+            const double one = s.engine->time_calls(1, base.inputs);
+            s.row.group_calls = std::clamp<std::size_t>(
+                std::size_t(std::ceil(group_target_ns / std::max(one, 1.0))), 1, max_group_calls);
+        } catch (const std::exception& e) {
+            s.row.status = std::string("error: ") + e.what();
+        }
+    }
+    for (unsigned r = 0; r < o.repeats; ++r)
+        for (auto& s : slots) {
+            if (s.row.status != "ok")
+                continue;
+            try {
+                const std::size_t calls = s.row.group_calls;
+                s.ns.push_back(s.engine->time_calls(calls, base.inputs) /
+                               double(calls * base.batch));
+            } catch (const std::exception& e) {
+                s.row.status = std::string("error: ") + e.what();
+            }
+        }
+
+    std::vector<device_row> rows;
+    for (auto& s : slots) {
+        if (s.row.status == "ok") {
+            s.row.ns = median(s.ns);
+            s.row.ns_min = *std::min_element(s.ns.begin(), s.ns.end());
+            s.row.gbps = 16.0 * double(n) / s.row.ns; // 8 bytes read + 8 written a point
+        }
+        rows.push_back(s.row);
+    }
+    // The anchor: cuFFT when it ran, else clFFT.
+    for (const char* anchor : { "cuFFT", "clFFT" }) {
+        const auto a = std::find_if(rows.begin(), rows.end(), [&](const device_row& r) {
+            return r.engine == anchor && r.status == "ok";
+        });
+        if (a == rows.end())
+            continue;
+        for (auto& r : rows) {
+            r.anchor = anchor;
+            r.ratio = a->ns / r.ns;
+        }
+        break;
+    }
+    return rows;
+}
+
+void print_device_rows(const std::vector<device_row>& rows)
+{
+    for (const auto& r : rows) {
+        char ratio[32] = "-";
+        if (!r.anchor.empty() && std::isfinite(r.ratio))
+            std::snprintf(ratio, sizeof ratio, "%.2f %s", r.ratio, r.anchor.c_str());
+        if (r.status == "ok")
+            std::printf("%8zu %8zu  %-7s %12.1f %9.1f %14s %11.2e %10.1f  %s\n",
+                        r.n,
+                        r.batch,
+                        r.engine.c_str(),
+                        r.ns,
+                        r.gbps,
+                        ratio,
+                        r.err,
+                        r.plan_ms,
+                        r.describe.c_str());
+        else
+            std::printf("%8zu %8zu  %-7s %s%s%s\n",
+                        r.n,
+                        r.batch,
+                        r.engine.c_str(),
+                        r.status.c_str(),
+                        std::isfinite(r.err) ? (" (max rel err " + json_number(r.err) + ")").c_str()
+                                             : "",
+                        r.describe.empty() ? "" : ("; " + r.describe).c_str());
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+// ------------------------------------------------------------------ streaming
+
+struct stream_row {
+    std::string engine, backend, format, status = "ok";
+    std::size_t n = 0, bytes = 0, outputs = 0;
+    double msps = NAN, ratio = NAN, gbps_in = NAN, power_err = NAN;
+};
+
+//! Random IQ of `bytes` bytes in format f (whole samples).
+std::vector<unsigned char> random_iq(sample_format f, std::size_t bytes, fast_random& rnd)
+{
+    std::vector<unsigned char> buf(bytes);
+    if (f == sample_format::cf32) {
+        for (std::size_t i = 0; i + sizeof(float) <= bytes; i += sizeof(float)) {
+            const float v = rnd.next();
+            std::memcpy(&buf[i], &v, sizeof v);
+        }
+    } else {
+        for (auto& b : buf) // int, any byte pattern is a valid sample
+            b = static_cast<unsigned char>(rnd.next() * 128.0f + 128.0f);
+    }
+    return buf;
+}
+
+//! Nanoseconds for clEnqueueWriteBuffer of `host` chunk by chunk from a pinned buffer.
+class pinned_copy
+{
+public:
+    pinned_copy(cl_device_id id, const std::vector<unsigned char>& host) : d_q(id), d_bytes(host.size())
+    {
+        cl_int err = CL_SUCCESS;
+        d_pinned.reset(clCreateBuffer(
+            d_q.context.get(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_ONLY, d_bytes, nullptr, &err));
+        cl_check(err, "clCreateBuffer (pinned)");
+        d_device.reset(clCreateBuffer(d_q.context.get(), CL_MEM_READ_ONLY, d_bytes, nullptr, &err));
+        cl_check(err, "clCreateBuffer");
+        d_host = clEnqueueMapBuffer(
+            d_q.queue.get(), d_pinned.get(), CL_TRUE, CL_MAP_WRITE, 0, d_bytes, 0, nullptr, nullptr, &err);
+        cl_check(err, "clEnqueueMapBuffer");
+        std::memcpy(d_host, host.data(), d_bytes);
+    }
+    ~pinned_copy()
+    {
+        clEnqueueUnmapMemObject(d_q.queue.get(), d_pinned.get(), d_host, 0, nullptr, nullptr);
+        clFinish(d_q.queue.get());
+    }
+    double run(std::size_t chunk)
+    {
+        const auto t0 = clock_type::now();
+        for (std::size_t off = 0; off < d_bytes; off += chunk)
+            cl_check(clEnqueueWriteBuffer(d_q.queue.get(),
+                                          d_device.get(),
+                                          CL_FALSE,
+                                          off,
+                                          std::min(chunk, d_bytes - off),
+                                          static_cast<unsigned char*>(d_host) + off,
+                                          0,
+                                          nullptr,
+                                          nullptr),
+                     "clEnqueueWriteBuffer");
+        cl_check(clFinish(d_q.queue.get()), "clFinish");
+        return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+    }
+
+private:
+    own_queue d_q;
+    std::size_t d_bytes;
+    cl_ptr<cl_mem> d_pinned, d_device;
+    void* d_host = nullptr;
+};
+
+//! Relative L2 distance of two dB spectra, compared as linear power.
+double power_error(const std::vector<float>& db, const std::vector<float>& ref_db)
+{
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < db.size() && i < ref_db.size(); ++i) {
+        const double a = std::pow(10.0, db[i] / 10.0), b = std::pow(10.0, ref_db[i] / 10.0);
+        if (!std::isfinite(a))
+            return std::numeric_limits<double>::infinity();
+        num += (a - b) * (a - b);
+        den += b * b;
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+std::vector<stream_row> streaming_format(const options& o, const std::string& format, cl_device_id id)
+{
+    const sample_format f = parse_sample_format(format);
+    const std::size_t sb = sample_bytes(f);
+    const std::size_t bytes = o.stream_mib * 1048576 / sb * sb;
+    const std::size_t chunk = std::max<std::size_t>(sb, o.chunk_kib * 1024 / sb * sb);
+    const std::uint64_t seed = fresh_seed();
+    fast_random rnd(seed);
+    const std::vector<unsigned char> iq = random_iq(f, bytes, rnd);
+    const double samples = double(bytes / sb);
+    std::printf("%s: %s of IQ in pushes of %zu KiB, seed %llu\n",
+                format.c_str(),
+                mib(bytes).c_str(),
+                chunk / 1024,
+                static_cast<unsigned long long>(seed));
+    std::fflush(stdout);
+
+    std::vector<stream_row> rows;
+    stream_row copy_row;
+    copy_row.engine = copy_row.backend = "copy";
+    copy_row.format = format;
+    copy_row.bytes = bytes;
+    try {
+        pinned_copy copy(id, iq);
+        copy.run(chunk); // warm-up
+        std::vector<double> ns;
+        for (unsigned r = 0; r < o.repeats; ++r)
+            ns.push_back(copy.run(chunk));
+        copy_row.msps = samples / median(ns) * 1e3;
+        copy_row.gbps_in = double(bytes) / median(ns);
+        copy_row.ratio = 1.0;
+    } catch (const std::exception& e) {
+        copy_row.status = std::string("error: ") + e.what();
+    }
+    rows.push_back(copy_row);
+
+    const std::string ocl = o.opencl_device.empty() ? "opencl" : "opencl:" + o.opencl_device;
+    for (std::size_t n : o.stream_sizes) {
+        std::vector<float> reference_db;
+        for (const std::string& backend : { std::string("simd"), ocl }) {
+            stream_row r;
+            r.engine = backend;
+            r.format = format;
+            r.n = n;
+            r.bytes = bytes;
+            try {
+                spectrum_config c;
+                c.fft_size = n;
+                c.format = f;
+                c.average = averaging::linear;
+                c.frames_per_output = o.average;
+                c.batch = o.stream_batch;
+                c.backend = backend;
+                c.threads = o.threads;
+                spectrum s(c);
+                r.backend = s.backend();
+                std::vector<float> first;
+                std::size_t outputs = 0;
+                const spectrum::sink sink = [&](const float* db, std::size_t count) {
+                    if (first.empty())
+                        first.assign(db, db + count);
+                    ++outputs;
+                };
+                auto pass = [&] {
+                    s.reset();
+                    outputs = 0;
+                    const auto t0 = clock_type::now();
+                    for (std::size_t off = 0; off < bytes; off += chunk)
+                        s.push_bytes(iq.data() + off, std::min(chunk, bytes - off), sink);
+                    s.flush(sink);
+                    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+                };
+                pass(); // warm-up, and the first spectrum for the check
+                if (backend == "simd")
+                    reference_db = first;
+                else if (!reference_db.empty()) {
+                    r.power_err = power_error(first, reference_db);
+                    if (!(r.power_err <= max_power_error))
+                        r.status = "wrong: first spectrum differs from simd's";
+                }
+                if (r.status == "ok") {
+                    std::vector<double> ns;
+                    for (unsigned k = 0; k < o.repeats; ++k)
+                        ns.push_back(pass());
+                    r.outputs = outputs;
+                    r.msps = samples / median(ns) * 1e3;
+                    r.gbps_in = double(bytes) / median(ns);
+                    r.ratio = r.msps / copy_row.msps;
+                }
+            } catch (const std::exception& e) {
+                r.status = std::string("error: ") + e.what();
+            }
+            rows.push_back(r);
+        }
+    }
+    return rows;
+}
+
+void print_stream_rows(const std::vector<stream_row>& rows)
+{
+    for (const auto& r : rows) {
+        const std::string n = r.n ? std::to_string(r.n) : "-";
+        if (r.status == "ok")
+            std::printf("%-6s %6s  %-12s %-18s %10.1f %8.2f %9.3f %10s %8zu\n",
+                        r.format.c_str(),
+                        n.c_str(),
+                        r.engine.c_str(),
+                        r.backend.c_str(),
+                        r.msps,
+                        r.gbps_in,
+                        r.ratio,
+                        std::isfinite(r.power_err) ? json_number(r.power_err).c_str() : "-",
+                        r.outputs);
+        else
+            std::printf("%-6s %6s  %-12s %s\n",
+                        r.format.c_str(),
+                        n.c_str(),
+                        r.engine.c_str(),
+                        r.status.c_str());
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+// ------------------------------------------------------------------ output
+
+std::string device_json(const device_info& d)
+{
+    std::ostringstream f;
+    f << "{\"index\": " << d.index << ", \"platform\": " << json_string(d.platform)
+      << ", \"name\": " << json_string(d.name) << ", \"type\": " << json_string(d.type)
+      << ", \"version\": " << json_string(d.version) << ", \"driver\": " << json_string(d.driver)
+      << ", \"global_memory\": " << d.global_memory << ", \"local_memory\": " << d.local_memory
+      << ", \"max_work_group\": " << d.max_work_group << ", \"compute_units\": "
+      << d.compute_units << ", \"unified_memory\": " << (d.unified_memory ? "true" : "false")
+      << "}";
+    return f.str();
+}
+
+void write_json(const std::string& path,
+                const options& o,
+                const device_info& dev,
+                const std::vector<device_row>& device_rows,
+                const std::vector<stream_row>& stream_rows)
+{
+    std::ofstream f(path);
+    if (!f)
+        throw std::runtime_error("cannot write " + path);
+    f << "{\n  \"header\": {\"tool\": \"gpufft-bench\", \"date\": " << json_string(utc_now())
+      << ", \"cpu\": " << json_string(cpu_model()) << ", \"device\": " << device_json(dev)
+      << ", \"repeats\": " << o.repeats << ", \"warmups\": " << warmups
+      << ", \"statistic\": \"median\", \"direction\": \"forward\", \"placement\": \"out-of-place\""
+      << ", \"bytes_counted_per_point\": 16, \"points_per_call\": " << (o.batch ? 0 : o.points)
+      << ", \"stream_bytes\": " << o.stream_mib * 1048576 << ", \"chunk_bytes\": "
+      << o.chunk_kib * 1024 << ", \"frames_per_output\": " << o.average << "},\n";
+    f << "  \"device_resident\": [";
+    for (std::size_t i = 0; i < device_rows.size(); ++i) {
+        const device_row& r = device_rows[i];
+        f << (i ? ",\n    " : "\n    ") << "{\"engine\": " << json_string(r.engine)
+          << ", \"n\": " << r.n << ", \"batch\": " << r.batch << ", \"status\": "
+          << json_string(r.status) << ", \"ns_per_transform\": " << json_number(r.ns)
+          << ", \"ns_per_transform_min\": " << json_number(r.ns_min)
+          << ", \"gbytes_per_s\": " << json_number(r.gbps) << ", \"anchor\": "
+          << (r.anchor.empty() ? "null" : json_string(r.anchor))
+          << ", \"ratio_vs_anchor\": " << json_number(r.ratio)
+          << ", \"max_rel_err\": " << json_number(r.err) << ", \"plan_ms\": "
+          << json_number(r.plan_ms) << ", \"input_buffers\": " << r.inputs
+          << ", \"calls_per_timed_group\": " << r.group_calls
+          << ", \"describe\": " << json_string(r.describe) << "}";
+    }
+    f << "\n  ],\n  \"streaming\": [";
+    for (std::size_t i = 0; i < stream_rows.size(); ++i) {
+        const stream_row& r = stream_rows[i];
+        f << (i ? ",\n    " : "\n    ") << "{\"engine\": " << json_string(r.engine)
+          << ", \"backend\": " << json_string(r.backend) << ", \"format\": "
+          << json_string(r.format) << ", \"n\": " << r.n << ", \"bytes\": " << r.bytes
+          << ", \"status\": " << json_string(r.status)
+          << ", \"msamples_per_s\": " << json_number(r.msps)
+          << ", \"input_gbytes_per_s\": " << json_number(r.gbps_in)
+          << ", \"ratio_vs_copy\": " << json_number(r.ratio)
+          << ", \"power_rel_err_vs_simd\": " << json_number(r.power_err)
+          << ", \"outputs\": " << r.outputs << "}";
+    }
+    f << "\n  ]\n}\n";
+    if (!f)
+        throw std::runtime_error("error writing " + path);
+}
+
+} // namespace
+
+void list_opencl_devices()
+{
+    std::vector<device_info> devs;
+    try {
+        devs = opencl::devices();
+    } catch (const std::exception& e) {
+        std::printf("opencl: %s\n", e.what());
+        return;
+    }
+    if (devs.empty()) {
+        std::printf("opencl: no OpenCL device\n");
+        return;
+    }
+    std::printf("\n%3s  %-28s %-34s %-5s %-16s %10s %9s %4s %7s  %s\n",
+                "#",
+                "platform",
+                "device",
+                "type",
+                "driver",
+                "global",
+                "local",
+                "CUs",
+                "unified",
+                "OpenCL");
+    for (const auto& d : devs)
+        std::printf("%3zu  %-28s %-34s %-5s %-16s %10s %6zu KiB %4u %7s  %s\n",
+                    d.index,
+                    d.platform.c_str(),
+                    d.name.c_str(),
+                    d.type.c_str(),
+                    d.driver.c_str(),
+                    mib(d.global_memory).c_str(),
+                    d.local_memory / 1024,
+                    d.compute_units,
+                    d.unified_memory ? "yes" : "no",
+                    d.version.c_str());
+}
+
+void run_device_modes(const options& o)
+{
+    const device_info dev = opencl::select_device(o.opencl_device);
+    const cl_device_id id = find_cl_device(dev);
+    std::printf("gpufft-bench: OpenCL device %zu: %s: %s (%s, driver %s, %s, %u CUs); host %s\n",
+                dev.index,
+                dev.platform.c_str(),
+                dev.name.c_str(),
+                dev.type.c_str(),
+                dev.driver.c_str(),
+                mib(dev.global_memory).c_str(),
+                dev.compute_units,
+                cpu_model().c_str());
+    std::vector<device_row> device_rows;
+    std::vector<stream_row> stream_rows;
+    if (o.device_resident) {
+        std::printf("device-resident: forward C2C, out of place, median of %u timed groups after "
+                    "%u warm-ups; GB/s counts 16 bytes a point; ratio = anchor ns / engine ns "
+                    "(>1: faster than the anchor)\n\n",
+                    o.repeats,
+                    warmups);
+        std::printf("%8s %8s  %-7s %12s %9s %14s %11s %10s  %s\n",
+                    "N",
+                    "batch",
+                    "engine",
+                    "ns/xform",
+                    "GB/s",
+                    "vs anchor",
+                    "max rel err",
+                    "plan ms",
+                    "describe");
+        std::fflush(stdout);
+        for (std::size_t n : o.sizes) {
+            const auto rows = device_resident_size(n, o, dev, id);
+            print_device_rows(rows);
+            device_rows.insert(device_rows.end(), rows.begin(), rows.end());
+            if (!o.json.empty())
+                write_json(o.json, o, dev, device_rows, stream_rows);
+        }
+    }
+    if (o.streaming) {
+        std::printf("streaming: host IQ -> averaged dB spectra (linear average of %zu frames, "
+                    "blackmanharris), median of %u passes after 1 warm-up; ratio = Msamples/s "
+                    "over the pinned copy's; power err = first spectrum vs simd's\n\n",
+                    o.average,
+                    o.repeats);
+        std::printf("%-6s %6s  %-12s %-18s %10s %8s %9s %10s %8s\n",
+                    "format",
+                    "N",
+                    "engine",
+                    "backend",
+                    "Msample/s",
+                    "GB/s in",
+                    "vs copy",
+                    "power err",
+                    "outputs");
+        std::fflush(stdout);
+        for (const auto& format : o.formats) {
+            const auto rows = streaming_format(o, format, id);
+            print_stream_rows(rows);
+            stream_rows.insert(stream_rows.end(), rows.begin(), rows.end());
+            if (!o.json.empty())
+                write_json(o.json, o, dev, device_rows, stream_rows);
+        }
+    }
+}
+
+} // namespace gpufft::bench
