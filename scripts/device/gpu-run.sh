@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Run on the GPU machine (the run tool, from the repository root, with carry
+# [".devdeps"] filled by fetch-debs.sh): records the environment, unpacks the
+# Debian packages into a private prefix (never into /), builds the core only
+# (-DGPUFFT_CORE_ONLY=ON), runs the OpenCL test suites on the NVIDIA
+# platform, gpufft-bench --list and the device-resident and streaming
+# benchmarks. Logs and JSON go to $OUT (at most 8 files come back).
+#
+# Settings (environment):
+#   GPU_STAGES   which steps, comma separated (default env,build,test,list,bench)
+#   GPU_DEVICE   OpenCL device selector (default NVIDIA)
+#   GPU_SIZES    device-resident sizes (default 256,1024,4096,1000,2400,65536)
+#   GPU_TESTS    ctest -R regex of the OpenCL suites (default opencl)
+#   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
+#   GPU_JOBS     build jobs (default 16)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${OUT:-$root/device-out}
+stages=${GPU_STAGES:-env,build,test,list,bench}
+device=${GPU_DEVICE:-NVIDIA}
+sizes=${GPU_SIZES:-256,1024,4096,1000,2400,65536}
+tests=${GPU_TESTS:-opencl}
+jobs=${GPU_JOBS:-16}
+prefix=/tmp/gpufft-deps
+libdir=$prefix/usr/lib/x86_64-linux-gnu
+build=$root/build-device
+mkdir -p "$out"
+status=0
+
+want() { [[ ",$stages," == *",$1,"* ]]; }
+step() { echo; echo "== $* ($(date -u +%T))"; }
+# step_run SECONDS LOG COMMAND...: runs with a time limit, appends to $out/LOG.
+step_run() {
+  local limit=$1 logfile=$out/$2; shift 2
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$logfile"
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || { echo "!! exit $rc: $*" | tee -a "$logfile"; status=1; }
+  return "$rc"
+}
+
+if want env; then
+  step "environment" | tee -a "$out/env.log"
+  {
+    uname -a; grep PRETTY_NAME /etc/os-release; nproc; free -g | head -2
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv
+    echo "-- /etc/OpenCL/vendors:"; ls -l /etc/OpenCL/vendors 2>&1; cat /etc/OpenCL/vendors/*.icd 2>&1; echo
+    echo "-- ldconfig:"; ldconfig -p | grep -Ei 'opencl|libgomp|libpng|libz\.so|libcufft\.' 
+    echo "-- tools:"; command -v nvcc cmake g++ pkg-config ninja
+    nvcc --version | tail -2; cmake --version | head -1; g++ --version | head -1
+    ls -d /usr/local/cuda* 2>&1
+  } 2>&1 | tee -a "$out/env.log"
+fi
+
+# The packages: unpacked, their absolute paths moved into the prefix.
+if [ ! -d .devdeps ] || ! ls .devdeps/*.deb >/dev/null 2>&1; then
+  echo "no .devdeps/*.deb: run scripts/device/fetch-debs.sh here and carry .devdeps" >&2
+  exit 2
+fi
+step "unpacking $(ls .devdeps/*.deb | wc -l) packages into $prefix"
+mkdir -p "$prefix"
+ldcache=$(ldconfig -p)
+for deb in .devdeps/*.deb; do
+  case $(basename "$deb") in
+    libgomp1_*) grep -q 'libgomp.so.1 ' <<<"$ldcache" && continue ;;
+    pkgconf*|libpkgconf*) command -v pkg-config >/dev/null && continue ;;
+  esac
+  dpkg -x "$deb" "$prefix"
+done
+sed -i "s|^prefix=/usr|prefix=$prefix/usr|" "$libdir"/pkgconfig/*.pc "$prefix"/usr/share/pkgconfig/*.pc 2>/dev/null
+sed -i "s|\"/usr/lib/x86_64-linux-gnu/|\"$libdir/|g" "$libdir"/cmake/clFFT/*.cmake
+# A -dev symlink whose library we did not carry (zlib): point it at the system's.
+for link in "$libdir"/*.so; do
+  [ -e "$link" ] && continue
+  soname=$(basename "$link").1
+  sys=$(awk -v s="$soname" '$1 == s { print $NF; exit }' <<<"$ldcache")
+  [ -n "$sys" ] && ln -sf "$sys" "$link"
+done
+export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PKG_CONFIG_PATH=$libdir/pkgconfig:$prefix/usr/share/pkgconfig
+command -v pkg-config >/dev/null || export PATH=$prefix/usr/bin:$PATH
+# NVIDIA's ICD, registered for the loader we carry if the image has no vendors file.
+if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+  nv=$(awk '$1 == "libnvidia-opencl.so.1" { print $NF; exit }' <<<"$ldcache")
+  [ -z "$nv" ] && nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
+  mkdir -p "$prefix/vendors"
+  [ -n "$nv" ] && echo "$nv" >"$prefix/vendors/nvidia.icd"
+  export OCL_ICD_VENDORS=$prefix/vendors
+  echo "OpenCL vendors: $prefix/vendors: ${nv:-no libnvidia-opencl.so.1 found}" | tee -a "$out/env.log"
+fi
+
+if want build; then
+  step "configure and build (core only)" | tee -a "$out/build.log"
+  cuda=()
+  [ -d /usr/local/cuda ] && cuda=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+  step_run 60 build.log cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DGPUFFT_CORE_ONLY=ON -DCMAKE_PREFIX_PATH="$prefix/usr" "${cuda[@]}" \
+    -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$libdir" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-Wl,-rpath-link,$libdir" &&
+  step_run 220 build.log cmake --build "$build" -j"$jobs"
+fi
+
+bench=$build/apps/gpufft-bench
+if want test; then
+  step "C++ tests matching '$tests' on OpenCL device '$device'" | tee -a "$out/tests.log"
+  GPUFFT_OPENCL_DEVICE=$device step_run 100 tests.log \
+    ctest --test-dir "$build" -R "$tests" --output-on-failure -j4
+fi
+if want list; then
+  step "gpufft-bench --list" | tee -a "$out/bench.log"
+  step_run 30 bench.log "$bench" --list
+fi
+if want bench; then
+  step "gpufft-bench --device-resident --streaming on '$device'" | tee -a "$out/bench.log"
+  # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+  step_run 150 bench.log "$bench" --device-resident --streaming --opencl-device "$device" \
+    --sizes "$sizes" --threads "$(nproc)" --json "$out/bench.json" ${GPU_BENCH:-}
+fi
+exit $status
