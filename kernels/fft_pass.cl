@@ -7,8 +7,9 @@
  * from this file with -D options:
  *
  *   SIGN          -1 forward, +1 inverse
- *   N             points per transform; NSTAGES stages RADIX_s (s < NSTAGES),
- *                 SPAN_s = product of the radices before stage s
+ *   N             points per transform, in NSTAGES stages
+ *   STAGES        the stages, STAGE(radix, span, first, last) one after the
+ *                 other (span: the product of the radices before it)
  *   TT, G         work-items per transform, transforms per work-group
  *   TPB           transforms per batch entry: transform t is column
  *                 c = t % TPB of entry b = t / TPB
@@ -157,42 +158,7 @@ fft_pass(__global const float2* in,
     const bool active = t < nt;
     __local float2 lds[NEED_LDS ? G * LDS_TS : 1];
 
-#if NSTAGES > 0
-    STAGE(RADIX_0, SPAN_0, 1, NSTAGES == 1)
-#endif
-#if NSTAGES > 1
-    STAGE(RADIX_1, SPAN_1, 0, NSTAGES == 2)
-#endif
-#if NSTAGES > 2
-    STAGE(RADIX_2, SPAN_2, 0, NSTAGES == 3)
-#endif
-#if NSTAGES > 3
-    STAGE(RADIX_3, SPAN_3, 0, NSTAGES == 4)
-#endif
-#if NSTAGES > 4
-    STAGE(RADIX_4, SPAN_4, 0, NSTAGES == 5)
-#endif
-#if NSTAGES > 5
-    STAGE(RADIX_5, SPAN_5, 0, NSTAGES == 6)
-#endif
-#if NSTAGES > 6
-    STAGE(RADIX_6, SPAN_6, 0, NSTAGES == 7)
-#endif
-#if NSTAGES > 7
-    STAGE(RADIX_7, SPAN_7, 0, NSTAGES == 8)
-#endif
-#if NSTAGES > 8
-    STAGE(RADIX_8, SPAN_8, 0, NSTAGES == 9)
-#endif
-#if NSTAGES > 9
-    STAGE(RADIX_9, SPAN_9, 0, NSTAGES == 10)
-#endif
-#if NSTAGES > 10
-    STAGE(RADIX_10, SPAN_10, 0, NSTAGES == 11)
-#endif
-#if NSTAGES > 11
-    STAGE(RADIX_11, SPAN_11, 0, NSTAGES == 12)
-#endif
+    STAGES
 
 #if STORE_VIA_LDS
     /* The other order: neighbouring work-items store neighbouring addresses. */

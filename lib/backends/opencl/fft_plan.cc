@@ -20,7 +20,6 @@ constexpr std::size_t work_group_target = 256;
 // Neighbouring columns a column pass wants in a work-group, so each access
 // of a warp covers whole memory segments.
 constexpr std::size_t column_group_target = 16;
-constexpr int max_stages = 12;
 
 std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
 
@@ -30,7 +29,7 @@ bool needs_lds(const pass_spec& s) { return s.radices.size() > 1 || s.map_cols !
 bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
 {
     const auto r = radices_for(n);
-    if (r.empty() || r.size() > max_stages || n > one_kernel_cap)
+    if (r.empty() || n > one_kernel_cap)
         return false;
     const std::size_t tt = n / *std::max_element(r.begin(), r.end());
     return tt <= d.info.max_work_group &&
@@ -142,9 +141,12 @@ std::string build_options(const pass_spec& s)
 {
     std::ostringstream o;
     o << "-cl-std=CL1.2 -DSIGN=" << s.sign << " -DN=" << s.n << " -DNSTAGES=" << s.radices.size();
+    // One macro without spaces, so the option string keeps it whole.
+    o << " -DSTAGES=";
     std::size_t span = 1;
     for (std::size_t i = 0; i < s.radices.size(); ++i) {
-        o << " -DRADIX_" << i << "=" << s.radices[i] << " -DSPAN_" << i << "=" << span;
+        o << "STAGE(" << s.radices[i] << "," << span << "," << int(i == 0) << ","
+          << int(i + 1 == s.radices.size()) << ")";
         span *= s.radices[i];
     }
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
