@@ -78,11 +78,12 @@ done
 export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PKG_CONFIG_PATH=$libdir/pkgconfig:$prefix/usr/share/pkgconfig
 command -v pkg-config >/dev/null || export PATH=$prefix/usr/bin:$PATH
-# NVIDIA's ICD, registered for the loader we carry if the image has no vendors file.
-if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+# NVIDIA's ICD: the image has libnvidia-opencl.so.1 but may list only PoCL in
+# /etc/OpenCL/vendors; then the loader we carry reads a copy with NVIDIA added.
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
   nv=$(awk '$1 == "libnvidia-opencl.so.1" { print $NF; exit }' <<<"$ldcache")
-  [ -z "$nv" ] && nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
   mkdir -p "$prefix/vendors"
+  cp /etc/OpenCL/vendors/*.icd "$prefix/vendors/" 2>/dev/null
   [ -n "$nv" ] && echo "$nv" >"$prefix/vendors/nvidia.icd"
   export OCL_ICD_VENDORS=$prefix/vendors
   echo "OpenCL vendors: $prefix/vendors: ${nv:-no libnvidia-opencl.so.1 found}" | tee -a "$out/env.log"
