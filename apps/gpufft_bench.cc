@@ -120,15 +120,9 @@ options parse(int argc, char** argv)
             std::fputs(help_text, stdout);
             std::exit(0);
         } else if (a == "--sizes") {
-            o.sizes.clear();
-            for (const auto& s : gpufft::apps::split_commas(arg()))
-                o.sizes.push_back(parse_size("--sizes", s));
-            if (o.sizes.empty())
-                throw usage_error("--sizes: no size given");
+            o.sizes = parse_sizes(a, arg());
         } else if (a == "--batch") {
-            o.batch = parse_size(a, arg());
-            if (o.batch == 0)
-                throw usage_error("--batch must be at least 1");
+            o.batch = parse_positive(a, arg());
         } else if (a == "--points") {
             o.points = parse_size(a, arg());
         } else if (a == "--backends") {
@@ -162,27 +156,17 @@ options parse(int argc, char** argv)
         } else if (a == "--opencl-device") {
             o.opencl_device = arg();
         } else if (a == "--stream-sizes") {
-            o.stream_sizes.clear();
-            for (const auto& s : gpufft::apps::split_commas(arg()))
-                o.stream_sizes.push_back(parse_size(a, s));
-            if (o.stream_sizes.empty())
-                throw usage_error("--stream-sizes: no size given");
+            o.stream_sizes = parse_sizes(a, arg());
         } else if (a == "--formats") {
             o.formats = gpufft::apps::split_commas(arg());
             for (const auto& f : o.formats)
                 gpufft::parse_sample_format(f); // a bad name fails now
         } else if (a == "--stream-mib") {
-            o.stream_mib = parse_size(a, arg());
-            if (o.stream_mib == 0)
-                throw usage_error("--stream-mib must be at least 1");
+            o.stream_mib = parse_positive(a, arg());
         } else if (a == "--chunk-kib") {
-            o.chunk_kib = parse_size(a, arg());
-            if (o.chunk_kib == 0)
-                throw usage_error("--chunk-kib must be at least 1");
+            o.chunk_kib = parse_positive(a, arg());
         } else if (a == "--average") {
-            o.average = parse_size(a, arg());
-            if (o.average == 0)
-                throw usage_error("--average must be at least 1");
+            o.average = parse_positive(a, arg());
         } else if (a == "--stream-batch") {
             o.stream_batch = parse_size(a, arg());
         } else {

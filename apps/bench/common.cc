@@ -1,4 +1,5 @@
 #include "common.h"
+#include "../text.h"
 
 #include <fftw3.h>
 #include <algorithm>
@@ -21,6 +22,24 @@ std::size_t parse_size(const std::string& flag, const std::string& s)
     if (errno == ERANGE)
         throw usage_error(flag + ": \"" + s + "\" is too large");
     return std::size_t(v);
+}
+
+std::size_t parse_positive(const std::string& flag, const std::string& s)
+{
+    const std::size_t v = parse_size(flag, s);
+    if (v == 0)
+        throw usage_error(flag + " must be at least 1");
+    return v;
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& flag, const std::string& s)
+{
+    std::vector<std::size_t> sizes;
+    for (const auto& item : gpufft::apps::split_commas(s))
+        sizes.push_back(parse_size(flag, item));
+    if (sizes.empty())
+        throw usage_error(flag + ": no size given");
+    return sizes;
 }
 
 double ms_since(clock_type::time_point t0)

@@ -49,6 +49,10 @@ struct usage_error : std::runtime_error {
 
 //! `s` as a non-negative integer; usage_error naming `flag` otherwise.
 std::size_t parse_size(const std::string& flag, const std::string& s);
+//! As parse_size, and at least 1.
+std::size_t parse_positive(const std::string& flag, const std::string& s);
+//! "N,N,...": at least one size.
+std::vector<std::size_t> parse_sizes(const std::string& flag, const std::string& s);
 
 double ms_since(clock_type::time_point t0);
 double median(std::vector<double> v);
