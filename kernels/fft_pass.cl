@@ -26,9 +26,12 @@
  *                 multiplied by exp(SIGN 2 pi i c e / TWIDDLE_N) (table tw4)
  *   LOAD_HOOK     0 none; 1 Bluestein's chirp: element j = c * IN_JC +
  *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
- *                 2 in[...] * hook_in[j] (a spectrum)
+ *                 2 in[...] * hook_in[j] (a spectrum); 3 raw samples: as 1
+ *                 with in[...] read through raw_sample() (spectrum.cl)
  *   STORE_HOOK    0 none; 1 Bluestein's chirp: only j = c * OUT_JC +
- *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j]
+ *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
+ *                 2 power: as 1 without the chirp (|chirp| = 1), storing
+ *                 |v|^2 as a float at the element's index of a float view
  *
  * Stage s (radix R, span S): butterfly i < N / R takes the elements
  * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
@@ -61,11 +64,15 @@ inline float2 load_elem(__global const float2* in,
     const uint at = b * in_dist + c * IN_CSTR + e * IN_ESTR;
 #if LOAD_HOOK
     const uint j = c * IN_JC + e * IN_JE;
-#if LOAD_HOOK == 1
+#if LOAD_HOOK == 1 || LOAD_HOOK == 3
     if (j >= nsrc)
         return (float2)(0.0f, 0.0f);
 #endif
+#if LOAD_HOOK == 3
+    return cmul(raw_sample(in, at), hook_in[j]);
+#else
     return cmul(in[at], hook_in[j]);
+#endif
 #else
     return in[at];
 #endif
@@ -77,6 +84,7 @@ inline void store_elem(__global float2* out,
                        uint t, uint e, float2 v, uint out_dist, uint ndst)
 {
     const uint b = t / TPB, c = t % TPB;
+    const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
 #if TWIDDLE_N
     v = cmul(v, tw4[c * e]);
 #endif
@@ -84,9 +92,15 @@ inline void store_elem(__global float2* out,
     const uint j = c * OUT_JC + e * OUT_JE;
     if (j >= ndst)
         return;
+#endif
+#if STORE_HOOK == 1
     v = cmul(v, hook_out[j]);
 #endif
-    out[b * out_dist + c * OUT_CSTR + e * OUT_ESTR] = v;
+#if STORE_HOOK == 2
+    ((__global float*)out)[at] = dot(v, v);
+#else
+    out[at] = v;
+#endif
 }
 
 #define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)

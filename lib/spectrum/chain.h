@@ -49,8 +49,16 @@ public:
     virtual const std::string& backend() const = 0;
 };
 
-//! The chain for the setup's backend (today the CPU chain on any FFT backend).
+/*!
+ * The chain for the setup's backend: a backend with a device chain
+ * (make_chain.cc's table) gets it when named, or when "auto" picks it for
+ * the FFT (falling back to the CPU chain with a logged line if the device
+ * chain fails); any other backend gets the CPU chain.
+ */
 std::unique_ptr<chain> make_chain(const chain_setup& setup);
+
+//! The element-wise stages on the CPU (VOLK) around a gpufft::plan of any backend.
+std::unique_ptr<chain> make_cpu_chain(const chain_setup& setup);
 
 } // namespace gpufft::detail
 

@@ -150,7 +150,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<chain> make_chain(const chain_setup& setup)
+std::unique_ptr<chain> make_cpu_chain(const chain_setup& setup)
 {
     return std::make_unique<cpu_chain>(setup);
 }

@@ -303,11 +303,19 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     return c;
 }
 
+chain_shape with_spectrum_hooks(chain_shape c)
+{
+    c.passes.front().load = load_hook::raw;
+    c.passes.back().store = store_hook::power;
+    return c;
+}
+
 fft_chain::fft_chain(device_context& ctx,
                      const chain_shape& shape,
                      std::size_t max_batch,
                      std::size_t in_dist,
-                     std::size_t out_dist)
+                     std::size_t out_dist,
+                     const raw_load& raw)
     : d_ctx(ctx), d_shape(shape), d_max_batch(max_batch), d_in_dist(in_dist), d_out_dist(out_dist)
 {
     const device_entry& dev = ctx.device;
@@ -320,13 +328,13 @@ fft_chain::fft_chain(device_context& ctx,
         throw error("gpufft: opencl: " + std::to_string(biggest) +
                     " elements in one buffer are beyond the kernels' 32-bit indexing");
 
-    const std::string source = std::string(fft_butterflies_cl) + fft_pass_cl;
+    const std::string source = std::string(fft_butterflies_cl) + raw.source + fft_pass_cl;
     const int user_sign = shape.dir == direction::forward ? -1 : 1;
     for (const pass_spec& spec : shape.passes) {
         pass p;
         p.spec = spec;
         for (;;) {
-            program_handle prog = build_program(ctx, source, build_options(p.spec));
+            program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
             p.kernel = make_kernel(prog.get(), "fft_pass");
             std::size_t allowed = 0;
             check(api()->clGetKernelWorkGroupInfo(p.kernel.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
@@ -350,6 +358,16 @@ fft_chain::fft_chain(device_context& ctx,
             p.hook_in = table("chirp", interleaved(chirp(shape.n, user_sign)));
         if (spec.store == store_hook::chirp)
             p.hook_out = table("chirp", interleaved(chirp(shape.n, user_sign)));
+        if (spec.load == load_hook::raw) {
+            // The window, times the chirp under Bluestein.
+            std::vector<std::complex<double>> taps(raw.window.begin(), raw.window.end());
+            if (shape.bluestein_m) {
+                const auto c = chirp(shape.n, user_sign);
+                for (std::size_t j = 0; j < taps.size(); ++j)
+                    taps[j] *= c[j];
+            }
+            p.hook_in = table("raw window", interleaved(taps));
+        }
         if (spec.load == load_hook::spectrum)
             p.hook_in = table("spectrum", interleaved(bluestein_spectrum(
                                               chirp(shape.n, user_sign), shape.bluestein_m)));

@@ -28,8 +28,9 @@ namespace gpufft::opencl::detail {
 enum class buffer_slot { in, out, scratch0, scratch1 };
 
 //! What fused into a pass's load or store (LOAD_HOOK / STORE_HOOK in fft_pass.cl).
-enum class load_hook { none = 0, chirp = 1, spectrum = 2 };
-enum class store_hook { none = 0, chirp = 1 };
+//! raw and power are the spectrum chain's (kernels/spectrum.cl).
+enum class load_hook { none = 0, chirp = 1, spectrum = 2, raw = 3 };
+enum class store_hook { none = 0, chirp = 1, power = 2 };
 
 //! One kernel launch: `tpb` transforms of n points per batch entry.
 struct pass_spec {
@@ -68,6 +69,20 @@ struct chain_shape {
  */
 chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
 
+/*!
+ * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
+ * window and Bluestein's chirp in its table), the last stores |X|^2 as floats
+ * (store_hook::power).
+ */
+chain_shape with_spectrum_hooks(chain_shape c);
+
+//! Code and options a chain with load_hook::raw needs, and its taps.
+struct raw_load {
+    std::string source;        //!< defines raw_sample() (kernels/spectrum.cl)
+    std::string options;       //!< appended to every pass's build options, e.g. " -DSAMPLE_FORMAT=1"
+    std::vector<float> window; //!< n real taps
+};
+
 //! The radices n is made of (2..16, 3, 5, 7), largest powers of two first;
 //! empty if n has a prime factor above 7.
 std::vector<std::size_t> radices_for(std::size_t n);
@@ -79,11 +94,13 @@ std::vector<std::size_t> radices_for(std::size_t n);
 class fft_chain
 {
 public:
+    //! `raw` only for a shape with load_hook::raw.
     fft_chain(device_context& ctx,
               const chain_shape& shape,
               std::size_t max_batch,
               std::size_t in_dist,
-              std::size_t out_dist);
+              std::size_t out_dist,
+              const raw_load& raw = {});
 
     //! Enqueues `batch` (<= max_batch) transforms from in to out (may be the
     //! same buffer) in q; does not wait.

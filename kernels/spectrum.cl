@@ -1,0 +1,91 @@
+/* gr-gpufft OpenCL kernels: the spectrum chain's stages around the FFT.
+ *
+ * The FFT does most of the chain in its own passes (kernels/fft_pass.cl):
+ * its first load converts raw samples and applies the window (LOAD_HOOK 3,
+ * through raw_sample() below), its last store writes |X|^2 (STORE_HOOK 2).
+ * What remains is one small kernel, spectrum_average, that folds each
+ * frame's power into the running average and writes every finished output.
+ *
+ * raw_sample(), compiled into the FFT's program when SAMPLE_FORMAT is set:
+ *   SAMPLE_FORMAT 0 cf32, 1 cs16, 2 cs8, 3 cu8 (gpufft::sample_format's
+ *                 order), with its scaling: x, x / 32768, x / 128,
+ *                 (x - 127.5) / 127.5
+ *
+ * spectrum_average, compiled when SPECTRUM_AVERAGE is set, takes its
+ * settings as arguments, so one program serves every engine on a device.
+ */
+
+#ifdef SAMPLE_FORMAT
+/* Complex sample `at` of the raw buffer, as complex float. */
+inline float2 raw_sample(__global const float2* raw, uint at)
+{
+#if SAMPLE_FORMAT == 0
+    return raw[at];
+#elif SAMPLE_FORMAT == 1
+    return convert_float2(((__global const short2*)raw)[at]) * (1.0f / 32768.0f);
+#elif SAMPLE_FORMAT == 2
+    return convert_float2(((__global const char2*)raw)[at]) * (1.0f / 128.0f);
+#else
+    return (convert_float2(((__global const uchar2*)raw)[at]) - 127.5f) / 127.5f;
+#endif
+}
+#endif
+
+#ifdef SPECTRUM_AVERAGE
+/* Powers below this (-300 dB) are clamped so that the log never sees zero. */
+#define POWER_FLOOR 1e-30f
+
+/* gpufft::averaging's order. */
+#define AVERAGE_EXPONENTIAL 0
+#define AVERAGE_LINEAR 1
+#define AVERAGE_PEAK 2
+
+/* One work-item per bin walks the call's frames in order, as the CPU chain
+ * does: power holds `frames` frames of n floats; state holds the average
+ * across calls. count0 frames of the current output came before this call;
+ * started: the exponential average already holds a frame. Every per_output
+ * frames, the average times scale (in dB if db, fftshifted if shift) goes to
+ * out + o * n for the o-th output this call completes. */
+__kernel void spectrum_average(__global const float* power,
+                               __global float* state,
+                               __global float* out,
+                               uint n,
+                               uint frames,
+                               uint count0,
+                               uint started,
+                               uint per_output,
+                               uint mode,
+                               uint db,
+                               uint shift,
+                               float alpha,
+                               float scale)
+{
+    const uint k = get_global_id(0);
+    if (k >= n)
+        return;
+    /* With shift, bins [0, n - n/2) go to the top half, the rest below. */
+    const uint lo = shift ? n / 2 : 0, hi = n - lo;
+    const uint at = k < hi ? k + lo : k - hi;
+    float a = state[k];
+    uint count = count0, o = 0;
+    for (uint f = 0; f < frames; ++f) {
+        const float p = power[f * n + k];
+        if (mode == AVERAGE_EXPONENTIAL)
+            a = started ? a * (1.0f - alpha) + p * alpha : p;
+        else if (count == 0)
+            a = p;
+        else if (mode == AVERAGE_LINEAR)
+            a += p;
+        else
+            a = mode == AVERAGE_PEAK ? fmax(a, p) : fmin(a, p);
+        started = 1;
+        if (++count == per_output) {
+            const float v = a * scale;
+            out[o * n + at] = db ? 10.0f * log10(fmax(v, POWER_FLOOR)) : v;
+            ++o;
+            count = 0;
+        }
+    }
+    state[k] = a;
+}
+#endif

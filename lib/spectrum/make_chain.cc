@@ -1,0 +1,57 @@
+/* gr-gpufft spectrum engine: which chain runs a setup. */
+#include "../backends/opencl/spectrum_chain.h"
+#include "../core/log.h"
+#include "chain.h"
+
+namespace gpufft::detail {
+
+namespace {
+
+//! A backend that runs the whole chain on its device; adding one adds a line.
+struct device_chain {
+    const char* backend;
+    std::unique_ptr<chain> (*make)(const chain_setup&);
+};
+
+const std::vector<device_chain> device_chains = {
+#ifdef GPUFFT_WITH_OPENCL
+    { "opencl", make_opencl_chain },
+#endif
+};
+
+//! The device chain of a backend spec ("opencl", "opencl:1"), or nullptr.
+const device_chain* device_chain_for(const std::string& spec)
+{
+    const std::string name = spec.substr(0, spec.find(':'));
+    for (const device_chain& d : device_chains)
+        if (name == d.backend)
+            return &d;
+    return nullptr;
+}
+
+} // namespace
+
+std::unique_ptr<chain> make_chain(const chain_setup& setup)
+{
+    const std::string& wanted = setup.plan.backend;
+    if (const device_chain* d = device_chain_for(wanted))
+        return d->make(setup);
+    std::unique_ptr<chain> cpu = make_cpu_chain(setup);
+    if (!wanted.empty() && wanted != "auto")
+        return cpu;
+    // auto chose the FFT's backend; a device backend then takes the whole chain.
+    const device_chain* d = device_chain_for(cpu->backend());
+    if (!d)
+        return cpu;
+    chain_setup on_device = setup;
+    on_device.plan.backend = cpu->backend();
+    try {
+        return d->make(on_device);
+    } catch (const std::exception& e) {
+        log_line(std::string("spectrum: the ") + d->backend + " chain failed (" + e.what() +
+                 "); the stages around the FFT run on the CPU");
+        return cpu;
+    }
+}
+
+} // namespace gpufft::detail
