@@ -8,8 +8,9 @@
  *
  *   SIGN          -1 forward, +1 inverse
  *   N             points per transform, in NSTAGES stages
- *   STAGES        the stages, STAGE(radix, span, first, last) one after the
- *                 other (span: the product of the radices before it)
+ *   STAGES        the stages, STAGE(radix, span, first, last, offset) one
+ *                 after the other (span: the product of the radices before
+ *                 it; offset: where its twiddles start in table tw)
  *   TT, G         work-items per transform, transforms per work-group
  *   TPB           transforms per batch entry: transform t is column
  *                 c = t % TPB of entry b = t / TPB
@@ -23,7 +24,8 @@
  *                 the result goes through local memory to be stored in the
  *                 order that coalesces
  *   TWIDDLE_N     0, or the four-step twiddle: output e of column c is
- *                 multiplied by exp(SIGN 2 pi i c e / TWIDDLE_N) (table tw4)
+ *                 multiplied by exp(SIGN 2 pi i c e / TWIDDLE_N), table tw4
+ *                 at e * TPB + c (neighbouring columns read neighbours)
  *   LOAD_HOOK     0 none; 1 Bluestein's chirp: element j = c * IN_JC +
  *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
  *                 2 in[...] * hook_in[j] (a spectrum); 3 raw samples: as 1
@@ -35,8 +37,8 @@
  *
  * Stage s (radix R, span S): butterfly i < N / R takes the elements
  * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
- * k = i % S (table tw of N entries, exp(SIGN 2 pi i m / N)), and writes
- * element (i / S) S R + k + r S. The first stage reads global memory, the
+ * k = i % S (table tw at offset + (r - 1) S + k, so neighbouring butterflies
+ * read neighbouring entries), and writes element (i / S) S R + k + r S. The first stage reads global memory, the
  * last writes it. */
 
 #ifndef LOAD_HOOK
@@ -86,7 +88,7 @@ inline void store_elem(__global float2* out,
     const uint b = t / TPB, c = t % TPB;
     const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
 #if TWIDDLE_N
-    v = cmul(v, tw4[c * e]);
+    v = cmul(v, tw4[e * TPB + c]);
 #endif
 #if STORE_HOOK
     const uint j = c * OUT_JC + e * OUT_JE;
@@ -106,7 +108,7 @@ inline void store_elem(__global float2* out,
 #define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)
 
 /* One Stockham stage; FIRST and LAST are compile-time constants. */
-#define STAGE(R, S, FIRST, LAST)                                                         \
+#define STAGE(R, S, FIRST, LAST, OFF)                                                    \
     {                                                                                    \
         float2 v[((N / R + TT - 1) / TT) * R];                                           \
         _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
@@ -125,7 +127,7 @@ inline void store_elem(__global float2* out,
                 if (!FIRST) {                                                            \
                     const uint k = i % S;                                                \
                     _Pragma("unroll") for (uint r = 1; r < R; ++r)                      \
-                        v[c * R + r] = cmul(v[c * R + r], tw[r * k * (N / (S * R))]);    \
+                        v[c * R + r] = cmul(v[c * R + r], tw[OFF + (r - 1) * S + k]);      \
                 }                                                                        \
                 BUTTERFLY(R, v + c * R);                                                 \
             }                                                                            \

@@ -31,16 +31,49 @@ bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
     const auto r = radices_for(n);
     if (r.empty() || n > one_kernel_cap)
         return false;
-    const std::size_t tt = n / *std::max_element(r.begin(), r.end());
-    return tt <= d.info.max_work_group &&
-           ((!staged && r.size() == 1) || lds_bytes(n, 1) <= d.info.local_memory);
+    return (!staged && r.size() == 1) || lds_bytes(n, 1) <= d.info.local_memory;
+}
+
+/*!
+ * Work-items per transform: each stage's butterflies are spread over them,
+ * ceil(n / R / tt) each, so a transform takes sum_s ceil(n / R_s / tt) tt R_s
+ * slots, and its work-group (about work_group_target work-items, at most
+ * max_group transforms) is rounded up to whole warps of 32. The fewest slots
+ * so counted between half and all of the largest radix's butterflies (at
+ * most max_work_items), the most work-items on a tie.
+ */
+std::size_t work_items_per_transform(std::size_t n,
+                                     const std::vector<std::size_t>& radices,
+                                     std::size_t max_work_items,
+                                     std::size_t max_group)
+{
+    const std::size_t widest = n / *std::max_element(radices.begin(), radices.end());
+    const std::size_t hi = std::min(widest, max_work_items), lo = std::max<std::size_t>(1, hi / 2);
+    std::size_t best = hi;
+    double best_slots = 1e300;
+    for (std::size_t tt = hi; tt >= lo; --tt) {
+        double slots = 0;
+        for (std::size_t r : radices)
+            slots += double((n / r + tt - 1) / tt * tt * r);
+        const std::size_t group =
+            std::clamp<std::size_t>(work_group_target / tt, 1, max_group) * tt;
+        slots *= double((group + 31) / 32 * 32) / double(group);
+        if (slots < best_slots) {
+            best = tt;
+            best_slots = slots;
+        }
+    }
+    return best;
 }
 
 //! Work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
     s.radices = radices_for(s.n);
-    s.tt = s.n / *std::max_element(s.radices.begin(), s.radices.end());
+    const std::size_t lds_groups =
+        needs_lds(s) ? std::max<std::size_t>(1, d.info.local_memory / lds_bytes(s.n, 1)) : 1024;
+    s.tt = work_items_per_transform(
+        s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
     std::size_t g = std::max<std::size_t>(1, work_group_target / s.tt);
     if (s.map_cols || s.store_cols)
         g = std::max(g, column_group_target);
@@ -143,10 +176,12 @@ std::string build_options(const pass_spec& s)
     o << "-cl-std=CL1.2 -DSIGN=" << s.sign << " -DN=" << s.n << " -DNSTAGES=" << s.radices.size();
     // One macro without spaces, so the option string keeps it whole.
     o << " -DSTAGES=";
-    std::size_t span = 1;
+    std::size_t span = 1, offset = 0;
     for (std::size_t i = 0; i < s.radices.size(); ++i) {
         o << "STAGE(" << s.radices[i] << "," << span << "," << int(i == 0) << ","
-          << int(i + 1 == s.radices.size()) << ")";
+          << int(i + 1 == s.radices.size()) << "," << offset << ")";
+        if (i > 0)
+            offset += (s.radices[i] - 1) * span;
         span *= s.radices[i];
     }
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
@@ -176,6 +211,35 @@ std::vector<std::complex<double>> roots(std::size_t k, int sign)
         const double a = 2.0 * M_PI * double(m) / double(k);
         w[m] = { std::cos(a), sign * std::sin(a) };
     }
+    return w;
+}
+
+//! The stages' twiddles as fft_pass.cl reads them: for each stage after the
+//! first (radix R, span S), exp(sign 2 pi i r k / (S R)) at (r - 1) S + k.
+std::vector<std::complex<double>> stage_twiddles(const std::vector<std::size_t>& radices, int sign)
+{
+    std::vector<std::complex<double>> w;
+    std::size_t span = radices.front();
+    for (std::size_t i = 1; i < radices.size(); ++i) {
+        const auto base = roots(span * radices[i], sign);
+        for (std::size_t r = 1; r < radices[i]; ++r)
+            for (std::size_t k = 0; k < span; ++k)
+                w.push_back(base[r * k]);
+        span *= radices[i];
+    }
+    if (w.empty())
+        w.push_back(1.0); // no twiddled stage; the kernel reads nothing
+    return w;
+}
+
+//! The four-step twiddles exp(sign 2 pi i c e / n) at e * columns + c.
+std::vector<std::complex<double>> four_step_twiddles(std::size_t n, std::size_t columns, int sign)
+{
+    const auto base = roots(n, sign);
+    std::vector<std::complex<double>> w(n);
+    for (std::size_t e = 0; e < n / columns; ++e)
+        for (std::size_t c = 0; c < columns; ++c)
+            w[e * columns + c] = base[(e * c) % n];
     return w;
 }
 
@@ -342,18 +406,26 @@ fft_chain::fft_chain(device_context& ctx,
                   "clGetKernelWorkGroupInfo");
             if (p.spec.g * p.spec.tt <= allowed)
                 break;
-            if (p.spec.g == 1 || allowed < p.spec.tt)
+            // The compiled kernel allows fewer work-items (registers): fewer
+            // transforms a group, else more elements a work-item.
+            if (allowed >= p.spec.tt) {
+                p.spec.g = allowed / p.spec.tt;
+            } else if (p.spec.tt > 1) {
+                p.spec.tt = (p.spec.tt + 1) / 2;
+                p.spec.g = 1;
+            } else {
                 throw error("gpufft: opencl: the " + std::to_string(p.spec.n) +
-                            "-point kernel needs " + std::to_string(p.spec.tt) +
-                            " work-items a group but " + dev.label() + " allows " +
-                            std::to_string(allowed));
-            p.spec.g = allowed / p.spec.tt;
+                            "-point kernel cannot run on " + dev.label() +
+                            " (it allows " + std::to_string(allowed) + " work-items a group)");
+            }
         }
-        p.tw = table("roots " + std::to_string(spec.n) + " " + std::to_string(spec.sign),
-                     interleaved(roots(spec.n, spec.sign)));
+        d_shape.passes[d_passes.size()] = p.spec;
+        const std::string sign = std::to_string(spec.sign);
+        p.tw = table("stages " + radices_text(spec.radices) + " " + sign,
+                     interleaved(stage_twiddles(spec.radices, spec.sign)));
         if (spec.twiddle_n)
-            p.tw4 = table("roots " + std::to_string(spec.twiddle_n) + " " + std::to_string(spec.sign),
-                          interleaved(roots(spec.twiddle_n, spec.sign)));
+            p.tw4 = table("four-step " + std::to_string(spec.n) + " " + sign,
+                          interleaved(four_step_twiddles(spec.twiddle_n, spec.tpb, spec.sign)));
         if (spec.load == load_hook::chirp)
             p.hook_in = table("chirp", interleaved(chirp(shape.n, user_sign)));
         if (spec.store == store_hook::chirp)
