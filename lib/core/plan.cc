@@ -5,6 +5,7 @@
 #include <gpufft/plan.h>
 #include <gpufft/registry.h>
 #include <algorithm>
+#include <mutex>
 #include <sstream>
 
 namespace gpufft {
@@ -42,12 +43,17 @@ struct chosen {
 
 chosen choose_automatically(const problem& prob, const plan_options& options)
 {
+    // Why a backend is unusable does not change within a process: say it once.
+    static std::once_flag unusable_logged;
+    std::call_once(unusable_logged, [] {
+        for (const auto& r : detail::registered_backends())
+            if (!r.probed.usable)
+                detail::log_line("backend " + r.impl->name() + " not used: " + r.probed.reason);
+    });
     std::vector<std::pair<double, const registered_backend*>> ranked;
     for (const auto& r : detail::registered_backends())
         if (r.probed.usable)
             ranked.emplace_back(r.impl->estimate_ns(prob), &r);
-        else
-            detail::log_line("backend " + r.impl->name() + " not used: " + r.probed.reason);
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
         return a.first < b.first;
     });
