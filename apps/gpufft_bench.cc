@@ -94,7 +94,8 @@ OpenCL device modes (instead of the CPU comparison; both may be given):
   --stream-mib M      MiB of input pushed per timed streaming run (default 128)
   --chunk-kib K       KiB per push (and per copy) in streaming (default 4096)
   --average K         streaming: frames averaged into one spectrum (default 64)
-  --stream-batch B    streaming: spectrum_config::batch (default 0: the engine's choice)
+  --stream-batch LIST streaming: frames per FFT call (spectrum_config::batch), one run
+                      each (default 0: the engine's choice)
 )";
 
 options parse(int argc, char** argv)
@@ -168,7 +169,7 @@ options parse(int argc, char** argv)
         } else if (a == "--average") {
             o.average = parse_positive(a, arg());
         } else if (a == "--stream-batch") {
-            o.stream_batch = parse_size(a, arg());
+            o.stream_batches = parse_sizes(a, arg());
         } else {
             throw usage_error("unknown option \"" + a + "\" (see --help)");
         }

@@ -40,7 +40,7 @@ struct options {
     std::size_t stream_mib = 128;  // host bytes pushed per timed streaming run
     std::size_t chunk_kib = 4096;  // bytes per push_bytes call
     std::size_t average = 64;      // frames per output spectrum
-    std::size_t stream_batch = 0;  // spectrum_config::batch (0: the engine's choice)
+    std::vector<std::size_t> stream_batches{ 0 }; // spectrum_config::batch (0: the engine's choice)
 };
 
 struct usage_error : std::runtime_error {

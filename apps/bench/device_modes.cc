@@ -366,7 +366,7 @@ void print_device_rows(const std::vector<device_row>& rows)
 
 struct stream_row {
     std::string engine, backend, format, status = "ok";
-    std::size_t n = 0, bytes = 0, outputs = 0;
+    std::size_t n = 0, batch = 0, bytes = 0, outputs = 0;
     double msps = NAN, ratio = NAN, gbps_in = NAN, power_err = NAN;
 };
 
@@ -447,6 +447,57 @@ double power_error(const std::vector<float>& db, const std::vector<float>& ref_d
     return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
+/*!
+ * Times gpufft::spectrum on `iq` pushed in pieces of `chunk` bytes: one
+ * warm-up pass, whose first spectrum is checked against `reference_db`
+ * (or becomes it when empty), then `repeats` passes.
+ */
+void stream_pass(stream_row& r,
+                 const spectrum_config& c,
+                 unsigned repeats,
+                 const std::vector<unsigned char>& iq,
+                 std::size_t chunk,
+                 std::vector<float>& reference_db)
+{
+    spectrum s(c);
+    r.backend = s.backend();
+    r.batch = s.batch();
+    std::vector<float> first;
+    std::size_t outputs = 0;
+    const spectrum::sink sink = [&](const float* db, std::size_t count) {
+        if (first.empty())
+            first.assign(db, db + count);
+        ++outputs;
+    };
+    auto pass = [&] {
+        s.reset();
+        first.clear();
+        outputs = 0;
+        const auto t0 = clock_type::now();
+        for (std::size_t off = 0; off < iq.size(); off += chunk)
+            s.push_bytes(iq.data() + off, std::min(chunk, iq.size() - off), sink);
+        s.flush(sink);
+        return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+    };
+    pass();
+    if (reference_db.empty()) {
+        reference_db = first;
+    } else {
+        r.power_err = power_error(first, reference_db);
+        if (!(r.power_err <= max_power_error)) {
+            r.status = "wrong: first spectrum differs from simd's";
+            return;
+        }
+    }
+    std::vector<double> ns;
+    for (unsigned k = 0; k < repeats; ++k)
+        ns.push_back(pass());
+    r.outputs = outputs;
+    const double samples = double(iq.size() / sample_bytes(c.format));
+    r.msps = samples / median(ns) * 1e3;
+    r.gbps_in = double(iq.size()) / median(ns);
+}
+
 std::vector<stream_row> streaming_format(const options& o, const std::string& format, cl_device_id id)
 {
     const sample_format f = parse_sample_format(format);
@@ -485,62 +536,30 @@ std::vector<stream_row> streaming_format(const options& o, const std::string& fo
 
     const std::string ocl = o.opencl_device.empty() ? "opencl" : "opencl:" + o.opencl_device;
     for (std::size_t n : o.stream_sizes) {
-        std::vector<float> reference_db;
-        for (const std::string& backend : { std::string("simd"), ocl }) {
-            stream_row r;
-            r.engine = backend;
-            r.format = format;
-            r.n = n;
-            r.bytes = bytes;
-            try {
+        std::vector<float> reference_db; // simd's first spectrum of this size
+        for (std::size_t batch : o.stream_batches)
+            for (const std::string& backend : { std::string("simd"), ocl }) {
+                stream_row r;
+                r.engine = backend;
+                r.format = format;
+                r.n = n;
+                r.bytes = bytes;
                 spectrum_config c;
                 c.fft_size = n;
                 c.format = f;
                 c.average = averaging::linear;
                 c.frames_per_output = o.average;
-                c.batch = o.stream_batch;
+                c.batch = batch;
                 c.backend = backend;
                 c.threads = o.threads;
-                spectrum s(c);
-                r.backend = s.backend();
-                std::vector<float> first;
-                std::size_t outputs = 0;
-                const spectrum::sink sink = [&](const float* db, std::size_t count) {
-                    if (first.empty())
-                        first.assign(db, db + count);
-                    ++outputs;
-                };
-                auto pass = [&] {
-                    s.reset();
-                    outputs = 0;
-                    const auto t0 = clock_type::now();
-                    for (std::size_t off = 0; off < bytes; off += chunk)
-                        s.push_bytes(iq.data() + off, std::min(chunk, bytes - off), sink);
-                    s.flush(sink);
-                    return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
-                };
-                pass(); // warm-up, and the first spectrum for the check
-                if (backend == "simd")
-                    reference_db = first;
-                else if (!reference_db.empty()) {
-                    r.power_err = power_error(first, reference_db);
-                    if (!(r.power_err <= max_power_error))
-                        r.status = "wrong: first spectrum differs from simd's";
-                }
-                if (r.status == "ok") {
-                    std::vector<double> ns;
-                    for (unsigned k = 0; k < o.repeats; ++k)
-                        ns.push_back(pass());
-                    r.outputs = outputs;
-                    r.msps = samples / median(ns) * 1e3;
-                    r.gbps_in = double(bytes) / median(ns);
+                try {
+                    stream_pass(r, c, o.repeats, iq, chunk, reference_db);
                     r.ratio = r.msps / copy_row.msps;
+                } catch (const std::exception& e) {
+                    r.status = std::string("error: ") + e.what();
                 }
-            } catch (const std::exception& e) {
-                r.status = std::string("error: ") + e.what();
+                rows.push_back(r);
             }
-            rows.push_back(r);
-        }
     }
     return rows;
 }
@@ -549,11 +568,13 @@ void print_stream_rows(const std::vector<stream_row>& rows)
 {
     for (const auto& r : rows) {
         const std::string n = r.n ? std::to_string(r.n) : "-";
+        const std::string batch = r.batch ? std::to_string(r.batch) : "-";
         const std::string& name = r.backend.empty() ? r.engine : r.backend;
         if (r.status == "ok")
-            std::printf("%-6s %6s  %-18s %10.1f %8.2f %9.3f %10s %8zu\n",
+            std::printf("%-6s %6s %6s  %-18s %10.1f %8.2f %9.3f %10s %8zu\n",
                         r.format.c_str(),
                         n.c_str(),
+                        batch.c_str(),
                         name.c_str(),
                         r.msps,
                         r.gbps_in,
@@ -561,9 +582,10 @@ void print_stream_rows(const std::vector<stream_row>& rows)
                         std::isfinite(r.power_err) ? json_number(r.power_err).c_str() : "-",
                         r.outputs);
         else
-            std::printf("%-6s %6s  %-18s %s\n",
+            std::printf("%-6s %6s %6s  %-18s %s\n",
                         r.format.c_str(),
                         n.c_str(),
+                        batch.c_str(),
                         name.c_str(),
                         r.status.c_str());
     }
@@ -622,7 +644,8 @@ void write_json(const std::string& path,
         const stream_row& r = stream_rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"engine\": " << json_string(r.engine)
           << ", \"backend\": " << json_string(r.backend) << ", \"format\": "
-          << json_string(r.format) << ", \"n\": " << r.n << ", \"bytes\": " << r.bytes
+          << json_string(r.format) << ", \"n\": " << r.n << ", \"batch\": " << r.batch
+          << ", \"bytes\": " << r.bytes
           << ", \"status\": " << json_string(r.status)
           << ", \"msamples_per_s\": " << json_number(r.msps)
           << ", \"input_gbytes_per_s\": " << json_number(r.gbps_in)
@@ -730,9 +753,10 @@ void run_device_modes(const options& o)
                     "over the pinned copy's; power err = first spectrum vs simd's\n\n",
                     o.average,
                     o.repeats);
-        std::printf("%-6s %6s  %-18s %10s %8s %9s %10s %8s\n",
+        std::printf("%-6s %6s %6s  %-18s %10s %8s %9s %10s %8s\n",
                     "format",
                     "N",
+                    "batch",
                     "backend",
                     "Msample/s",
                     "GB/s in",

@@ -114,6 +114,7 @@ if want bench; then
   step "gpufft-bench --device-resident --streaming on '$device'" | tee -a "$out/bench.log"
   # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
   step_run 150 bench.log "$bench" --device-resident --streaming --opencl-device "$device" \
-    --sizes "$sizes" --threads "$(nproc)" --json "$out/bench.json" ${GPU_BENCH:-}
+    --sizes "$sizes" --threads "$(nproc)" --stream-batch 0,1024 --json "$out/bench.json" \
+    ${GPU_BENCH:-}
 fi
 exit $status
