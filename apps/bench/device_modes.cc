@@ -210,7 +210,6 @@ std::vector<device_row> device_resident_size(
     // Two inputs and the output, with as much again left for the engines' scratch.
     base.inputs = 6 * bytes <= dev.global_memory ? 2 : 1;
 
-    std::vector<slot> slots;
     std::unique_ptr<opencl::device_plan> ours;
     std::string ours_error;
     const auto t0 = clock_type::now();
@@ -228,6 +227,7 @@ std::vector<device_row> device_resident_size(
                        ours ? ours->queue() : fallback->queue.get(),
                        span,
                        base.inputs);
+    std::vector<slot> slots; // after the buffers: the engines hold on to them
 
     add_engine(slots, "gpufft", base, [&]() -> std::unique_ptr<device_engine> {
         if (!ours)
