@@ -1,7 +1,7 @@
 /* gr-gpufft OpenCL kernels: complex helpers and the radix butterflies.
  *
  * SIGN (-1 forward, +1 inverse) is the sign of the DFT's exponent; every
- * butterfly computes v[k] = sum_j v[j] exp(SIGN 2 pi i jk / R) in place,
+ * butterfly (radices 2, 3, 4, 5, 7, 8, 16, and primes 11 to 31) computes v[k] = sum_j v[j] exp(SIGN 2 pi i jk / R) in place,
  * inputs and outputs in natural order. */
 
 inline float2 cmul(float2 a, float2 b)
@@ -134,6 +134,52 @@ inline void bf16(float2* v)
     }
 }
 
-/* BUTTERFLY(R, v): the butterfly of a radix given as a macro. */
-#define BUTTERFLY_(R, v) bf##R(v)
-#define BUTTERFLY(R, v) BUTTERFLY_(R, v)
+/* Primes from 11 to 31: the direct DFT over the pairs x_j +- x_{R-j}, with
+ * roots[m] = (cos, sin)(2 pi m / R) from a table (R a compile-time constant
+ * after inlining, so the loops unroll). */
+#define MAX_DFT_PAIRS 15
+inline void bf_dft(float2* v, const uint R, __global const float2* roots)
+{
+    const uint h = (R - 1) / 2;
+    float2 s[MAX_DFT_PAIRS], d[MAX_DFT_PAIRS];
+    const float2 x0 = v[0];
+    float2 sum = x0;
+    for (uint j = 1; j <= h; ++j) {
+        s[j - 1] = v[j] + v[R - j];
+        d[j - 1] = v[j] - v[R - j];
+        sum += s[j - 1];
+    }
+    for (uint k = 1; k <= h; ++k) {
+        float2 re = x0, im = (float2)(0.0f, 0.0f);
+        for (uint j = 1; j <= h; ++j) {
+            const float2 w = roots[(j * k) % R];
+            re += w.x * s[j - 1];
+            im += w.y * d[j - 1];
+        }
+        v[k] = re + rot_i(im);
+        v[R - k] = re - rot_i(im);
+    }
+    v[0] = sum;
+}
+
+/* BUTTERFLY(R, v, roots): radix R's butterfly (R a constant: the compiler
+ * keeps one branch). */
+#define BUTTERFLY(R, v, roots)                                                 \
+    if (R == 1)                                                                \
+        bf1(v);                                                                \
+    else if (R == 2)                                                           \
+        bf2(v);                                                                \
+    else if (R == 3)                                                           \
+        bf3(v);                                                                \
+    else if (R == 4)                                                           \
+        bf4(v);                                                                \
+    else if (R == 5)                                                           \
+        bf5(v);                                                                \
+    else if (R == 7)                                                           \
+        bf7(v);                                                                \
+    else if (R == 8)                                                           \
+        bf8(v);                                                                \
+    else if (R == 16)                                                          \
+        bf16(v);                                                               \
+    else                                                                       \
+        bf_dft(v, R, roots)

@@ -8,9 +8,10 @@
  *
  *   SIGN          -1 forward, +1 inverse
  *   N             points per transform, in NSTAGES stages
- *   STAGES        the stages, STAGE(radix, span, first, last, offset) one
- *                 after the other (span: the product of the radices before
- *                 it; offset: where its twiddles start in table tw)
+ *   STAGES        the stages, STAGE(radix, span, first, last, offset, roots)
+ *                 one after the other (span: the product of the radices
+ *                 before it; offset: where its twiddles start in table tw;
+ *                 roots: where a prime radix's DFT roots are in tw)
  *   TT, G         work-items per transform, transforms per work-group
  *   TPB           transforms per batch entry: transform t is column
  *                 c = t % TPB of entry b = t / TPB
@@ -108,7 +109,7 @@ inline void store_elem(__global float2* out,
 #define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)
 
 /* One Stockham stage; FIRST and LAST are compile-time constants. */
-#define STAGE(R, S, FIRST, LAST, OFF)                                                    \
+#define STAGE(R, S, FIRST, LAST, OFF, ROOTS)                                             \
     {                                                                                    \
         float2 v[((N / R + TT - 1) / TT) * R];                                           \
         _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
@@ -129,7 +130,7 @@ inline void store_elem(__global float2* out,
                     _Pragma("unroll") for (uint r = 1; r < R; ++r)                      \
                         v[c * R + r] = cmul(v[c * R + r], tw[OFF + (r - 1) * S + k]);      \
                 }                                                                        \
-                BUTTERFLY(R, v + c * R);                                                 \
+                BUTTERFLY(R, v + c * R, tw + ROOTS);                                     \
             }                                                                            \
         }                                                                                \
         if (!FIRST || DIRECT_STORE(LAST))                                                \

@@ -170,18 +170,50 @@ bool append_fft(chain_shape& c,
     return true;
 }
 
+// Primes above 7 that a stage does as a direct DFT (bf_dft in fft_butterflies.cl).
+const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31 };
+
+bool has_dft_radix(std::size_t r)
+{
+    return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
+}
+
+//! Where each stage's twiddles and (prime radices above 7) roots start in
+//! the stage table, and its size.
+struct stage_layout {
+    std::vector<std::size_t> twiddles, roots;
+    std::size_t size = 0;
+};
+
+stage_layout stage_layout_for(const std::vector<std::size_t>& radices)
+{
+    stage_layout at;
+    std::size_t span = 1;
+    for (std::size_t i = 0; i < radices.size(); ++i) {
+        at.twiddles.push_back(at.size);
+        if (i > 0)
+            at.size += (radices[i] - 1) * span;
+        span *= radices[i];
+    }
+    for (std::size_t r : radices) {
+        at.roots.push_back(has_dft_radix(r) ? at.size : 0);
+        if (has_dft_radix(r))
+            at.size += r;
+    }
+    return at;
+}
+
 std::string build_options(const pass_spec& s)
 {
     std::ostringstream o;
     o << "-cl-std=CL1.2 -DSIGN=" << s.sign << " -DN=" << s.n << " -DNSTAGES=" << s.radices.size();
     // One macro without spaces, so the option string keeps it whole.
     o << " -DSTAGES=";
-    std::size_t span = 1, offset = 0;
+    const stage_layout at = stage_layout_for(s.radices);
+    std::size_t span = 1;
     for (std::size_t i = 0; i < s.radices.size(); ++i) {
         o << "STAGE(" << s.radices[i] << "," << span << "," << int(i == 0) << ","
-          << int(i + 1 == s.radices.size()) << "," << offset << ")";
-        if (i > 0)
-            offset += (s.radices[i] - 1) * span;
+          << int(i + 1 == s.radices.size()) << "," << at.twiddles[i] << "," << at.roots[i] << ")";
         span *= s.radices[i];
     }
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
@@ -215,20 +247,27 @@ std::vector<std::complex<double>> roots(std::size_t k, int sign)
 }
 
 //! The stages' twiddles as fft_pass.cl reads them: for each stage after the
-//! first (radix R, span S), exp(sign 2 pi i r k / (S R)) at (r - 1) S + k.
+//! first (radix R, span S), exp(sign 2 pi i r k / (S R)) at twiddles[s] +
+//! (r - 1) S + k; then for each prime radix above 7, its R unsigned roots.
 std::vector<std::complex<double>> stage_twiddles(const std::vector<std::size_t>& radices, int sign)
 {
-    std::vector<std::complex<double>> w;
-    std::size_t span = radices.front();
-    for (std::size_t i = 1; i < radices.size(); ++i) {
-        const auto base = roots(span * radices[i], sign);
-        for (std::size_t r = 1; r < radices[i]; ++r)
-            for (std::size_t k = 0; k < span; ++k)
-                w.push_back(base[r * k]);
-        span *= radices[i];
+    const stage_layout at = stage_layout_for(radices);
+    std::vector<std::complex<double>> w(std::max<std::size_t>(1, at.size));
+    std::size_t span = 1;
+    for (std::size_t i = 0; i < radices.size(); ++i) {
+        const std::size_t r = radices[i];
+        if (i > 0) {
+            const auto base = roots(span * r, sign);
+            for (std::size_t q = 1; q < r; ++q)
+                for (std::size_t k = 0; k < span; ++k)
+                    w[at.twiddles[i] + (q - 1) * span + k] = base[q * k];
+        }
+        if (has_dft_radix(r)) {
+            const auto unsigned_roots = roots(r, 1);
+            std::copy(unsigned_roots.begin(), unsigned_roots.end(), w.begin() + at.roots[i]);
+        }
+        span *= r;
     }
-    if (w.empty())
-        w.push_back(1.0); // no twiddled stage; the kernel reads nothing
     return w;
 }
 
@@ -316,6 +355,9 @@ std::vector<std::size_t> radices_for(std::size_t n)
     for (unsigned s = 0; s < stages; ++s)
         r.push_back(std::size_t(1) << (twos / stages + (s < twos % stages ? 1 : 0)));
     for (std::size_t p : { 7, 5, 3 })
+        for (; n % p == 0; n /= p)
+            r.push_back(p);
+    for (std::size_t p : dft_radices)
         for (; n % p == 0; n /= p)
             r.push_back(p);
     if (n != 1)

@@ -5,7 +5,7 @@
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
- *   - Bluestein for sizes with a prime factor above 7: the chirp multiply
+ *   - Bluestein for sizes with a prime factor above 31: the chirp multiply
  *     and zero padding fused into the load of a power-of-two forward FFT,
  *     the kernel spectrum into the load of the inverse FFT, the chirp into
  *     its store.
@@ -83,8 +83,8 @@ struct raw_load {
     std::vector<float> window; //!< n real taps
 };
 
-//! The radices n is made of (2..16, 3, 5, 7), largest powers of two first;
-//! empty if n has a prime factor above 7.
+//! The radices n is made of (2..16, 3, 5, 7, primes 11..31), powers of two
+//! first; empty if n has a prime factor above 31.
 std::vector<std::size_t> radices_for(std::size_t n);
 
 /*!
