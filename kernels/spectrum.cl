@@ -40,14 +40,18 @@ inline float2 raw_sample(__global const float2* raw, uint at)
 #define AVERAGE_LINEAR 1
 #define AVERAGE_PEAK 2
 
-/* One work-item per bin walks the call's frames in order, as the CPU chain
- * does: power holds `frames` frames of n floats; state holds the average
- * across calls. count0 frames of the current output came before this call;
- * started: the exponential average already holds a frame. Every per_output
- * frames, the average times scale (in dB if db, fftshifted if shift) goes to
- * out + o * n for the o-th output this call completes. */
+/* Work-item (k, s) takes bin k of segment s of the call's frames: power
+ * holds `frames` frames of n floats. A segment is the frames of one output
+ * (count0 frames of the first one came in earlier calls), in order as the
+ * CPU chain takes them, so outputs fill in parallel; exponential averaging
+ * carries from output to output and takes all frames in one segment.
+ * state_in holds the average the last call left (started: the exponential
+ * one holds a frame); the last segment leaves its average in state_out.
+ * Output s, when complete, is the average times scale (in dB if db,
+ * fftshifted if shift) at out + s * n. */
 __kernel void spectrum_average(__global const float* power,
-                               __global float* state,
+                               __global const float* state_in,
+                               __global float* state_out,
                                __global float* out,
                                uint n,
                                uint frames,
@@ -60,15 +64,17 @@ __kernel void spectrum_average(__global const float* power,
                                float alpha,
                                float scale)
 {
-    const uint k = get_global_id(0);
+    const uint k = get_global_id(0), s = get_global_id(1);
     if (k >= n)
         return;
     /* With shift, bins [0, n - n/2) go to the top half, the rest below. */
     const uint lo = shift ? n / 2 : 0, hi = n - lo;
     const uint at = k < hi ? k + lo : k - hi;
-    float a = state[k];
-    uint count = count0, o = 0;
-    for (uint f = 0; f < frames; ++f) {
+    const uint end = mode == AVERAGE_EXPONENTIAL ? frames
+                                                 : min(frames, (s + 1) * per_output - count0);
+    float a = state_in[k];
+    uint count = s ? 0 : count0, o = s;
+    for (uint f = s ? s * per_output - count0 : 0; f < end; ++f) {
         const float p = power[f * n + k];
         if (mode == AVERAGE_EXPONENTIAL)
             a = started ? a * (1.0f - alpha) + p * alpha : p;
@@ -86,6 +92,7 @@ __kernel void spectrum_average(__global const float* power,
             count = 0;
         }
     }
-    state[k] = a;
+    if (end == frames)
+        state_out[k] = a;
 }
 #endif

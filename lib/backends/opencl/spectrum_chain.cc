@@ -14,7 +14,7 @@ namespace {
 
 using gpufft::detail::chain_setup;
 
-// Work-items a group of the averaging kernel: one per bin, so any size does.
+// Work-items a group of the averaging kernel, one per bin: any size does.
 constexpr std::size_t average_group = 64;
 
 mem_handle device_buffer(device_context& ctx, cl_mem_flags flags, std::size_t bytes)
@@ -82,7 +82,8 @@ public:
         d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, raw);
 
         const std::size_t state_bytes = s.n * sizeof(float);
-        const std::size_t need = d_raw_bytes + 2 * d_out_bytes + state_bytes + d_fft->device_bytes();
+        const std::size_t need =
+            d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes + d_fft->device_bytes();
         if (need > dev.info.global_memory || std::max(d_raw_bytes, d_out_bytes) > dev.max_alloc)
             throw error("gpufft: opencl: the spectrum chain for " + std::to_string(s.batch) +
                         " frames of " + std::to_string(s.n) + " points needs " +
@@ -92,7 +93,8 @@ public:
         const cl_mem_flags host = d_unified ? CL_MEM_ALLOC_HOST_PTR : 0;
         d_raw = device_buffer(d_ctx, CL_MEM_READ_ONLY | host, d_raw_bytes);
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
-        d_state = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
+        for (mem_handle& m : d_state)
+            m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
         d_out = device_buffer(d_ctx, CL_MEM_WRITE_ONLY | host, d_out_bytes);
         if (!d_unified) {
             // Pinned staging, mapped for the chain's life.
@@ -110,19 +112,19 @@ public:
                                               sizeof allowed, &allowed, nullptr),
               "clGetKernelWorkGroupInfo");
         d_group = std::max<std::size_t>(1, std::min(average_group, allowed));
-        const cl_mem bufs[] = { d_power.get(), d_state.get(), d_out.get() };
-        for (cl_uint i = 0; i < 3; ++i)
-            set_arg(i, sizeof(cl_mem), &bufs[i]);
+        const cl_mem power = d_power.get(), out = d_out.get();
+        set_arg(0, sizeof power, &power);
+        set_arg(3, sizeof out, &out);
         // kernels/spectrum.cl numbers the averaging modes in gpufft::averaging's order.
         const cl_uint n = cl_uint(s.n), per_output = cl_uint(s.per_output),
                       mode = cl_uint(s.average), db = s.db, shift = s.shift;
-        set_arg(3, sizeof n, &n);
-        set_arg(7, sizeof per_output, &per_output);
-        set_arg(8, sizeof mode, &mode);
-        set_arg(9, sizeof db, &db);
-        set_arg(10, sizeof shift, &shift);
-        set_arg(11, sizeof s.alpha, &s.alpha);
-        set_arg(12, sizeof s.scale, &s.scale);
+        set_arg(4, sizeof n, &n);
+        set_arg(8, sizeof per_output, &per_output);
+        set_arg(9, sizeof mode, &mode);
+        set_arg(10, sizeof db, &db);
+        set_arg(11, sizeof shift, &shift);
+        set_arg(12, sizeof s.alpha, &s.alpha);
+        set_arg(13, sizeof s.scale, &s.scale);
     }
 
     ~spectrum_chain() override
@@ -175,17 +177,28 @@ private:
         }
         d_fft->enqueue(q, d_raw.get(), d_power.get(), frames);
 
+        // Each output's frames are a segment of their own, but the
+        // exponential average runs through all frames in one. The average
+        // moves between the two state buffers: segments run concurrently.
+        const std::size_t outputs = (d_count + frames) / d_s.per_output;
+        const std::size_t segments = d_s.average == averaging::exponential
+                                         ? 1
+                                         : (d_count + frames + d_s.per_output - 1) / d_s.per_output;
+        const cl_mem state_in = d_state[d_flip].get(), state_out = d_state[!d_flip].get();
         const cl_uint nframes = cl_uint(frames), count0 = cl_uint(d_count),
                       started = d_started ? 1 : 0;
-        set_arg(4, sizeof nframes, &nframes);
-        set_arg(5, sizeof count0, &count0);
-        set_arg(6, sizeof started, &started);
-        const std::size_t global = (d_s.n + d_group - 1) / d_group * d_group;
-        check(a.clEnqueueNDRangeKernel(q, d_average.get(), 1, nullptr, &global, &d_group, 0,
-                                       nullptr, nullptr),
+        set_arg(1, sizeof state_in, &state_in);
+        set_arg(2, sizeof state_out, &state_out);
+        set_arg(5, sizeof nframes, &nframes);
+        set_arg(6, sizeof count0, &count0);
+        set_arg(7, sizeof started, &started);
+        const std::size_t global[] = { (d_s.n + d_group - 1) / d_group * d_group, segments };
+        const std::size_t local[] = { d_group, 1 };
+        check(a.clEnqueueNDRangeKernel(q, d_average.get(), 2, nullptr, global, local, 0, nullptr,
+                                       nullptr),
               "clEnqueueNDRangeKernel");
+        d_flip = !d_flip;
 
-        const std::size_t outputs = (d_count + frames) / d_s.per_output;
         const std::size_t out_bytes = outputs * d_s.n * sizeof(float);
         if (outputs && d_unified) {
             mapping m(q, d_out.get(), CL_MAP_READ, out_bytes);
@@ -210,7 +223,9 @@ private:
     std::size_t d_raw_bytes, d_out_bytes;
     std::string d_backend;
     std::unique_ptr<fft_chain> d_fft;
-    mem_handle d_raw, d_power, d_state, d_out; //!< raw frames, |X|^2, average, outputs
+    mem_handle d_raw, d_power, d_out;          //!< raw frames, |X|^2, outputs
+    mem_handle d_state[2];                     //!< the average, in and out of a call
+    bool d_flip = false;                       //!< which state buffer holds it
     mem_handle d_raw_staging, d_out_staging;   //!< pinned (discrete devices)
     mapping d_raw_host, d_out_host; //!< the staging buffers, mapped
     kernel_handle d_average;
