@@ -96,6 +96,10 @@ OpenCL device modes (instead of the CPU comparison; both may be given):
   --average K         streaming: frames averaged into one spectrum (default 64)
   --stream-batch LIST streaming: frames per FFT call (spectrum_config::batch), one run
                       each (default 0: the engine's choice)
+
+In the device modes the exit status is 1 when one of gpufft's rows failed
+(an error, or a result that failed its check); other engines' failures are
+only reported.
 )";
 
 options parse(int argc, char** argv)
@@ -574,8 +578,7 @@ int main(int argc, char** argv)
         if (o.device_resident || o.streaming) {
             if (!o.points)
                 o.points = std::size_t(1) << 25; // 256 MiB of complex floats
-            run_device_modes(o);
-            return 0;
+            return run_device_modes(o) ? 1 : 0;
         }
         if (!o.points)
             o.points = std::size_t(1) << 22;

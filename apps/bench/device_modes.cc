@@ -698,7 +698,7 @@ void list_opencl_devices()
                     d.version.c_str());
 }
 
-void run_device_modes(const options& o)
+std::size_t run_device_modes(const options& o)
 {
     const device_info dev = opencl::select_device(o.opencl_device);
     const cl_device_id id = find_cl_device(dev);
@@ -772,6 +772,15 @@ void run_device_modes(const options& o)
                 write_json(o.json, o, dev, device_rows, stream_rows);
         }
     }
+    // gpufft's own rows that failed: the exit status tells scripts.
+    std::size_t failed = 0;
+    for (const auto& r : device_rows)
+        failed += r.engine == "gpufft" && r.status != "ok";
+    for (const auto& r : stream_rows)
+        failed += r.engine != "simd" && r.engine != "copy" && r.status != "ok";
+    if (failed)
+        std::printf("gpufft-bench: %zu gpufft row(s) failed\n", failed);
+    return failed;
 }
 
 } // namespace gpufft::bench

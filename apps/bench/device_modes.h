@@ -13,9 +13,10 @@ void list_opencl_devices();
 /*!
  * --device-resident and/or --streaming, as `o` asks, on the device that
  * o.opencl_device selects; one JSON file for both when o.json is set.
- * Throws usage_error when the build has no OpenCL backend.
+ * Returns how many of gpufft's rows failed (error or wrong result). Throws
+ * usage_error when the build has no OpenCL backend.
  */
-void run_device_modes(const options& o);
+std::size_t run_device_modes(const options& o);
 
 } // namespace gpufft::bench
 

@@ -10,7 +10,7 @@ void list_opencl_devices()
     std::printf("opencl: this gpufft-bench was built without the OpenCL backend\n");
 }
 
-void run_device_modes(const options&)
+std::size_t run_device_modes(const options&)
 {
     throw usage_error("--device-resident and --streaming need a build with the OpenCL backend");
 }
