@@ -83,11 +83,25 @@ void shape_pass(const device_entry& d, pass_spec& s)
     s.g = g;
 }
 
+std::size_t one_kernel_limit(const device_entry& d)
+{
+    std::size_t n = one_kernel_cap;
+    while (n > 1 && !fits_one_kernel(d, n, true))
+        n /= 2;
+    return n;
+}
+
 //! n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits.
 bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std::size_t& n2)
 {
+    // Both factors fit one kernel, and no size that fits reaches twice the
+    // largest power of two that does: a huge n has no split, and must not cost
+    // a trial division up to its square root.
+    const std::size_t bound = 2 * one_kernel_limit(d);
+    if (n / bound > bound)
+        return false;
     bool found = false;
-    for (std::size_t a = 2; a * a <= n; ++a)
+    for (std::size_t a = 2; a <= bound && a * a <= n; ++a)
         if (n % a == 0 && fits_one_kernel(d, a, true) && fits_one_kernel(d, n / a, true)) {
             n1 = a;
             n2 = n / a;
@@ -96,13 +110,6 @@ bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std:
     return found;
 }
 
-std::size_t one_kernel_limit(const device_entry& d)
-{
-    std::size_t n = one_kernel_cap;
-    while (n > 1 && !fits_one_kernel(d, n, true))
-        n /= 2;
-    return n;
-}
 
 //! Appends the passes of an n-point FFT from `from` to `to`, through `mid`
 //! when it takes two passes. Returns false if n is beyond two passes.
@@ -386,6 +393,16 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     c.n = n;
     c.dir = dir;
     const int sign = dir == direction::forward ? -1 : 1;
+    const std::size_t limit = one_kernel_limit(d);
+    const auto beyond_reach = [&] {
+        return error("gpufft: opencl: size " + std::to_string(n) + " is beyond the " +
+                     std::to_string(limit * limit) + " points two passes reach on " + d.label());
+    };
+    // No size that fits one kernel reaches twice the power-of-two limit, so
+    // this rejects nothing two passes could do; checked first so that the
+    // Bluestein length below cannot overflow.
+    if (n / (2 * limit) > 2 * limit)
+        throw beyond_reach();
     bool ok = false;
     if (!radices_for(n).empty()) {
         ok = append_fft(c, d, n, sign, buffer_slot::in, 0, buffer_slot::out, 0,
@@ -401,11 +418,8 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
                         buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
         c.scratch_points[1] = m;
     }
-    if (!ok) {
-        const std::size_t limit = one_kernel_limit(d);
-        throw error("gpufft: opencl: size " + std::to_string(n) + " is beyond the " +
-                    std::to_string(limit * limit) + " points two passes reach on " + d.label());
-    }
+    if (!ok)
+        throw beyond_reach();
     return c;
 }
 
