@@ -10,12 +10,14 @@ namespace gpufft {
 
 // Each backend's folder provides one factory; adding a backend adds a line here.
 std::unique_ptr<backend> make_simd_backend();
+std::unique_ptr<backend> make_qpu_backend();
 
 namespace {
 
 using factory = std::unique_ptr<backend> (*)();
 const factory backend_factories[] = {
     make_simd_backend,
+    make_qpu_backend,
 };
 
 std::mutex log_mutex;
