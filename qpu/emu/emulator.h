@@ -69,14 +69,16 @@ struct config {
     unsigned num_qpus = 12;               //!< 1..16 (a Pi has 12)
     uint32_t memory_bytes = 64u << 20;    //!< GPU memory at bus address 0
     uint64_t seed = 1;                    //!< interleaving and latency draws
-    bool random_interleave = true;        //!< else round robin, one instruction each
+    bool random_interleave = true;        //!< shuffled issue order, random hold-backs; else round robin
     bool flush_denormals = true;          //!< inputs and results (the hardware does)
     rounding float_rounding = rounding::nearest_even;
     bool check_hazards = true;            //!< fault on a hazard (see hazards.h)
     unsigned tmu_fifo_depth = 4;          //!< reliable depth (the documented 8 is not)
-    unsigned tmu_latency_min = 9, tmu_latency_max = 40;   //!< cycles, drawn per load
-    unsigned dma_cycles_per_word_min = 1, dma_cycles_per_word_max = 4;
-    unsigned dma_setup_cycles = 30;
+    // Latencies in clocks, drawn per request (assumed; qpu/README.md).
+    unsigned tmu_latency_min = 20, tmu_latency_max = 100;
+    unsigned dma_clocks_per_word_min = 1, dma_clocks_per_word_max = 4;
+    unsigned dma_setup_clocks = 30;
+    unsigned vpm_read_latency = 8;        //!< vr_setup to the first vector
 };
 
 enum class stop_reason {
@@ -88,8 +90,12 @@ enum class stop_reason {
 
 const char* to_string(stop_reason reason);
 
-/*! Per-QPU counts since the emulator was made (or reset_counts()). Stall
- * cycles are estimates from the cycle model in qpu/README.md. */
+/*! A QPU issues one instruction every 4 clocks: 16 elements on a 4-wide
+ * pipeline (12 QPUs x 4 lanes x 2 flops x 250 MHz = the 24 GFLOPS peak). */
+constexpr unsigned CLOCKS_PER_INSTRUCTION = 4;
+
+/*! Per-QPU counts since the emulator was made (or reset_counts()). Stalls
+ * are in clocks, estimated by the cycle model in qpu/README.md. */
 struct qpu_counts {
     uint64_t instructions = 0;      //!< instructions issued
     uint64_t programs = 0;          //!< programs run to their end
@@ -97,13 +103,18 @@ struct qpu_counts {
     uint64_t stall_sfu = 0;         //!< waiting for SFU results (r4)
     uint64_t stall_vpm = 0;         //!< waiting for VPM reads or VDR/VDW DMA
     uint64_t stall_semaphore = 0;   //!< blocked in sacq or on the mutex
-    uint64_t idle = 0;              //!< no program to run
-    uint64_t cycles() const { return instructions + stall_tmu + stall_sfu + stall_vpm + stall_semaphore; }
+    uint64_t idle = 0;              //!< clocks with no program to run
+    uint64_t jitter = 0;            //!< clocks held back by random interleaving (not in cycles())
+    /*! Clocks spent on programs: issue plus stalls. */
+    uint64_t cycles() const
+    {
+        return instructions * CLOCKS_PER_INSTRUCTION + stall_tmu + stall_sfu + stall_vpm + stall_semaphore;
+    }
 };
 
 struct run_result {
     stop_reason reason = stop_reason::idle;
-    uint64_t cycles = 0;      //!< cycles this call advanced the cluster
+    uint64_t cycles = 0;      //!< clocks this call advanced the cluster
     std::string message;      //!< what went wrong (fault, deadlock), else empty
 };
 
@@ -136,7 +147,7 @@ public:
      * to continue after cycle_limit. */
     run_result run(uint64_t max_cycles);
 
-    /*! Cycles since construction: at 250 MHz, microseconds = cycles / 250. */
+    /*! Clocks since construction: at 250 MHz, microseconds = cycles / 250. */
     uint64_t cycles() const;
     const std::vector<qpu_counts>& counts() const;
     void reset_counts();
@@ -145,7 +156,15 @@ public:
     /*! Current semaphore counts (0..15); after a clean run they are 0. */
     uint32_t semaphore(unsigned id) const;
 
-    /*! Optional trace of every issued instruction ("qpu pc: disassembly"). */
+    /*! A QPU's registers as its last program left them (tests, debugging). */
+    struct registers {
+        uint32_t ra[32][16], rb[32][16], acc[6][16];
+        bool z[16], n[16], c[16];
+        uint32_t pc;
+    };
+    registers qpu_registers(unsigned qpu) const;
+
+    /*! Optional trace of every issued instruction to stderr ("qpuN pc: disassembly"). */
     void set_trace(bool enabled);
 
 private:
