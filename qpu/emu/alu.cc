@@ -40,8 +40,9 @@ uint32_t as_bits(float f)
 
 float flush(float f, const float_mode& mode)
 {
-    if (mode.flush_denormals && std::fpclassify(f) == FP_SUBNORMAL)
-        return std::copysign(0.0f, f);
+    uint32_t u = as_bits(f);
+    if (mode.flush_denormals && (u & 0x7F800000) == 0)
+        return as_float(u & 0x80000000);
     return f;
 }
 
@@ -120,7 +121,7 @@ bool add_op_writes_float(uint32_t op) { return (op >= A_FADD && op <= A_FMAXABS)
 bool mul_op_reads_float(uint32_t op) { return op == M_FMUL; }
 bool mul_op_writes_float(uint32_t op) { return op == M_FMUL; }
 
-alu_result add_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
+static inline alu_result add_alu_element(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
 {
     float fa = flush(as_float(a), mode), fb = flush(as_float(b), mode);
     int32_t ia = int32_t(a), ib = int32_t(b);
@@ -163,7 +164,7 @@ alu_result add_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
     }
 }
 
-alu_result mul_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
+static inline alu_result mul_alu_element(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
 {
     switch (op) {
     case M_FMUL: return float_result(mul_rounded(flush(as_float(a), mode), flush(as_float(b), mode), mode), mode);
@@ -176,6 +177,18 @@ alu_result mul_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode)
     case M_V8SUBS: return int_result(bytewise(a, b, [](int x, int y) { return saturate_byte(x - y); }));
     default: return int_result(0);
     }
+}
+
+void add_alu(uint32_t op, const uint32_t* a, const uint32_t* b, const float_mode& mode, alu_result* out)
+{
+    for (unsigned e = 0; e < SIMD_WIDTH; ++e)
+        out[e] = add_alu_element(op, a[e], b[e], mode);
+}
+
+void mul_alu(uint32_t op, const uint32_t* a, const uint32_t* b, const float_mode& mode, alu_result* out)
+{
+    for (unsigned e = 0; e < SIMD_WIDTH; ++e)
+        out[e] = mul_alu_element(op, a[e], b[e], mode);
 }
 
 uint32_t f32_to_f16(float f)

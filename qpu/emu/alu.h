@@ -19,8 +19,9 @@ struct alu_result {
     bool z = false, n = false, c = false;
 };
 
-alu_result add_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode);
-alu_result mul_alu(uint32_t op, uint32_t a, uint32_t b, const float_mode& mode);
+/*! One op on the 16 elements of a and b. */
+void add_alu(uint32_t op, const uint32_t* a, const uint32_t* b, const float_mode& mode, alu_result* out);
+void mul_alu(uint32_t op, const uint32_t* a, const uint32_t* b, const float_mode& mode, alu_result* out);
 /*! Flags of a value loaded by ldi (integer view). */
 alu_result integer_flags(uint32_t value);
 

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace qpu::emu {
 
@@ -102,6 +103,12 @@ struct emulator::state {
     uint32_t dbqite = 0, dbqitc = 0, dbcfg = 0, pctre = 0, vpmbase = 0;
     uint64_t now = 0, host_interrupts = 0;
     std::mt19937_64 rng;
+    struct decoded {
+        uint64_t word;
+        instruction_access access;
+        bool valid;
+    };
+    std::unordered_map<uint32_t, decoded> decode_cache;
     bool trace = false;
     std::string fault;
 
@@ -164,8 +171,10 @@ struct emulator::state {
         return false;
     }
 
-    stall blocked(unsigned q, uint64_t w);
-    void execute(unsigned q, uint64_t w);
+    /*! The instruction at `pc` (in `w`) and what it accesses, decoded once. */
+    const instruction_access& fetch(uint32_t pc, uint64_t& w);
+    stall blocked(unsigned q, uint64_t w, const instruction_access& a);
+    void execute(unsigned q, uint64_t w, const instruction_access& a);
     void execute_alu(unsigned q, uint64_t w, const instruction_access& access);
     vec read_operand(unsigned q, uint64_t w, uint32_t mux, bool reads_float, vec* port_a, vec* port_b);
     vec read_port(unsigned q, bool file_b, uint32_t addr);
@@ -304,10 +313,18 @@ bool emulator::state::branch_taken(unsigned q, uint32_t cond) const
     return all ? all_match : any_match;
 }
 
-stall emulator::state::blocked(unsigned q, uint64_t w)
+const instruction_access& emulator::state::fetch(uint32_t pc, uint64_t& w)
+{
+    w = load(pc) | uint64_t(load(pc + 4)) << 32;
+    decoded& slot = decode_cache[pc];
+    if (!slot.valid || slot.word != w)
+        slot = {w, decode(w), true};
+    return slot.access;
+}
+
+stall emulator::state::blocked(unsigned q, uint64_t w, const instruction_access& a)
 {
     qpu_state& s = qpus[q];
-    const instruction_access a = decode(w);
     uint32_t sig = SIG.get(w);
     if (sig == SIG_LOAD_TMU0 || sig == SIG_LOAD_TMU1) {
         auto& fifo = s.tmu[sig - SIG_LOAD_TMU0];
@@ -552,14 +569,9 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
     uint32_t add_op = OP_ADD.get(w), mul_op = OP_MUL.get(w);
     // Each read port is read once per instruction, whatever reads it.
     vec port_a{}, port_b{};
-    bool uses_a = false, uses_b = false;
-    for (uint32_t addr = 0; addr < 64; ++addr) {
-        uses_a |= a.reads_a[addr];
-        uses_b |= a.reads_b[addr];
-    }
-    if (uses_a)
+    if (a.reads_a.any())
         port_a = read_port(q, false, RADDR_A.get(w));
-    if (uses_b)
+    if (a.reads_b.any())
         port_b = read_port(q, true, RADDR_B.get(w));
 
     alu_result add_r[W], mul_r[W];
@@ -567,8 +579,7 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
         bool f = add_op_reads_float(add_op);
         vec x = read_operand(q, w, ADD_A.get(w), f, &port_a, &port_b);
         vec y = add_op_operands(add_op) > 1 ? read_operand(q, w, ADD_B.get(w), f, &port_a, &port_b) : x;
-        for (unsigned e = 0; e < W; ++e)
-            add_r[e] = add_alu(add_op, x[e], y[e], fmode);
+        add_alu(add_op, x.data(), y.data(), fmode, add_r);
     }
     if (mul_op != M_NOP) {
         bool f = mul_op_reads_float(mul_op);
@@ -588,8 +599,7 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
                 in[i] = r;
             }
         }
-        for (unsigned e = 0; e < W; ++e)
-            mul_r[e] = mul_alu(mul_op, in[0][e], in[1][e], fmode);
+        mul_alu(mul_op, in[0].data(), in[1].data(), fmode, mul_r);
     }
 
     bool ws = WS.get(w);
@@ -618,10 +628,9 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
         write(q, WADDR_MUL.get(w), !ws, mul_v, mul_mask, true, mul_op_writes_float(mul_op), w);
 }
 
-void emulator::state::execute(unsigned q, uint64_t w)
+void emulator::state::execute(unsigned q, uint64_t w, const instruction_access& a)
 {
     qpu_state& s = qpus[q];
-    const instruction_access a = decode(w);
     uint32_t sig = SIG.get(w);
     uint32_t pc = s.pc;
     bool ws = WS.get(w);
@@ -868,6 +877,7 @@ run_result emulator::run(uint64_t max_cycles)
     std::vector<unsigned> order(n);
     for (unsigned q = 0; q < n; ++q)
         order[q] = q;
+    std::vector<stall> stalls(n);
     unsigned current = 0;
     try {
         for (;;) {
@@ -884,7 +894,7 @@ run_result emulator::run(uint64_t max_cycles)
             if (s.cfg.random_interleave)
                 std::shuffle(order.begin(), order.end(), s.rng);
             bool issued = false;
-            std::vector<stall> stalls(n, stall::none);
+            std::fill(stalls.begin(), stalls.end(), stall::none);
             for (unsigned q : order) {
                 current = q;
                 qpu_state& qs = s.qpus[q];
@@ -897,18 +907,19 @@ run_result emulator::run(uint64_t max_cycles)
                     issued = true; // it could have run: not a deadlock
                     continue;
                 }
-                uint64_t w = s.load(qs.pc) | uint64_t(s.load(qs.pc + 4)) << 32;
-                stalls[q] = s.blocked(q, w);
+                uint64_t w;
+                const instruction_access& a = s.fetch(qs.pc, w);
+                stalls[q] = s.blocked(q, w, a);
                 if (stalls[q] != stall::none)
                     continue;
                 if (s.cfg.check_hazards) {
-                    std::string problem = qs.hazards.next(w);
+                    std::string problem = qs.hazards.next(a);
                     if (!problem.empty())
                         throw fault_error("hazard: " + problem);
                 }
                 if (s.trace)
                     std::cerr << "qpu" << q << " " << state::hex(qs.pc) << ": " << assembler::disassemble(w) << "\n";
-                s.execute(q, w);
+                s.execute(q, w, a);
                 ++s.counts[q].instructions;
                 issued = true;
             }

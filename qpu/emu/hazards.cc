@@ -47,14 +47,14 @@ instruction_access decode(uint64_t w)
         if (addr == W_NOP || cond == COND_NEVER)
             return;
         bool file_b = ws != is_mul;
-        (file_b ? x.writes_b : x.writes_a)[addr] = true;
+        (file_b ? x.writes_b : x.writes_a).set(addr);
         bool io = addr == W_VPM || (addr >= W_TMU0_S && addr <= W_TMU1_B);
         if (io && cond != COND_ALWAYS)
             x.conditional_io = true;
     };
     if (x.sig == SIG_BRANCH) {
         if (BRANCH_REG.get(w))
-            x.reads_a[BRANCH_RADDR_A.get(w)] = true;
+            x.reads_a.set(BRANCH_RADDR_A.get(w));
         write(WADDR_ADD.get(w), false, COND_ALWAYS);
         write(WADDR_MUL.get(w), true, COND_ALWAYS);
         return x;
@@ -69,11 +69,11 @@ instruction_access decode(uint64_t w)
     uint32_t add_op = OP_ADD.get(w), mul_op = OP_MUL.get(w);
     auto read = [&](uint32_t mux) {
         if (mux < MUX_A)
-            x.reads_acc[mux] = true;
+            x.reads_acc.set(mux);
         else if (mux == MUX_A)
-            x.reads_a[RADDR_A.get(w)] = true;
+            x.reads_a.set(RADDR_A.get(w));
         else if (x.sig != SIG_SMALL_IMM)
-            x.reads_b[RADDR_B.get(w)] = true;
+            x.reads_b.set(RADDR_B.get(w));
     };
     unsigned add_inputs = add_op_operands(add_op), mul_inputs = mul_op_operands(mul_op);
     if (add_inputs > 0) read(ADD_A.get(w));
@@ -95,25 +95,24 @@ instruction_access decode(uint64_t w)
 void hazard_checker::reset()
 {
     d_index = 0;
-    d_previous = 0;
+    d_previous = instruction_access{};
     d_last_sfu = d_last_unif_addr = d_last_tmu_noswap = d_last_branch = d_thread_end = -100;
     d_tmu_outstanding[0] = d_tmu_outstanding[1] = 0;
 }
 
-std::string hazard_checker::next(uint64_t inst)
+std::string hazard_checker::next(const instruction_access& inst)
 {
     std::string problem = check(inst);
     record(inst);
     return problem;
 }
 
-std::string hazard_checker::check(uint64_t inst) const
+std::string hazard_checker::check(const instruction_access& now) const
 {
-    const instruction_access now = decode(inst);
     const int64_t i = d_index;
 
     if (d_index > 0) {
-        const instruction_access before = decode(d_previous);
+        const instruction_access& before = d_previous;
         // "An instruction must not read from a location in physical regfile
         //  A or B that was written to by the previous instruction."
         for (uint32_t r = 0; r < 32; ++r)
@@ -228,9 +227,8 @@ std::string hazard_checker::check(uint64_t inst) const
     return "";
 }
 
-void hazard_checker::record(uint64_t inst)
+void hazard_checker::record(const instruction_access& now)
 {
-    const instruction_access now = decode(inst);
     if (now.writes_sfu())
         d_last_sfu = d_index;
     if (now.writes(W_UNIF_ADDR))
@@ -247,7 +245,7 @@ void hazard_checker::record(uint64_t inst)
         if (now.sig == uint32_t(t ? SIG_LOAD_TMU1 : SIG_LOAD_TMU0) && d_tmu_outstanding[t] > 0)
             --d_tmu_outstanding[t];
     }
-    d_previous = inst;
+    d_previous = now;
     ++d_index;
 }
 

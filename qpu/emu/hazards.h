@@ -15,11 +15,19 @@ namespace qpu::emu {
 
 /*! What one instruction reads and writes (conditions other than never count
  * as writes; small immediates are not reads). */
+/*! A set of register addresses 0..63. */
+struct address_set {
+    uint64_t bits = 0;
+    bool operator[](uint32_t addr) const { return (bits >> addr) & 1; }
+    void set(uint32_t addr) { bits |= uint64_t(1) << addr; }
+    bool any() const { return bits != 0; }
+};
+
 struct instruction_access {
     bool alu = false;
-    bool reads_a[64] = {}, reads_b[64] = {}; // by read address
-    bool reads_acc[6] = {};
-    bool writes_a[64] = {}, writes_b[64] = {}; // by write address
+    address_set reads_a, reads_b; // by read address
+    address_set reads_acc;        // r0..r5
+    address_set writes_a, writes_b; // by write address
     int rotation = -1;                          // small immediate code 48..63
     uint32_t mul_mux[2] = {0, 0};
     uint32_t sig = isa::SIG_NONE;
@@ -43,15 +51,16 @@ public:
     void reset();
     /*! Checks `inst`, executed after the instructions passed before;
      * returns an empty string, or the rule it breaks. */
-    std::string next(uint64_t inst);
+    std::string next(uint64_t inst) { return next(decode(inst)); }
+    std::string next(const instruction_access& inst);
 
 private:
-    std::string check(uint64_t inst) const;
-    void record(uint64_t inst);
+    std::string check(const instruction_access& now) const;
+    void record(const instruction_access& now);
 
     unsigned d_tmu_fifo_depth;
     int64_t d_index = 0;
-    uint64_t d_previous = 0; // the instruction before (valid if d_index > 0)
+    instruction_access d_previous; // the instruction before (valid if d_index > 0)
     int64_t d_last_sfu = -100, d_last_unif_addr = -100, d_last_tmu_noswap = -100;
     int64_t d_last_branch = -100, d_thread_end = -100;
     int d_tmu_outstanding[2] = {0, 0};
