@@ -253,11 +253,23 @@ public:
                      },
                      { "IDENT0", "not a VideoCore IV" });
         CPPUNIT_ASSERT(!mb->qpus_enabled);
+        // A board whose firmware says BCM2711 (a Pi 4 revision code) is refused
+        // before the QPUs are touched, whatever the device tree said.
+        mb->board_revision = 0xc03111;
+        expect_error("Pi 4 revision",
+                     [&] {
+                         host h(pi3_board(), mb, std::make_unique<fake_v3d>(gpu),
+                                std::make_unique<emulator_mapper>(gpu));
+                     },
+                     { "0xc03111", "BCM2711", "not a VideoCore IV" });
+        CPPUNIT_ASSERT(!mb->qpus_enabled);
         // The emulated one identifies itself, and the host enables the QPUs while open.
         {
             fake_pi pi;
             auto h = pi.open(pi3_board());
             CPPUNIT_ASSERT(pi.mb->qpus_enabled);
+            CPPUNIT_ASSERT_EQUAL(0xa02082u, h->board_revision);
+            CPPUNIT_ASSERT(h->firmware_revision != 0);
             fake_mailbox* opened = pi.mb;
             h.reset();
             CPPUNIT_ASSERT(!opened->qpus_enabled);

@@ -163,11 +163,8 @@ int fake_mailbox::transfer(std::uint32_t* buf) noexcept
     case tag::firmware_revision:
         reply = 0x5e2a6f35;
         break;
-    case tag::board_model:
-        reply = 0;
-        break;
     case tag::board_revision:
-        reply = 0xa02082; // Pi 3 Model B 1.2
+        reply = board_revision;
         break;
     case tag::qpu_enable:
         nargs = 1;

@@ -54,6 +54,7 @@ public:
     std::atomic<bool> qpus_enabled{ false };
     std::atomic<unsigned> execute_calls{ 0 };
     std::atomic<unsigned> unknown_handles{ 0 }; //!< lock/unlock/release of no live handle
+    std::uint32_t board_revision = 0xa02082;    //!< a Pi 3 Model B 1.2
     //! Emulator cycles execute_qpu may run before it reports a timeout.
     std::uint64_t execute_cycle_budget = 50'000'000;
     std::string last_run_message; //!< the emulator's fault or deadlock message, if any

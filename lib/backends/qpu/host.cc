@@ -306,6 +306,17 @@ host::host(board info_,
            std::unique_ptr<memory_mapper> memory_)
     : info(std::move(info_)), mb(std::move(mb_)), v3d(std::move(v3d_)), memory(std::move(memory_))
 {
+    // The firmware's own word on the board, beside the device tree's: new-style
+    // revision codes (bit 23) carry the SoC in bits 15:12, 0-2 being the
+    // BCM2835-7 of the Pi 0 to 3.
+    firmware_revision = qpu::firmware_revision(*mb);
+    board_revision = qpu::board_revision(*mb);
+    if ((board_revision & (1u << 23)) && ((board_revision >> 12) & 0xf) > 2) {
+        char s[96];
+        std::snprintf(s, sizeof s, "board revision 0x%x has a BCM27%s", board_revision,
+                      ((board_revision >> 12) & 0xf) == 3 ? "11" : "12 or later");
+        throw error("gpufft: qpu: " + std::string(s) + ", not a VideoCore IV");
+    }
     qpu_enable(*mb, true);
     // Read after enabling: the V3D block is powered down before.
     const std::uint32_t ident = v3d->read(v3d_ident0);

@@ -82,6 +82,8 @@ struct host {
     std::unique_ptr<memory_mapper> memory;
     //! One launch at a time: plans share the QPUs and the V3D registers.
     std::mutex launch_mutex;
+    std::uint32_t firmware_revision = 0; //!< as the firmware reports them when opened
+    std::uint32_t board_revision = 0;
 
     host(board info,
          std::shared_ptr<mailbox> mb,

@@ -84,11 +84,6 @@ std::uint32_t firmware_revision(mailbox& mb)
     return call_or_throw(mb, "get firmware revision", tag::firmware_revision, {});
 }
 
-std::uint32_t board_model(mailbox& mb)
-{
-    return call_or_throw(mb, "get board model", tag::board_model, {});
-}
-
 std::uint32_t board_revision(mailbox& mb)
 {
     return call_or_throw(mb, "get board revision", tag::board_revision, {});

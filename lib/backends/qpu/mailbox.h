@@ -26,7 +26,6 @@ public:
 //! Property tags (firmware wiki "Mailbox property interface").
 namespace tag {
 constexpr std::uint32_t firmware_revision = 0x00000001;
-constexpr std::uint32_t board_model = 0x00010001;
 constexpr std::uint32_t board_revision = 0x00010002;
 constexpr std::uint32_t mem_alloc = 0x0003000c;
 constexpr std::uint32_t mem_lock = 0x0003000d;
@@ -81,7 +80,6 @@ bool property_call(mailbox& mb,
 // The calls this driver makes; the throwing ones raise gpufft::error naming
 // the call.
 std::uint32_t firmware_revision(mailbox& mb);
-std::uint32_t board_model(mailbox& mb);
 std::uint32_t board_revision(mailbox& mb);
 void qpu_enable(mailbox& mb, bool enable);
 //! Returns the memory handle.
