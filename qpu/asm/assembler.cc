@@ -12,6 +12,8 @@
 namespace qpu::assembler {
 
 using namespace qpu::isa;
+using syntax::split_top;
+using syntax::trim;
 
 namespace {
 
@@ -24,15 +26,6 @@ struct source_line {
 [[noreturn]] void fail(const std::string& where, const std::string& message)
 {
     throw error(where + ": " + message);
-}
-
-std::string trim(const std::string& s)
-{
-    size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos)
-        return "";
-    size_t e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
 }
 
 std::string strip_comment(const std::string& line)
@@ -57,28 +50,6 @@ bool is_identifier(const std::string& s)
         if (!(std::isalnum((unsigned char)c) || c == '_'))
             return false;
     return true;
-}
-
-/*! Splits at `separator` outside brackets and parentheses. */
-std::vector<std::string> split_top(const std::string& s, char separator)
-{
-    std::vector<std::string> parts;
-    int depth = 0;
-    std::string current;
-    for (char c : s) {
-        if (c == '(' || c == '[')
-            ++depth;
-        if (c == ')' || c == ']')
-            --depth;
-        if (c == separator && depth == 0) {
-            parts.push_back(trim(current));
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    parts.push_back(trim(current));
-    return parts;
 }
 
 std::string read_text_file(const std::string& path)

@@ -48,6 +48,20 @@ std::string destination(uint32_t addr, bool file_b, const char* pack)
     return pack && *pack ? name + "." + pack : name;
 }
 
+/*! The add or mul destination of an ALU or load-immediate word, with the
+ * pack that applies to it (pm = 0: regfile-A writes; pm = 1: mul results). */
+std::string half_destination(uint64_t w, bool is_mul)
+{
+    bool file_b = (WS.get(w) == 1) != is_mul;
+    uint32_t addr = (is_mul ? WADDR_MUL : WADDR_ADD).get(w);
+    const char* pack = nullptr;
+    if (PM.get(w) == 0 && !file_b && addr < 32)
+        pack = pack_a_names[PACK.get(w)];
+    else if (PM.get(w) == 1 && is_mul)
+        pack = pack_mul_names[PACK.get(w)];
+    return destination(addr, file_b, pack);
+}
+
 std::string conditions(uint32_t cond)
 {
     return cond == COND_ALWAYS ? "" : std::string(".") + cond_names[cond];
@@ -92,14 +106,7 @@ std::string alu_half(uint64_t w, bool is_mul)
         uint32_t code = RADDR_B.get(w);
         text += code == SMALL_IMM_ROTATE_R5 ? ".rotr5" : ".rot" + std::to_string(code - SMALL_IMM_ROTATE_R5);
     }
-    bool file_b = (WS.get(w) == 1) != is_mul;
-    uint32_t addr = (is_mul ? WADDR_MUL : WADDR_ADD).get(w);
-    const char* pack = nullptr;
-    if (PM.get(w) == 0 && !file_b && addr < 32)
-        pack = pack_a_names[PACK.get(w)];
-    else if (PM.get(w) == 1 && is_mul)
-        pack = pack_mul_names[PACK.get(w)];
-    text += " " + destination(addr, file_b, pack);
+    text += " " + half_destination(w, is_mul);
     text += ", " + input(w, mux_a.get(w));
     if (inputs == 2 && !is_mov)
         text += ", " + input(w, mux_b.get(w));
@@ -145,17 +152,10 @@ std::string load_immediate(uint64_t w)
         value += "]";
     }
     auto half = [&](bool is_mul) {
-        bool file_b = (WS.get(w) == 1) != is_mul;
-        uint32_t addr = (is_mul ? WADDR_MUL : WADDR_ADD).get(w);
-        const char* pack = nullptr;
-        if (PM.get(w) == 0 && !file_b && addr < 32)
-            pack = pack_a_names[PACK.get(w)];
-        else if (PM.get(w) == 1 && is_mul)
-            pack = pack_mul_names[PACK.get(w)];
         std::string text = mnemonic + conditions((is_mul ? COND_MUL : COND_ADD).get(w));
         if (!is_mul && SF.get(w))
             text += ".setf";
-        return text + " " + destination(addr, file_b, pack) + ", " + value;
+        return text + " " + half_destination(w, is_mul) + ", " + value;
     };
     std::string text = half(false);
     if (COND_MUL.get(w) != COND_NEVER || WADDR_MUL.get(w) != W_NOP)

@@ -13,32 +13,6 @@ using namespace qpu::isa;
 
 namespace {
 
-std::string trim(const std::string& s)
-{
-    size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos)
-        return "";
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::vector<std::string> split_top(const std::string& s, char separator)
-{
-    std::vector<std::string> parts;
-    int depth = 0;
-    std::string current;
-    for (char c : s) {
-        depth += (c == '(' || c == '[') - (c == ')' || c == ']');
-        if (c == separator && depth == 0) {
-            parts.push_back(trim(current));
-            current.clear();
-        } else {
-            current += c;
-        }
-    }
-    parts.push_back(trim(current));
-    return parts;
-}
-
 /*! Recursive-descent expression parser over one string. */
 class expression_parser {
 public:
@@ -313,6 +287,32 @@ int index_of(const char* const* names, unsigned count, const std::string& name)
 }
 
 } // namespace
+
+std::string trim(const std::string& s)
+{
+    size_t b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos)
+        return "";
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split_top(const std::string& s, char separator)
+{
+    std::vector<std::string> parts;
+    int depth = 0;
+    std::string current;
+    for (char c : s) {
+        depth += (c == '(' || c == '[') - (c == ')' || c == ']');
+        if (c == separator && depth == 0) {
+            parts.push_back(trim(current));
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    parts.push_back(trim(current));
+    return parts;
+}
 
 int64_t value::integer() const
 {

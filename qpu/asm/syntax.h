@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace qpu::assembler::syntax {
 
@@ -29,6 +30,10 @@ struct value {
  * false unknown symbols read 0 (the label pass). */
 value evaluate(const std::string& text, const std::map<std::string, int64_t>& symbols,
                int64_t dot, bool strict, const std::string& where);
+
+std::string trim(const std::string& s);
+/*! Splits at `separator` outside brackets and parentheses; parts trimmed. */
+std::vector<std::string> split_top(const std::string& s, char separator);
 
 /*! True for names that cannot be labels or constants (r0, ra3, unif, ...). */
 bool is_register_name(const std::string& name);

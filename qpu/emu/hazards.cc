@@ -53,6 +53,7 @@ instruction_access decode(uint64_t w)
             x.conditional_io = true;
     };
     if (x.sig == SIG_BRANCH) {
+        x.branch_sets_flags = BRANCH_RADDR_A.get(w) & 1;
         if (BRANCH_REG.get(w))
             x.reads_a.set(BRANCH_RADDR_A.get(w));
         write(WADDR_ADD.get(w), false, COND_ALWAYS);
@@ -192,6 +193,10 @@ std::string hazard_checker::check(const instruction_access& now) const
     // between branches."
     if (now.sig == SIG_BRANCH && i - d_last_branch <= 2)
         return "branch within two instructions of another branch";
+    // Erratum (qpu.md §2): "A branch with an odd raddr_a sets flags" (its low
+    // bit is the sf bit), to values nobody documented.
+    if (now.sig == SIG_BRANCH && now.branch_sets_flags)
+        return "branch with an odd raddr_a (erratum: it also sets the flags)";
 
     if (i - d_thread_end <= 2) {
         // "The last three instructions of any program (Thread End plus the

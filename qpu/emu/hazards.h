@@ -33,6 +33,7 @@ struct instruction_access {
     uint32_t sig = isa::SIG_NONE;
     bool semaphore = false;
     bool conditional_io = false; // a TMU or VPM write under a condition
+    bool branch_sets_flags = false; // a branch with an odd raddr_a
 
     bool writes(uint32_t addr) const { return writes_a[addr] || writes_b[addr]; }
     bool reads(uint32_t addr) const { return reads_a[addr] || reads_b[addr]; }

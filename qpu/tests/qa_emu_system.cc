@@ -73,15 +73,15 @@ public:
     {
         // brr links the address after its delay slots; bra returns via ra.
         const std::string src = "ldi r0, 0\n"
-                                "call: brr ra1, function\nnop\nnop\nnop\n"
+                                "call: brr ra2, function\nnop\nnop\nnop\n"
                                 "back: add r0, r0, 15\n"
                                 "brr done\nnop\nnop\nnop\n"
                                 "function: add r0, r0, 1\n"
-                                "bra 0, ra1\nnop\nnop\nnop\n"
+                                "bra 0, ra2\nnop\nnop\nnop\n"
                                 "done:\n" + END;
         auto r = run_one(src);
         CPPUNIT_ASSERT_EQUAL(16u, r.acc[0][0]);
-        CPPUNIT_ASSERT_EQUAL(CODE + 5 * 8, r.ra[1][0]); // the address of `back`
+        CPPUNIT_ASSERT_EQUAL(CODE + 5 * 8, r.ra[2][0]); // the address of `back`
     }
 
     void thread_end_delay_slots()

@@ -35,6 +35,7 @@ public:
             {"nop ; ldtmu1\n", "ldtmu1 with no TMU1 request outstanding"},
             {"brr . + 32\nbrr . + 32\nnop\nnop\nnop\n", "branch within two instructions of another branch"},
             {"brr . + 32\nnop ; thrend\nnop\nnop\n", "thread end in a branch delay slot"},
+            {"brr . + 32, ra3\nnop\nnop\nnop\n", "branch with an odd raddr_a"},
             {"nop ; thrend\nmov r0, unif\nnop\n", "uniform or VPM access in a thread end delay slot"},
             {"nop ; thrend\nnop\nmov vpm, r0\n", "uniform or VPM access in a thread end delay slot"},
             {"nop ; thrend\nmov ra14, r0\nnop\n", "regfile address 14 used in a thread end delay slot"},
