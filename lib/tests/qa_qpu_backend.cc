@@ -86,6 +86,7 @@ class qa_qpu_backend : public CppUnit::TestFixture
     CPPUNIT_TEST(data_paths);
     CPPUNIT_TEST(automatic_submission);
     CPPUNIT_TEST(plans_release_their_memory);
+    CPPUNIT_TEST(hung_launch);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -181,6 +182,26 @@ public:
         two.reset();
         CPPUNIT_ASSERT_EQUAL(0u, mb->unknown_handles.load());
         CPPUNIT_ASSERT_EQUAL(0u, mb->live_handles());
+    }
+
+    void hung_launch()
+    {
+        // A shader that never ends: the launch times out, and the plan
+        // refuses to launch again on QPUs that may still be running.
+        for (const char* variant : { "direct", "mailbox" }) {
+            emulated_backend e([](backend_config& c) {
+                c.shaders[0].code = endless_program();
+                c.timeout = std::chrono::milliseconds(200);
+            });
+            auto exec = e.plan(gpufft::problem{ 256 }, variant); // opens the emulated Pi
+            e.pi.v3d->cycles_per_poll = 1000;
+            e.pi.mb->execute_cycle_budget = 100000;
+            std::vector<cf> data(256);
+            expect_error(std::string(variant) + " timeout", [&] { exec->execute(data.data(), data.data()); },
+                         { "200 ms" });
+            expect_error(std::string(variant) + " after the timeout",
+                         [&] { exec->execute(data.data(), data.data()); }, { "did not finish", "reboot" });
+        }
     }
 
 private:

@@ -91,6 +91,9 @@ public:
         if (!d_memory->live())
             throw error("gpufft: qpu: this plan's GPU memory was released when the process got "
                         "a signal; make a new plan");
+        if (d_hung)
+            throw error("gpufft: qpu: an earlier launch of this plan did not finish and the QPUs "
+                        "may still be running it; reboot before using the QPUs again");
         const std::size_t distance = d_problem.stride();
         std::uint8_t* const mem = d_memory->host();
         const std::size_t result_at = d_result_in_output ? d_jobs * d_step : 0;
@@ -99,7 +102,12 @@ public:
             const launch_set& set = d_problem.batch - first >= d_jobs ? d_sets[0] : d_sets[1];
             for (std::size_t j = 0; j < set.jobs; ++j)
                 std::memcpy(mem + j * d_step, in + (first + j) * distance, d_bytes);
-            launch(set);
+            try {
+                launch(set);
+            } catch (const error&) {
+                d_hung = true;
+                throw;
+            }
             for (std::size_t j = 0; j < set.jobs; ++j)
                 std::memcpy(out + (first + j) * distance, mem + result_at + j * d_step, d_bytes);
         }
@@ -158,6 +166,7 @@ private:
     std::size_t d_jobs;  // transforms per launch
     std::unique_ptr<gpu_memory> d_memory;
     std::vector<launch_set> d_sets; // full launches, then the remainder's if any
+    bool d_hung = false;            // a launch timed out
 };
 
 std::string supported_sizes(const shader_table& shaders)
