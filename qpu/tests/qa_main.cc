@@ -1,5 +1,7 @@
 /* Runner for the QPU tool suites: `qa_qpu_tools [SUITE...]`, all by default.
  * QPU_TEST_SEED=N sets the emulator seed of the randomised tests. */
+#include "qa_qpu_tools.h"
+
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
 #include <cstdio>
@@ -29,5 +31,7 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    std::printf("QPU_TEST_SEED=%llu (emulator seed of the randomised tests)\n",
+                (unsigned long long)qa_qpu::seed());
     return runner.run() ? 0 : 1;
 }
