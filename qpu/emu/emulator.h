@@ -58,7 +58,8 @@ constexpr uint32_t SRQCS_CLEAR_QUEUED = 1u << 8;
 constexpr uint32_t SRQCS_CLEAR_COMPLETED = 1u << 16;
 constexpr unsigned SRQCS_QUEUED_SHIFT = 8;
 constexpr unsigned SRQCS_COMPLETED_SHIFT = 16;
-/*! The request queue holds 16 programs (guide p. 89, V3D_SRQCS). */
+/*! Programs the request queue holds (assumed: GPU_FFT queues at most 8;
+ * a write beyond this sets the SRQCS error bit). */
 constexpr unsigned USER_PROGRAM_QUEUE_DEPTH = 16;
 
 /*! How float results are rounded. The hardware's exact rounding is not
