@@ -4,6 +4,7 @@
 #include <cppunit/extensions/HelperMacros.h>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <poll.h>
 #include <random>
@@ -193,8 +194,9 @@ public:
 };
 
 /*
- * Release on a signal: a child process allocates two blocks through a fake
- * mailbox that writes every call to a pipe, then waits to be killed. Its
+ * Release on a signal or exit: a child process allocates two blocks through
+ * a fake mailbox that writes every call to a pipe, then waits to be killed
+ * (or calls exit() with the blocks still allocated). Its
  * handlers are installed by its first allocation, so this suite must run in
  * a process that has allocated nothing (ctest runs it alone).
  */
@@ -204,6 +206,7 @@ class qa_qpu_signal : public CppUnit::TestFixture
     CPPUNIT_TEST(sigterm_default_action);
     CPPUNIT_TEST(sigint_default_action);
     CPPUNIT_TEST(sigterm_chains_to_previous_handler);
+    CPPUNIT_TEST(exit_without_destruction);
     CPPUNIT_TEST_SUITE_END();
 
     static int s_pipe;
@@ -234,10 +237,11 @@ class qa_qpu_signal : public CppUnit::TestFixture
         return true;
     }
 
+    // sig 0: the child calls exit() instead of waiting for a signal.
     static outcome run_child(int sig, bool chained)
     {
         struct sigaction now;
-        sigaction(sig, nullptr, &now);
+        sigaction(sig ? sig : SIGTERM, nullptr, &now);
         CPPUNIT_ASSERT_MESSAGE("a signal handler is already installed: run this suite alone "
                                "(qa_qpu_host qpu_signal)",
                                !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL);
@@ -261,6 +265,8 @@ class qa_qpu_signal : public CppUnit::TestFixture
             const char ready[] = "ready\n";
             if (::write(fds[1], ready, sizeof ready - 1) < 0)
                 _exit(5);
+            if (sig == 0)
+                std::exit(0); // leaves a and b undestroyed
             for (;;)
                 ::pause();
         }
@@ -268,7 +274,8 @@ class qa_qpu_signal : public CppUnit::TestFixture
         outcome o;
         while (o.lines.find("ready\n") == std::string::npos && read_some(fds[0], o.lines, 10000)) {
         }
-        ::kill(pid, sig);
+        if (sig)
+            ::kill(pid, sig);
         while (read_some(fds[0], o.lines, 10000)) {
         }
         ::close(fds[0]);
@@ -315,6 +322,13 @@ public:
                                o.lines.find("previous handler") != std::string::npos &&
                                    o.lines.find("previous handler") > o.lines.find("release 0x00000002"));
         CPPUNIT_ASSERT(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 3);
+    }
+
+    void exit_without_destruction()
+    {
+        const outcome o = run_child(0, false);
+        expect_released(o);
+        CPPUNIT_ASSERT(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
     }
 };
 
