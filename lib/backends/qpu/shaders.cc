@@ -155,6 +155,11 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.uniforms = [log2n](const launch_layout& l, unsigned q) { return fft_uniforms(log2n, l, q); };
     s.result_in_output = passes_for(log2n).size() % 2 == 1;
     s.describe = describe_passes(log2n);
+    // The emulator's model is bound by the shared VDW engine: one 32-word
+    // write (30 clocks of setup, about 2.5 a word) per 16 points per pass,
+    // at 250 MHz. qpu-fft-model measures it (qpu/shaders/README.md).
+    const double clocks_per_point_pass = (30.0 + 32 * 2.5) / LANES;
+    s.model_ns = double(passes_for(log2n).size()) * double(std::size_t(1) << log2n) * clocks_per_point_pass / 0.25;
     return s;
 }
 
