@@ -2,6 +2,7 @@
  * probe's refusals, against hand-built buffers and fake files. */
 #include "qa_qpu.h"
 #include <cppunit/extensions/HelperMacros.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -152,6 +153,7 @@ class qa_qpu_probe : public CppUnit::TestFixture
     CPPUNIT_TEST(refuses_without_permission);
     CPPUNIT_TEST(refuses_a_v3d_that_is_not_videocore4);
     CPPUNIT_TEST(registered_and_refused_here);
+    CPPUNIT_TEST(system_files_and_devices);
     CPPUNIT_TEST_SUITE_END();
 
     static void expect_refusal(const std::string& what,
@@ -296,6 +298,24 @@ public:
         expect_error("plan on qpu here",
                      [&] { gpufft::plan p(gpufft::problem{ 1024 }, o); },
                      { "qpu", "not usable", here.reason });
+    }
+
+    void system_files_and_devices()
+    {
+        // The real file access the probe uses, on files every Linux has.
+        const auto files = system_files();
+        const auto status = files->read("/proc/self/status");
+        CPPUNIT_ASSERT(status && status->find("Pid:") != std::string::npos);
+        CPPUNIT_ASSERT(!files->read("/nonexistent/qpu"));
+        const auto entries = files->list("/proc/self");
+        CPPUNIT_ASSERT(std::find(entries.begin(), entries.end(), "status") != entries.end());
+        CPPUNIT_ASSERT(files->list("/nonexistent/qpu").empty());
+        CPPUNIT_ASSERT_EQUAL(ENOENT, files->open_error("/nonexistent/qpu"));
+        CPPUNIT_ASSERT_EQUAL(0, files->open_error("/dev/null"));
+        // Opening the real devices off a Pi fails cleanly, naming the device.
+        if (!probe_board(*files).found)
+            expect_error("open_system_host here", [] { open_system_host(pi3_board()); },
+                         { "cannot open /dev/" });
     }
 };
 
