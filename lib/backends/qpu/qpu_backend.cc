@@ -16,6 +16,31 @@ enum class submission { automatic, direct, mailbox };
 
 std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 
+// GPU memory is mapped uncached (device memory to the ARM), where the wide,
+// possibly unaligned accesses of a library memcpy can fault (aarch64 always
+// faults on unaligned device accesses): one aligned 32-bit access per word.
+// `bytes` is a multiple of 4.
+void copy_to_gpu(std::uint8_t* gpu, const void* host, std::size_t bytes)
+{
+    volatile std::uint32_t* const to = reinterpret_cast<volatile std::uint32_t*>(gpu);
+    const unsigned char* const from = static_cast<const unsigned char*>(host);
+    for (std::size_t i = 0; i < bytes / 4; ++i) {
+        std::uint32_t w;
+        std::memcpy(&w, from + 4 * i, 4);
+        to[i] = w;
+    }
+}
+
+void copy_from_gpu(void* host, const std::uint8_t* gpu, std::size_t bytes)
+{
+    const volatile std::uint32_t* const from = reinterpret_cast<const volatile std::uint32_t*>(gpu);
+    unsigned char* const to = static_cast<unsigned char*>(host);
+    for (std::size_t i = 0; i < bytes / 4; ++i) {
+        const std::uint32_t w = from[i];
+        std::memcpy(to + 4 * i, &w, 4);
+    }
+}
+
 // The QPU-side uniforms and program table of launches of `jobs` transforms.
 struct launch_set {
     std::size_t jobs = 0;
@@ -66,8 +91,8 @@ public:
         d_memory = std::make_unique<gpu_memory>(d_host->mb, *d_host->memory, total, d_host->info.mem_flags);
         const std::uint32_t base = d_memory->bus();
         std::uint8_t* const mem = d_memory->host();
-        std::memcpy(mem + code_at, shader.code.data(), 8 * shader.code.size());
-        std::memcpy(mem + twiddles_at, twiddles.data(), 4 * twiddles.size());
+        copy_to_gpu(mem + code_at, shader.code.data(), 8 * shader.code.size());
+        copy_to_gpu(mem + twiddles_at, twiddles.data(), 4 * twiddles.size());
         std::size_t at = sets_at;
         for (std::size_t jobs : set_jobs) {
             launch_set set;
@@ -75,12 +100,12 @@ public:
             const launch_layout l = layout(p, base, base + twiddles_at, jobs, shader.qpus);
             for (unsigned q = 0; q < shader.qpus; ++q) {
                 const auto words = shader.uniforms(l, q);
-                std::memcpy(mem + at, words.data(), 4 * words.size());
+                copy_to_gpu(mem + at, words.data(), 4 * words.size());
                 set.programs.push_back({ std::uint32_t(base + at), std::uint32_t(base + code_at) });
                 at += 4 * words.size();
             }
             set.control_bus = std::uint32_t(base + at);
-            std::memcpy(mem + at, set.programs.data(), set.programs.size() * sizeof(qpu_program));
+            copy_to_gpu(mem + at, set.programs.data(), set.programs.size() * sizeof(qpu_program));
             at += set.programs.size() * sizeof(qpu_program);
             d_sets.push_back(std::move(set));
         }
@@ -101,7 +126,7 @@ public:
         for (std::size_t first = 0; first < d_problem.batch; first += d_jobs) {
             const launch_set& set = d_problem.batch - first >= d_jobs ? d_sets[0] : d_sets[1];
             for (std::size_t j = 0; j < set.jobs; ++j)
-                std::memcpy(mem + j * d_step, in + (first + j) * distance, d_bytes);
+                copy_to_gpu(mem + j * d_step, in + (first + j) * distance, d_bytes);
             try {
                 launch(set);
             } catch (const error&) {
@@ -109,7 +134,7 @@ public:
                 throw;
             }
             for (std::size_t j = 0; j < set.jobs; ++j)
-                std::memcpy(out + (first + j) * distance, mem + result_at + j * d_step, d_bytes);
+                copy_from_gpu(out + (first + j) * distance, mem + result_at + j * d_step, d_bytes);
         }
     }
 
