@@ -1,24 +1,27 @@
-# Batched complex FFT of any size 2^8..2^20, both directions, on 1..16 QPUs.
+# Batched complex FFT of any size 2^8..2^22, both directions, on 1..16 QPUs.
 #
 # One program for every size: the host's uniforms describe the passes
-# (lib/backends/qpu/shaders.cc builds them; qpu/README.md explains the
-# algorithm). Each pass is a Stockham radix-R step (R = 16, or 8/4/2 for the
-# last pass): with n = N/s points left and m = n/R,
+# (lib/backends/qpu/shaders.cc builds them; shaders/README.md explains the
+# algorithm). Each pass is a Stockham radix-R step: with n = N/s points left
+# and m = n/R,
 #     y[q + s(Rp + j)] = w_n^(jp) * sum_r x[q + s(p + rm)] W_R^(rj).
-# A group is 16 lanes times R points: lanes run over q (16 consecutive, when
-# s >= 16) or over p (first pass, s = 1). Inputs are gathered through the
-# TMUs, twiddles w_n^(jp) come from a table computed in double on the host,
-# and each output j goes through 3 VPM rows (re, im, re) and one VDW of 16
-# lanes x 2 words. The inverse transform is swap(FFT(swap(x))): the first
-# pass loads re/im swapped and the last pass stores them swapped (its VDW
-# starts one VPM row later), so the butterflies and tables are the same.
+# The first pass (s = 1) has radix 16A, A = 1..16: each lane does a radix-16
+# over registers, then radix-A steps across blocks of A lanes (rotations)
+# finish it, so each lane holds 16 consecutive outputs and a group's 256
+# outputs are contiguous: they go out 4 outputs (64 points) per VDW. The other
+# passes are radix 16 with the lanes on 16 consecutive q; each output j goes
+# through 3 VPM rows (re, im, re) and one VDW of 16 lanes x 2 words. Inputs
+# are gathered through the TMUs and twiddles w_n^(jp) come from tables
+# computed in double on the host. The inverse transform is swap(FFT(swap(x))):
+# the first pass loads re/im swapped and the last pass stores them swapped
+# (its VDW starts one VPM row later), so butterflies and tables are the same.
 #
-# Registers: ra0..15 / rb0..15 hold the R points (re / im); r0..r3 are
-# scratch; the rest hold the pass state below.
+# Registers: ra0..15 / rb0..15 hold the 16 points of a lane (re / im); r0..r3
+# are scratch; the rest hold the pass state below.
 
 #   ra16   g          current group (jobs x groups per transform, interleaved over QPUs)
 #   rb16   g_end      
-#   ra17   lg_r       
+#   ra17   lg_in      in = in0 + (g << LG_IN) + LANE_IN; the first pass's lane radix is 2^(7 - LG_IN)
 #   rb17   nq         QPUs in this launch
 #   rb18   lg_gt      job = G >> LG_GT
 #   ra19   qmask      qb = g & QMASK
@@ -26,7 +29,7 @@
 #   ra20   kshift     p = g >> KSHIFT
 #   rb20   step       bytes between a job's buffers
 #   ra21   lg_a       out = out0 + (qb << LG_A) + (p << LG_B)
-#   rb21   elem8      lane * 8
+#   rb21   lane_in    per-lane input offset, loaded from the pass's lane table
 #   ra22   in0        
 #   rb22   out0       
 #   ra23   lg_b       
@@ -34,15 +37,15 @@
 #   ra24   tw0        
 #   rb24   tw_lane    
 #   ra25   im_off     4, or -4 when loading swapped
-#   rb25   s_bytes    distance between a butterfly's inputs: 8N/R
-#   ra26   dma0       VDW setups of the two VPM slots
-#   rb26   dma1       
+#   rb25   s_bytes    distance between the inputs of two registers
+#   ra26   dma0       VDW setup of VPM slot 0
+#   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
 #   ra27   vpmw0      VPM write setups of the two slots
 #   rb27   vpmw1      
 #   ra28   in_addr    
 #   rb28   dma_stride 
 #   ra29   tw_ptr     next twiddle to load
-#   rb29   j_step     bytes between outputs j and j+1
+#   rb29   j_step     bytes between two VDWs' outputs
 #   ra30   out_ptr    next output
 #   rb30   host_int   
 #   ra31   passes     
@@ -76,15 +79,20 @@
     fsub rb\v, r1, rb\v
 .endm
 
-# x <- x * (c + i d), a constant.
-.macro twc, x, c, d
-    ldi r2, \c
-    ldi r3, \d
+# x <- x * (r2 + i r3).
+.macro cmul, x
     fmul r0, ra\x, r2
     fmul r1, rb\x, r3
     fsub r0, r0, r1 ; fmul r1, ra\x, r3
     mov ra\x, r0 ; fmul r0, rb\x, r2
     fadd rb\x, r1, r0
+.endm
+
+# x <- x * (c + i d), a constant.
+.macro twc, x, c, d
+    ldi r2, \c
+    ldi r3, \d
+    cmul \x
 .endm
 
 # x <- x * -i (forward W4).
@@ -93,14 +101,20 @@
     fsub rb\x, 0, r0
 .endm
 
-# Output j = the point in register k, in VPM slot `vpmw`/`dma`.
-.macro dma_out, dma
-    mov nop, vw_wait
+# Start the VDW of a VPM slot to out_ptr, which moves on by j_step. The setup
+# registers are shared by all QPUs, hence the mutex.
+.macro dma_start, dma
     mov nop, mutex
     mov vw_setup, \dma
     mov vw_setup, rb28
     mov vw_addr, ra30 ; mov mutex, r0
     add ra30, ra30, rb29
+.endm
+
+# Output j = the point in register k, in VPM slot `vpmw`/`dma`.
+.macro dma_out, dma
+    mov nop, vw_wait
+    dma_start \dma
 .endm
 
 .macro out_plain, k, vpmw, dma
@@ -111,14 +125,21 @@
     dma_out \dma
 .endm
 
-# Output j with its twiddle w_n^(jp), popped from the TMU FIFOs.
-.macro out_twiddled, k, vpmw, dma
-    mov vw_setup, \vpmw ; ldtmu0
+# r0 + i r1 = point k times its twiddle w_n^(jp), popped from the TMU FIFOs.
+.macro twiddled, k
+    nop ; ldtmu0
     fmul r0, ra\k, r4
     fmul r1, rb\k, r4 ; ldtmu1
     fmul r2, rb\k, r4
     fsub r0, r0, r2 ; fmul r3, ra\k, r4
-    fadd r1, r1, r3 ; mov vpm, r0
+    fadd r1, r1, r3
+.endm
+
+# Output j with its twiddle, in VPM slot `vpmw`/`dma`.
+.macro out_twiddled, k, vpmw, dma
+    mov vw_setup, \vpmw
+    twiddled \k
+    mov vpm, r0
     mov vpm, r1
     mov vpm, r0
     dma_out \dma
@@ -132,7 +153,7 @@
     and r2, r1, ra19 ; mul24 r0, r0, rb20
     shr r3, r1, ra20
     shl r2, r2, ra21
-    shl r1, r1, 7
+    shl r1, r1, ra17
     add r1, r1, r0
     add r1, r1, ra22
     add ra28, r1, rb21
@@ -212,10 +233,13 @@ done\@:
     mov ra31, unif
     mov rb20, unif
     mov rb30, unif
-    shl rb21, elem_num, 3
 
 pass_loop:
+    mov r2, unif            # 0: radix 16 over q; 1: the first pass
     mov ra17, unif
+    mov r0, unif            # the lane table: LANE_IN first
+    shl r1, elem_num, 2
+    add tmu0_s, r0, r1
     mov ra22, unif
     mov ra25, unif
     mov rb22, unif
@@ -237,35 +261,18 @@ pass_loop:
     mov rb28, unif
     mov ra27, unif
     mov rb27, unif
-    mov ra16, rb31
-    sub.setf nop, ra17, 4
-    brr.allz radix16
+    mov ra16, rb31 ; ldtmu0
+    mov rb21, r4
+    mov.setf nop, r2
+    brr.anynz first_pass
     nop
     nop
     nop
-    sub.setf nop, ra17, 3
-    brr.allz radix8
-    nop
-    nop
-    nop
-    sub.setf nop, ra17, 2
-    brr.allz radix4
-    nop
-    nop
-    nop
-    brr radix2
-    nop
-    nop
-    nop
-
-radix16:
     group_loop radix16_group
-radix8:
-    group_loop radix8_group
-radix4:
-    group_loop radix4_group
-radix2:
-    group_loop radix2_group
+first_pass:
+    shl r0, elem_num, 2
+    add rb26, rb26, r0
+    group_loop first_pass_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.

@@ -1,11 +1,12 @@
 /* gr-gpufft qpu backend: the built-in FFT shader table.
  *
  * One program, qpu/shaders/fft.qasm, serves every size: these uniforms
- * describe its Stockham passes (radix 16, the last one 8, 4 or 2 when log2 N
- * is not a multiple of 4) and the twiddle tables are computed here in
- * double. qpu/README.md describes the algorithm. */
+ * describe its Stockham passes (a first pass of radix 16A, A = 1..16, then
+ * radix 16) and its tables (twiddles, and the first pass's lane tables) are
+ * computed here in double. qpu/shaders/README.md describes the algorithm. */
 #include "shaders.h"
 #include <qpu/shaders/fft.h>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -14,9 +15,12 @@ namespace gpufft::qpu {
 namespace {
 
 constexpr unsigned LANES = 16;
-constexpr unsigned MAX_QPUS = 16;          // VPM rows: 6 per QPU
-constexpr unsigned VPM_ROWS_PER_QPU = 6;   // two slots of (re, im, re)
+constexpr unsigned GROUP_POINTS = LANES * 16; // 16 lanes x 16 registers
+constexpr unsigned MAX_QPUS = 16;          // VPM rows: 8 per QPU
+constexpr unsigned VPM_ROWS_PER_QPU = 8;   // first pass: 4 outputs x (re, im); else two slots of (re, im, re)
+constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
 constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
+constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 20;
 
 struct pass {
     unsigned log2_radix;
@@ -24,16 +28,18 @@ struct pass {
     std::size_t twiddle_offset; // complex entries before this pass's table
 };
 
+// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows,
+// and at least two, so the first pass (lanes on p) is never the last.
 std::vector<pass> passes_for(unsigned log2n)
 {
+    const unsigned count = std::max(2u, (log2n - 8 + 3) / 4 + 1);
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
-    for (unsigned done = 0; done < log2n;) {
-        const unsigned lr = log2n - done >= 4 ? 4 : log2n - done;
+    for (unsigned i = 0; i < count; ++i) {
+        const unsigned lr = i == 0 ? log2n - 4 * (count - 1) : 4;
         passes.push_back({ lr, s, offset });
         offset += (std::size_t(1) << log2n) / s; // n = N/s entries: m rows of R
         s <<= lr;
-        done += lr;
     }
     return passes;
 }
@@ -46,84 +52,165 @@ unsigned log2_of(std::size_t v)
     return l;
 }
 
-// T[p][j] = exp(-2 pi i j p / n) for every pass, rounded once from double.
+unsigned bit_reverse(unsigned v, unsigned bits)
+{
+    unsigned r = 0;
+    for (unsigned b = 0; b < bits; ++b)
+        r |= ((v >> b) & 1) << (bits - 1 - b);
+    return r;
+}
+
+void push_complex(std::vector<std::uint32_t>& words, double angle)
+{
+    const float re = float(std::cos(angle)), im = float(std::sin(angle));
+    std::uint32_t w[2];
+    std::memcpy(&w[0], &re, 4);
+    std::memcpy(&w[1], &im, 4);
+    words.push_back(w[0]);
+    words.push_back(w[1]);
+}
+
+// Lane vectors of 16 words each re then im: exp(-2 pi i turns(L)) per lane.
+template <typename F>
+void push_lane_vector(std::vector<std::uint32_t>& words, F turns)
+{
+    float v[2][LANES];
+    for (unsigned lane = 0; lane < LANES; ++lane) {
+        v[0][lane] = float(std::cos(-2.0 * M_PI * turns(lane)));
+        v[1][lane] = float(std::sin(-2.0 * M_PI * turns(lane)));
+    }
+    for (const auto& part : v)
+        for (float f : part) {
+            std::uint32_t w;
+            std::memcpy(&w, &f, 4);
+            words.push_back(w);
+        }
+}
+
+// Where the tables are, in words from the start of the twiddle buffer:
+// T[p][j] = exp(-2 pi i j p / n) for every pass, then the lane tables.
+struct table_layout {
+    std::size_t lanes_on_q = 0;  // LANE_IN = 8 lane
+    std::size_t first_pass = 0;  // LANE_IN, then lane twiddles (shader's rb26 + 64)
+};
+
+table_layout layout_of(unsigned log2n)
+{
+    std::size_t words = 0;
+    for (const pass& ps : passes_for(log2n))
+        words += 2 * ((std::size_t(1) << log2n) / ps.stride);
+    return { words, words + LANES };
+}
+
 std::vector<std::uint32_t> twiddle_table(unsigned log2n)
 {
     const std::size_t N = std::size_t(1) << log2n;
+    const std::vector<pass> passes = passes_for(log2n);
     std::vector<std::uint32_t> words;
-    for (const pass& ps : passes_for(log2n)) {
+    for (const pass& ps : passes) {
         const std::size_t n = N / ps.stride, R = std::size_t(1) << ps.log2_radix, m = n / R;
         for (std::size_t p = 0; p < m; ++p)
-            for (std::size_t j = 0; j < R; ++j) {
-                const double angle = -2.0 * M_PI * double((j * p) % n) / double(n);
-                const float re = float(std::cos(angle)), im = float(std::sin(angle));
-                std::uint32_t w[2];
-                std::memcpy(&w[0], &re, 4);
-                std::memcpy(&w[1], &im, 4);
-                words.push_back(w[0]);
-                words.push_back(w[1]);
-            }
+            for (std::size_t j = 0; j < R; ++j)
+                push_complex(words, -2.0 * M_PI * double((j * p) % n) / double(n));
     }
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(8 * lane);
+    // First pass, radix 16A: lane L of a block of A takes inputs
+    // r = A r_b + bitrev(L mod A) of p = p0 + L / A.
+    const unsigned a = passes[0].log2_radix - 4, A = 1u << a;
+    const std::size_t m = N >> passes[0].log2_radix;
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(8 * (lane / A) + 8 * m * bit_reverse(lane % A, a)));
+    // Register k holds j_lo = bitrev4(k): times W_16A^(r_a j_lo).
+    for (unsigned k = 0; k < 16; ++k)
+        push_lane_vector(words, [&](unsigned lane) {
+            return double(bit_reverse(lane % A, a) * bit_reverse(k, 4)) / double(16 * A);
+        });
+    // Cross-lane step of span h: the upper lane of each pair times W_2h^(L mod h).
+    for (unsigned h = 1; h < 16; h <<= 1)
+        push_lane_vector(words, [&](unsigned lane) {
+            return h < A && (lane & h) ? double(lane % h) / double(2 * h) : 0.0;
+        });
     return words;
 }
 
-// VDW of one output: 16 units (lanes, VPM columns) of 2 words (rows y, y+1).
-std::uint32_t output_dma_setup(unsigned row)
+// VDW of 16 units (lanes, VPM columns) of `depth` words from VPM row `row`.
+std::uint32_t output_dma_setup(unsigned row, unsigned depth)
 {
-    return 0x80000000u | (16u << 23) | (2u << 16) | (row << 7);
+    return 0x80000000u | (16u << 23) | (depth << 16) | (row << 7);
 }
 
 // Generic VPM write setup: horizontal 32-bit rows from `row`, stride 1.
 std::uint32_t vpm_write_setup(unsigned row) { return 0x1A00u | row; }
 
+std::uint32_t dma_stride_setup(std::uint32_t bytes) { return 0xC0000000u | bytes; }
+
 std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, unsigned q)
 {
     const std::size_t N = std::size_t(1) << log2n;
     const std::vector<pass> passes = passes_for(log2n);
+    const table_layout tables = layout_of(log2n);
     const bool inverse = l.dir == direction::inverse;
     const std::size_t jobs = l.input.size();
+    const std::size_t groups = N / GROUP_POINTS; // per transform, every pass
+    const unsigned row = VPM_ROWS_PER_QPU * q;
     std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(passes.size()), l.step_bytes,
                                      q == 0 ? 1u : 0u };
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const pass& ps = passes[i];
-        const std::size_t R = std::size_t(1) << ps.log2_radix, s = ps.stride;
-        const std::size_t groups = N / (LANES * R); // per transform
+        const std::size_t s = ps.stride;
         const bool first = i == 0, last = i + 1 == passes.size();
-        const bool lanes_on_q = s >= LANES;
         const std::uint32_t from = i % 2 ? l.output[0] : l.input[0];
         const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
-        // Lanes on q: g = p * (s/16) + qb; lanes on p (s = 1): p = 16 g + lane.
-        const unsigned kshift = lanes_on_q ? log2_of(s / LANES) : 0;
-        const std::uint32_t qmask = lanes_on_q ? std::uint32_t(s / LANES - 1) : 0;
-        const unsigned lg_a = lanes_on_q ? log2_of(LANES * 8) : 0;
-        const unsigned lg_b = log2_of((lanes_on_q ? s : LANES) * R * 8);
-        const unsigned lg_c = log2_of((lanes_on_q ? 1 : LANES) * R * 8);
-        const std::uint32_t tw_lane = lanes_on_q ? 0 : std::uint32_t(R * 8);
-        const std::uint32_t j_step = std::uint32_t(s * 8);
-        const std::uint32_t lane_gap = lanes_on_q ? 0 : std::uint32_t(R * 8 - 8);
-        const unsigned row = VPM_ROWS_PER_QPU * q + (inverse && last ? 1 : 0);
-        const std::uint32_t pass_uniforms[] = {
-            ps.log2_radix,
+        const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
+        const std::uint32_t common[] = {
+            first ? 1u : 0u,
+            first ? 7u - (ps.log2_radix - 4) : 7u,
+            std::uint32_t(l.twiddles + 4 * (first ? tables.first_pass : tables.lanes_on_q)),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
             to,
-            std::uint32_t(l.twiddles + 8 * ps.twiddle_offset + 8), // j = 1
+            first ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
             std::uint32_t(jobs * groups),
             log2_of(groups),
             std::uint32_t(groups - 1),
-            kshift,
-            qmask,
-            lg_a,
-            lg_b,
-            lg_c,
-            tw_lane,
-            j_step,
-            std::uint32_t(8 * N / R),
-            output_dma_setup(row),
-            output_dma_setup(row + 3),
-            0xC0000000u | lane_gap,
-            vpm_write_setup(VPM_ROWS_PER_QPU * q),
-            vpm_write_setup(VPM_ROWS_PER_QPU * q + 3),
+        };
+        u.insert(u.end(), std::begin(common), std::end(common));
+        if (first) {
+            // Group g: p = 16g/A.., its 256 outputs contiguous; 4 outputs a VDW.
+            const std::uint32_t out_bytes = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
+            const std::uint32_t pass_uniforms[] = {
+                0, 0, 0,
+                log2_of(8 * GROUP_POINTS),
+                log2_of(8 * GROUP_POINTS),
+                8 * LANES, // a lane's outputs: 16 consecutive j
+                out_bytes,
+                std::uint32_t(8 * N / 16),
+                output_dma_setup(row, 2 * FIRST_PASS_OUTPUTS_PER_DMA),
+                std::uint32_t(l.twiddles + 4 * tables.first_pass + 64),
+                dma_stride_setup(8 * LANES - out_bytes),
+                vpm_write_setup(row),
+                0,
+            };
+            u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
+            continue;
+        }
+        // Lanes on 16 consecutive q: g = p * (s/16) + qb.
+        const unsigned out_row = row + (inverse && last ? 1 : 0);
+        const std::uint32_t pass_uniforms[] = {
+            log2_of(s / LANES),
+            std::uint32_t(s / LANES - 1),
+            log2_of(LANES * 8),
+            log2_of(s * 16 * 8),
+            log2_of(16 * 8),
+            0,
+            std::uint32_t(s * 8),
+            std::uint32_t(8 * N / 16),
+            output_dma_setup(out_row, 2),
+            output_dma_setup(out_row + 3, 2),
+            dma_stride_setup(0),
+            vpm_write_setup(row),
+            vpm_write_setup(row + 3),
         };
         u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
     }
@@ -143,8 +230,9 @@ std::string describe_passes(unsigned log2n)
 
 fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
 {
-    if (log2n < 8 || log2n > 20)
-        throw std::invalid_argument("gpufft: qpu FFT shader sizes are 2^8 to 2^20");
+    if (log2n < MIN_LOG2N || log2n > MAX_LOG2N)
+        throw std::invalid_argument("gpufft: qpu FFT shader sizes are 2^" + std::to_string(MIN_LOG2N) + " to 2^" +
+                                    std::to_string(MAX_LOG2N));
     if (qpus < 1 || qpus > MAX_QPUS)
         throw std::invalid_argument("gpufft: qpu FFT shaders run on 1 to 16 QPUs");
     fft_shader s;
@@ -155,11 +243,13 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.uniforms = [log2n](const launch_layout& l, unsigned q) { return fft_uniforms(log2n, l, q); };
     s.result_in_output = passes_for(log2n).size() % 2 == 1;
     s.describe = describe_passes(log2n);
-    // The emulator's model is bound by the shared VDW engine: one 32-word
-    // write (30 clocks of setup, about 2.5 a word) per 16 points per pass,
-    // at 250 MHz. qpu-fft-model measures it (qpu/shaders/README.md).
-    const double clocks_per_point_pass = (30.0 + 32 * 2.5) / LANES;
-    s.model_ns = double(passes_for(log2n).size()) * double(std::size_t(1) << log2n) * clocks_per_point_pass / 0.25;
+    // The emulator's model is bound by the shared VDW engine: 30 clocks of
+    // setup and about 2.5 a word, for 64 points a write in the first pass and
+    // 16 in the others, at 250 MHz. qpu-fft-model measures it
+    // (qpu/shaders/README.md).
+    const double first_pass = (30.0 + 128 * 2.5) / 64, other_pass = (30.0 + 32 * 2.5) / LANES;
+    s.model_ns = (first_pass + double(passes_for(log2n).size() - 1) * other_pass) *
+                 double(std::size_t(1) << log2n) / 0.25;
     return s;
 }
 
@@ -167,7 +257,7 @@ const shader_table& fft_shaders()
 {
     static const shader_table table = [] {
         shader_table t;
-        for (unsigned log2n = 8; log2n <= 20; ++log2n)
+        for (unsigned log2n = MIN_LOG2N; log2n <= MAX_LOG2N; ++log2n)
             t.push_back(make_fft_shader(log2n, QPUS_PER_LAUNCH));
         return t;
     }();
