@@ -235,7 +235,7 @@ done\@:
     mov rb30, unif
 
 pass_loop:
-    mov r2, unif            # 0: radix 16 over q; 1: the first pass
+    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -263,16 +263,24 @@ pass_loop:
     mov rb27, unif
     mov ra16, rb31 ; ldtmu0
     mov rb21, r4
-    mov.setf nop, r2
-    brr.anynz first_pass
+    shl r0, elem_num, 2      # lane tables: rb26 + 4 lane
+    sub.setf nop, r2, 1
+    brr.allz first_pass
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 2
+    brr.allz across
     nop
     nop
     nop
     group_loop radix16_group
 first_pass:
-    shl r0, elem_num, 2
     add rb26, rb26, r0
     group_loop first_pass_group
+across:
+    add rb26, rb26, r0
+    group_loop across_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.

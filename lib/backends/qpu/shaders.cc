@@ -92,15 +92,32 @@ void push_lane_vector(std::vector<std::uint32_t>& words, F turns)
 struct table_layout {
     std::size_t lanes_on_q = 0;  // LANE_IN = 8 lane
     std::size_t first_pass = 0;  // LANE_IN, then lane twiddles (shader's rb26 + 64)
+    std::size_t across = 0;      // LANE_IN, then the cross-lane steps' twiddles
 };
+
+constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
+constexpr std::size_t FIRST_PASS_WORDS = LANES + 16 * 2 * LANES + LANE_STEP_WORDS;
 
 table_layout layout_of(unsigned log2n)
 {
     std::size_t words = 0;
     for (const pass& ps : passes_for(log2n))
         words += 2 * ((std::size_t(1) << log2n) / ps.stride);
-    return { words, words + LANES };
+    return { words, words + LANES, words + LANES + FIRST_PASS_WORDS };
 }
+
+// The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
+// the upper lane of each pair times W_2h^(L mod h).
+void push_lane_steps(std::vector<std::uint32_t>& words, unsigned A)
+{
+    for (unsigned h = 1; h < 16; h <<= 1)
+        push_lane_vector(words, [&](unsigned lane) {
+            return h < A && (lane & h) ? double(lane % h) / double(2 * h) : 0.0;
+        });
+}
+
+// A pass over q whose lanes (16 outputs j, 8s bytes apart) fit the VDW stride.
+bool lanes_across(const pass& ps) { return ps.stride >= LANES && 8 * ps.stride - 32 <= 0xFFFF; }
 
 std::vector<std::uint32_t> twiddle_table(unsigned log2n)
 {
@@ -126,11 +143,11 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
         push_lane_vector(words, [&](unsigned lane) {
             return double(bit_reverse(lane % A, a) * bit_reverse(k, 4)) / double(16 * A);
         });
-    // Cross-lane step of span h: the upper lane of each pair times W_2h^(L mod h).
-    for (unsigned h = 1; h < 16; h <<= 1)
-        push_lane_vector(words, [&](unsigned lane) {
-            return h < A && (lane & h) ? double(lane % h) / double(2 * h) : 0.0;
-        });
+    push_lane_steps(words, A);
+    // Radix 16 across the lanes: lane L takes input r = bitrev4(L).
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)));
+    push_lane_steps(words, 16);
     return words;
 }
 
@@ -163,14 +180,16 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::uint32_t from = i % 2 ? l.output[0] : l.input[0];
         const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
+        const bool across = !first && lanes_across(ps);
+        const std::size_t lane_table = first ? tables.first_pass : across ? tables.across : tables.lanes_on_q;
         const std::uint32_t common[] = {
-            first ? 1u : 0u,
+            first ? 1u : across ? 2u : 0u,
             first ? 7u - (ps.log2_radix - 4) : 7u,
-            std::uint32_t(l.twiddles + 4 * (first ? tables.first_pass : tables.lanes_on_q)),
+            std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
             to,
-            first ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
+            first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
             std::uint32_t(jobs * groups),
             log2_of(groups),
             std::uint32_t(groups - 1),
@@ -191,6 +210,26 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
                 dma_stride_setup(8 * LANES - out_bytes),
                 vpm_write_setup(row),
                 0,
+            };
+            u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
+            continue;
+        }
+        if (across) {
+            // Registers on 16 consecutive q (g = p * (s/16) + qb), lanes on j.
+            const std::uint32_t pass_uniforms[] = {
+                log2_of(s / LANES),
+                std::uint32_t(s / LANES - 1),
+                log2_of(LANES * 8),
+                log2_of(s * 16 * 8),
+                log2_of(16 * 8),
+                8,
+                8 * FIRST_PASS_OUTPUTS_PER_DMA,
+                8,
+                output_dma_setup(row, 2 * FIRST_PASS_OUTPUTS_PER_DMA),
+                std::uint32_t(l.twiddles + 4 * tables.across + 4 * LANES),
+                dma_stride_setup(std::uint32_t(8 * s - 8 * FIRST_PASS_OUTPUTS_PER_DMA)),
+                vpm_write_setup(row),
+                inverse && last ? 1u : 0u,
             };
             u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
             continue;
@@ -244,12 +283,14 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.result_in_output = passes_for(log2n).size() % 2 == 1;
     s.describe = describe_passes(log2n);
     // The emulator's model is bound by the shared VDW engine: 30 clocks of
-    // setup and about 2.5 a word, for 64 points a write in the first pass and
-    // 16 in the others, at 250 MHz. qpu-fft-model measures it
+    // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
+    // pass with lanes on q), at 250 MHz. qpu-fft-model measures it
     // (qpu/shaders/README.md).
-    const double first_pass = (30.0 + 128 * 2.5) / 64, other_pass = (30.0 + 32 * 2.5) / LANES;
-    s.model_ns = (first_pass + double(passes_for(log2n).size() - 1) * other_pass) *
-                 double(std::size_t(1) << log2n) / 0.25;
+    const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES;
+    double clocks_per_point = 0;
+    for (const pass& ps : passes_for(log2n))
+        clocks_per_point += ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+    s.model_ns = clocks_per_point * double(std::size_t(1) << log2n) / 0.25;
     return s;
 }
 
