@@ -20,7 +20,7 @@ constexpr unsigned MAX_QPUS = 16;          // VPM rows: 8 per QPU
 constexpr unsigned VPM_ROWS_PER_QPU = 8;   // first pass: 4 outputs x (re, im); else two slots of (re, im, re)
 constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
 constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
-constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 20;
+constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
 
 struct pass {
     unsigned log2_radix;
@@ -195,61 +195,27 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             std::uint32_t(groups - 1),
         };
         u.insert(u.end(), std::begin(common), std::end(common));
-        if (first) {
-            // Group g: p = 16g/A.., its 256 outputs contiguous; 4 outputs a VDW.
-            const std::uint32_t out_bytes = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
-            const std::uint32_t pass_uniforms[] = {
-                0, 0, 0,
-                log2_of(8 * GROUP_POINTS),
-                log2_of(8 * GROUP_POINTS),
-                8 * LANES, // a lane's outputs: 16 consecutive j
-                out_bytes,
-                std::uint32_t(8 * N / 16),
-                output_dma_setup(row, 2 * FIRST_PASS_OUTPUTS_PER_DMA),
-                std::uint32_t(l.twiddles + 4 * tables.first_pass + 64),
-                dma_stride_setup(8 * LANES - out_bytes),
-                vpm_write_setup(row),
-                0,
-            };
-            u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
-            continue;
-        }
-        if (across) {
-            // Registers on 16 consecutive q (g = p * (s/16) + qb), lanes on j.
-            const std::uint32_t pass_uniforms[] = {
-                log2_of(s / LANES),
-                std::uint32_t(s / LANES - 1),
-                log2_of(LANES * 8),
-                log2_of(s * 16 * 8),
-                log2_of(16 * 8),
-                8,
-                8 * FIRST_PASS_OUTPUTS_PER_DMA,
-                8,
-                output_dma_setup(row, 2 * FIRST_PASS_OUTPUTS_PER_DMA),
-                std::uint32_t(l.twiddles + 4 * tables.across + 4 * LANES),
-                dma_stride_setup(std::uint32_t(8 * s - 8 * FIRST_PASS_OUTPUTS_PER_DMA)),
-                vpm_write_setup(row),
-                inverse && last ? 1u : 0u,
-            };
-            u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
-            continue;
-        }
-        // Lanes on 16 consecutive q: g = p * (s/16) + qb.
-        const unsigned out_row = row + (inverse && last ? 1 : 0);
+        // First pass: group g covers p = 16g/A.., 256 contiguous outputs.
+        // Later passes: g = p * (s/16) + qb, q = 16 qb + (lane or register).
+        const std::size_t q_blocks = first ? 1 : s / LANES;
+        const bool wide = first || across; // 4 outputs (8 VPM rows) per VDW
+        const std::uint32_t wide_step = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
+        const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
+        const unsigned out_row = row + (inverse && last && !wide ? 1 : 0);
         const std::uint32_t pass_uniforms[] = {
-            log2_of(s / LANES),
-            std::uint32_t(s / LANES - 1),
-            log2_of(LANES * 8),
-            log2_of(s * 16 * 8),
-            log2_of(16 * 8),
-            0,
-            std::uint32_t(s * 8),
-            std::uint32_t(8 * N / 16),
-            output_dma_setup(out_row, 2),
-            output_dma_setup(out_row + 3, 2),
-            dma_stride_setup(0),
+            log2_of(q_blocks),
+            std::uint32_t(q_blocks - 1),
+            first ? 0 : log2_of(LANES * 8),
+            log2_of(first ? 8 * GROUP_POINTS : s * 16 * 8),
+            log2_of(first ? 8 * GROUP_POINTS : 16 * 8),
+            first ? 8 * LANES : across ? 8 : 0,                 // twiddle bytes per lane
+            wide ? wide_step : std::uint32_t(s * 8),            // bytes between VDWs
+            across ? 8 : std::uint32_t(8 * N / 16),             // bytes between registers' inputs
+            output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
+            wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
+            dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s) - wide_step : 0),
             vpm_write_setup(row),
-            vpm_write_setup(row + 3),
+            wide ? (across && inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // across: store (im, re)
         };
         u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
     }

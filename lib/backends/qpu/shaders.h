@@ -47,7 +47,7 @@ using shader_table = std::vector<fft_shader>;
 //! The FFT shaders built into the library, by size (qpu/shaders/*.qasm).
 const shader_table& fft_shaders();
 
-//! The FFT shader for 2^log2n points (8..20) launched on `qpus` QPUs (1..16).
+//! The FFT shader for 2^log2n points (8..22) launched on `qpus` QPUs (1..16).
 fft_shader make_fft_shader(unsigned log2n, unsigned qpus);
 
 } // namespace gpufft::qpu
