@@ -11,6 +11,7 @@ namespace gpufft {
 // Each backend's folder provides one factory; adding a backend adds a line here.
 std::unique_ptr<backend> make_simd_backend();
 std::unique_ptr<backend> make_opencl_backend();
+std::unique_ptr<backend> make_qpu_backend();
 
 namespace {
 
@@ -20,6 +21,7 @@ const factory backend_factories[] = {
 #ifdef GPUFFT_WITH_OPENCL
     make_opencl_backend,
 #endif
+    make_qpu_backend,
 };
 
 std::mutex log_mutex;

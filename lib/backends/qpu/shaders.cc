@@ -1,0 +1,274 @@
+/* gr-gpufft qpu backend: the built-in FFT shader table.
+ *
+ * One program, qpu/shaders/fft.qasm, serves every size: these uniforms
+ * describe its Stockham passes (a first pass of radix 16A, A = 1..16, then
+ * radix 16) and its tables (twiddles, and the first pass's lane tables) are
+ * computed here in double. qpu/shaders/README.md describes the algorithm. */
+#include "shaders.h"
+#include <qpu/shaders/fft.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gpufft::qpu {
+
+namespace {
+
+constexpr unsigned LANES = 16;
+constexpr unsigned GROUP_POINTS = LANES * 16; // 16 lanes x 16 registers
+constexpr unsigned MAX_QPUS = 16;          // VPM rows: 8 per QPU
+constexpr unsigned VPM_ROWS_PER_QPU = 8;   // first pass: 4 outputs x (re, im); else two slots of (re, im, re)
+constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
+constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
+constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
+
+struct pass {
+    unsigned log2_radix;
+    std::size_t stride; // s: points already combined
+    std::size_t twiddle_offset; // complex entries before this pass's table
+};
+
+// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows,
+// and at least two, so the first pass (lanes on p) is never the last.
+std::vector<pass> passes_for(unsigned log2n)
+{
+    const unsigned count = std::max(2u, (log2n - 8 + 3) / 4 + 1);
+    std::vector<pass> passes;
+    std::size_t s = 1, offset = 0;
+    for (unsigned i = 0; i < count; ++i) {
+        const unsigned lr = i == 0 ? log2n - 4 * (count - 1) : 4;
+        passes.push_back({ lr, s, offset });
+        offset += (std::size_t(1) << log2n) / s; // n = N/s entries: m rows of R
+        s <<= lr;
+    }
+    return passes;
+}
+
+unsigned log2_of(std::size_t v)
+{
+    unsigned l = 0;
+    while ((std::size_t(1) << l) < v)
+        ++l;
+    return l;
+}
+
+unsigned bit_reverse(unsigned v, unsigned bits)
+{
+    unsigned r = 0;
+    for (unsigned b = 0; b < bits; ++b)
+        r |= ((v >> b) & 1) << (bits - 1 - b);
+    return r;
+}
+
+void push_complex(std::vector<std::uint32_t>& words, double angle)
+{
+    const float re = float(std::cos(angle)), im = float(std::sin(angle));
+    std::uint32_t w[2];
+    std::memcpy(&w[0], &re, 4);
+    std::memcpy(&w[1], &im, 4);
+    words.push_back(w[0]);
+    words.push_back(w[1]);
+}
+
+// Lane vectors of 16 words each re then im: exp(-2 pi i turns(L)) per lane.
+template <typename F>
+void push_lane_vector(std::vector<std::uint32_t>& words, F turns)
+{
+    float v[2][LANES];
+    for (unsigned lane = 0; lane < LANES; ++lane) {
+        v[0][lane] = float(std::cos(-2.0 * M_PI * turns(lane)));
+        v[1][lane] = float(std::sin(-2.0 * M_PI * turns(lane)));
+    }
+    for (const auto& part : v)
+        for (float f : part) {
+            std::uint32_t w;
+            std::memcpy(&w, &f, 4);
+            words.push_back(w);
+        }
+}
+
+// Where the tables are, in words from the start of the twiddle buffer:
+// T[p][j] = exp(-2 pi i j p / n) for every pass, then the lane tables.
+struct table_layout {
+    std::size_t lanes_on_q = 0;  // LANE_IN = 8 lane
+    std::size_t first_pass = 0;  // LANE_IN, then lane twiddles (shader's rb26 + 64)
+    std::size_t across = 0;      // LANE_IN, then the cross-lane steps' twiddles
+};
+
+constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
+constexpr std::size_t FIRST_PASS_WORDS = LANES + 16 * 2 * LANES + LANE_STEP_WORDS;
+
+table_layout layout_of(unsigned log2n)
+{
+    std::size_t words = 0;
+    for (const pass& ps : passes_for(log2n))
+        words += 2 * ((std::size_t(1) << log2n) / ps.stride);
+    return { words, words + LANES, words + LANES + FIRST_PASS_WORDS };
+}
+
+// The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
+// the upper lane of each pair times W_2h^(L mod h).
+void push_lane_steps(std::vector<std::uint32_t>& words, unsigned A)
+{
+    for (unsigned h = 1; h < 16; h <<= 1)
+        push_lane_vector(words, [&](unsigned lane) {
+            return h < A && (lane & h) ? double(lane % h) / double(2 * h) : 0.0;
+        });
+}
+
+// A pass over q whose lanes (16 outputs j, 8s bytes apart) fit the VDW stride.
+bool lanes_across(const pass& ps) { return ps.stride >= LANES && 8 * ps.stride - 32 <= 0xFFFF; }
+
+std::vector<std::uint32_t> twiddle_table(unsigned log2n)
+{
+    const std::size_t N = std::size_t(1) << log2n;
+    const std::vector<pass> passes = passes_for(log2n);
+    std::vector<std::uint32_t> words;
+    for (const pass& ps : passes) {
+        const std::size_t n = N / ps.stride, R = std::size_t(1) << ps.log2_radix, m = n / R;
+        for (std::size_t p = 0; p < m; ++p)
+            for (std::size_t j = 0; j < R; ++j)
+                push_complex(words, -2.0 * M_PI * double((j * p) % n) / double(n));
+    }
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(8 * lane);
+    // First pass, radix 16A: lane L of a block of A takes inputs
+    // r = A r_b + bitrev(L mod A) of p = p0 + L / A.
+    const unsigned a = passes[0].log2_radix - 4, A = 1u << a;
+    const std::size_t m = N >> passes[0].log2_radix;
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(8 * (lane / A) + 8 * m * bit_reverse(lane % A, a)));
+    // Register k holds j_lo = bitrev4(k): times W_16A^(r_a j_lo).
+    for (unsigned k = 0; k < 16; ++k)
+        push_lane_vector(words, [&](unsigned lane) {
+            return double(bit_reverse(lane % A, a) * bit_reverse(k, 4)) / double(16 * A);
+        });
+    push_lane_steps(words, A);
+    // Radix 16 across the lanes: lane L takes input r = bitrev4(L).
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)));
+    push_lane_steps(words, 16);
+    return words;
+}
+
+// VDW of 16 units (lanes, VPM columns) of `depth` words from VPM row `row`.
+std::uint32_t output_dma_setup(unsigned row, unsigned depth)
+{
+    return 0x80000000u | (16u << 23) | (depth << 16) | (row << 7);
+}
+
+// Generic VPM write setup: horizontal 32-bit rows from `row`, stride 1.
+std::uint32_t vpm_write_setup(unsigned row) { return 0x1A00u | row; }
+
+std::uint32_t dma_stride_setup(std::uint32_t bytes) { return 0xC0000000u | bytes; }
+
+std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, unsigned q)
+{
+    const std::size_t N = std::size_t(1) << log2n;
+    const std::vector<pass> passes = passes_for(log2n);
+    const table_layout tables = layout_of(log2n);
+    const bool inverse = l.dir == direction::inverse;
+    const std::size_t jobs = l.input.size();
+    const std::size_t groups = N / GROUP_POINTS; // per transform, every pass
+    const unsigned row = VPM_ROWS_PER_QPU * q;
+    std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(passes.size()), l.step_bytes,
+                                     q == 0 ? 1u : 0u };
+    for (std::size_t i = 0; i < passes.size(); ++i) {
+        const pass& ps = passes[i];
+        const std::size_t s = ps.stride;
+        const bool first = i == 0, last = i + 1 == passes.size();
+        const std::uint32_t from = i % 2 ? l.output[0] : l.input[0];
+        const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
+        const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
+        const bool across = !first && lanes_across(ps);
+        const std::size_t lane_table = first ? tables.first_pass : across ? tables.across : tables.lanes_on_q;
+        const std::uint32_t common[] = {
+            first ? 1u : across ? 2u : 0u,
+            first ? 7u - (ps.log2_radix - 4) : 7u,
+            std::uint32_t(l.twiddles + 4 * lane_table),
+            from + (inverse && first ? 4u : 0u),
+            inverse && first ? std::uint32_t(-4) : 4u,
+            to,
+            first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
+            std::uint32_t(jobs * groups),
+            log2_of(groups),
+            std::uint32_t(groups - 1),
+        };
+        u.insert(u.end(), std::begin(common), std::end(common));
+        // First pass: group g covers p = 16g/A.., 256 contiguous outputs.
+        // Later passes: g = p * (s/16) + qb, q = 16 qb + (lane or register).
+        const std::size_t q_blocks = first ? 1 : s / LANES;
+        const bool wide = first || across; // 4 outputs (8 VPM rows) per VDW
+        const std::uint32_t wide_step = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
+        const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
+        const unsigned out_row = row + (inverse && last && !wide ? 1 : 0);
+        const std::uint32_t pass_uniforms[] = {
+            log2_of(q_blocks),
+            std::uint32_t(q_blocks - 1),
+            first ? 0 : log2_of(LANES * 8),
+            log2_of(first ? 8 * GROUP_POINTS : s * 16 * 8),
+            log2_of(first ? 8 * GROUP_POINTS : 16 * 8),
+            first ? 8 * LANES : across ? 8 : 0,                 // twiddle bytes per lane
+            wide ? wide_step : std::uint32_t(s * 8),            // bytes between VDWs
+            across ? 8 : std::uint32_t(8 * N / 16),             // bytes between registers' inputs
+            output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
+            wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
+            dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s) - wide_step : 0),
+            vpm_write_setup(row),
+            wide ? (across && inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // across: store (im, re)
+        };
+        u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
+    }
+    return u;
+}
+
+std::string describe_passes(unsigned log2n)
+{
+    std::string s = "radix ";
+    const std::vector<pass> passes = passes_for(log2n);
+    for (std::size_t i = 0; i < passes.size(); ++i)
+        s += (i ? "x" : "") + std::to_string(1u << passes[i].log2_radix);
+    return s + " Stockham, " + std::to_string(passes.size()) + " passes";
+}
+
+} // namespace
+
+fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
+{
+    if (log2n < MIN_LOG2N || log2n > MAX_LOG2N)
+        throw std::invalid_argument("gpufft: qpu FFT shader sizes are 2^" + std::to_string(MIN_LOG2N) + " to 2^" +
+                                    std::to_string(MAX_LOG2N));
+    if (qpus < 1 || qpus > MAX_QPUS)
+        throw std::invalid_argument("gpufft: qpu FFT shaders run on 1 to 16 QPUs");
+    fft_shader s;
+    s.log2n = log2n;
+    s.qpus = qpus;
+    s.code.assign(::qpu::shaders::fft, ::qpu::shaders::fft + ::qpu::shaders::fft_size);
+    s.twiddles = [log2n](direction) { return twiddle_table(log2n); };
+    s.uniforms = [log2n](const launch_layout& l, unsigned q) { return fft_uniforms(log2n, l, q); };
+    s.result_in_output = passes_for(log2n).size() % 2 == 1;
+    s.describe = describe_passes(log2n);
+    // The emulator's model is bound by the shared VDW engine: 30 clocks of
+    // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
+    // pass with lanes on q), at 250 MHz. qpu-fft-model measures it
+    // (qpu/shaders/README.md).
+    const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES;
+    double clocks_per_point = 0;
+    for (const pass& ps : passes_for(log2n))
+        clocks_per_point += ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+    s.model_ns = clocks_per_point * double(std::size_t(1) << log2n) / 0.25;
+    return s;
+}
+
+const shader_table& fft_shaders()
+{
+    static const shader_table table = [] {
+        shader_table t;
+        for (unsigned log2n = MIN_LOG2N; log2n <= MAX_LOG2N; ++log2n)
+            t.push_back(make_fft_shader(log2n, QPUS_PER_LAUNCH));
+        return t;
+    }();
+    return table;
+}
+
+} // namespace gpufft::qpu

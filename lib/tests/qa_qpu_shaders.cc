@@ -1,0 +1,310 @@
+/* gr-gpufft qpu FFT shaders (qpu/shaders/fft.qasm) on the QPU emulator.
+ *
+ *   qpu_shader_sizes       every size 2^8..2^20, both directions, random
+ *                          input, through the qpu backend over the fake Pi
+ *                          (driver, executor, emulator): error vs FFTW double
+ *                          at or below GPU_FFT 3.0's and within twice FFTW
+ *                          float's; batches up to 2^12
+ *   qpu_shader_signals     impulses, tones and inverse(forward(x)) = N x
+ *   qpu_shader_interleave  straight on the emulator with seeded random QPU
+ *                          interleaving and latencies, 1 to 12 QPUs, the
+ *                          hazard checker on: same results, clean barriers
+ *   qpu_shader_large       2^21 inverse and 2^22 forward, batch 1, straight
+ *                          on the emulator with 128 MiB of GPU memory
+ *
+ * Big sizes run with batch 1 (the emulator runs about 10^7 instructions a
+ * second); each case logs its time. */
+#include "../../qpu/tools/fft_harness.h"
+#include "qa_common.h"
+#include "qpu_fakes.h"
+#include "../backends/qpu/qpu_backend.h"
+
+#include <cppunit/TextTestRunner.h>
+#include <cppunit/extensions/TestFactoryRegistry.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace {
+
+using namespace gpufft::qpu;
+using qa::cd;
+using qa::cf;
+using qa_dir = gpufft::direction;
+
+// GPU_FFT 3.0's rel rms error on a Pi 1 (ppm), log2 N = 8..20.
+const double gpu_fft_ppm[] = { 0.33, 0.46, 0.52, 0.59, 0.78, 0.83, 0.92, 0.98, 1.0, 1.3, 1.3, 1.4, 1.5 };
+
+struct emulated_pi {
+    qa::qpu_fakes::fake_pi pi;
+    std::unique_ptr<gpufft::backend> backend;
+
+    emulated_pi()
+    {
+        backend_config c;
+        c.probe = [] { return probe_board(qa::qpu_fakes::pi_files("pi3")); };
+        c.open = [this](const board& b) {
+            auto h = pi.open(b);
+            pi.mb->execute_cycle_budget = std::uint64_t(1) << 40;
+            return h;
+        };
+        c.shaders = fft_shaders();
+        c.timeout = std::chrono::minutes(10);
+        backend = make_qpu_backend(std::move(c));
+    }
+};
+
+std::string size_name(std::size_t n, qa_dir dir, std::size_t batch)
+{
+    return "n=" + std::to_string(n) + " " + qa::dir_name(dir) + " batch " + std::to_string(batch);
+}
+
+// Relative L2 errors of `out` against FFTW double, and FFTW float's on the same input.
+struct errors {
+    double ours, fftwf, worst_transform_ratio;
+};
+
+errors measure(const std::vector<cf>& in, const std::vector<cf>& out, std::size_t n, qa_dir dir)
+{
+    qa::reference& ref = qa::ref_for(n, dir);
+    std::vector<cd> exact(n);
+    std::vector<cf> single(n);
+    qa::l2_error ours, theirs;
+    double worst = 0;
+    for (std::size_t j = 0; j < in.size() / n; ++j) {
+        ref.exact(in.data() + j * n, exact.data());
+        ref.fftwf(in.data() + j * n, single.data());
+        const double e = ours.add(out.data() + j * n, exact.data(), n);
+        const double f = theirs.add(single.data(), exact.data(), n);
+        worst = std::max(worst, e / std::max(f, qa::error_floor));
+    }
+    return { ours.rel(), theirs.rel(), worst };
+}
+
+void expect_accurate(const std::string& what, const std::vector<cf>& in, const std::vector<cf>& out,
+                     std::size_t n, qa_dir dir, double seconds)
+{
+    const std::size_t bad = qa::first_nonfinite(out.data(), out.size());
+    CPPUNIT_ASSERT_MESSAGE(what + ": output " + std::to_string(bad) + " not written", bad == out.size());
+    const errors e = measure(in, out, n, dir);
+    unsigned log2n = 0;
+    while ((std::size_t(1) << log2n) < n)
+        ++log2n;
+    // Beyond 2^20 we have no GPU_FFT figure; its error grows with N, so its
+    // 2^20 figure is the stricter bar.
+    const double bar = gpu_fft_ppm[std::min(log2n, 20u) - 8] * 1e-6;
+    std::printf("  %-32s rms %.3f ppm (GPU_FFT %.2f, FFTW float %.3f), %.1f s\n", what.c_str(), e.ours * 1e6,
+                bar * 1e6, e.fftwf * 1e6, seconds);
+    std::fflush(stdout);
+    CPPUNIT_ASSERT_MESSAGE(what + ": error above GPU_FFT 3.0's", e.ours <= bar);
+    CPPUNIT_ASSERT_MESSAGE(what + ": error above twice FFTW float's", e.ours <= qa::bound_for(e.fftwf));
+    CPPUNIT_ASSERT_MESSAGE(what + ": one transform far off", e.worst_transform_ratio <= qa::transform_cap);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<cf> run_backend(emulated_pi& e, const std::vector<cf>& in, std::size_t n, qa_dir dir,
+                            std::size_t batch, const std::string& variant = "")
+{
+    gpufft::problem p{ n };
+    p.dir = dir;
+    p.batch = batch;
+    auto exec = e.backend->make_executor(p, variant, gpufft::plan_options{});
+    std::vector<cf> out(in.size());
+    qa::poison(out.data(), out.size());
+    exec->execute(in.data(), out.data());
+    return out;
+}
+
+} // namespace
+
+class qa_qpu_shader_sizes : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_qpu_shader_sizes);
+    CPPUNIT_TEST(every_size);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void every_size()
+    {
+        emulated_pi e;
+        const gpufft::availability a = e.backend->probe();
+        CPPUNIT_ASSERT_MESSAGE(a.reason, a.usable);
+        for (unsigned log2n = 8; log2n <= 20; ++log2n)
+            for (qa_dir dir : { qa_dir::forward, qa_dir::inverse }) {
+                const std::size_t n = std::size_t(1) << log2n;
+                const std::size_t batch = log2n <= 12 ? 3 : 1;
+                const std::string name = size_name(n, dir, batch);
+                std::vector<cf> in(n * batch);
+                qa::fill_random(in.data(), in.size(), "qpu shader " + name);
+                const auto t0 = std::chrono::steady_clock::now();
+                const std::vector<cf> out = run_backend(e, in, n, dir, batch);
+                expect_accurate(name, in, out, n, dir, seconds_since(t0));
+            }
+    }
+};
+
+class qa_qpu_shader_signals : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_qpu_shader_signals);
+    CPPUNIT_TEST(impulses_and_tones);
+    CPPUNIT_TEST(round_trips);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    // An impulse at k transforms to exp(-+2 pi i k m / N); a tone at bin k to
+    // N at bin k (forward) and nothing elsewhere.
+    void impulses_and_tones()
+    {
+        emulated_pi e;
+        for (unsigned log2n : { 8, 9, 10, 11, 12 })
+            for (qa_dir dir : { qa_dir::forward, qa_dir::inverse }) {
+                const std::size_t n = std::size_t(1) << log2n, batch = 4;
+                const std::size_t bins[batch] = { 0, 1, n / 2 + 3, n - 1 };
+                const double sign = dir == qa_dir::forward ? -1 : 1;
+                std::vector<cf> impulses(n * batch, cf(0, 0)), tones(n * batch);
+                for (std::size_t j = 0; j < batch; ++j) {
+                    impulses[j * n + bins[j]] = cf(1, 0);
+                    for (std::size_t m = 0; m < n; ++m)
+                        tones[j * n + m] = cf(std::polar(1.0, -sign * 2 * M_PI * double(bins[j] * m % n) / double(n)));
+                }
+                const auto t0 = std::chrono::steady_clock::now();
+                const std::vector<cf> from_impulses = run_backend(e, impulses, n, dir, batch);
+                const std::vector<cf> from_tones = run_backend(e, tones, n, dir, batch);
+                double worst = 0;
+                for (std::size_t j = 0; j < batch; ++j)
+                    for (std::size_t m = 0; m < n; ++m) {
+                        const cd expect_impulse =
+                            std::polar(1.0, sign * 2 * M_PI * double(bins[j] * m % n) / double(n));
+                        const cd expect_tone = m == bins[j] ? cd(double(n), 0) : cd(0, 0);
+                        worst = std::max(worst, std::abs(cd(from_impulses[j * n + m]) - expect_impulse));
+                        worst = std::max(worst, std::abs(cd(from_tones[j * n + m]) - expect_tone) / double(n));
+                    }
+                std::printf("  impulses and tones n=%zu %s: worst error %.2e, %.1f s\n", n,
+                            qa::dir_name(dir).c_str(), worst, seconds_since(t0));
+                CPPUNIT_ASSERT_MESSAGE("impulses and tones n=" + std::to_string(n), worst < 2e-6);
+            }
+    }
+
+    void round_trips()
+    {
+        emulated_pi e;
+        for (unsigned log2n : { 8, 9, 10, 11, 12, 13, 16 }) {
+            const std::size_t n = std::size_t(1) << log2n;
+            std::vector<cf> in(n);
+            qa::fill_random(in.data(), n, "qpu round trip " + std::to_string(n));
+            const auto t0 = std::chrono::steady_clock::now();
+            std::vector<cf> back = run_backend(e, run_backend(e, in, n, qa_dir::forward, 1), n, qa_dir::inverse, 1);
+            qa::l2_error err;
+            std::vector<cd> expect(n);
+            for (std::size_t i = 0; i < n; ++i)
+                expect[i] = cd(in[i]) * double(n);
+            err.add(back.data(), expect.data(), n);
+            std::printf("  round trip n=%zu: rms %.3f ppm, %.1f s\n", n, err.rel() * 1e6, seconds_since(t0));
+            CPPUNIT_ASSERT_MESSAGE("round trip n=" + std::to_string(n), err.rel() < 2 * gpu_fft_ppm[log2n - 8] * 1e-6);
+        }
+    }
+};
+
+class qa_qpu_shader_interleave : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_qpu_shader_interleave);
+    CPPUNIT_TEST(seeded_interleavings);
+    CPPUNIT_TEST(both_submission_paths);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    // Every first-pass radix (2^8: 16x16, 2^9 32x16 .. 2^12 256x16, the
+    // cross-lane steps 0 to 4) with the radix-16 pass across lanes after it,
+    // on 1, 3, 7 and 12 QPUs (more QPUs than groups too), each under a
+    // different interleaving seed.
+    void seeded_interleavings()
+    {
+        const std::uint64_t seed = qa::run_seed();
+        unsigned round = 0;
+        for (unsigned log2n : { 8, 9, 10, 11, 12 })
+            for (unsigned qpus : { 1u, 3u, 7u, 12u }) {
+                const std::size_t n = std::size_t(1) << log2n, batch = 5;
+                const qa_dir dir = round % 2 ? qa_dir::inverse : qa_dir::forward;
+                qpu::emu::config cfg;
+                cfg.num_qpus = 12;
+                cfg.seed = seed + round++;
+                cfg.random_interleave = true;
+                cfg.check_hazards = true;
+                const std::string name = size_name(n, dir, batch) + " on " + std::to_string(qpus) +
+                                         " QPUs, emulator seed " + std::to_string(cfg.seed);
+                std::vector<cf> in(n * batch);
+                qa::fill_random(in.data(), in.size(), name);
+                const auto t0 = std::chrono::steady_clock::now();
+                const qpu::tools::fft_run r = qpu::tools::run_fft(make_fft_shader(log2n, qpus), dir, in, batch, cfg);
+                CPPUNIT_ASSERT_MESSAGE(name + ": " + r.error, r.error.empty());
+                std::vector<cf> out(r.output.begin(), r.output.end());
+                expect_accurate(name, in, out, n, dir, seconds_since(t0));
+            }
+    }
+
+    void both_submission_paths()
+    {
+        emulated_pi e;
+        for (const char* variant : { "direct", "mailbox" }) {
+            const std::size_t n = 1024, batch = 6;
+            std::vector<cf> in(n * batch);
+            qa::fill_random(in.data(), in.size(), std::string("qpu path ") + variant);
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::vector<cf> out = run_backend(e, in, n, qa_dir::forward, batch, variant);
+            expect_accurate(std::string(variant) + " " + size_name(n, qa_dir::forward, batch), in, out, n,
+                            qa_dir::forward, seconds_since(t0));
+        }
+    }
+};
+
+// The sizes past the fake Pi's 64 MiB: 2^22 needs two 32 MiB buffers and
+// 34 MiB of tables. An odd and an even pass count (5 both), each direction.
+class qa_qpu_shader_large : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_qpu_shader_large);
+    CPPUNIT_TEST(largest_sizes);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void largest_sizes()
+    {
+        for (const auto& [log2n, dir] : { std::pair{ 21u, qa_dir::inverse }, std::pair{ 22u, qa_dir::forward } }) {
+            const std::size_t n = std::size_t(1) << log2n;
+            qpu::emu::config cfg;
+            cfg.num_qpus = 12;
+            cfg.seed = qa::run_seed();
+            cfg.memory_bytes = 128u << 20;
+            const std::string name = size_name(n, dir, 1);
+            std::vector<cf> in(n);
+            qa::fill_random(in.data(), in.size(), "qpu shader " + name);
+            const auto t0 = std::chrono::steady_clock::now();
+            const qpu::tools::fft_run r = qpu::tools::run_fft(make_fft_shader(log2n, 12), dir, in, 1, cfg);
+            CPPUNIT_ASSERT_MESSAGE(name + ": " + r.error, r.error.empty());
+            std::vector<cf> out(r.output.begin(), r.output.end());
+            expect_accurate(name, in, out, n, dir, seconds_since(t0));
+        }
+    }
+};
+
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_qpu_shader_sizes, "qpu_shader_sizes");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_qpu_shader_large, "qpu_shader_large");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_qpu_shader_signals, "qpu_shader_signals");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_qpu_shader_interleave, "qpu_shader_interleave");
+
+int main(int argc, char** argv)
+{
+    const char* suites[] = { "qpu_shader_sizes", "qpu_shader_signals", "qpu_shader_interleave", "qpu_shader_large" };
+    std::printf("qa_qpu_shaders: seed %llu (GPUFFT_TEST_SEED=%llu reproduces this run)\n",
+                (unsigned long long)qa::run_seed(), (unsigned long long)qa::run_seed());
+    CppUnit::TextTestRunner runner;
+    if (argc == 1)
+        for (const char* s : suites)
+            runner.addTest(CppUnit::TestFactoryRegistry::getRegistry(s).makeTest());
+    for (int i = 1; i < argc; ++i)
+        runner.addTest(CppUnit::TestFactoryRegistry::getRegistry(argv[i]).makeTest());
+    return runner.run("", false, true, false) ? 0 : 1;
+}

@@ -1,0 +1,311 @@
+# Batched complex FFT of any size 2^8..2^22, both directions, on 1..16 QPUs.
+#
+# One program for every size: the host's uniforms describe the passes
+# (lib/backends/qpu/shaders.cc builds them; shaders/README.md explains the
+# algorithm). Each pass is a Stockham radix-R step: with n = N/s points left
+# and m = n/R,
+#     y[q + s(Rp + j)] = w_n^(jp) * sum_r x[q + s(p + rm)] W_R^(rj).
+# The first pass (s = 1) has radix 16A, A = 1..16: each lane does a radix-16
+# over registers, then radix-A steps across blocks of A lanes (rotations)
+# finish it, so each lane holds 16 consecutive outputs and a group's 256
+# outputs are contiguous: they go out 4 outputs (64 points) per VDW. The other
+# passes are radix 16 with the lanes on 16 consecutive q; each output j goes
+# through 3 VPM rows (re, im, re) and one VDW of 16 lanes x 2 words. Inputs
+# are gathered through the TMUs and twiddles w_n^(jp) come from tables
+# computed in double on the host. The inverse transform is swap(FFT(swap(x))):
+# the first pass loads re/im swapped and the last pass stores them swapped
+# (its VDW starts one VPM row later), so butterflies and tables are the same.
+#
+# Registers: ra0..15 / rb0..15 hold the 16 points of a lane (re / im); r0..r3
+# are scratch; the rest hold the pass state below.
+
+#   ra16   g          current group (jobs x groups per transform, interleaved over QPUs)
+#   rb16   g_end      
+#   ra17   lg_in      in = in0 + (g << LG_IN) + LANE_IN; the first pass's lane radix is 2^(7 - LG_IN)
+#   rb17   nq         QPUs in this launch
+#   rb18   lg_gt      job = G >> LG_GT
+#   ra19   qmask      qb = g & QMASK
+#   rb19   gmask      g = G & GMASK
+#   ra20   kshift     p = g >> KSHIFT
+#   rb20   step       bytes between a job's buffers
+#   ra21   lg_a       out = out0 + (qb << LG_A) + (p << LG_B)
+#   rb21   lane_in    per-lane input offset, loaded from the pass's lane table
+#   ra22   in0        
+#   rb22   out0       
+#   ra23   lg_b       
+#   rb23   lg_c       tw = tw0 + (p << LG_C) + TW_LANE
+#   ra24   tw0        
+#   rb24   tw_lane    
+#   ra25   im_off     4, or -4 when loading swapped
+#   rb25   s_bytes    distance between the inputs of two registers
+#   ra26   dma0       VDW setup of VPM slot 0
+#   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
+#   ra27   vpmw0      VPM write setups of the two slots
+#   rb27   vpmw1      
+#   ra28   in_addr    
+#   rb28   dma_stride 
+#   ra29   tw_ptr     next twiddle to load
+#   rb29   j_step     bytes between two VDWs' outputs
+#   ra30   out_ptr    next output
+#   rb30   host_int   
+#   ra31   passes     
+#   rb31   first_g    this QPU's number: its first group
+
+# Gather one input point (lanes at r1) into the TMU FIFOs; r1 moves to the next.
+.macro issue_point
+    add tmu1_s, r1, ra25
+    add r1, r1, rb25 ; mov tmu0_s, r1
+.endm
+
+# Gather the next twiddle (re on TMU0, im on TMU1).
+.macro issue_twiddle
+    add tmu1_s, ra29, 4
+    add ra29, ra29, 8 ; mov tmu0_s, ra29
+.endm
+
+# Receive the next input point into ra\k / rb\k.
+.macro pop_point, k
+    nop ; ldtmu0
+    mov ra\k, r4 ; ldtmu1
+    mov rb\k, r4
+.endm
+
+# Radix-2 butterfly: (u, v) <- (u + v, u - v).
+.macro bf, u, v
+    mov r0, ra\u ; mov r1, rb\u
+    fadd ra\u, r0, ra\v
+    fsub ra\v, r0, ra\v
+    fadd rb\u, r1, rb\v
+    fsub rb\v, r1, rb\v
+.endm
+
+# x <- x * (r2 + i r3).
+.macro cmul, x
+    fmul r0, ra\x, r2
+    fmul r1, rb\x, r3
+    fsub r0, r0, r1 ; fmul r1, ra\x, r3
+    mov ra\x, r0 ; fmul r0, rb\x, r2
+    fadd rb\x, r1, r0
+.endm
+
+# x <- x * (c + i d), a constant.
+.macro twc, x, c, d
+    ldi r2, \c
+    ldi r3, \d
+    cmul \x
+.endm
+
+# x <- x * -i (forward W4).
+.macro tw_minus_i, x
+    mov r0, ra\x ; mov ra\x, rb\x
+    fsub rb\x, 0, r0
+.endm
+
+# Start the VDW of a VPM slot to out_ptr, which moves on by j_step. The setup
+# registers are shared by all QPUs, hence the mutex.
+.macro dma_start, dma
+    mov nop, mutex
+    mov vw_setup, \dma
+    mov vw_setup, rb28
+    mov vw_addr, ra30 ; mov mutex, r0
+    add ra30, ra30, rb29
+.endm
+
+# Output j = the point in register k, in VPM slot `vpmw`/`dma`.
+.macro dma_out, dma
+    mov nop, vw_wait
+    dma_start \dma
+.endm
+
+.macro out_plain, k, vpmw, dma
+    mov vw_setup, \vpmw
+    mov vpm, ra\k
+    mov vpm, rb\k
+    mov vpm, ra\k
+    dma_out \dma
+.endm
+
+# r0 + i r1 = point k times its twiddle w_n^(jp), popped from the TMU FIFOs.
+.macro twiddled, k
+    nop ; ldtmu0
+    fmul r0, ra\k, r4
+    fmul r1, rb\k, r4 ; ldtmu1
+    fmul r2, rb\k, r4
+    fsub r0, r0, r2 ; fmul r3, ra\k, r4
+    fadd r1, r1, r3
+.endm
+
+# Output j with its twiddle, in VPM slot `vpmw`/`dma`.
+.macro out_twiddled, k, vpmw, dma
+    mov vw_setup, \vpmw
+    twiddled \k
+    mov vpm, r0
+    mov vpm, r1
+    mov vpm, r0
+    dma_out \dma
+.endm
+
+# Addresses of group G: job = G >> LG_GT, g = G & GMASK, qb = g & QMASK,
+# p = g >> KSHIFT.
+.macro group_setup
+    shr r0, ra16, rb18
+    and r1, ra16, rb19
+    and r2, r1, ra19 ; mul24 r0, r0, rb20
+    shr r3, r1, ra20
+    shl r2, r2, ra21
+    shl r1, r1, ra17
+    add r1, r1, r0
+    add r1, r1, ra22
+    add ra28, r1, rb21
+    add r2, r2, r0
+    add r2, r2, rb22
+    shl r0, r3, ra23
+    add ra30, r2, r0
+    shl r0, r3, rb23
+    add r0, r0, ra24
+    add ra29, r0, rb24
+    mov r1, ra28
+.endm
+
+# The group loop of one radix: `body` is the radix's macro.
+.macro group_loop, body
+group_loop\@:
+    sub.setf nop, ra16, rb16
+    brr.allnn pass_end
+    nop
+    nop
+    nop
+    group_setup
+    \body
+    add ra16, ra16, rb17
+    brr group_loop\@
+    nop
+    nop
+    nop
+.endm
+
+# All QPUs meet: the others signal `arrive` and wait on `leave`; QPU 0
+# collects qpus-1 arrivals, then lets qpus-1 QPUs go.
+.macro barrier, arrive, leave
+    mov.setf nop, rb31
+    brr.allz master\@
+    nop
+    nop
+    nop
+    srel \arrive
+    sacq \leave
+    brr done\@
+    nop
+    nop
+    nop
+master\@:
+    mov r3, rb17
+    sub.setf r3, r3, 1
+    brr.allz done\@
+    nop
+    nop
+    nop
+acquire\@:
+    sacq \arrive
+    sub.setf r3, r3, 1
+    brr.anynz acquire\@
+    nop
+    nop
+    nop
+    mov r3, rb17
+    sub r3, r3, 1
+release\@:
+    srel \leave
+    sub.setf r3, r3, 1
+    brr.anynz release\@
+    nop
+    nop
+    nop
+done\@:
+.endm
+
+.include "fft_radix.qinc"
+
+# ---------------------------------------------------------------------------
+# Header uniforms: qpu, qpus, passes, step, host_int value.
+    mov rb31, unif
+    mov rb17, unif
+    mov ra31, unif
+    mov rb20, unif
+    mov rb30, unif
+
+pass_loop:
+    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group
+    mov ra17, unif
+    mov r0, unif            # the lane table: LANE_IN first
+    shl r1, elem_num, 2
+    add tmu0_s, r0, r1
+    mov ra22, unif
+    mov ra25, unif
+    mov rb22, unif
+    mov ra24, unif
+    mov rb16, unif
+    mov rb18, unif
+    mov rb19, unif
+    mov ra20, unif
+    mov ra19, unif
+    mov ra21, unif
+    mov ra23, unif
+    mov rb23, unif
+    mov r0, unif
+    mul24 rb24, r0, elem_num
+    mov rb29, unif
+    mov rb25, unif
+    mov ra26, unif
+    mov rb26, unif
+    mov rb28, unif
+    mov ra27, unif
+    mov rb27, unif
+    mov ra16, rb31 ; ldtmu0
+    mov rb21, r4
+    shl r0, elem_num, 2      # lane tables: rb26 + 4 lane
+    sub.setf nop, r2, 1
+    brr.allz first_pass
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 2
+    brr.allz across
+    nop
+    nop
+    nop
+    group_loop radix16_group
+first_pass:
+    add rb26, rb26, r0
+    group_loop first_pass_group
+across:
+    add rb26, rb26, r0
+    group_loop across_group
+
+pass_end:
+    # Every QPU's outputs are in memory before anyone starts the next pass.
+    # Passes alternate semaphore pairs, so a QPU that leaves one barrier early
+    # cannot take a token of the next one meant for a slower QPU.
+    mov nop, vw_wait
+    and.setf nop, ra31, 1
+    brr.allz even_barrier
+    nop
+    nop
+    nop
+    barrier 2, 3
+    brr barrier_done
+    nop
+    nop
+    nop
+even_barrier:
+    barrier 0, 1
+barrier_done:
+    sub.setf ra31, ra31, 1
+    brr.anynz pass_loop
+    nop
+    nop
+    nop
+    mov host_int, rb30
+    nop ; thrend
+    nop
+    nop

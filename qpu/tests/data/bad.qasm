@@ -1,0 +1,2 @@
+nop
+add r0, ra1, ra2

@@ -1,0 +1,116 @@
+/* qpu-fft-model: model figures for the qpu backend's FFT shaders. Runs each
+ * size on the QPU emulator and converts its cycle count to microseconds at
+ * the Pi's 250 MHz QPU clock, next to GPU_FFT 3.0's published Pi 1 times.
+ * These are model figures from the emulator's cost model (qpu/README.md),
+ * not measurements on a Pi.
+ *
+ *   qpu-fft-model [--qpus N] [--seed S] [--from L] [--to L]
+ */
+#include "fft_harness.h"
+#include <fftw3.h>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <random>
+
+namespace {
+
+// GPU_FFT 3.0 on a Pi 1 (hello_fft's gpu_fft.txt): us per transform, batch 10
+// where published, else batch 1; and its rel rms error in ppm.
+struct published {
+    unsigned batch;
+    double us, ppm;
+};
+const published gpu_fft_pi1[] = {
+    { 10, 17, 0.33 },  { 10, 29, 0.46 },  { 10, 49, 0.52 },   { 10, 110, 0.59 },
+    { 10, 270, 0.78 }, { 10, 660, 0.83 }, { 10, 1200, 0.92 }, { 10, 3300, 0.98 },
+    { 1, 7000, 1.0 },  { 1, 17000, 1.3 }, { 1, 43000, 1.3 },  { 1, 97000, 1.4 },
+    { 1, 194000, 1.5 },
+};
+
+double rms_error_ppm(const std::vector<std::complex<float>>& in, const std::vector<std::complex<float>>& out,
+                     std::size_t n, std::size_t batch)
+{
+    std::vector<std::complex<double>> a(n), b(n);
+    fftw_plan plan = fftw_plan_dft_1d(int(n), reinterpret_cast<fftw_complex*>(a.data()),
+                                      reinterpret_cast<fftw_complex*>(b.data()), FFTW_FORWARD, FFTW_ESTIMATE);
+    double err = 0, ref = 0;
+    for (std::size_t j = 0; j < batch; ++j) {
+        for (std::size_t i = 0; i < n; ++i)
+            a[i] = in[j * n + i];
+        fftw_execute(plan);
+        for (std::size_t i = 0; i < n; ++i) {
+            err += std::norm(std::complex<double>(out[j * n + i]) - b[i]);
+            ref += std::norm(b[i]);
+        }
+    }
+    fftw_destroy_plan(plan);
+    return 1e6 * std::sqrt(err / ref);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    unsigned qpus = 12, from = 8, to = 20;
+    unsigned long long seed = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--qpus"))
+            qpus = unsigned(std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--seed"))
+            seed = std::strtoull(argv[i + 1], nullptr, 0);
+        else if (!std::strcmp(argv[i], "--from"))
+            from = unsigned(std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--to"))
+            to = unsigned(std::atoi(argv[i + 1]));
+        else {
+            std::fprintf(stderr, "usage: %s [--qpus N] [--seed S] [--from L] [--to L]\n", argv[0]);
+            return 2;
+        }
+    }
+    if ((argc - 1) % 2 || from < 8 || to > 22 || from > to) {
+        std::fprintf(stderr, "usage: %s [--qpus N] [--seed S] [--from L] [--to L] (sizes 2^8..2^22)\n", argv[0]);
+        return 2;
+    }
+    std::printf("Model figures: QPU emulator cycles at 250 MHz, %u QPUs, seed %llu; NOT measured on a Pi.\n"
+                "GPU_FFT: release 3.0 on a Pi 1 as published (batch 10 where given, else batch 1).\n\n",
+                qpus, seed);
+    std::printf("%6s %5s %-30s %12s %12s %7s %9s %9s\n", "log2N", "batch", "passes", "model us", "GPU_FFT us",
+                "ratio", "rms ppm", "GPU_FFT");
+    int status = 0;
+    for (unsigned log2n = from; log2n <= to; ++log2n) {
+        // No GPU_FFT figures beyond 2^20 here: batch 1, no comparison.
+        const bool compared = log2n - 8 < std::size(gpu_fft_pi1);
+        const published g = compared ? gpu_fft_pi1[log2n - 8] : published{ 1, 0, 0 };
+        const std::size_t n = std::size_t(1) << log2n;
+        const gpufft::qpu::fft_shader shader = gpufft::qpu::make_fft_shader(log2n, qpus);
+        std::vector<std::complex<float>> in(n * g.batch);
+        std::mt19937_64 rng(seed + log2n);
+        std::normal_distribution<float> normal;
+        for (auto& c : in)
+            c = { normal(rng), normal(rng) };
+        qpu::emu::config cfg;
+        cfg.num_qpus = qpus;
+        cfg.seed = seed;
+        cfg.random_interleave = false; // the model: no artificial hold-backs
+        cfg.memory_bytes = 128u << 20;  // 2^22: two 32 MiB buffers and 34 MiB of tables
+        const qpu::tools::fft_run r = qpu::tools::run_fft(shader, gpufft::direction::forward, in, g.batch, cfg);
+        if (!r.error.empty()) {
+            std::printf("%6u  failed: %s\n", log2n, r.error.c_str());
+            status = 1;
+            continue;
+        }
+        const double us = double(r.cycles) / 250.0 / double(g.batch);
+        const double ppm = rms_error_ppm(in, r.output, n, g.batch);
+        if (compared)
+            std::printf("%6u %5u %-30s %12.1f %12.0f %7.2f %9.3f %9.2f\n", log2n, g.batch, shader.describe.c_str(),
+                        us, g.us, us / g.us, ppm, g.ppm);
+        else
+            std::printf("%6u %5u %-30s %12.1f %12s %7s %9.3f %9s\n", log2n, g.batch, shader.describe.c_str(), us, "-",
+                        "-", ppm, "-");
+        std::fflush(stdout);
+    }
+    return status;
+}
