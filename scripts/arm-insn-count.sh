@@ -16,6 +16,7 @@
 # build-<target>/ if it is not there.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/arm-target.sh
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(aarch64 armhf)
@@ -36,16 +37,8 @@ count() {
 
 printf "%-8s %6s %10s %10s %7s\n" target N scalar neon ratio
 for t in "${targets[@]}"; do
-  case "$t" in
-    aarch64) triplet=aarch64-linux-gnu; qemu=qemu-aarch64 ;;
-    armhf)   triplet=arm-linux-gnueabihf; qemu=qemu-arm ;;
-    *) echo "arm-insn-count: unknown target $t (aarch64 or armhf)" >&2; exit 2 ;;
-  esac
-  dir="build-$t"
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release \
-          -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$triplet.cmake" >/dev/null
-  fi
+  arm_target "$t"
+  [ -f "$dir/CMakeCache.txt" ] || arm_configure >/dev/null
   cmake --build "$dir" --target gpufft -j2 >/dev/null
   driver="$plugin_dir/execute_loop-$t"
   "$triplet-g++" -std=c++17 -O2 -Iinclude -o "$driver" scripts/insn-count/execute_loop.cc \
