@@ -11,6 +11,7 @@
 # (GPUFFT_TEST_EMULATED=1, see lib/tests/qa_common.h). Non-zero on failure.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/arm-target.sh
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(aarch64 armhf)
@@ -20,15 +21,9 @@ targets=("$@")
 
 status=0
 for t in "${targets[@]}"; do
-  case "$t" in
-    aarch64) triplet=aarch64-linux-gnu; qemu=qemu-aarch64 ;;
-    armhf)   triplet=arm-linux-gnueabihf; qemu=qemu-arm ;;
-    *) echo "test-arm: unknown target $t (aarch64 or armhf)" >&2; exit 2 ;;
-  esac
-  dir="build-$t"
+  arm_target "$t"
   echo "=== $t: cross build in $dir"
-  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$triplet.cmake"
+  arm_configure
   cmake --build "$dir" -j2
 
   echo "=== $t: tests under $qemu"

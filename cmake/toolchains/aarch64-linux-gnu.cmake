@@ -5,7 +5,7 @@
 #   ./scripts/install-arm-deps.sh
 #   cmake -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
 #
-# Target libraries (FFTW, CppUnit, VOLK, libpng) come from Debian multiarch packages
+# Target libraries (FFTW, CppUnit, VOLK) come from Debian multiarch packages
 # (libfftw3-dev:arm64, ...) in /usr/lib/aarch64-linux-gnu, so no sysroot is needed.
 # Only the core is built (GPUFFT_CORE_ONLY: no GNU Radio, no Python); the
 # codelet generator is built for the build machine (gen/CMakeLists.txt).

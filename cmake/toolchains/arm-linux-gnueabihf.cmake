@@ -5,7 +5,7 @@
 #   ./scripts/install-arm-deps.sh
 #   cmake -B build-armhf -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-linux-gnueabihf.cmake
 #
-# Target libraries (FFTW, CppUnit, VOLK, libpng) come from Debian multiarch packages
+# Target libraries (FFTW, CppUnit, VOLK) come from Debian multiarch packages
 # (libfftw3-dev:armhf, ...) in /usr/lib/arm-linux-gnueabihf, so no sysroot is needed.
 # Only the core is built (GPUFFT_CORE_ONLY: no GNU Radio, no Python); the
 # codelet generator is built for the build machine (gen/CMakeLists.txt).
@@ -15,6 +15,9 @@ set(CMAKE_SYSTEM_PROCESSOR armv7-a)
 set(CMAKE_C_COMPILER arm-linux-gnueabihf-gcc)
 set(CMAKE_CXX_COMPILER arm-linux-gnueabihf-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE arm-linux-gnueabihf)
+# GCC's notes that GCC 7.1 changed how some arguments are passed on ARM
+# concern mixing with objects built before it; everything here is GCC 12.
+set(CMAKE_CXX_FLAGS_INIT -Wno-psabi)
 
 # pkg-config: the target's .pc files only.
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/arm-linux-gnueabihf/pkgconfig:/usr/share/pkgconfig)

@@ -166,8 +166,13 @@ void generic_pass(const complex* src, complex* dst, std::size_t m, const pass& p
             storeu(out + k * lanes, dc);
             for (int q = 1; q <= half; ++q) {
                 V re = x0, im = vscale(x0, 0.0f);
+                // tq = t q mod r by steps: Debian armhf's baseline (ARMv7-A)
+                // has no integer divide, so each % there is a library call.
+                int tq = 0;
                 for (int t = 1; t <= half; ++t) {
-                    const int tq = t * q % r;
+                    tq += q;
+                    if (tq >= r)
+                        tq -= r;
                     re = vfmadd(loadu(sums + (t - 1) * lanes), p.cosines[tq], re);
                     im = vfmadd(loadu(differences + (t - 1) * lanes), p.sines[tq], im);
                 }
