@@ -18,8 +18,10 @@ Importing this module sends the library's log lines to GNU Radio's logger.
 
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
+    demo_signal,
     error,
     fft_vcc,
+    iq_replay_source,
     plan,
     route_log_to_gnuradio,
     spectrum,
@@ -31,8 +33,10 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
 
 __all__ = [
     "backends",
+    "demo_signal",
     "error",
     "fft_vcc",
+    "iq_replay_source",
     "plan",
     "route_log_to_gnuradio",
     "spectrum",
