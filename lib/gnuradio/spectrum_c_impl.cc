@@ -196,8 +196,10 @@ std::string spectrum_c_impl::backend() const
 void spectrum_c_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     // Any input helps: frames straddle calls and outputs come per batch.
+    // Spectra waiting for output space need none, so that they still go out
+    // when the input has ended. (Called on work()'s thread: d_engine is stable.)
     (void)noutput_items;
-    ninput_items_required[0] = 1;
+    ninput_items_required[0] = d_engine->count > 0 ? 0 : 1;
 }
 
 int spectrum_c_impl::general_work(int noutput_items,
