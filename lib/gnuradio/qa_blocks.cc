@@ -116,6 +116,7 @@ class qa_fft_vcc : public CppUnit::TestFixture
     CPPUNIT_TEST(against_gr_fft);
     CPPUNIT_TEST(work_writes_every_output);
     CPPUNIT_TEST(tags_pass_through);
+    CPPUNIT_TEST(batch_within_buffer);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -237,6 +238,15 @@ public:
             }
         f.report("fft_vcc work()");
         QA_ASSERT_NO_FAILURES(f);
+    }
+
+    //! The batch asked for, unless the output buffer holds fewer vectors.
+    void batch_within_buffer()
+    {
+        CPPUNIT_ASSERT_EQUAL(64, gr::gpufft::fft_vcc::make(256, true, {}, false, 1, "auto", 64)->batch());
+        CPPUNIT_ASSERT_EQUAL(3, gr::gpufft::fft_vcc::make(4096, true, {}, false, 1, "auto", 3)->batch());
+        CPPUNIT_ASSERT_EQUAL(8, gr::gpufft::fft_vcc::make(4096, true, {}, false, 1, "auto", 64)->batch());
+        CPPUNIT_ASSERT_EQUAL(4, gr::gpufft::fft_vcc::make(65536, true, {}, false, 1, "auto", 64)->batch());
     }
 
     void tags_pass_through()
