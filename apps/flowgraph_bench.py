@@ -2,8 +2,11 @@
 """
 Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
 
-1. FFT: null_source -> head -> stream_to_vector(N) -> FFT -> null_sink, with
-   fft.fft_vcc and with gpufft.fft_vcc (same window, shift and threads).
+1. FFT: null_source(N-vectors) -> head -> FFT -> null_sink, with fft.fft_vcc
+   and with gpufft.fft_vcc (same window, shift and threads); then the same
+   from a sample stream: null_source -> stream_to_vector(N) -> head -> FFT ->
+   null_sink, where the blocks before the FFT pass every sample through 64 KiB
+   buffers and cost both flowgraphs alike (most of their CPU time at large N).
 2. Spectrum: null_source -> the stock chain that averages every frame
    (stream_to_vector -> fft.fft_vcc -> complex_to_mag_squared ->
    single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> head -> null_sink,
@@ -11,11 +14,13 @@ Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
    window, alpha and frames per output; head stops the run after as many
    spectra as the samples make).
 
-Each case runs the two flowgraphs alternately (stock, ours, stock, ours, ...)
-and reports the median throughput of the repeats in Msamples/s, by wall time
-and by CPU time (all threads of the process: less sensitive to other work on
-a shared machine). Run it on an idle machine, not under ctest (the test
-wrapper sets VOLK_GENERIC=1):
+Each case runs the two flowgraphs alternately (stock then ours, ours then
+stock, ...) and reports the median throughput of the repeats in Msamples/s,
+by wall time and by CPU time (all threads of the process: less sensitive to
+other work on a shared machine). The speedup is the median over neighbouring
+pairs of runs of their time ratio, and "wins" counts the pairs ours was
+faster in. Run it on an idle machine, not under ctest (the test wrapper sets
+VOLK_GENERIC=1):
 
     PYTHONPATH=build/test_modules /usr/bin/python3 apps/flowgraph_bench.py
 """
@@ -23,6 +28,7 @@ wrapper sets VOLK_GENERIC=1):
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -39,16 +45,21 @@ def timed(tb):
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def fft_graph(n, samples, ours, backend, batch):
+def fft_graph(n, samples, ours, backend, batch, from_stream):
+    """head counts vectors: a head on the sample stream would add a block that
+    copies every sample through 64 KiB buffers, the same in both flowgraphs."""
     tb = gr.top_block()
     win = window.blackmanharris(n)
     if ours:
         f = gpufft.fft_vcc(n, True, win, True, 1, backend=backend, batch=batch)
     else:
         f = fft.fft_vcc(n, True, win, True, 1)
-    tb.connect(blocks.null_source(gr.sizeof_gr_complex), blocks.head(gr.sizeof_gr_complex, samples),
-               blocks.stream_to_vector(gr.sizeof_gr_complex, n), f,
-               blocks.null_sink(gr.sizeof_gr_complex * n))
+    vector = gr.sizeof_gr_complex * n
+    if from_stream:
+        src = [blocks.null_source(gr.sizeof_gr_complex), blocks.stream_to_vector(gr.sizeof_gr_complex, n)]
+    else:
+        src = [blocks.null_source(vector)]
+    tb.connect(*src, blocks.head(vector, samples // n), f, blocks.null_sink(vector))
     return tb
 
 
@@ -76,27 +87,36 @@ def spectrum_graph(n, samples, ours, backend, k, alpha):
 
 
 def compare(make, samples, repeats):
-    """Median Msamples/s of stock and ours, by wall time and by CPU time."""
+    """Median Msamples/s of stock and ours, by wall time and by CPU time, and
+    the speedup as the median over the pairs of neighbouring runs (stock, ours)
+    of their time ratio: on a shared machine a pair sees about the same load,
+    so this is steadier than the ratio of the medians."""
     runs = {False: [], True: []}
     timed(make(False))  # warm up: plans, wisdom, page faults
     timed(make(True))
-    for _ in range(repeats):
-        for ours in (False, True):
+    for i in range(repeats):
+        # Alternate which one goes first, so that neither always follows the other.
+        for ours in ((False, True) if i % 2 == 0 else (True, False)):
             runs[ours].append(timed(make(ours)))
 
     def rate(ours, i):
         return samples / statistics.median(r[i] for r in runs[ours]) / 1e6
 
+    def pair_speedup(i):
+        return statistics.median(s[i] / o[i] for s, o in zip(runs[False], runs[True]))
+
     return dict(stock_msps=rate(False, 0), gpufft_msps=rate(True, 0),
-                stock_msps_cpu=rate(False, 1), gpufft_msps_cpu=rate(True, 1))
+                stock_msps_cpu=rate(False, 1), gpufft_msps_cpu=rate(True, 1),
+                speedup=pair_speedup(0), speedup_cpu=pair_speedup(1),
+                wins=sum(o[0] < s[0] for s, o in zip(runs[False], runs[True])), repeats=repeats)
 
 
 def report(results, case, n, r):
-    r = dict(case=case, n=n, **r, speedup=r["gpufft_msps"] / r["stock_msps"],
-             speedup_cpu=r["gpufft_msps_cpu"] / r["stock_msps_cpu"])
+    r = dict(case=case, n=n, **r)
     results.append(r)
     print(f"{case:<28}{n:>7}{r['stock_msps']:>12.1f}{r['gpufft_msps']:>13.1f}{r['speedup']:>8.2f}x"
-          f"{r['stock_msps_cpu']:>12.1f}{r['gpufft_msps_cpu']:>13.1f}{r['speedup_cpu']:>8.2f}x", flush=True)
+          f"{r['wins']:>5}/{r['repeats']:<3}"
+          f"{r['stock_msps_cpu']:>11.1f}{r['gpufft_msps_cpu']:>13.1f}{r['speedup_cpu']:>8.2f}x", flush=True)
 
 
 def main():
@@ -104,7 +124,7 @@ def main():
     ap.add_argument("--sizes", default="256,1024,4096,65536", help="FFT sizes (default %(default)s)")
     ap.add_argument("--spectrum-sizes", default="1024,4096", help="spectrum sizes (default %(default)s)")
     ap.add_argument("--samples", type=int, default=1 << 25, help="samples per run (default %(default)s)")
-    ap.add_argument("--repeats", type=int, default=5, help="runs of each flowgraph (default %(default)s)")
+    ap.add_argument("--repeats", type=int, default=11, help="runs of each flowgraph (default %(default)s)")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--batch", type=int, default=64, help="gpufft.fft_vcc batch (default %(default)s)")
     ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
@@ -113,20 +133,23 @@ def main():
     a = ap.parse_args()
 
     results = []
-    print(f"{'':<35}{'---------- wall time ----------':>33}{'---------- CPU time -----------':>33}")
-    print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}"
-          f"{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}")
-    for n in (int(s) for s in a.sizes.split(",") if s):
-        samples = a.samples // n * n
-        report(results, "fft_vcc", n,
-               compare(lambda ours: fft_graph(n, samples, ours, a.backend, a.batch), samples, a.repeats))
+    print(f"{'':<35}{'-------------- wall time --------------':>42}{'---------- CPU time -----------':>33}")
+    print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}{'wins':>9}"
+          f"{'stock Ms/s':>11}{'gpufft Ms/s':>13}{'speedup':>9}")
+    for from_stream, case in ((False, "fft_vcc"), (True, "stream_to_vector + fft_vcc")):
+        for n in (int(s) for s in a.sizes.split(",") if s):
+            samples = a.samples // n * n
+            report(results, case, n,
+                   compare(lambda ours: fft_graph(n, samples, ours, a.backend, a.batch, from_stream),
+                           samples, a.repeats))
     for n in (int(s) for s in a.spectrum_sizes.split(",") if s):
         samples = a.samples // n * n
         report(results, "spectrum_c vs stock chain", n,
                compare(lambda ours: spectrum_graph(n, samples, ours, a.backend, a.frames_per_output, a.alpha),
                        samples, a.repeats))
     backend = gpufft.fft_vcc(1024, True, [], backend=a.backend).backend()
-    print(f"gpufft backend: {backend}; {a.samples} samples per run, median of {a.repeats}")
+    print(f"gpufft backend: {backend}; {a.samples} samples per run, median of {a.repeats}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(backend=backend, samples=a.samples, repeats=a.repeats, results=results), f, indent=1)
