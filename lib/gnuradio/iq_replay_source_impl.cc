@@ -29,7 +29,7 @@ namespace {
     }
     try {
         return ::gpufft::parse_sample_format(format);
-    } catch (const ::gpufft::error& e) {
+    } catch (const ::gpufft::error&) {
         fail(std::string("format must be auto, cf32, cs16, cs8 or cu8 (got \"") + format + "\")");
     }
 }
