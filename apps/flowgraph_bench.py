@@ -2,20 +2,26 @@
 """
 Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
 
-1. FFT: null_source -> head -> stream_to_vector(N) -> FFT -> null_sink, with
-   fft.fft_vcc and with gpufft.fft_vcc (same window, shift and threads).
+1. FFT: null_source(N-vectors) -> FFT -> null_sink, with fft.fft_vcc and with
+   gpufft.fft_vcc (same window, shift and threads); then the same from a
+   sample stream: null_source -> stream_to_vector(N) -> FFT -> null_sink,
+   where the two blocks before the FFT pass every sample through 64 KiB
+   buffers, at a cost both flowgraphs share.
 2. Spectrum: null_source -> the stock chain that averages every frame
    (stream_to_vector -> fft.fft_vcc -> complex_to_mag_squared ->
-   single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> head -> null_sink,
-   against null_source -> gpufft.spectrum_c -> head -> null_sink (same N,
-   window, alpha and frames per output; head stops the run after as many
-   spectra as the samples make).
+   single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> null_sink,
+   against null_source -> gpufft.spectrum_c -> null_sink (same N, window,
+   alpha and frames per output).
 
-Each case runs the two flowgraphs alternately (stock, ours, stock, ours, ...)
-and reports the median throughput of the repeats in Msamples/s, by wall time
-and by CPU time (all threads of the process: less sensitive to other work on
-a shared machine). Run it on an idle machine, not under ctest (the test
-wrapper sets VOLK_GENERIC=1):
+Each run lets a flowgraph stream for --seconds and counts what reached the
+sink (no head block: a head is one more thread copying every item, through
+buffers of its own, the same in both flowgraphs). Each case runs the two
+flowgraphs alternately (stock then ours, ours then stock, ...) and reports the
+median throughput of the repeats in Msamples/s of input, by wall time and by
+CPU time (all threads of the process: less sensitive to other work on a
+shared machine). The speedup is the median over neighbouring pairs of runs of
+their throughput ratio, and "wins" counts the pairs ours was faster in. Run
+it on an idle machine, not under ctest (the test wrapper sets VOLK_GENERIC=1):
 
     PYTHONPATH=build/test_modules /usr/bin/python3 apps/flowgraph_bench.py
 """
@@ -23,6 +29,7 @@ wrapper sets VOLK_GENERIC=1):
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -32,37 +39,46 @@ from gnuradio import gpufft
 from gnuradio.fft import window
 
 
-def timed(tb):
-    """Wall time and the CPU time of all the process's threads."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    tb.run()
-    return time.perf_counter() - t0, time.process_time() - c0
+def timed(graph, seconds):
+    """Input samples per second through graph = (top_block, sink, input
+    samples per sink item), by wall time and by the CPU time of all the
+    process's threads, over `seconds` of streaming."""
+    tb, sink, per_item = graph
+    c0, t0 = time.process_time(), time.perf_counter()
+    tb.start()
+    time.sleep(seconds)
+    samples = sink.nitems_read(0) * per_item
+    t1, c1 = time.perf_counter(), time.process_time()
+    tb.stop()
+    tb.wait()
+    return samples / (t1 - t0), samples / (c1 - c0)
 
 
-def fft_graph(n, samples, ours, backend, batch):
+def fft_graph(n, ours, backend, batch, from_stream):
     tb = gr.top_block()
     win = window.blackmanharris(n)
     if ours:
         f = gpufft.fft_vcc(n, True, win, True, 1, backend=backend, batch=batch)
     else:
         f = fft.fft_vcc(n, True, win, True, 1)
-    tb.connect(blocks.null_source(gr.sizeof_gr_complex), blocks.head(gr.sizeof_gr_complex, samples),
-               blocks.stream_to_vector(gr.sizeof_gr_complex, n), f,
-               blocks.null_sink(gr.sizeof_gr_complex * n))
-    return tb
+    vector = gr.sizeof_gr_complex * n
+    if from_stream:
+        src = [blocks.null_source(gr.sizeof_gr_complex), blocks.stream_to_vector(gr.sizeof_gr_complex, n)]
+    else:
+        src = [blocks.null_source(vector)]
+    sink = blocks.null_sink(vector)
+    tb.connect(*src, f, sink)
+    return tb, sink, n
 
 
-def spectrum_graph(n, samples, ours, backend, k, alpha):
-    """The run ends after samples / (n k) spectra: head counts outputs, so the
-    input side is the same null_source feeding either chain directly."""
+def spectrum_graph(n, ours, backend, k, alpha):
     tb = gr.top_block()
     src = blocks.null_source(gr.sizeof_gr_complex)
-    head = blocks.head(gr.sizeof_float * n, samples // (n * k))
     sink = blocks.null_sink(gr.sizeof_float * n)
     if ours:
         s = gpufft.spectrum_c(n, 2.4e6, frames_per_output=k, window="blackmanharris",
                               average="exponential", alpha=alpha, shift=True, backend=backend)
-        tb.connect(src, s, head, sink)
+        tb.connect(src, s, sink)
     else:
         win = window.blackmanharris(n)
         tb.connect(src, blocks.stream_to_vector(gr.sizeof_gr_complex, n),
@@ -71,40 +87,49 @@ def spectrum_graph(n, samples, ours, backend, k, alpha):
                    grfilter.single_pole_iir_filter_ff(alpha, n),
                    blocks.keep_one_in_n(gr.sizeof_float * n, k),
                    blocks.nlog10_ff(10, n, -20 * math.log10(n)),
-                   head, sink)
-    return tb
+                   sink)
+    return tb, sink, n * k
 
 
-def compare(make, samples, repeats):
-    """Median Msamples/s of stock and ours, by wall time and by CPU time."""
+def compare(make, seconds, repeats):
+    """Median Msamples/s of stock and ours, by wall time and by CPU time, and
+    the speedup as the median over the pairs of neighbouring runs (stock, ours)
+    of their throughput ratio: on a shared machine a pair sees about the same
+    load, so this is steadier than the ratio of the medians."""
     runs = {False: [], True: []}
-    timed(make(False))  # warm up: plans, wisdom, page faults
-    timed(make(True))
-    for _ in range(repeats):
-        for ours in (False, True):
-            runs[ours].append(timed(make(ours)))
+    timed(make(False), seconds / 2)  # warm up: plans, wisdom, page faults
+    timed(make(True), seconds / 2)
+    for i in range(repeats):
+        # Alternate which one goes first, so that neither always follows the other.
+        for ours in ((False, True) if i % 2 == 0 else (True, False)):
+            runs[ours].append(timed(make(ours), seconds))
 
     def rate(ours, i):
-        return samples / statistics.median(r[i] for r in runs[ours]) / 1e6
+        return statistics.median(r[i] for r in runs[ours]) / 1e6
+
+    def pair_speedup(i):
+        return statistics.median(o[i] / s[i] for s, o in zip(runs[False], runs[True]))
 
     return dict(stock_msps=rate(False, 0), gpufft_msps=rate(True, 0),
-                stock_msps_cpu=rate(False, 1), gpufft_msps_cpu=rate(True, 1))
+                stock_msps_cpu=rate(False, 1), gpufft_msps_cpu=rate(True, 1),
+                speedup=pair_speedup(0), speedup_cpu=pair_speedup(1),
+                wins=sum(o[0] > s[0] for s, o in zip(runs[False], runs[True])), repeats=repeats)
 
 
 def report(results, case, n, r):
-    r = dict(case=case, n=n, **r, speedup=r["gpufft_msps"] / r["stock_msps"],
-             speedup_cpu=r["gpufft_msps_cpu"] / r["stock_msps_cpu"])
+    r = dict(case=case, n=n, **r)
     results.append(r)
     print(f"{case:<28}{n:>7}{r['stock_msps']:>12.1f}{r['gpufft_msps']:>13.1f}{r['speedup']:>8.2f}x"
-          f"{r['stock_msps_cpu']:>12.1f}{r['gpufft_msps_cpu']:>13.1f}{r['speedup_cpu']:>8.2f}x", flush=True)
+          f"{r['wins']:>5}/{r['repeats']:<3}"
+          f"{r['stock_msps_cpu']:>11.1f}{r['gpufft_msps_cpu']:>13.1f}{r['speedup_cpu']:>8.2f}x", flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="256,1024,4096,65536", help="FFT sizes (default %(default)s)")
     ap.add_argument("--spectrum-sizes", default="1024,4096", help="spectrum sizes (default %(default)s)")
-    ap.add_argument("--samples", type=int, default=1 << 25, help="samples per run (default %(default)s)")
-    ap.add_argument("--repeats", type=int, default=5, help="runs of each flowgraph (default %(default)s)")
+    ap.add_argument("--seconds", type=float, default=0.5, help="streaming time of one run (default %(default)s)")
+    ap.add_argument("--repeats", type=int, default=11, help="runs of each flowgraph (default %(default)s)")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--batch", type=int, default=64, help="gpufft.fft_vcc batch (default %(default)s)")
     ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
@@ -113,23 +138,23 @@ def main():
     a = ap.parse_args()
 
     results = []
-    print(f"{'':<35}{'---------- wall time ----------':>33}{'---------- CPU time -----------':>33}")
-    print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}"
-          f"{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}")
-    for n in (int(s) for s in a.sizes.split(",") if s):
-        samples = a.samples // n * n
-        report(results, "fft_vcc", n,
-               compare(lambda ours: fft_graph(n, samples, ours, a.backend, a.batch), samples, a.repeats))
+    print(f"{'':<35}{'-------------- wall time --------------':>42}{'---------- CPU time -----------':>33}")
+    print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}{'wins':>9}"
+          f"{'stock Ms/s':>11}{'gpufft Ms/s':>13}{'speedup':>9}")
+    for from_stream, case in ((False, "fft_vcc"), (True, "stream_to_vector + fft_vcc")):
+        for n in (int(s) for s in a.sizes.split(",") if s):
+            report(results, case, n,
+                   compare(lambda ours: fft_graph(n, ours, a.backend, a.batch, from_stream), a.seconds, a.repeats))
     for n in (int(s) for s in a.spectrum_sizes.split(",") if s):
-        samples = a.samples // n * n
         report(results, "spectrum_c vs stock chain", n,
-               compare(lambda ours: spectrum_graph(n, samples, ours, a.backend, a.frames_per_output, a.alpha),
-                       samples, a.repeats))
+               compare(lambda ours: spectrum_graph(n, ours, a.backend, a.frames_per_output, a.alpha),
+                       a.seconds, a.repeats))
     backend = gpufft.fft_vcc(1024, True, [], backend=a.backend).backend()
-    print(f"gpufft backend: {backend}; {a.samples} samples per run, median of {a.repeats}")
+    print(f"gpufft backend: {backend}; {a.seconds} s per run, median of {a.repeats}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(backend=backend, samples=a.samples, repeats=a.repeats, results=results), f, indent=1)
+            json.dump(dict(backend=backend, seconds=a.seconds, repeats=a.repeats, results=results), f, indent=1)
     return 0
 
 

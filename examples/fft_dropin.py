@@ -35,7 +35,6 @@ import signal
 from argparse import ArgumentParser
 from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
-import fft_dropin_iq_source as iq_source  # embedded python block
 import math
 
 
@@ -129,9 +128,8 @@ class fft_dropin(gr.top_block, Qt.QWidget):
 
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
-        self.iq_source = iq_source.blk(iq_file=iq_file, samp_rate=samp_rate)
+        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
         self.gpufft_fft_vcc_0 = gpufft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1, backend='auto', batch=64)
-        self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
         self.blocks_stream_to_vector_0 = blocks.stream_to_vector(gr.sizeof_gr_complex*1, fft_size)
         self.blocks_nlog10_ff_0 = blocks.nlog10_ff(10, fft_size, (-20 * math.log10(fft_size)))
         self.blocks_complex_to_mag_squared_0 = blocks.complex_to_mag_squared(fft_size)
@@ -143,9 +141,8 @@ class fft_dropin(gr.top_block, Qt.QWidget):
         self.connect((self.blocks_complex_to_mag_squared_0, 0), (self.blocks_nlog10_ff_0, 0))
         self.connect((self.blocks_nlog10_ff_0, 0), (self.qtgui_vector_sink_f_0, 0))
         self.connect((self.blocks_stream_to_vector_0, 0), (self.gpufft_fft_vcc_0, 0))
-        self.connect((self.blocks_throttle_0, 0), (self.blocks_stream_to_vector_0, 0))
         self.connect((self.gpufft_fft_vcc_0, 0), (self.blocks_complex_to_mag_squared_0, 0))
-        self.connect((self.iq_source, 0), (self.blocks_throttle_0, 0))
+        self.connect((self.iq_source, 0), (self.blocks_stream_to_vector_0, 0))
 
 
     def closeEvent(self, event):
@@ -161,15 +158,12 @@ class fft_dropin(gr.top_block, Qt.QWidget):
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
-        self.iq_source.iq_file = self.iq_file
 
     def get_samp_rate(self):
         return self.samp_rate
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.iq_source.samp_rate = self.samp_rate
-        self.blocks_throttle_0.set_sample_rate(self.samp_rate)
         self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
 
     def get_fft_size(self):
@@ -187,7 +181,7 @@ def argument_parser():
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
-        help="Set IQ file (empty: synthetic signal) [default=%(default)r]")
+        help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     return parser
 
 

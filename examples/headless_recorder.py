@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: headless spectrum recorder
 # Author: gr-gpufft
-# Description: IQ (file replay or a synthetic signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket
+# Description: IQ (a file replayed, or the demo signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket
 # GNU Radio version: 3.10.5.1
 
 from gnuradio import blocks
@@ -21,7 +21,6 @@ from argparse import ArgumentParser
 from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
 from gnuradio import zeromq
-import headless_recorder_iq_source as iq_source  # embedded python block
 
 
 
@@ -49,9 +48,8 @@ class headless_recorder(gr.top_block):
         ##################################################
 
         self.zeromq_pub_sink_0 = zeromq.pub_sink(gr.sizeof_float, fft_size, zmq_address, 100, False, (-1), '', True)
-        self.iq_source = iq_source.blk(iq_file=iq_file, samp_rate=samp_rate)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=10, overlap=0, window='blackmanharris', average='linear', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto')
-        self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
+        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=10, overlap=0, window='blackmanharris', average='linear', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1))
         self.blocks_file_sink_0 = blocks.file_sink(gr.sizeof_float*fft_size, out_file, False)
         self.blocks_file_sink_0.set_unbuffered(False)
 
@@ -59,10 +57,9 @@ class headless_recorder(gr.top_block):
         ##################################################
         # Connections
         ##################################################
-        self.connect((self.blocks_throttle_0, 0), (self.gpufft_spectrum_c_0, 0))
         self.connect((self.gpufft_spectrum_c_0, 0), (self.blocks_file_sink_0, 0))
         self.connect((self.gpufft_spectrum_c_0, 0), (self.zeromq_pub_sink_0, 0))
-        self.connect((self.iq_source, 0), (self.blocks_throttle_0, 0))
+        self.connect((self.iq_source, 0), (self.gpufft_spectrum_c_0, 0))
 
 
     def get_iq_file(self):
@@ -70,7 +67,6 @@ class headless_recorder(gr.top_block):
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
-        self.iq_source.iq_file = self.iq_file
 
     def get_out_file(self):
         return self.out_file
@@ -90,8 +86,6 @@ class headless_recorder(gr.top_block):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.iq_source.samp_rate = self.samp_rate
-        self.blocks_throttle_0.set_sample_rate(self.samp_rate)
 
     def get_fft_size(self):
         return self.fft_size
@@ -102,11 +96,11 @@ class headless_recorder(gr.top_block):
 
 
 def argument_parser():
-    description = 'IQ (file replay or a synthetic signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket'
+    description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c (linear averaging, 10 spectra a second), written to a file of float32 vectors and published on a ZeroMQ PUB socket'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
-        help="Set IQ file (empty: synthetic signal) [default=%(default)r]")
+        help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
         "-o", "--out-file", dest="out_file", type=str, default='/tmp/gpufft_spectra.f32',
         help="Set Output file [default=%(default)r]")

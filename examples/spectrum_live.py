@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: live spectrum
 # Author: gr-gpufft
-# Description: IQ (file replay or a synthetic signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis
+# Description: IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -25,7 +25,6 @@ if __name__ == '__main__':
 from PyQt5 import Qt
 from gnuradio import qtgui
 import sip
-from gnuradio import blocks
 from gnuradio import gpufft
 from gnuradio import gr
 from gnuradio.filter import firdes
@@ -37,7 +36,6 @@ from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
 from gnuradio.qtgui import Range, RangeWidget
 from PyQt5 import QtCore
-import spectrum_live_iq_source as iq_source  # embedded python block
 
 
 
@@ -134,17 +132,15 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
-        self.iq_source = iq_source.blk(iq_file=iq_file, samp_rate=samp_rate)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto')
-        self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
+        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1))
 
 
         ##################################################
         # Connections
         ##################################################
-        self.connect((self.blocks_throttle_0, 0), (self.gpufft_spectrum_c_0, 0))
         self.connect((self.gpufft_spectrum_c_0, 0), (self.qtgui_vector_sink_f_0, 0))
-        self.connect((self.iq_source, 0), (self.blocks_throttle_0, 0))
+        self.connect((self.iq_source, 0), (self.gpufft_spectrum_c_0, 0))
 
 
     def closeEvent(self, event):
@@ -160,15 +156,12 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
-        self.iq_source.iq_file = self.iq_file
 
     def get_samp_rate(self):
         return self.samp_rate
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.iq_source.samp_rate = self.samp_rate
-        self.blocks_throttle_0.set_sample_rate(self.samp_rate)
         self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
 
     def get_fft_size(self):
@@ -188,11 +181,11 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
 
 def argument_parser():
-    description = 'IQ (file replay or a synthetic signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
+    description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
-        help="Set IQ file (empty: synthetic signal) [default=%(default)r]")
+        help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     return parser
 
 

@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: waterfall
 # Author: gr-gpufft
-# Description: IQ (file replay or a synthetic signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink
+# Description: IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -35,7 +35,6 @@ import signal
 from argparse import ArgumentParser
 from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
-import waterfall_iq_source as iq_source  # embedded python block
 
 
 
@@ -127,19 +126,17 @@ class waterfall(gr.top_block, Qt.QWidget):
 
         self._qtgui_time_raster_sink_x_0_win = sip.wrapinstance(self.qtgui_time_raster_sink_x_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_time_raster_sink_x_0_win)
-        self.iq_source = iq_source.blk(iq_file=iq_file, samp_rate=samp_rate)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto')
+        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1))
         self.blocks_vector_to_stream_0 = blocks.vector_to_stream(gr.sizeof_float*1, fft_size)
-        self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
 
 
         ##################################################
         # Connections
         ##################################################
-        self.connect((self.blocks_throttle_0, 0), (self.gpufft_spectrum_c_0, 0))
         self.connect((self.blocks_vector_to_stream_0, 0), (self.qtgui_time_raster_sink_x_0, 0))
         self.connect((self.gpufft_spectrum_c_0, 0), (self.blocks_vector_to_stream_0, 0))
-        self.connect((self.iq_source, 0), (self.blocks_throttle_0, 0))
+        self.connect((self.iq_source, 0), (self.gpufft_spectrum_c_0, 0))
 
 
     def closeEvent(self, event):
@@ -155,15 +152,12 @@ class waterfall(gr.top_block, Qt.QWidget):
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
-        self.iq_source.iq_file = self.iq_file
 
     def get_samp_rate(self):
         return self.samp_rate
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.iq_source.samp_rate = self.samp_rate
-        self.blocks_throttle_0.set_sample_rate(self.samp_rate)
 
     def get_frame_rate(self):
         return self.frame_rate
@@ -182,11 +176,11 @@ class waterfall(gr.top_block, Qt.QWidget):
 
 
 def argument_parser():
-    description = 'IQ (file replay or a synthetic signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink'
+    description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
-        help="Set IQ file (empty: synthetic signal) [default=%(default)r]")
+        help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     return parser
 
 

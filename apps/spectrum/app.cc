@@ -1,6 +1,7 @@
 /* gpufft-spectrum: options, the demo signal, peaks, and the run itself. */
 #include "app.h"
 
+#include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
 #include <algorithm>
 #include <chrono>
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <unistd.h>
 
 namespace gpufft_app {
@@ -67,46 +67,8 @@ std::size_t to_count(const std::string& opt, const std::string& v)
     return std::size_t(d);
 }
 
-struct tone {
-    double hz, dbfs;
-};
-
-// The demo's signal: tones on bin centres (their power reads exactly), an FM
-// carrier swinging +-60 kHz once a second, and complex Gaussian noise.
-class demo_signal
-{
-public:
-    demo_signal(double rate, std::size_t n) : d_rate(rate)
-    {
-        const double bin = rate / double(n);
-        for (tone t : { tone{ -600e3, -20 }, tone{ -250e3, -40 }, tone{ 150e3, -30 }, tone{ 620e3, -55 } })
-            tones.push_back({ std::round(t.hz / bin) * bin, t.dbfs });
-    }
-
-    void generate(gpufft::complex* x, std::size_t count)
-    {
-        for (std::size_t i = 0; i < count; ++i, ++d_t) {
-            const double t = double(d_t) / d_rate;
-            std::complex<double> v = 0;
-            for (const auto& tn : tones)
-                v += std::polar(std::pow(10.0, tn.dbfs / 20), 2 * M_PI * std::fmod(tn.hz * t, 1.0));
-            // FM: phase is the integral of 380 kHz + 60 kHz sin(2 pi t).
-            const double phase = 2 * M_PI * std::fmod(380e3 * t, 1.0) + 60e3 * (1 - std::cos(2 * M_PI * t));
-            v += std::polar(std::pow(10.0, -30.0 / 20), phase);
-            v += std::complex<double>(d_noise(d_rng), d_noise(d_rng)) * std::pow(10.0, -45.0 / 20) / std::sqrt(2.0);
-            x[i] = gpufft::complex(v);
-        }
-    }
-
-    std::vector<tone> tones;
-    static constexpr double seconds = 2.0;
-
-private:
-    double d_rate;
-    std::size_t d_t = 0;
-    std::mt19937 d_rng{ 12345 };
-    std::normal_distribution<double> d_noise;
-};
+// The demo's signal lasts this long.
+constexpr double demo_seconds = 2.0;
 
 struct options {
     std::string input = "-";
@@ -347,11 +309,11 @@ int run(const std::vector<std::string>& args)
                          ms, ms * 1e6 / c.sample_rate, outputs, ms / s);
         };
 
-        std::unique_ptr<demo_signal> demo;
+        std::unique_ptr<gpufft::demo_signal> demo;
         if (o.demo) {
-            demo = std::make_unique<demo_signal>(c.sample_rate, n);
+            demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, n);
             std::vector<gpufft::complex> chunk(1 << 16);
-            const auto total = std::size_t(demo_signal::seconds * c.sample_rate);
+            const auto total = std::size_t(demo_seconds * c.sample_rate);
             for (std::size_t done = 0; done < total; done += chunk.size()) {
                 const std::size_t len = std::min(chunk.size(), total - done);
                 demo->generate(chunk.data(), len);
@@ -415,7 +377,7 @@ int run(const std::vector<std::string>& args)
         bool all = true;
         const double bin = c.sample_rate / double(n);
         std::printf("demo: synthesized tones next to the peaks found:\n");
-        for (const auto& t : demo->tones) {
+        for (const auto& t : demo->tones()) {
             const peak* best = nullptr;
             for (const auto& p : found)
                 if (std::abs(p.hz - t.hz) <= 2 * bin && (!best || std::abs(p.hz - t.hz) < std::abs(best->hz - t.hz)))
@@ -427,8 +389,8 @@ int run(const std::vector<std::string>& args)
                 std::printf("not found\n");
             all = all && best && std::abs(best->db - gain_db - t.dbfs) < 1.0;
         }
-        std::printf("  FM carrier at %s, -30 dBFS, +-60 kHz once a second (the wavy trace)\n",
-                    hz(src.center_hz + 380e3).c_str());
+        std::printf("  FM carrier at %s, -30 dBFS, +-%g kHz once a second (the wavy trace)\n",
+                    hz(src.center_hz + demo->fm_hz()).c_str(), demo->fm_deviation_hz() / 1e3);
         std::printf("demo: %s\n", all ? "every tone found at its frequency and power (within 1 dB)"
                                       : "FAILED: a tone was missed or read the wrong power");
         return all ? 0 : 1;

@@ -3,6 +3,7 @@
 #define GPUFFT_GPUFFT_H
 
 #include <gpufft/backend.h>
+#include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
 #include <gpufft/plan.h>
 #include <gpufft/problem.h>

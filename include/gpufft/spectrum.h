@@ -30,6 +30,8 @@ GPUFFT_API sample_format parse_sample_format(const std::string& name);
 GPUFFT_API std::string format_name(sample_format f);
 //! Bytes of one complex sample.
 GPUFFT_API std::size_t sample_bytes(sample_format f);
+//! Converts `count` samples of format `f` at `raw` to complex float (the table above).
+GPUFFT_API void convert_samples(sample_format f, const void* raw, complex* out, std::size_t count);
 
 /*!
  * \brief A window of n taps, equal (within float rounding) to

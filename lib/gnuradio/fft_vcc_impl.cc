@@ -3,7 +3,6 @@
 #include <gnuradio/io_signature.h>
 #include <gpufft/error.h>
 #include <gpufft/gnuradio/logging.h>
-#include <volk/volk.h>
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -44,6 +43,29 @@ int checked_positive(int v, const char* what)
     }
 }
 
+/*
+ * Vectors of output buffer to ask for: room for about two batches, within
+ * 256 KiB (measured: larger buffers fall out of cache and lose more than the
+ * batching gains); 0 when GNU Radio's default (64 KiB, and at least 4
+ * vectors) is as large.
+ */
+std::size_t wanted_buffer(std::size_t n, std::size_t batch)
+{
+    const std::size_t item = n * sizeof(gr_complex);
+    const std::size_t want = std::min(2 * batch, (std::size_t(256) << 10) / item);
+    return want >= 4 && want * item > (std::size_t(64) << 10) ? want : 0;
+}
+
+// No call brings more vectors than the output buffer holds: plans for more
+// would only hold memory (a batch of 64 at N = 65536 is 32 MiB of scratch).
+std::size_t effective_batch(std::size_t n, std::size_t batch)
+{
+    const std::size_t room = std::max({ wanted_buffer(n, batch),
+                                        (std::size_t(64) << 10) / (n * sizeof(gr_complex)),
+                                        std::size_t(4) });
+    return std::min(batch, room);
+}
+
 } // namespace
 
 fft_vcc::sptr fft_vcc::make(int fft_size,
@@ -73,7 +95,7 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
       d_forward(forward),
       d_shift(shift),
       d_nthreads(checked_positive(nthreads, "nthreads")),
-      d_batch(std::size_t(checked_positive(batch, "batch"))),
+      d_batch(effective_batch(d_n, std::size_t(checked_positive(batch, "batch")))),
       d_plan_batch((route_log_to_gnuradio(), make_plan(d_n, forward, d_batch, nthreads, backend)))
 {
     d_backend = d_plan_batch.backend();
@@ -82,16 +104,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
         throw ::gpufft::error("gpufft.fft_vcc: window must be empty or have fft_size = " +
                               std::to_string(d_n) + " taps (got " +
                               std::to_string(window.size()) + ")");
-    d_window = window;
     make_taps(window);
-    // Room for about two batches, within 256 KiB (measured: larger buffers
-    // fall out of cache and lose more than the batching gains); GNU Radio's
-    // default holds 64 KiB, so ask only for more, and only when at least four
-    // vectors fit.
-    const std::size_t item = d_n * sizeof(gr_complex);
-    const std::size_t cap = (std::size_t(256) << 10) / item;
-    const std::size_t want = std::min(2 * d_batch, cap);
-    if (want >= 4 && want * item > (std::size_t(64) << 10)) {
+    if (const std::size_t want = wanted_buffer(d_n, d_batch)) {
         set_min_output_buffer(long(want));
         // The input buffer belongs to the upstream block; GNU Radio sizes it
         // to at least twice a downstream block's history, so a history of
@@ -129,14 +143,23 @@ void fft_vcc_impl::set_nthreads(int n)
 void fft_vcc_impl::make_taps(const std::vector<float>& window)
 {
     const bool modulate = d_forward && d_shift && d_n % 2 == 0 && d_n > 1;
-    if (window.empty() && !modulate) {
-        d_taps.clear();
+    d_taps.clear();
+    if (window.empty() && !modulate)
         return;
+    d_taps.resize(2 * d_n);
+    for (std::size_t j = 0; j < d_n; ++j) {
+        const float t = (window.empty() ? 1.0f : window[j]) * (modulate && j % 2 ? -1.0f : 1.0f);
+        d_taps[2 * j] = d_taps[2 * j + 1] = t;
     }
-    d_taps = window.empty() ? std::vector<float>(d_n, 1.0f) : window;
-    if (modulate)
-        for (std::size_t j = 1; j < d_n; j += 2)
-            d_taps[j] = -d_taps[j];
+}
+
+void fft_vcc_impl::multiply(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const
+{
+    const float* __restrict a = reinterpret_cast<const float*>(in);
+    const float* __restrict t = d_taps.data() + 2 * first;
+    float* __restrict o = reinterpret_cast<float*>(out);
+    for (std::size_t i = 0; i < 2 * count; ++i)
+        o[i] = a[i] * t[i];
 }
 
 bool fft_vcc_impl::set_window(const std::vector<float>& window)
@@ -144,7 +167,6 @@ bool fft_vcc_impl::set_window(const std::vector<float>& window)
     if (!window.empty() && window.size() != d_n)
         return false;
     std::lock_guard<std::mutex> lock(d_mutex);
-    d_window = window;
     make_taps(window);
     return true;
 }
@@ -180,18 +202,18 @@ int fft_vcc_impl::work(int noutput_items,
         for (std::size_t v = 0; v < count; ++v) {
             const gr_complex* src = in + v * n;
             gr_complex* dst = out + v * n;
-            if (d_window.empty()) {
+            if (d_taps.empty()) {
                 std::memcpy(dst, src + h, (n - h) * sizeof(gr_complex));
                 std::memcpy(dst + (n - h), src, h * sizeof(gr_complex));
             } else {
-                volk_32fc_32f_multiply_32fc(dst, src + h, d_window.data() + h, unsigned(n - h));
-                volk_32fc_32f_multiply_32fc(dst + (n - h), src, d_window.data(), unsigned(h));
+                multiply(src + h, h, n - h, dst);
+                multiply(src, 0, h, dst + (n - h));
             }
         }
         transform(out, out, count);
     } else if (!d_taps.empty()) {
         for (std::size_t v = 0; v < count; ++v)
-            volk_32fc_32f_multiply_32fc(out + v * n, in + v * n, d_taps.data(), unsigned(n));
+            multiply(in + v * n, 0, n, out + v * n);
         transform(out, out, count);
     } else {
         transform(in, out, count);

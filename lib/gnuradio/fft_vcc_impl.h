@@ -37,6 +37,8 @@ private:
     // The taps multiplied into the input, with a forward shift of even N
     // folded in as (-1)^j; empty when the input goes to the FFT as it is.
     void make_taps(const std::vector<float>& window);
+    // out[j] = in[j] * taps[first + j] for j < count.
+    void multiply(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const;
     // Plans of 2^k < d_batch vectors, largest first.
     std::vector<::gpufft::plan> make_rest(int threads) const;
     // Runs `count` vectors starting at in/out through the plans.
@@ -52,8 +54,10 @@ private:
     // Plans of 2^k < d_batch vectors, largest first, for what is left of a
     // work call after whole batches (in as few calls as its binary digits).
     std::vector<::gpufft::plan> d_plan_rest;
-    std::vector<float> d_window; // as given (empty or N)
-    std::vector<float> d_taps;   // see make_taps()
+    // See make_taps(); each tap twice (for the real and the imaginary part),
+    // so that the multiply is one loop over floats the compiler vectorizes
+    // (VOLK's kernel falls back to slow ORC code for unaligned buffers).
+    std::vector<float> d_taps;
     std::mutex d_mutex;          // set_window() against work()
 };
 

@@ -47,10 +47,12 @@ spectrum_c::sptr spectrum_c::make(int fft_size,
                                   double ref_scale,
                                   bool shift,
                                   const std::string& format,
-                                  const std::string& backend)
+                                  const std::string& backend,
+                                  double window_param)
 {
     spectrum_c_impl::params p{ fft_size, sample_rate, frame_rate, overlap, window, average,
-                               alpha,    frames_per_output, ref_scale, shift, format, backend };
+                               alpha,    frames_per_output, ref_scale, shift, format, backend,
+                               window_param };
     return gnuradio::make_block_sptr<spectrum_c_impl>(p);
 }
 
@@ -65,8 +67,8 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
 
 ::gpufft::spectrum_config spectrum_c_impl::to_config(const params& p)
 {
-    if (p.fft_size <= 0)
-        fail("fft_size must be >= 1 (got " + std::to_string(p.fft_size) + ")");
+    if (p.fft_size <= 0 || p.fft_size > (1 << 28))
+        fail("fft_size must be in [1, 2^28] (got " + std::to_string(p.fft_size) + ")");
     if (!(p.sample_rate > 0) || !std::isfinite(p.sample_rate))
         fail("sample_rate must be > 0 (got " + num(p.sample_rate) + ")");
     if (p.frames_per_output < 0)
@@ -85,7 +87,13 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
     c.overlap = p.overlap;
     if (!(p.overlap >= 0 && p.overlap <= 0.9))
         fail("overlap must be in [0, 0.9] (got " + num(p.overlap) + ")");
-    c.window = p.window;
+    if (!std::isfinite(p.window_param))
+        fail("window_param must be finite (< 0: the window's default; got " + num(p.window_param) + ")");
+    try {
+        c.user_window = ::gpufft::make_window(p.window, c.fft_size, p.window_param);
+    } catch (const ::gpufft::error& e) {
+        fail("window \"" + p.window + "\" with window_param " + num(p.window_param) + ": " + e.what());
+    }
     try {
         c.average = ::gpufft::parse_averaging(p.average);
     } catch (const ::gpufft::error& e) {
@@ -159,48 +167,16 @@ void spectrum_c_impl::rebuild(const params& p)
     // old and e are freed here, on the caller's thread.
 }
 
-#define GPUFFT_SETTER(NAME, TYPE, FIELD)          \
-    void spectrum_c_impl::NAME(TYPE v)            \
-    {                                             \
-        std::lock_guard<std::mutex> lock(d_params_mutex); \
-        params p = d_params;                      \
-        p.FIELD = v;                              \
-        rebuild(p);                               \
-    }
+void spectrum_c_impl::set_window(const std::string& v) { set(&params::window, v); }
+void spectrum_c_impl::set_window_param(double v) { set(&params::window_param, v); }
+void spectrum_c_impl::set_average(const std::string& v) { set(&params::average, v); }
+void spectrum_c_impl::set_alpha(double v) { set(&params::alpha, v); }
+void spectrum_c_impl::set_frame_rate(double v) { set(&params::frame_rate, v); }
+void spectrum_c_impl::set_frames_per_output(int v) { set(&params::frames_per_output, v); }
+void spectrum_c_impl::set_ref_scale(double v) { set(&params::ref_scale, v); }
+void spectrum_c_impl::set_overlap(double v) { set(&params::overlap, v); }
+void spectrum_c_impl::set_shift(bool v) { set(&params::shift, v); }
 
-GPUFFT_SETTER(set_window, const std::string&, window)
-GPUFFT_SETTER(set_average, const std::string&, average)
-GPUFFT_SETTER(set_alpha, double, alpha)
-GPUFFT_SETTER(set_frame_rate, double, frame_rate)
-GPUFFT_SETTER(set_frames_per_output, int, frames_per_output)
-GPUFFT_SETTER(set_ref_scale, double, ref_scale)
-#undef GPUFFT_SETTER
-
-double spectrum_c_impl::frame_rate() const
-{
-    std::lock_guard<std::mutex> lock(d_params_mutex);
-    return d_params.frame_rate;
-}
-std::string spectrum_c_impl::window() const
-{
-    std::lock_guard<std::mutex> lock(d_params_mutex);
-    return d_params.window;
-}
-std::string spectrum_c_impl::average() const
-{
-    std::lock_guard<std::mutex> lock(d_params_mutex);
-    return d_params.average;
-}
-double spectrum_c_impl::alpha() const
-{
-    std::lock_guard<std::mutex> lock(d_params_mutex);
-    return d_params.alpha;
-}
-double spectrum_c_impl::ref_scale() const
-{
-    std::lock_guard<std::mutex> lock(d_params_mutex);
-    return d_params.ref_scale;
-}
 int spectrum_c_impl::frames_per_output() const
 {
     std::lock_guard<std::mutex> lock(d_mutex);
@@ -220,8 +196,10 @@ std::string spectrum_c_impl::backend() const
 void spectrum_c_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     // Any input helps: frames straddle calls and outputs come per batch.
+    // Spectra waiting for output space need none, so that they still go out
+    // when the input has ended. (Called on work()'s thread: d_engine is stable.)
     (void)noutput_items;
-    ninput_items_required[0] = 1;
+    ninput_items_required[0] = d_engine->count > 0 ? 0 : 1;
 }
 
 int spectrum_c_impl::general_work(int noutput_items,

@@ -27,25 +27,33 @@ public:
         bool shift;
         std::string format;
         std::string backend;
+        double window_param;
     };
 
     explicit spectrum_c_impl(const params& p);
     ~spectrum_c_impl() override;
 
     void set_window(const std::string& window) override;
+    void set_window_param(double window_param) override;
     void set_average(const std::string& average) override;
     void set_alpha(double alpha) override;
     void set_frame_rate(double frame_rate) override;
     void set_frames_per_output(int frames_per_output) override;
     void set_ref_scale(double ref_scale) override;
+    void set_overlap(double overlap) override;
+    void set_shift(bool shift) override;
 
     int fft_size() const override { return d_params.fft_size; }
     double sample_rate() const override { return d_params.sample_rate; }
-    double frame_rate() const override;
-    std::string window() const override;
-    std::string average() const override;
-    double alpha() const override;
-    double ref_scale() const override;
+    double frame_rate() const override { return get(&params::frame_rate); }
+    std::string window() const override { return get(&params::window); }
+    double window_param() const override { return get(&params::window_param); }
+    std::string average() const override { return get(&params::average); }
+    double alpha() const override { return get(&params::alpha); }
+    double ref_scale() const override { return get(&params::ref_scale); }
+    double overlap() const override { return get(&params::overlap); }
+    bool shift() const override { return get(&params::shift); }
+    std::string format() const override { return d_params.format; }
     int frames_per_output() const override;
     int hop() const override;
     std::string backend() const override;
@@ -68,6 +76,22 @@ private:
     };
 
     static ::gpufft::spectrum_config to_config(const params& p);
+    // One parameter as last set.
+    template <class T>
+    T get(T params::*field) const
+    {
+        std::lock_guard<std::mutex> lock(d_params_mutex);
+        return d_params.*field;
+    }
+    // Sets one parameter: rebuild() with it changed.
+    template <class T, class V>
+    void set(T params::*field, const V& value)
+    {
+        std::lock_guard<std::mutex> lock(d_params_mutex);
+        params p = d_params;
+        p.*field = value;
+        rebuild(p);
+    }
     // Builds an engine for p (throws, changing nothing, if p is bad) and
     // hands it to work(); the caller holds d_params_mutex.
     void rebuild(const params& p);

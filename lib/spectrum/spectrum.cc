@@ -5,6 +5,7 @@
 #include <gpufft/spectrum.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -63,6 +64,28 @@ std::size_t sample_bytes(sample_format f)
         return 2;
     }
     throw error("gpufft: unknown sample format");
+}
+
+void convert_samples(sample_format f, const void* raw, complex* out, std::size_t count)
+{
+    auto* dst = reinterpret_cast<float*>(out);
+    switch (f) {
+    case sample_format::cf32:
+        std::memcpy(out, raw, count * sizeof(complex));
+        return;
+    case sample_format::cs16:
+        for (std::size_t i = 0; i < 2 * count; ++i)
+            dst[i] = float(static_cast<const std::int16_t*>(raw)[i]) / 32768.0f;
+        return;
+    case sample_format::cs8:
+        for (std::size_t i = 0; i < 2 * count; ++i)
+            dst[i] = float(static_cast<const std::int8_t*>(raw)[i]) / 128.0f;
+        return;
+    case sample_format::cu8:
+        for (std::size_t i = 0; i < 2 * count; ++i)
+            dst[i] = float((double(static_cast<const std::uint8_t*>(raw)[i]) - 127.5) / 127.5);
+        return;
+    }
 }
 
 averaging parse_averaging(const std::string& name)

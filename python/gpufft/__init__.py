@@ -13,13 +13,18 @@ here. Errors in arguments raise gpufft.error, a subclass of ValueError; an
 array of another dtype raises TypeError (nothing is converted silently).
 gpufft.spectrum(fft_size, sample_rate, ...) turns SDR samples into averaged
 dB spectra: s.push(samples) returns a (count, fft_size) array.
-Importing this module sends the library's log lines to GNU Radio's logger.
+The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
+(dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
+gpufft.demo_signal). Importing this module sends the library's log lines to
+GNU Radio's logger.
 """
 
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
+    demo_signal,
     error,
     fft_vcc,
+    iq_replay_source,
     plan,
     route_log_to_gnuradio,
     spectrum,
@@ -31,8 +36,10 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
 
 __all__ = [
     "backends",
+    "demo_signal",
     "error",
     "fft_vcc",
+    "iq_replay_source",
     "plan",
     "route_log_to_gnuradio",
     "spectrum",

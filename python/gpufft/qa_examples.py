@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """
-QA for examples/: every .grc compiles with grcc (against our grc/ block
-definitions), and each generated flowgraph runs headless (Qt offscreen) for a
-few seconds without an error; the recorder's file gets spectra, also when it
-replays an rtl_sdr-style .cu8 file.
+QA for examples/: every Python .grc compiles with grcc (against our grc/
+block definitions) into the .py committed next to it, and each generated
+flowgraph runs headless (Qt offscreen) for a few seconds without an error; the
+recorder's file gets spectra, also when it replays an rtl_sdr-style .cu8 file.
 """
 
 import os
@@ -35,7 +35,9 @@ class qa_examples(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="gpufft_qa_examples_")
         cls.env = dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR, QT_QPA_PLATFORM="offscreen",
                        XDG_RUNTIME_DIR=cls.tmp)
-        cls.grcs = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".grc"))
+        # The C++ ones (output_language: cpp) are qa_examples_cpp's.
+        cls.grcs = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".grc")
+                          and "output_language: python" in open(os.path.join(EXAMPLES, f)).read())
 
     @classmethod
     def tearDownClass(cls):

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """
-QA for gpufft.spectrum_c: numpy references for every averaging mode, the same
-reading as logpwrfft on stationary signals, the 8/16-bit input formats,
-setters while the flowgraph runs, tags, bad arguments.
+QA for gpufft.spectrum_c: numpy references for every averaging mode and for
+windows with a parameter, the same reading as logpwrfft on stationary
+signals, the 8/16-bit input formats, setters while the flowgraph runs, tags,
+bad arguments.
 
 Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 """
@@ -87,6 +88,20 @@ class qa_spectrum_c(gr_unittest.TestCase):
                 self.assertLessEqual(len(got), len(want), what)
                 np.testing.assert_allclose(got, want[:len(got)], atol=0.02, err_msg=what)
 
+    def test_window_param(self):
+        n, k = 200, 3
+        x = self.noise(n * 300)
+        for window, param, taps in (("kaiser", 8.0, grwin.kaiser(n, 8.0)),
+                                    ("kaiser", -1, grwin.kaiser(n, 6.76)),
+                                    ("tukey", 0.3, grwin.tukey(n, 0.3))):
+            block = gpufft.spectrum_c(n, 1e6, window=window, window_param=param, average="linear",
+                                      frames_per_output=k)
+            self.assertEqual(block.window_param(), param)
+            got, _ = run_spectrum(block, blocks.vector_source_c(x.tolist()), n)
+            want = numpy_spectra(x, n, n, taps, "linear", 1.0, k)
+            self.assertGreater(len(got), len(want) // 4)
+            np.testing.assert_allclose(got, want[:len(got)], atol=0.02, err_msg=f"{window} {param}")
+
     def test_same_as_logpwrfft_tone(self):
         # A tone on a bin centre: every frame has the same |X|, whichever frames are kept.
         n, fs, frame_rate = 512, 512e3, 250.0  # K = round(1000 / 250) = 4
@@ -158,6 +173,9 @@ class qa_spectrum_c(gr_unittest.TestCase):
             block.set_alpha(0.5)
             block.set_frame_rate(1000.0)
             block.set_frames_per_output(100)
+            block.set_shift(True)
+            block.set_overlap(0.5)
+            block.set_window_param(3.0)  # hann takes none: ignored
             with self.assertRaises(ValueError):
                 block.set_alpha(0.0)
             with self.assertRaises(ValueError):
@@ -171,9 +189,10 @@ class qa_spectrum_c(gr_unittest.TestCase):
         got = np.array(snk.data()).reshape(-1, n)
         self.assertGreater(len(got), before + 10)
         self.assertAlmostEqual(float(got[0][10]), -6.02, delta=0.05)
-        # hann: 6.02 dB up, less hann's bandwidth (1.5 bins)
-        self.assertAlmostEqual(float(got[-1][10]), -enbw_db(grwin.hann(n)), delta=0.05)
-        self.assertEqual(block.frames_per_output(), 100)
+        # hann: 6.02 dB up, less hann's bandwidth (1.5 bins); shifted: bin 10 is at n/2 + 10
+        self.assertEqual(int(np.argmax(got[-1])), n // 2 + 10)
+        self.assertAlmostEqual(float(got[-1][n // 2 + 10]), -enbw_db(grwin.hann(n)), delta=0.05)
+        self.assertEqual((block.frames_per_output(), block.hop(), block.shift()), (100, n // 2, True))
 
     def test_tags(self):
         n, k = 64, 4
@@ -203,6 +222,8 @@ class qa_spectrum_c(gr_unittest.TestCase):
             (dict(fft_size=64, sample_rate=1e6, format="cf64"), "format"),
             (dict(fft_size=64, sample_rate=1e6, backend="nosuch"), "nosuch"),
             (dict(fft_size=64, sample_rate=1e6, frames_per_output=-1), "frames_per_output"),
+            (dict(fft_size=64, sample_rate=1e6, window="tukey", window_param=2.0), "window_param"),
+            (dict(fft_size=64, sample_rate=1e6, window="kaiser", window_param=float("nan")), "window_param"),
         ]
         for kwargs, word in cases:
             with self.assertRaises(ValueError, msg=str(kwargs)) as ctx:

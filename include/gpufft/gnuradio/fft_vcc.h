@@ -38,7 +38,8 @@ public:
      * \param shift fftshift the output (forward) or ifftshift the input (inverse).
      * \param nthreads worker threads a batch is split across.
      * \param backend "auto", "simd", "simd:avx2", "opencl", ... (see gpufft::backends()).
-     * \param batch vectors per backend call, >= 1.
+     * \param batch vectors per backend call, >= 1 (at most what the output
+     *        buffer holds: larger values are lowered to that; see batch()).
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter:
      * fft_size <= 0, a window of another length, nthreads or batch < 1, an
@@ -61,6 +62,7 @@ public:
     virtual void set_nthreads(int n) = 0;
     virtual int fft_size() const = 0;
     virtual int nthreads() const = 0;
+    //! The batch in use: the one asked for, or what the output buffer holds if less.
     virtual int batch() const = 0;
     //! The backend that runs the plan, with its variant, e.g. "simd:avx512".
     virtual std::string backend() const = 0;

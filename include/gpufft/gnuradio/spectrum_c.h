@@ -42,6 +42,7 @@ public:
      * \param frame_rate outputs per second, in (0, sample_rate]; ignored if frames_per_output > 0.
      * \param overlap fraction of a frame shared with the next, [0, 0.9].
      * \param window a window name (gpufft::window_names()), e.g. "blackmanharris".
+     *        Kaiser, gaussian, tukey and exponential take \p window_param.
      * \param average "exponential", "linear", "peak" or "min".
      * \param alpha weight of the newest frame for exponential averaging, (0, 1].
      * \param frames_per_output K frames per output if > 0 (then frame_rate is ignored).
@@ -49,6 +50,9 @@ public:
      * \param shift DC in the middle (fftshift).
      * \param format "cf32", "cs16", "cs8" or "cu8".
      * \param backend "auto", "simd", "simd:avx2", "opencl", ...
+     * \param window_param the window's parameter: Kaiser beta, gaussian sigma
+     *        (samples), tukey alpha, exponential decay (dB); < 0: the window's
+     *        default (see gpufft::make_window()); ignored by the other windows.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
      */
@@ -63,23 +67,31 @@ public:
                      double ref_scale = 2.0,
                      bool shift = false,
                      const std::string& format = "cf32",
-                     const std::string& backend = "auto");
+                     const std::string& backend = "auto",
+                     double window_param = -1.0);
 
     //! Each setter throws (and changes nothing) for a bad value.
     virtual void set_window(const std::string& window) = 0;
+    virtual void set_window_param(double window_param) = 0;
     virtual void set_average(const std::string& average) = 0;
     virtual void set_alpha(double alpha) = 0;
     virtual void set_frame_rate(double frame_rate) = 0;
     virtual void set_frames_per_output(int frames_per_output) = 0;
     virtual void set_ref_scale(double ref_scale) = 0;
+    virtual void set_overlap(double overlap) = 0;
+    virtual void set_shift(bool shift) = 0;
 
     virtual int fft_size() const = 0;
     virtual double sample_rate() const = 0;
     virtual double frame_rate() const = 0;
     virtual std::string window() const = 0;
+    virtual double window_param() const = 0;
     virtual std::string average() const = 0;
     virtual double alpha() const = 0;
     virtual double ref_scale() const = 0;
+    virtual double overlap() const = 0;
+    virtual bool shift() const = 0;
+    virtual std::string format() const = 0;
     //! K, the frames combined into one output, as in use.
     virtual int frames_per_output() const = 0;
     //! Samples between frame starts.

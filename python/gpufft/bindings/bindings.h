@@ -8,5 +8,6 @@ void bind_plan(pybind11::module& m);
 void bind_spectrum(pybind11::module& m);
 void bind_fft_vcc(pybind11::module& m);
 void bind_spectrum_c(pybind11::module& m);
+void bind_iq_replay_source(pybind11::module& m);
 
 #endif

@@ -65,6 +65,7 @@ PYBIND11_MODULE(gpufft_python, m)
     py::module::import("gnuradio.gr");
     bind_fft_vcc(m);
     bind_spectrum_c(m);
+    bind_iq_replay_source(m);
 
     gr::gpufft::route_log_to_gnuradio();
 }

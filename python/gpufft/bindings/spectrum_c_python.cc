@@ -17,7 +17,9 @@ void bind_spectrum_c(py::module& m)
         "cu8 (uint8, rtl_sdr). Output: float vectors of fft_size. average:\n"
         "exponential (alpha), linear, peak or min over every frame of one output;\n"
         "one output per frames_per_output frames, or frame_rate outputs per second\n"
-        "when frames_per_output is 0. Raises gpufft.error naming a bad parameter.")
+        "when frames_per_output is 0. window_param: Kaiser beta, gaussian sigma, tukey\n"
+        "alpha, exponential decay (< 0: the default). Every setter works while the\n"
+        "flowgraph runs. Raises gpufft.error naming a bad parameter.")
         .def(py::init(&spectrum_c::make),
              py::arg("fft_size"),
              py::arg("sample_rate"),
@@ -30,8 +32,12 @@ void bind_spectrum_c(py::module& m)
              py::arg("ref_scale") = 2.0,
              py::arg("shift") = false,
              py::arg("format") = "cf32",
-             py::arg("backend") = "auto")
+             py::arg("backend") = "auto",
+             py::arg("window_param") = -1.0)
         .def("set_window", &spectrum_c::set_window, py::arg("window"))
+        .def("set_window_param", &spectrum_c::set_window_param, py::arg("window_param"))
+        .def("set_overlap", &spectrum_c::set_overlap, py::arg("overlap"))
+        .def("set_shift", &spectrum_c::set_shift, py::arg("shift"))
         .def("set_average", &spectrum_c::set_average, py::arg("average"))
         .def("set_alpha", &spectrum_c::set_alpha, py::arg("alpha"))
         .def("set_frame_rate", &spectrum_c::set_frame_rate, py::arg("frame_rate"))
@@ -41,6 +47,10 @@ void bind_spectrum_c(py::module& m)
         .def("sample_rate", &spectrum_c::sample_rate)
         .def("frame_rate", &spectrum_c::frame_rate)
         .def("window", &spectrum_c::window)
+        .def("window_param", &spectrum_c::window_param)
+        .def("overlap", &spectrum_c::overlap)
+        .def("shift", &spectrum_c::shift)
+        .def("format", &spectrum_c::format)
         .def("average", &spectrum_c::average)
         .def("alpha", &spectrum_c::alpha)
         .def("ref_scale", &spectrum_c::ref_scale)
