@@ -1,7 +1,10 @@
 /* gr-gpufft OpenCL backend: the ICD loader, opened at run time. */
 #include "cl_runtime.h"
 #include <gpufft/error.h>
+#include <cstdlib>
 #include <dlfcn.h>
+#include <string>
+#include <vector>
 
 namespace gpufft::opencl::detail {
 
@@ -19,12 +22,17 @@ const loaded& load()
         loaded r;
         void* lib = nullptr;
         std::string tried;
-        for (const char* name : { "libOpenCL.so.1", "libOpenCL.so" }) {
-            lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        // GPUFFT_OPENCL_LOADER names one loader instead (a vendor's loader
+        // outside the library path, or none at all for tests).
+        std::vector<std::string> names = { "libOpenCL.so.1", "libOpenCL.so" };
+        if (const char* chosen = std::getenv("GPUFFT_OPENCL_LOADER"); chosen && *chosen)
+            names = { chosen };
+        for (const std::string& name : names) {
+            lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
             if (lib)
                 break;
             const char* why = dlerror();
-            tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+            tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name.c_str());
         }
         if (!lib) {
             r.failure = "no OpenCL ICD loader (" + tried + ")";
