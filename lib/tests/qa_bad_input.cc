@@ -3,8 +3,6 @@
 #include "qa_common.h"
 
 #include <cppunit/extensions/HelperMacros.h>
-#include <algorithm>
-#include <cctype>
 #include <functional>
 #include <limits>
 #include <csignal>
@@ -18,35 +16,6 @@ namespace qa {
 namespace {
 
 using gpufft::direction;
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
-
-/*!
- * Asserts that fn throws gpufft::error whose message contains every one of
- * `words` (case-insensitive); any other outcome fails with `what`.
- */
-void expect_error(const std::string& what,
-                  const std::function<void()>& fn,
-                  const std::vector<std::string>& words)
-{
-    try {
-        fn();
-    } catch (const gpufft::error& e) {
-        const std::string msg = lower(e.what());
-        for (const auto& w : words)
-            CPPUNIT_ASSERT_MESSAGE(what + ": message \"" + e.what() + "\" does not name \"" + w +
-                                       "\"",
-                                   msg.find(lower(w)) != std::string::npos);
-        return;
-    } catch (const std::exception& e) {
-        CPPUNIT_FAIL(what + ": threw a std::exception that is not gpufft::error: " + e.what());
-    }
-    CPPUNIT_FAIL(what + ": did not throw");
-}
 
 gpufft::plan_options with_backend(const std::string& b)
 {

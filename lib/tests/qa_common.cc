@@ -3,6 +3,8 @@
 #include "text.h"
 
 #include <fftw3.h>
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -456,6 +458,39 @@ void check_round_trip(failures& f, const std::string& backend, std::size_t n)
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }
+}
+
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+} // namespace
+
+void expect_words(const std::string& what, const std::string& text, const std::vector<std::string>& words)
+{
+    for (const auto& w : words)
+        CPPUNIT_ASSERT_MESSAGE(what + ": \"" + text + "\" does not name \"" + w + "\"",
+                               lower(text).find(lower(w)) != std::string::npos);
+}
+
+void expect_error(const std::string& what,
+                  const std::function<void()>& fn,
+                  const std::vector<std::string>& words)
+{
+    try {
+        fn();
+    } catch (const gpufft::error& e) {
+        expect_words(what, e.what(), words);
+        return;
+    } catch (const std::exception& e) {
+        CPPUNIT_FAIL(what + ": threw an exception that is not gpufft::error: " + e.what());
+    }
+    CPPUNIT_FAIL(what + ": did not throw");
 }
 
 } // namespace qa

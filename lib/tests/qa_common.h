@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,15 @@ private:
     std::string d_worst_case;
     double d_start_s;
 };
+
+//! Fails unless `text` contains every one of `words` (case-insensitive).
+void expect_words(const std::string& what, const std::string& text, const std::vector<std::string>& words);
+
+//! Fails unless fn throws gpufft::error whose message contains every one of
+//! `words` (case-insensitive); any other outcome fails with `what`.
+void expect_error(const std::string& what,
+                  const std::function<void()>& fn,
+                  const std::vector<std::string>& words);
 
 /*!
  * Plans `backend` for (n, dir, batch, distance) with `threads` and runs it,

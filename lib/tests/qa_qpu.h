@@ -7,6 +7,7 @@
 #include "../backends/qpu/mailbox.h"
 #include "../backends/qpu/qpu_backend.h"
 #include "../backends/qpu/v3d.h"
+#include "qa_common.h"
 #include "qpu_fakes.h"
 #include <gpufft/gpufft.h>
 #include <functional>
@@ -14,12 +15,6 @@
 #include <vector>
 
 namespace qa {
-
-//! Fails unless `text` contains every one of `words` (case-insensitive).
-void expect_words(const std::string& what, const std::string& text, const std::vector<std::string>& words);
-
-//! Fails unless fn throws gpufft::error whose message contains every one of `words`.
-void expect_error(const std::string& what, const std::function<void()>& fn, const std::vector<std::string>& words);
 
 /*!
  * Test programs (qpu_programs.cc), in our QPU syntax (qpu/README.md).

@@ -2,18 +2,10 @@
 #include "qa_qpu.h"
 #include "../../qpu/asm/assembler.h"
 #include <cppunit/extensions/HelperMacros.h>
-#include <algorithm>
-#include <cctype>
 
 namespace qa {
 
 namespace {
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
 
 const char* const doubling_source = R"(
     # ra2: VPM write setup for this QPU's row (horizontal, 32-bit, stride 1)
@@ -62,26 +54,6 @@ spin:
 )";
 
 } // namespace
-
-void expect_words(const std::string& what, const std::string& text, const std::vector<std::string>& words)
-{
-    for (const auto& w : words)
-        CPPUNIT_ASSERT_MESSAGE(what + ": \"" + text + "\" does not name \"" + w + "\"",
-                               lower(text).find(lower(w)) != std::string::npos);
-}
-
-void expect_error(const std::string& what, const std::function<void()>& fn, const std::vector<std::string>& words)
-{
-    try {
-        fn();
-    } catch (const gpufft::error& e) {
-        expect_words(what, e.what(), words);
-        return;
-    } catch (const std::exception& e) {
-        CPPUNIT_FAIL(what + ": threw an exception that is not gpufft::error: " + e.what());
-    }
-    CPPUNIT_FAIL(what + ": did not throw");
-}
 
 const std::vector<std::uint64_t>& doubling_program()
 {
