@@ -81,6 +81,9 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
     p.validate();
     if (options.threads == 0)
         throw error("gpufft: threads must be at least 1 (got 0)");
+    if (options.threads > plan_options::max_threads)
+        throw error("gpufft: threads must be at most " + std::to_string(plan_options::max_threads) +
+                    " (got " + std::to_string(options.threads) + ")");
     d_impl->prob = p;
     if (options.backend.empty() || options.backend == "auto") {
         chosen c = choose_automatically(p, options);
