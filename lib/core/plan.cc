@@ -85,7 +85,7 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
         throw error("gpufft: threads must be at most " + std::to_string(plan_options::max_threads) +
                     " (got " + std::to_string(options.threads) + ")");
     d_impl->prob = p;
-    if (options.backend.empty() || options.backend == "auto") {
+    if (options.backend == "auto") {
         chosen c = choose_automatically(p, options);
         d_impl->exec = std::move(c.exec);
         d_impl->backend_name = std::move(c.backend_name);

@@ -326,6 +326,12 @@ class qa_plan(gr_unittest.TestCase):
         with self.assertRaises(ValueError):
             gpufft.plan(64, backend="simd:no-such-isa")
 
+    def test_022_empty_backend_is_unknown(self):
+        # "" is not a spelling of "auto": a misconfigured name must fail.
+        with self.assertRaises(gpufft.error) as cm:
+            gpufft.plan(64, backend="")
+        self.assertIn("unknown backend ''", str(cm.exception))
+
     def test_023_wrong_dtype(self):
         p = gpufft.plan(8)
         for dtype in (np.float32, np.float64, np.int16, np.complex128, np.clongdouble):
