@@ -106,7 +106,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                               std::to_string(window.size()) + ")");
     make_taps(window);
     if (const std::size_t want = wanted_buffer(d_n, d_batch)) {
-        set_min_output_buffer(long(want));
+        // The per-port form: the all-ports one logs a line at info level.
+        set_min_output_buffer(0, long(want));
         // The input buffer belongs to the upstream block; GNU Radio sizes it
         // to at least twice a downstream block's history, so a history of
         // about one batch (whose old items work() skips) lets whole batches

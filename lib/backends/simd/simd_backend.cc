@@ -146,7 +146,7 @@ choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed, st
                 best = c;
             }
         }
-    detail::log_line("tuned " + p.describe() + ": " + wisdom_value(best));
+    detail::log_line(log_level::info, "tuned " + p.describe() + ": " + wisdom_value(best));
     return best;
 }
 
