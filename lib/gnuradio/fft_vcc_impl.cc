@@ -11,11 +11,16 @@ namespace gr::gpufft {
 
 namespace {
 
+// GNU Radio's item size is an int: 2^27 complex floats (1 GiB) is the largest
+// power of two whose vector fits.
+constexpr int max_fft_size = 1 << 27;
+
 std::size_t checked_size(int fft_size)
 {
-    if (fft_size <= 0)
-        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be >= 1 (got " +
-                              std::to_string(fft_size) + ")");
+    if (fft_size <= 0 || fft_size > max_fft_size)
+        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be " +
+                              std::string(fft_size <= 0 ? "at least 1" : "at most 2^27") +
+                              " (got " + std::to_string(fft_size) + ")");
     return std::size_t(fft_size);
 }
 

@@ -562,6 +562,9 @@ public:
         using gr::gpufft::fft_vcc;
         expect_invalid("fft_size 0", "fft_size", [] { fft_vcc::make(0, true, {}); });
         expect_invalid("fft_size -4", "fft_size", [] { fft_vcc::make(-4, true, {}); });
+        // 2^28 complex floats overflow GNU Radio's int item size ("gr::io_signature(3)" before).
+        expect_invalid("fft_size 2^28", "fft_size", [] { fft_vcc::make(1 << 28, true, {}); });
+        expect_invalid("backend \"\"", "unknown backend ''", [] { fft_vcc::make(16, true, {}, false, 1, ""); });
         expect_invalid("window of 5 for N 4", "window", [] { fft_vcc::make(4, true, std::vector<float>(5, 1.0f)); });
         expect_invalid("nthreads 0", "nthreads", [] { fft_vcc::make(16, true, {}, false, 0); });
         expect_invalid("batch 0", "batch", [] { fft_vcc::make(16, true, {}, false, 1, "auto", 0); });
@@ -588,6 +591,8 @@ public:
             { "sample_rate NaN", "sample_rate", [=] { spectrum_c::make(64, nan); } },
             { "frame_rate 0", "frame_rate", [] { spectrum_c::make(64, 1e6, 0); } },
             { "frame_rate above sample_rate", "frame_rate", [] { spectrum_c::make(64, 1e6, 2e6); } },
+            // K = frame rate / frame_rate would not fit ("decimation rate cannot be 0" before).
+            { "frame_rate 1e-300", "frame_rate", [] { spectrum_c::make(1024, 1e6, 1e-300); } },
             { "overlap -0.1", "overlap", [] { spectrum_c::make(64, 1e6, 30, -0.1); } },
             { "overlap 0.95", "overlap", [] { spectrum_c::make(64, 1e6, 30, 0.95); } },
             { "unknown window", "window", [] { spectrum_c::make(64, 1e6, 30, 0, "triangle-ish"); } },

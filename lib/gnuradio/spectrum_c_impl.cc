@@ -105,12 +105,15 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
     if (p.frames_per_output > 0) {
         c.frames_per_output = std::size_t(p.frames_per_output);
     } else {
-        if (!(p.frame_rate > 0) || p.frame_rate > p.sample_rate)
-            fail("frame_rate must be in (0, sample_rate = " + num(p.sample_rate) + "] (got " +
-                 num(p.frame_rate) + ")");
-        // Above the rate frames come at, every frame is an output.
         const double n = double(p.fft_size);
         const double hop = std::max(1.0, n - std::round(p.overlap * n));
+        // Below this, frames per output would not fit the engine's count.
+        const double lowest =
+            p.sample_rate / hop / double(::gpufft::spectrum_config::max_frames_per_output);
+        if (!(p.frame_rate >= lowest) || p.frame_rate > p.sample_rate)
+            fail("frame_rate must be in [sample_rate / hop / (2^31 - 1) = " + num(lowest) +
+                 ", sample_rate = " + num(p.sample_rate) + "] (got " + num(p.frame_rate) + ")");
+        // Above the rate frames come at, every frame is an output.
         c.output_rate = std::min(p.frame_rate, p.sample_rate / hop);
     }
     // Frames per FFT call: about 32k samples' worth (the engine's own choice),

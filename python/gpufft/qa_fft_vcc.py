@@ -126,6 +126,9 @@ class qa_fft_vcc(gr_unittest.TestCase):
             (lambda: gpufft.fft_vcc(64, True, [], nthreads=0), "nthreads"),
             (lambda: gpufft.fft_vcc(64, True, [], batch=0), "batch"),
             (lambda: gpufft.fft_vcc(64, True, [], backend=""), "unknown backend ''"),
+            # A vector of 2^28 complex floats is more bytes than GNU Radio's int item size.
+            (lambda: gpufft.fft_vcc(2**28, True, []), "fft_size must be at most"),
+            (lambda: gpufft.fft_vcc(2**31 - 1, True, []), "fft_size must be at most"),
         ]
         for make, word in cases:
             with self.assertRaises(ValueError) as ctx:
