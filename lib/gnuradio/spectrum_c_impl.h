@@ -58,6 +58,7 @@ public:
     int hop() const override;
     std::string backend() const override;
 
+    bool start() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -95,6 +96,8 @@ private:
     // Builds an engine for p (throws, changing nothing, if p is bad) and
     // hands it to work(); the caller holds d_params_mutex.
     void rebuild(const params& p);
+    // The upstream block is done and `seen` input items are all there is.
+    bool input_ended(int seen) const;
 
     params d_params;                 // guarded by d_params_mutex
     mutable std::mutex d_params_mutex;
@@ -102,6 +105,7 @@ private:
     std::unique_ptr<engine> d_next;   // set by setters, taken by work()
     std::unique_ptr<engine> d_retired; // freed outside work()
     std::size_t d_itemsize;
+    bool d_flushed = false; // the frames of the last batch went out at end of input (work()'s thread)
     mutable std::mutex d_mutex; // work() against the setters' hand-over
 };
 
