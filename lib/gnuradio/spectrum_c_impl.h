@@ -43,8 +43,10 @@ public:
     void set_overlap(double overlap) override;
     void set_shift(bool shift) override;
 
-    int fft_size() const override { return d_params.fft_size; }
-    double sample_rate() const override { return d_params.sample_rate; }
+    // Every getter locks: a setter rewrites d_params as a whole, even the
+    // fields it does not change.
+    int fft_size() const override { return get(&params::fft_size); }
+    double sample_rate() const override { return get(&params::sample_rate); }
     double frame_rate() const override { return get(&params::frame_rate); }
     std::string window() const override { return get(&params::window); }
     double window_param() const override { return get(&params::window_param); }
@@ -53,7 +55,7 @@ public:
     double ref_scale() const override { return get(&params::ref_scale); }
     double overlap() const override { return get(&params::overlap); }
     bool shift() const override { return get(&params::shift); }
-    std::string format() const override { return d_params.format; }
+    std::string format() const override { return get(&params::format); }
     int frames_per_output() const override;
     int hop() const override;
     std::string backend() const override;

@@ -24,6 +24,8 @@
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
 #include <fftw3.h>
+#include <atomic>
+#include <thread>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -373,6 +375,7 @@ class qa_spectrum_c : public CppUnit::TestFixture
     CPPUNIT_TEST(against_double_reference);
     CPPUNIT_TEST(setters_before_start);
     CPPUNIT_TEST(whole_input_averaged);
+    CPPUNIT_TEST(setters_while_running);
     CPPUNIT_TEST_SUITE_END();
 
     // Runs the block on the case's random input; compares every spectrum it
@@ -472,6 +475,49 @@ public:
             }
         f.report("spectrum_c over a whole input");
         QA_ASSERT_NO_FAILURES(f);
+    }
+
+    //! Setters on one thread and getters on another while work() runs: each
+    //! getter sees a value that was set (a data race here is what
+    //! ThreadSanitizer finds; this build checks the values and the output).
+    void setters_while_running()
+    {
+        const int n = 256;
+        auto blk = gr::gpufft::spectrum_c::make(n, 1e6, 1000.0);
+        auto tb = gr::make_top_block("qa_spectrum_c_setters");
+        auto src = gr::blocks::vector_source_c::make(std::vector<gr_complex>(64 * n, gr_complex(0.5f, 0)), true);
+        auto head = gr::blocks::head::make(sizeof(gr_complex), std::size_t(n) * 20000);
+        auto sink = gr::blocks::vector_sink_f::make(unsigned(n));
+        tb->connect(src, 0, head, 0);
+        tb->connect(head, 0, blk, 0);
+        tb->connect(blk, 0, sink, 0);
+        tb->start();
+        std::atomic<bool> stop{ false };
+        std::string bad;
+        std::thread reader([&] {
+            while (!stop && bad.empty()) {
+                const std::string window = blk->window();
+                if (blk->fft_size() != n || blk->format() != "cf32" || blk->sample_rate() != 1e6 ||
+                    (window != "hann" && window != "blackmanharris") || blk->frames_per_output() < 1 ||
+                    blk->hop() < 1)
+                    bad = "a getter returned a value never set: fft_size " + std::to_string(blk->fft_size()) +
+                          ", format " + blk->format() + ", window " + window + ", K " +
+                          std::to_string(blk->frames_per_output()) + ", hop " + std::to_string(blk->hop());
+            }
+        });
+        for (int i = 0; i < 200; ++i) {
+            blk->set_window(i % 2 ? "hann" : "blackmanharris");
+            blk->set_alpha(i % 2 ? 0.5 : 1.0);
+            blk->set_frames_per_output(1 + i % 4);
+            blk->set_overlap(i % 3 ? 0.0 : 0.5);
+        }
+        stop = true;
+        reader.join();
+        tb->wait();
+        CPPUNIT_ASSERT_MESSAGE(bad, bad.empty());
+        CPPUNIT_ASSERT(sink->data().size() % n == 0 && !sink->data().empty());
+        for (float v : sink->data())
+            CPPUNIT_ASSERT_MESSAGE("a spectrum value is not finite", std::isfinite(v));
     }
 
     //! Every setter, called before the run, gives the spectra of a block made with its value.
