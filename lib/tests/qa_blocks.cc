@@ -25,6 +25,7 @@
 #include <cppunit/extensions/TestFactoryRegistry.h>
 #include <fftw3.h>
 #include <atomic>
+#include <sys/stat.h>
 #include <thread>
 #include <algorithm>
 #include <cmath>
@@ -555,6 +556,8 @@ class qa_iq_replay_source : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE(qa_iq_replay_source);
     CPPUNIT_TEST(replays_every_format);
     CPPUNIT_TEST(demo_signal);
+    CPPUNIT_TEST(reads_a_fifo);
+    CPPUNIT_TEST(reads_a_character_device);
     CPPUNIT_TEST_SUITE_END();
 
     static std::vector<gr_complex> collect(const gr::gpufft::iq_replay_source::sptr& src, std::size_t count)
@@ -591,6 +594,50 @@ public:
                 CPPUNIT_ASSERT_MESSAGE(std::string(format) + " sample " + std::to_string(i),
                                        cd(got[i]) == cd(cf(x[i % samples])));
         }
+    }
+
+    //! A FIFO whose writer comes after the flowgraph starts, writes in
+    //! pieces and closes: every sample once (repeat does not apply), then
+    //! the end of the stream.
+    void reads_a_fifo()
+    {
+        const std::size_t samples = 50000;
+        std::vector<unsigned char> raw;
+        std::vector<cd> x;
+        random_input("cs16", samples, "fifo", raw, x);
+        const std::string path = "/tmp/qa_blocks_fifo_" + std::to_string(getpid()) + ".cs16";
+        CPPUNIT_ASSERT(mkfifo(path.c_str(), 0600) == 0);
+        auto src = gr::gpufft::iq_replay_source::make(path, "auto", 1e6, false, true);
+        auto tb = gr::make_top_block("qa_iq_replay_source_fifo");
+        auto sink = gr::blocks::vector_sink_c::make();
+        tb->connect(src, 0, sink, 0);
+        tb->start();
+        std::FILE* writer = std::fopen(path.c_str(), "wb");
+        CPPUNIT_ASSERT(writer);
+        for (std::size_t at = 0; at < raw.size(); at += 10007) {
+            std::fwrite(raw.data() + at, 1, std::min<std::size_t>(10007, raw.size() - at), writer);
+            std::fflush(writer);
+        }
+        std::fclose(writer);
+        tb->wait();
+        std::remove(path.c_str());
+        const auto& got = sink->data();
+        CPPUNIT_ASSERT_EQUAL(samples, got.size());
+        for (std::size_t i = 0; i < samples; ++i)
+            CPPUNIT_ASSERT_MESSAGE("sample " + std::to_string(i), cd(got[i]) == cd(cf(x[i])));
+    }
+
+    //! /dev/zero as cu8: every byte 0 is -1 - 1j. (It used to be refused as
+    //! a file of no sample.)
+    void reads_a_character_device()
+    {
+        const auto got = collect(gr::gpufft::iq_replay_source::make("/dev/zero", "cu8", 1e6, false, false), 40000);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(40000), got.size());
+        for (const auto& v : got)
+            CPPUNIT_ASSERT(v == gr_complex(-1.0f, -1.0f));
+        // /dev/null: accepted, and its stream ends at once.
+        const auto none = collect(gr::gpufft::iq_replay_source::make("/dev/null", "cu8", 1e6, false, true), 10);
+        CPPUNIT_ASSERT(none.empty());
     }
 
     //! Without a file: gpufft::demo_signal at the block's rate.
@@ -707,7 +754,12 @@ public:
         expect_invalid("unknown format", "format", [] { iq_replay_source::make("", "cf64"); });
         expect_invalid("sample_rate 0", "sample_rate", [] { iq_replay_source::make("", "auto", 0); });
         expect_invalid("missing file", "filename", [] { iq_replay_source::make("/nonexistent/x.cu8"); });
-        expect_invalid("empty file", "filename", [] { iq_replay_source::make("/dev/null", "cu8"); });
+        const std::string empty = "/tmp/qa_blocks_empty_" + std::to_string(getpid()) + ".cu8";
+        std::fclose(std::fopen(empty.c_str(), "wb"));
+        expect_invalid("empty file", "filename", [&] { iq_replay_source::make(empty, "cu8"); });
+        std::remove(empty.c_str());
+        // A directory opens but reads nothing: refused, naming it.
+        expect_invalid("a directory", "\"/tmp\" is a directory", [] { iq_replay_source::make("/tmp", "cu8"); });
     }
 };
 
