@@ -13,6 +13,14 @@ Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
    against null_source -> gpufft.spectrum_c -> null_sink (same N, window,
    alpha and frames per output).
 
+3. Soak (--soak SAMPLES, instead of 1 and 2): gpufft.spectrum_c and then
+   gpufft.fft_vcc stream SAMPLES input samples each (--sizes' and
+   --spectrum-sizes' first N) while the process's resident memory (VmRSS) is
+   sampled every --soak-interval seconds; the JSON (--json, else stdout)
+   holds every sample and the growth from the first to the last. A leak shows
+   as growth that keeps rising with the samples; allocator and page-cache
+   noise is a few MiB at most.
+
 Each run lets a flowgraph stream for --seconds and counts what reached the
 sink (no head block: a head is one more thread copying every item, through
 buffers of its own, the same in both flowgraphs). Each case runs the two
@@ -91,6 +99,64 @@ def spectrum_graph(n, ours, backend, k, alpha):
     return tb, sink, n * k
 
 
+def rss_kib():
+    """The process's resident memory in KiB (VmRSS)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def soak(case, n, graph, total, interval, max_seconds):
+    """Streams `total` input samples (or for max_seconds, if > 0) through
+    graph, sampling the RSS every `interval` seconds."""
+    tb, sink, per_item = graph
+    trace = [dict(samples=0, seconds=0.0, rss_kib=rss_kib())]
+    t0 = time.perf_counter()
+    tb.start()
+    while True:
+        time.sleep(interval)
+        samples, seconds = sink.nitems_read(0) * per_item, time.perf_counter() - t0
+        trace.append(dict(samples=samples, seconds=round(seconds, 3), rss_kib=rss_kib()))
+        if samples >= total or 0 < max_seconds <= seconds:
+            break
+    tb.stop()
+    tb.wait()
+    # Start: the first sample while streaming (plans and buffers allocated).
+    start, end = trace[1], trace[-1]
+    middle = min(trace[1:], key=lambda t: abs(t["samples"] - end["samples"] / 2))
+    r = dict(case=case, n=n, target_samples=total, samples=end["samples"], seconds=end["seconds"],
+             msps=end["samples"] / end["seconds"] / 1e6, rss_kib_before=trace[0]["rss_kib"],
+             rss_kib_start=start["rss_kib"], rss_kib_middle=middle["rss_kib"], rss_kib_end=end["rss_kib"],
+             rss_growth_kib=end["rss_kib"] - start["rss_kib"],
+             rss_growth_second_half_kib=end["rss_kib"] - middle["rss_kib"], trace=trace)
+    print(f"soak {case:<12}{n:>7}: {r['samples']:.4g} samples in {r['seconds']:.0f} s ({r['msps']:.0f} Ms/s); "
+          f"RSS KiB start {r['rss_kib_start']}, middle {r['rss_kib_middle']}, end {r['rss_kib_end']} "
+          f"(growth {r['rss_growth_kib']:+d}, second half {r['rss_growth_second_half_kib']:+d})", flush=True)
+    return r
+
+
+def run_soak(a):
+    total = int(float(a.soak))
+    n_fft = int(a.sizes.split(",")[0])
+    n_spectrum = int(a.spectrum_sizes.split(",")[0])
+    results = [
+        soak("spectrum_c", n_spectrum, spectrum_graph(n_spectrum, True, a.backend, a.frames_per_output, a.alpha),
+             total, a.soak_interval, a.soak_max_seconds),
+        soak("fft_vcc", n_fft, fft_graph(n_fft, True, a.backend, a.batch, False),
+             total, a.soak_interval, a.soak_max_seconds),
+    ]
+    doc = dict(mode="soak", backend=a.backend, load_average=os.getloadavg()[0], results=results)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(doc, f, indent=1)
+    else:
+        json.dump(doc, sys.stdout)
+        print()
+    return 0
+
+
 def compare(make, seconds, repeats):
     """Median Msamples/s of stock and ours, by wall time and by CPU time, and
     the speedup as the median over the pairs of neighbouring runs (stock, ours)
@@ -135,7 +201,13 @@ def main():
     ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
     ap.add_argument("--alpha", type=float, default=0.1)
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--soak", help="soak mode: input samples per flowgraph, e.g. 1e10")
+    ap.add_argument("--soak-interval", type=float, default=5.0, help="seconds between RSS samples")
+    ap.add_argument("--soak-max-seconds", type=float, default=0.0,
+                    help="end each soak flowgraph after this long even if short of --soak samples")
     a = ap.parse_args()
+    if a.soak:
+        return run_soak(a)
 
     results = []
     print(f"{'':<35}{'-------------- wall time --------------':>42}{'---------- CPU time -----------':>33}")

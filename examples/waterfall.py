@@ -42,7 +42,7 @@ from gnuradio import qtgui
 
 class waterfall(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file=''):
+    def __init__(self, iq_file='', center_freq=0):
         gr.top_block.__init__(self, "gr-gpufft: waterfall", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: waterfall")
@@ -77,6 +77,7 @@ class waterfall(gr.top_block, Qt.QWidget):
         # Parameters
         ##################################################
         self.iq_file = iq_file
+        self.center_freq = center_freq
 
         ##################################################
         # Variables
@@ -104,8 +105,8 @@ class waterfall(gr.top_block, Qt.QWidget):
         self.qtgui_time_raster_sink_x_0.set_intensity_range((-120), 0)
         self.qtgui_time_raster_sink_x_0.enable_grid(False)
         self.qtgui_time_raster_sink_x_0.enable_axis_labels(True)
-        self.qtgui_time_raster_sink_x_0.set_x_label("Frequency (bin)")
-        self.qtgui_time_raster_sink_x_0.set_x_range(0.0, 0.0)
+        self.qtgui_time_raster_sink_x_0.set_x_label("Frequency (MHz)")
+        self.qtgui_time_raster_sink_x_0.set_x_range((center_freq - samp_rate / 2) / 1e6, (center_freq + samp_rate / 2) / 1e6)
         self.qtgui_time_raster_sink_x_0.set_y_label("Time (frame)")
         self.qtgui_time_raster_sink_x_0.set_y_range(0.0, 0.0)
 
@@ -153,6 +154,12 @@ class waterfall(gr.top_block, Qt.QWidget):
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
 
+    def get_center_freq(self):
+        return self.center_freq
+
+    def set_center_freq(self, center_freq):
+        self.center_freq = center_freq
+
     def get_samp_rate(self):
         return self.samp_rate
 
@@ -181,6 +188,9 @@ def argument_parser():
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
+    parser.add_argument(
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
     return parser
 
 
@@ -193,7 +203,7 @@ def main(top_block_cls=waterfall, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file)
+    tb = top_block_cls(iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

@@ -21,8 +21,11 @@ struct GPUFFT_API plan_options {
     //! the wisdom file (GPUFFT_WISDOM, default ~/.cache/gpufft/wisdom).
     bool tune = false;
     //! Worker threads a batch is split across (the simd backend); 1 runs on
-    //! the caller's thread only.
+    //! the caller's thread only. At most max_threads.
     unsigned threads = 1;
+    //! More threads than this is a mistake (each is an OS thread with its
+    //! own stack), not a speed-up: plans refuse it.
+    static constexpr unsigned max_threads = 1024;
 };
 
 /*!

@@ -25,11 +25,19 @@ GPUFFT_API std::vector<backend_info> backends();
 //! Names of usable backends, comma separated (for error messages).
 GPUFFT_API std::string usable_backend_names();
 
+//! How much a log line matters.
+enum class log_level {
+    debug,  //!< why a backend is not usable here (every run on most machines)
+    info,   //!< what tuning chose
+    warning //!< something failed and the library went on (a fallback, an unwritable wisdom file)
+};
+
 /*!
- * \brief Where the library's log lines go (auto's fallbacks, tuning).
- * Default: standard error, prefixed "gpufft: ". An empty function silences it.
+ * \brief Where the library's log lines go.
+ * Default: standard error, prefixed "gpufft: ", info and warning lines only.
+ * An empty function silences it.
  */
-GPUFFT_API void set_log_handler(std::function<void(const std::string&)> handler);
+GPUFFT_API void set_log_handler(std::function<void(log_level, const std::string&)> handler);
 
 } // namespace gpufft
 

@@ -74,13 +74,17 @@ struct GPUFFT_API spectrum_config {
     averaging average = averaging::exponential;
     double alpha = 1.0;                       //!< exponential weight of the newest frame, (0, 1]
     /*!
-     * Frames combined into one output (K, >= 1). Ignored when output_rate > 0.
-     * For exponential averaging the state is reported every K frames.
+     * Frames combined into one output (K, 1 to max_frames_per_output).
+     * Ignored when output_rate > 0. For exponential averaging the state is
+     * reported every K frames.
      */
     std::size_t frames_per_output = 1;
+    //! The largest K: it fits an int (GNU Radio's counts, the blocks' getters).
+    static constexpr std::size_t max_frames_per_output = 2147483647;
     /*!
      * Outputs per second, if > 0: K = max(1, round(frame rate / output_rate)),
-     * frame rate = sample_rate / hop. Must not exceed the frame rate.
+     * frame rate = sample_rate / hop. Must not exceed the frame rate, nor
+     * ask for a K above max_frames_per_output.
      */
     double output_rate = 0.0;
     /*!

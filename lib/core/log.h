@@ -2,12 +2,13 @@
 #ifndef GPUFFT_LIB_CORE_LOG_H
 #define GPUFFT_LIB_CORE_LOG_H
 
+#include <gpufft/registry.h>
 #include <string>
 
 namespace gpufft::detail {
 
 //! Sends one line to the handler set with gpufft::set_log_handler.
-void log_line(const std::string& line);
+void log_line(log_level level, const std::string& line);
 
 } // namespace gpufft::detail
 

@@ -48,7 +48,8 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
     std::call_once(unusable_logged, [] {
         for (const auto& r : detail::registered_backends())
             if (!r.probed.usable)
-                detail::log_line("backend " + r.impl->name() + " not used: " + r.probed.reason);
+                detail::log_line(log_level::debug,
+                                 "backend " + r.impl->name() + " not used: " + r.probed.reason);
     });
     std::vector<std::pair<double, const registered_backend*>> ranked;
     for (const auto& r : detail::registered_backends())
@@ -64,7 +65,8 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
             return { r.impl->make_executor(prob, "", options), r.impl->name() };
         } catch (const std::exception& e) {
             if (i + 1 < ranked.size())
-                detail::log_line("backend " + r.impl->name() + " failed for " +
+                detail::log_line(log_level::warning,
+                                 "backend " + r.impl->name() + " failed for " +
                                  prob.describe() + " (" + e.what() + "), falling back to " +
                                  ranked[i + 1].second->impl->name());
             failures += "; " + r.impl->name() + ": " + e.what();
@@ -81,8 +83,11 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
     p.validate();
     if (options.threads == 0)
         throw error("gpufft: threads must be at least 1 (got 0)");
+    if (options.threads > plan_options::max_threads)
+        throw error("gpufft: threads must be at most " + std::to_string(plan_options::max_threads) +
+                    " (got " + std::to_string(options.threads) + ")");
     d_impl->prob = p;
-    if (options.backend.empty() || options.backend == "auto") {
+    if (options.backend == "auto") {
         chosen c = choose_automatically(p, options);
         d_impl->exec = std::move(c.exec);
         d_impl->backend_name = std::move(c.backend_name);

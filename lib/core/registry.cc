@@ -25,8 +25,10 @@ const factory backend_factories[] = {
 };
 
 std::mutex log_mutex;
-std::function<void(const std::string&)> log_handler = [](const std::string& line) {
-    std::cerr << "gpufft: " << line << std::endl;
+std::function<void(log_level, const std::string&)> log_handler = [](log_level level,
+                                                                    const std::string& line) {
+    if (level != log_level::debug)
+        std::cerr << "gpufft: " << line << std::endl;
 };
 
 } // namespace
@@ -56,11 +58,11 @@ const std::vector<registered_backend>& registered_backends()
     return table;
 }
 
-void log_line(const std::string& line)
+void log_line(log_level level, const std::string& line)
 {
     std::lock_guard<std::mutex> lock(log_mutex);
     if (log_handler)
-        log_handler(line);
+        log_handler(level, line);
 }
 
 } // namespace detail
@@ -93,7 +95,7 @@ std::string usable_backend_names()
     return names;
 }
 
-void set_log_handler(std::function<void(const std::string&)> handler)
+void set_log_handler(std::function<void(log_level, const std::string&)> handler)
 {
     std::lock_guard<std::mutex> lock(log_mutex);
     log_handler = std::move(handler);

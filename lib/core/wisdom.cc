@@ -74,7 +74,7 @@ void wisdom_store(const std::string& key, const std::string& value)
     std::ofstream out(path, std::ios::app);
     out << key << '\t' << value << '\n';
     if (!out)
-        log_line("cannot write wisdom file '" + path.string() + "'; tuning applies to this run only");
+        log_line(log_level::warning, "cannot write wisdom file '" + path.string() + "'; tuning applies to this run only");
 }
 
 } // namespace gpufft::detail

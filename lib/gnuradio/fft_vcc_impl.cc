@@ -11,11 +11,16 @@ namespace gr::gpufft {
 
 namespace {
 
+// GNU Radio's item size is an int: 2^27 complex floats (1 GiB) is the largest
+// power of two whose vector fits.
+constexpr int max_fft_size = 1 << 27;
+
 std::size_t checked_size(int fft_size)
 {
-    if (fft_size <= 0)
-        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be >= 1 (got " +
-                              std::to_string(fft_size) + ")");
+    if (fft_size <= 0 || fft_size > max_fft_size)
+        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be " +
+                              std::string(fft_size <= 0 ? "at least 1" : "at most 2^27") +
+                              " (got " + std::to_string(fft_size) + ")");
     return std::size_t(fft_size);
 }
 
@@ -106,7 +111,8 @@ fft_vcc_impl::fft_vcc_impl(int fft_size,
                               std::to_string(window.size()) + ")");
     make_taps(window);
     if (const std::size_t want = wanted_buffer(d_n, d_batch)) {
-        set_min_output_buffer(long(want));
+        // The per-port form: the all-ports one logs a line at info level.
+        set_min_output_buffer(0, long(want));
         // The input buffer belongs to the upstream block; GNU Radio sizes it
         // to at least twice a downstream block's history, so a history of
         // about one batch (whose old items work() skips) lets whole batches

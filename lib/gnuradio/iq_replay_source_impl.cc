@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 namespace gr::gpufft {
 
@@ -67,10 +69,24 @@ iq_replay_source_impl::iq_replay_source_impl(
         d_demo = std::make_unique<::gpufft::demo_signal>(sample_rate);
         return;
     }
+    struct stat st;
+    if (::stat(filename.c_str(), &st) != 0)
+        fail("filename: cannot open \"" + filename + "\": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        fail("filename: \"" + filename + "\" is a directory, not a recording");
+    const std::size_t bps = ::gpufft::sample_bytes(d_format);
+    d_raw.resize(chunk * bps);
+    // A FIFO or a device is read as it comes, once, to its end. Opening a
+    // FIFO waits for its writer, so that happens in work().
+    if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+        if (::access(filename.c_str(), R_OK) != 0)
+            fail("filename: cannot open \"" + filename + "\": " + std::strerror(errno));
+        d_stream_path = filename;
+        return;
+    }
     d_file.reset(std::fopen(filename.c_str(), "rb"));
     if (!d_file)
         fail("filename: cannot open \"" + filename + "\": " + std::strerror(errno));
-    const std::size_t bps = ::gpufft::sample_bytes(d_format);
     if (std::fseek(d_file.get(), 0, SEEK_END) != 0)
         fail("filename: cannot seek in \"" + filename + "\" (a regular file is needed)");
     const long bytes = std::ftell(d_file.get());
@@ -79,7 +95,6 @@ iq_replay_source_impl::iq_replay_source_impl(
         fail("filename: \"" + filename + "\" holds no whole " + ::gpufft::format_name(d_format) +
              " sample (" + std::to_string(bytes) + " bytes)");
     std::rewind(d_file.get());
-    d_raw.resize(chunk * bps);
 }
 
 bool iq_replay_source_impl::start()
@@ -113,6 +128,23 @@ std::size_t iq_replay_source_impl::read(gr_complex* out, std::size_t count)
     return done;
 }
 
+std::size_t iq_replay_source_impl::read_stream(gr_complex* out, std::size_t count)
+{
+    if (!d_file) {
+        d_file.reset(std::fopen(d_stream_path.c_str(), "rb"));
+        if (!d_file) {
+            d_logger->error("{}: cannot open \"{}\": {}", name(), d_stream_path, std::strerror(errno));
+            return 0;
+        }
+    }
+    const std::size_t got = std::fread(d_raw.data(), ::gpufft::sample_bytes(d_format), count, d_file.get());
+    if (got < count && std::ferror(d_file.get()))
+        d_logger->error("{}: read failed after sample {}", name(), d_position);
+    ::gpufft::convert_samples(d_format, d_raw.data(), out, got);
+    d_position += got;
+    return got;
+}
+
 int iq_replay_source_impl::work(int noutput_items,
                                 gr_vector_const_void_star&,
                                 gr_vector_void_star& output_items)
@@ -128,6 +160,8 @@ int iq_replay_source_impl::work(int noutput_items,
     }
     if (d_demo)
         d_demo->generate(out, count);
+    else if (!d_stream_path.empty())
+        count = read_stream(out, count);
     else
         count = read(out, count);
     d_sent += double(count);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gr::gpufft {
@@ -33,12 +34,15 @@ public:
 private:
     // Up to `count` samples from the file into out (rewinding if repeating); 0 at its end.
     std::size_t read(gr_complex* out, std::size_t count);
+    // Up to `count` samples from a FIFO or character device; 0 when the writer has closed it.
+    std::size_t read_stream(gr_complex* out, std::size_t count);
 
     const ::gpufft::sample_format d_format;
     const double d_rate;
     const bool d_throttle;
     const bool d_repeat;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> d_file;
+    std::string d_stream_path; // a FIFO or character device, opened by the first read
     std::size_t d_file_samples = 0; // whole samples in the file
     std::size_t d_position = 0;     // next sample to read
     std::vector<unsigned char> d_raw;

@@ -1,5 +1,7 @@
 /* gr-gpufft, GNU Radio side: gpufft.spectrum_c, a stream of samples into dB spectra. */
 #include "spectrum_c_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <gpufft/error.h>
 #include <gpufft/gnuradio/logging.h>
@@ -105,12 +107,15 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
     if (p.frames_per_output > 0) {
         c.frames_per_output = std::size_t(p.frames_per_output);
     } else {
-        if (!(p.frame_rate > 0) || p.frame_rate > p.sample_rate)
-            fail("frame_rate must be in (0, sample_rate = " + num(p.sample_rate) + "] (got " +
-                 num(p.frame_rate) + ")");
-        // Above the rate frames come at, every frame is an output.
         const double n = double(p.fft_size);
         const double hop = std::max(1.0, n - std::round(p.overlap * n));
+        // Below this, frames per output would not fit the engine's count.
+        const double lowest =
+            p.sample_rate / hop / double(::gpufft::spectrum_config::max_frames_per_output);
+        if (!(p.frame_rate >= lowest) || p.frame_rate > p.sample_rate)
+            fail("frame_rate must be in [sample_rate / hop / (2^31 - 1) = " + num(lowest) +
+                 ", sample_rate = " + num(p.sample_rate) + "] (got " + num(p.frame_rate) + ")");
+        // Above the rate frames come at, every frame is an output.
         c.output_rate = std::min(p.frame_rate, p.sample_rate / hop);
     }
     // Frames per FFT call: about 32k samples' worth (the engine's own choice),
@@ -193,13 +198,29 @@ std::string spectrum_c_impl::backend() const
     return (d_next ? d_next : d_engine)->s.backend();
 }
 
+bool spectrum_c_impl::start()
+{
+    d_flushed = false;
+    return true;
+}
+
+bool spectrum_c_impl::input_ended(int seen) const
+{
+    // Read under the buffer's mutex, as GNU Radio's block executor does.
+    const auto& in = detail()->input(0);
+    gr::thread::scoped_lock guard(*in->mutex());
+    return in->done() && in->items_available() == seen;
+}
+
 void spectrum_c_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
     // Any input helps: frames straddle calls and outputs come per batch.
-    // Spectra waiting for output space need none, so that they still go out
-    // when the input has ended. (Called on work()'s thread: d_engine is stable.)
+    // Spectra waiting for output space need none, and neither does the
+    // flush of the last batch once the input has ended, so that both still
+    // go out then. (Called on work()'s thread: d_engine is stable.)
     (void)noutput_items;
-    ninput_items_required[0] = d_engine->count > 0 ? 0 : 1;
+    const bool to_flush = !d_flushed && input_ended(0);
+    ninput_items_required[0] = d_engine->count > 0 || to_flush ? 0 : 1;
 }
 
 int spectrum_c_impl::general_work(int noutput_items,
@@ -253,8 +274,15 @@ int spectrum_c_impl::general_work(int noutput_items,
             d_logger->warn("spectrum_c: output buffer full, one spectrum dropped");
         }
     };
+    // Whether this call sees the end of the input: checked before consuming.
+    const bool last = !d_flushed && take == std::size_t(ninput_items[0]) && input_ended(ninput_items[0]);
     e->s.push_bytes(input_items[0], take * d_itemsize, sink);
     consume_each(int(take));
+    // The frames of a batch that will never fill (e.g. averaging a whole file).
+    if (last) {
+        e->s.flush(sink);
+        d_flushed = true;
+    }
     return int(produced);
 }
 

@@ -43,8 +43,10 @@ public:
     void set_overlap(double overlap) override;
     void set_shift(bool shift) override;
 
-    int fft_size() const override { return d_params.fft_size; }
-    double sample_rate() const override { return d_params.sample_rate; }
+    // Every getter locks: a setter rewrites d_params as a whole, even the
+    // fields it does not change.
+    int fft_size() const override { return get(&params::fft_size); }
+    double sample_rate() const override { return get(&params::sample_rate); }
     double frame_rate() const override { return get(&params::frame_rate); }
     std::string window() const override { return get(&params::window); }
     double window_param() const override { return get(&params::window_param); }
@@ -53,11 +55,12 @@ public:
     double ref_scale() const override { return get(&params::ref_scale); }
     double overlap() const override { return get(&params::overlap); }
     bool shift() const override { return get(&params::shift); }
-    std::string format() const override { return d_params.format; }
+    std::string format() const override { return get(&params::format); }
     int frames_per_output() const override;
     int hop() const override;
     std::string backend() const override;
 
+    bool start() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -95,6 +98,8 @@ private:
     // Builds an engine for p (throws, changing nothing, if p is bad) and
     // hands it to work(); the caller holds d_params_mutex.
     void rebuild(const params& p);
+    // The upstream block is done and `seen` input items are all there is.
+    bool input_ended(int seen) const;
 
     params d_params;                 // guarded by d_params_mutex
     mutable std::mutex d_params_mutex;
@@ -102,6 +107,7 @@ private:
     std::unique_ptr<engine> d_next;   // set by setters, taken by work()
     std::unique_ptr<engine> d_retired; // freed outside work()
     std::size_t d_itemsize;
+    bool d_flushed = false; // the frames of the last batch went out at end of input (work()'s thread)
     mutable std::mutex d_mutex; // work() against the setters' hand-over
 };
 

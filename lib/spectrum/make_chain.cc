@@ -48,8 +48,8 @@ std::unique_ptr<chain> make_chain(const chain_setup& setup)
     try {
         return d->make(on_device);
     } catch (const std::exception& e) {
-        log_line(std::string("spectrum: the ") + d->backend + " chain failed (" + e.what() +
-                 "); the stages around the FFT run on the CPU");
+        log_line(log_level::warning, std::string("spectrum: the ") + d->backend + " chain failed (" +
+                                         e.what() + "); the stages around the FFT run on the CPU");
         return cpu;
     }
 }

@@ -142,6 +142,9 @@ spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
             "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
     require(c.alpha > 0 && c.alpha <= 1, "alpha must be in (0, 1] (got " + str(c.alpha) + ")");
     require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
+    require(c.frames_per_output <= spectrum_config::max_frames_per_output,
+            "frames_per_output (K) must be at most " + str(spectrum_config::max_frames_per_output) +
+                " (got " + str(c.frames_per_output) + ")");
     require(c.output_rate >= 0 && std::isfinite(c.output_rate),
             "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
     require(c.ref_scale > 0 && std::isfinite(c.ref_scale),
@@ -170,7 +173,14 @@ spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
         require(c.output_rate <= frame_rate * (1 + 1e-9),
                 "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
                     str(frame_rate));
-        s.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frame_rate / c.output_rate)));
+        // Checked before rounding: a tiny rate would overflow the count.
+        const double frames = frame_rate / c.output_rate;
+        require(frames < double(spectrum_config::max_frames_per_output) + 0.5,
+                "output_rate " + str(c.output_rate) + " is below frame rate / " +
+                    str(spectrum_config::max_frames_per_output) + " = " +
+                    str(frame_rate / double(spectrum_config::max_frames_per_output)) +
+                    " (at most that many frames per output)");
+        s.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frames)));
     }
     s.average = c.average;
     s.alpha = float(c.alpha);

@@ -174,6 +174,8 @@ class qa_bad_input : public CppUnit::TestFixture
         expect_error("5-argument constructor, backend \"nosuchfft\"",
                      [] { gpufft::plan p(64, direction::forward, 1, 0, "nosuchfft"); },
                      { "nosuchfft" });
+        // "" is not "auto": an unset name must not plan silently.
+        expect_error("backend \"\"", [] { plan_with(""); }, { "unknown backend ''" });
     }
 
     void unknown_simd_variant()

@@ -369,6 +369,10 @@ public:
         expect_error("alpha 1.5", with([](auto& c) { c.alpha = 1.5; }), "alpha");
         expect_error("K 0", with([](auto& c) { c.frames_per_output = 0; }), "frames_per_output");
         expect_error("rate < 0", with([](auto& c) { c.output_rate = -1; }), "output_rate");
+        // K = frame rate / output_rate would not fit (it came out as 2^63).
+        expect_error("rate 1e-300", with([](auto& c) { c.output_rate = 1e-300; }), "output_rate");
+        expect_error("K 2^31", with([](auto& c) { c.frames_per_output = std::size_t(1) << 31; }),
+                     "frames_per_output");
         expect_error("rate too high", with([](auto& c) { c.sample_rate = 1024 * 10; c.output_rate = 11; }), "output_rate");
         expect_error("sample rate 0", with([](auto& c) { c.sample_rate = 0; }), "sample_rate");
         expect_error("ref scale 0", with([](auto& c) { c.ref_scale = 0; }), "ref_scale");

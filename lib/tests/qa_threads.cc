@@ -3,7 +3,13 @@
 #include "qa_common.h"
 
 #include <cppunit/extensions/HelperMacros.h>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace qa {
 
@@ -73,6 +79,8 @@ class qa_threads : public CppUnit::TestFixture
     CPPUNIT_TEST(identical_to_one_thread);
     CPPUNIT_TEST(stream_sized_batches);
     CPPUNIT_TEST(threaded_is_accurate);
+    CPPUNIT_TEST(thread_count_capped);
+    CPPUNIT_TEST(threads_that_cannot_start);
     CPPUNIT_TEST_SUITE_END();
 
     void identical_to_one_thread()
@@ -110,6 +118,56 @@ class qa_threads : public CppUnit::TestFixture
                     check_transform(f, t, n, d, 17, 0, true, 2);
                 }
         });
+    }
+
+    void thread_count_capped()
+    {
+        const unsigned cap = gpufft::plan_options::max_threads;
+        expect_error("threads above the cap",
+                     [&] { make_plan("simd", gpufft::problem{ 16, direction::forward, 2 * cap }, cap + 1); },
+                     { "threads", "at most", std::to_string(cap), std::to_string(cap + 1) });
+        // The cap itself is allowed (the pool is the batch's size here).
+        gpufft::plan p = make_plan("simd", gpufft::problem{ 16, direction::forward, 2 }, cap);
+        CPPUNIT_ASSERT_EQUAL(std::string("simd"), p.backend().substr(0, 4));
+    }
+
+    // Thread stacks that do not fit the address space: the plan throws
+    // naming the thread count and the OS error, and leaves no thread
+    // waiting (it used to hang in the condition variable's destructor). In
+    // a child, so the limit and a hang stay there; alarm() ends a hang.
+    void threads_that_cannot_start()
+    {
+        const pid_t child = fork();
+        CPPUNIT_ASSERT_MESSAGE("fork", child >= 0);
+        if (child == 0) {
+            alarm(30);
+            std::size_t pages = 0;
+            std::ifstream("/proc/self/statm") >> pages;
+            // Room for 256 MiB more: some of the 999 stacks (8 MiB each) fit, most do not.
+            const rlim_t limit = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(256) << 20);
+            const rlimit r{ limit, limit };
+            if (setrlimit(RLIMIT_AS, &r) != 0)
+                _exit(3);
+            try {
+                make_plan("simd", gpufft::problem{ 16, direction::forward, 1000 }, 1000);
+                std::fprintf(stderr, "a plan of 1000 threads in 256 MiB did not throw\n");
+                _exit(1);
+            } catch (const gpufft::error& e) {
+                const std::string m = e.what();
+                const bool named = m.find("threads = 1000") != std::string::npos &&
+                                   m.find("Resource temporarily unavailable") != std::string::npos;
+                if (!named)
+                    std::fprintf(stderr, "message does not name the count and the OS error: %s\n",
+                                 e.what());
+                _exit(named ? 0 : 1);
+            }
+        }
+        int status = 0;
+        CPPUNIT_ASSERT(waitpid(child, &status, 0) == child);
+        CPPUNIT_ASSERT_MESSAGE("the plan hung (the child was ended by SIGALRM)",
+                               !(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM));
+        CPPUNIT_ASSERT_MESSAGE("child status " + std::to_string(status),
+                               WIFEXITED(status) && WEXITSTATUS(status) == 0);
     }
 };
 

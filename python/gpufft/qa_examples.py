@@ -15,6 +15,7 @@ import tempfile
 import unittest
 
 import numpy as np
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -73,6 +74,20 @@ class qa_examples(unittest.TestCase):
         for name in ("spectrum_live", "waterfall", "headless_recorder", "fft_dropin"):
             self.assertIn(name + ".grc", self.grcs)
             self.assertTrue(os.path.exists(os.path.join(EXAMPLES, name + ".py")), name + ".py")
+
+    def test_waterfall_frequency_axis(self):
+        # The time raster sink's own x axis is time: ncols / its rate (0..33
+        # at 1024 bins and 30 frames a second). The example sets it to the
+        # band the IQ covers, in MHz, around the centre frequency.
+        with open(os.path.join(EXAMPLES, "waterfall.grc")) as f:
+            flowgraph = yaml.safe_load(f)
+        blocks = {b["name"]: b for b in flowgraph["blocks"]}
+        raster = blocks["qtgui_time_raster_sink_x_0"]["parameters"]
+        self.assertEqual(raster["x_label"], '"Frequency (MHz)"')
+        names = dict(samp_rate=2.4e6, center_freq=100e6)
+        self.assertIn("center_freq", blocks)
+        self.assertAlmostEqual(eval(raster["x_start_value"], {}, names), 98.8)
+        self.assertAlmostEqual(eval(raster["x_end_value"], {}, names), 101.2)
 
     def test_compile_and_run(self):
         for grc in self.grcs:

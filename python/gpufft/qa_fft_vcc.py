@@ -8,6 +8,8 @@ Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 """
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pmt
@@ -123,6 +125,10 @@ class qa_fft_vcc(gr_unittest.TestCase):
             (lambda: gpufft.fft_vcc(64, True, [], backend="nosuch"), "nosuch"),
             (lambda: gpufft.fft_vcc(64, True, [], nthreads=0), "nthreads"),
             (lambda: gpufft.fft_vcc(64, True, [], batch=0), "batch"),
+            (lambda: gpufft.fft_vcc(64, True, [], backend=""), "unknown backend ''"),
+            # A vector of 2^28 complex floats is more bytes than GNU Radio's int item size.
+            (lambda: gpufft.fft_vcc(2**28, True, []), "fft_size must be at most"),
+            (lambda: gpufft.fft_vcc(2**31 - 1, True, []), "fft_size must be at most"),
         ]
         for make, word in cases:
             with self.assertRaises(ValueError) as ctx:
@@ -132,6 +138,26 @@ class qa_fft_vcc(gr_unittest.TestCase):
         for name in unusable + ["simd:nosuchisa"]:
             with self.assertRaises(ValueError):
                 gpufft.fft_vcc(64, True, [], backend=name)
+
+    def test_quiet_by_default(self):
+        # A default run logs no info lines: neither GNU Radio's
+        # "set_min_output_buffer on block N" (fft_vcc enlarges its output
+        # buffer at this size) nor why a backend is unusable here.
+        code = ("from gnuradio import blocks, gr, gpufft\n"
+                "gpufft.plan(64)\n"
+                "tb = gr.top_block()\n"
+                "src = blocks.vector_source_c([0j] * (4096 * 64), False, 4096)\n"
+                "tb.connect(src, gpufft.fft_vcc(4096, True, [], False, 1, batch=16),\n"
+                "           blocks.null_sink(8 * 4096))\n"
+                "tb.run()\n"
+                "print('ran')\n")
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("ran", run.stdout)
+        # GNU Radio's console log goes to stdout or stderr depending on its config.
+        for line in ("set_min_output_buffer", "not used"):
+            self.assertNotIn(line, run.stdout + run.stderr)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@ with GPUFFT_QA_SEED=<seed>. Outputs are poisoned with NaN before each run so
 that an element the library forgets to write cannot pass.
 """
 
+import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import zlib
@@ -239,6 +242,32 @@ class qa_plan(gr_unittest.TestCase):
         best = os.environ.get("GPUFFT_SIMD_ISA") or variants[0]
         self.assertEqual(gpufft.plan(64, backend="simd").backend, f"simd:{best}")
 
+    def test_016_wisdom_keeps_the_forced_variant(self):
+        # A wisdom entry naming another instruction set than the one asked
+        # for must not change what simd:<isa> means. Wisdom is read once per
+        # process: a fresh interpreter reads a file made for this test.
+        variants = simd_variants()
+        narrowest = variants[-1]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "wisdom")
+            with open(path, "w") as f:
+                for v in variants:
+                    other = narrowest if v != narrowest else variants[0]
+                    f.write(f"simd {v} 64 forward\t{other} largest\n")
+            names = ["simd"] + [f"simd:{v}" for v in variants]
+            code = ("import json; from gnuradio import gpufft; "
+                    f"print(json.dumps({{b: gpufft.plan(64, backend=b).backend for b in {names!r}}}))")
+            env = dict(os.environ, GPUFFT_WISDOM=path)
+            env.pop("GPUFFT_SIMD_ISA", None)
+            run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        got = json.loads(run.stdout.splitlines()[-1])
+        for v in variants:
+            self.assertEqual(got[f"simd:{v}"], f"simd:{v}", "wisdom changed a forced variant")
+        # The bare name follows the wisdom: the file was read.
+        self.assertEqual(got["simd"], f"simd:{narrowest}" if len(variants) > 1 else f"simd:{variants[0]}")
+
     def test_017_threads_and_tune(self):
         for threads in (1, 2, 3):
             p = gpufft.plan(256, batch=17, threads=threads)
@@ -296,6 +325,12 @@ class qa_plan(gr_unittest.TestCase):
             self.assertIn(name, msg)
         with self.assertRaises(ValueError):
             gpufft.plan(64, backend="simd:no-such-isa")
+
+    def test_022_empty_backend_is_unknown(self):
+        # "" is not a spelling of "auto": a misconfigured name must fail.
+        with self.assertRaises(gpufft.error) as cm:
+            gpufft.plan(64, backend="")
+        self.assertIn("unknown backend ''", str(cm.exception))
 
     def test_023_wrong_dtype(self):
         p = gpufft.plan(8)

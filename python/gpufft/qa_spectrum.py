@@ -160,7 +160,8 @@ class qa_spectrum(gr_unittest.TestCase):
                        {"fft_size": 64, "window": [1.0] * 63}, {"fft_size": 64, "window": "nope"},
                        {"fft_size": 64, "format": "ci12"}, {"fft_size": 64, "frames_per_output": 0},
                        {"fft_size": 64, "sample_rate": 1000, "output_rate": 1000},
-                       {"fft_size": 64, "average": "median"}, {"fft_size": 64, "backend": "nope"}):
+                       {"fft_size": 64, "average": "median"}, {"fft_size": 64, "backend": "nope"},
+                       {"fft_size": 64, "output_rate": 1e-300}, {"fft_size": 64, "frames_per_output": 2**31}):
             with self.assertRaises(gpufft.error, msg=str(kwargs)):
                 gpufft.spectrum(**kwargs)
         s = gpufft.spectrum(64, format="cu8")

@@ -21,6 +21,12 @@ namespace gr::gpufft {
  * .cs8, .cs16; anything else is cf32). A partial sample at the end of the
  * file is ignored.
  *
+ * A FIFO or a character device (e.g. `mkfifo f; rtl_sdr -s 2.4e6 f`) is read
+ * as it comes, in chunks of up to 16384 samples, once: \p repeat does not
+ * apply (it cannot be rewound), and the flowgraph's input ends when the
+ * writer closes it. A FIFO is opened when the flowgraph starts, which waits
+ * for a writer. A directory is refused.
+ *
  * With \p throttle the samples come at \p sample_rate per second (as a
  * blocks.throttle behind the source would pace them); without it, as fast as
  * the flowgraph takes them.
@@ -36,10 +42,11 @@ public:
      * \param sample_rate samples per second, > 0 (the pace, and the demo signal's rate).
      * \param throttle pace the output at sample_rate.
      * \param repeat loop the file; false: the flowgraph's input ends with the file.
+     *        Regular files only.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter:
      * an unknown format, sample_rate <= 0, a file that cannot be opened or holds
-     * no whole sample.
+     * no whole sample, a directory.
      */
     static sptr make(const std::string& filename = "",
                      const std::string& format = "auto",

@@ -8,7 +8,8 @@ namespace gr::gpufft {
 
 /*!
  * \brief Route the core library's log lines (auto's fallbacks, tuning) to a
- * gr::logger named "gpufft", at info level, instead of standard error.
+ * gr::logger named "gpufft" instead of standard error: warnings at warn,
+ * info at info, debug lines at trace (GNU Radio's log_level = trace shows them).
  *
  * Calling it again is harmless. The Python module calls it at import; C++
  * flowgraphs and blocks call it before planning. Affects the whole process:

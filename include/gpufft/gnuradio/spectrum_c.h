@@ -27,6 +27,11 @@ namespace gr::gpufft {
  * - 20 log10(ref_scale / 2): with a rectangular window a tone of amplitude
  * ref_scale / 2 reads 0 dB (other windows read it lower by their noise bandwidth).
  *
+ * Frames are transformed in batches of up to 20 ms of signal; when the input
+ * ends (the upstream block is done), the frames of the batch that did not
+ * fill are transformed too, so a finite input gives every output its frames
+ * complete (K = all the frames of a file gives one spectrum).
+ *
  * Setters can be called while the flowgraph runs: they build a new engine on
  * the caller's thread and work() switches to it between calls (the partial
  * frame and the running average restart).
@@ -39,7 +44,8 @@ public:
     /*!
      * \param fft_size N, >= 1 (any size).
      * \param sample_rate input samples per second, > 0.
-     * \param frame_rate outputs per second, in (0, sample_rate]; ignored if frames_per_output > 0.
+     * \param frame_rate outputs per second, at most sample_rate and at least the
+     *        frame rate / (2^31 - 1); ignored if frames_per_output > 0.
      * \param overlap fraction of a frame shared with the next, [0, 0.9].
      * \param window a window name (gpufft::window_names()), e.g. "blackmanharris".
      *        Kaiser, gaussian, tukey and exponential take \p window_param.

@@ -34,15 +34,21 @@ std::string isa_names(const std::vector<const isa_kernels*>& isas)
     return s;
 }
 
+// The instruction set a plan asks for: its variant, else GPUFFT_SIMD_ISA;
+// empty if none.
+std::string forced_isa(const std::string& variant)
+{
+    if (variant.empty())
+        if (const char* env = std::getenv("GPUFFT_SIMD_ISA"))
+            return env;
+    return variant;
+}
+
 // The forced instruction set and every narrower one (for sizes its lanes do
 // not divide); by default, all the CPU has.
-std::vector<const isa_kernels*> allowed_isas(const std::string& variant)
+std::vector<const isa_kernels*> allowed_isas(const std::string& forced)
 {
     const auto usable = usable_isas();
-    std::string forced = variant;
-    if (forced.empty())
-        if (const char* env = std::getenv("GPUFFT_SIMD_ISA"))
-            forced = env;
     if (forced.empty())
         return usable;
     for (std::size_t i = 0; i < usable.size(); ++i)
@@ -85,11 +91,13 @@ std::string wisdom_value(const choice& c)
     return std::string(c.isas.front()->name) + " " + style_name(c.style);
 }
 
-// The choice a wisdom value names, if it is one of the allowed instruction sets.
+// The choice a wisdom value names, if its instruction set is one of the
+// first `widest` allowed ones.
 std::optional<choice> parse_wisdom(const std::string& value,
-                                   const std::vector<const isa_kernels*>& allowed)
+                                   const std::vector<const isa_kernels*>& allowed,
+                                   std::size_t widest)
 {
-    for (std::size_t i = 0; i < allowed.size(); ++i)
+    for (std::size_t i = 0; i < widest; ++i)
         for (pass_style style : all_pass_styles)
             if (value == std::string(allowed[i]->name) + " " + style_name(style))
                 return choice{ { allowed.begin() + i, allowed.end() }, style };
@@ -115,13 +123,15 @@ double time_transform(transform& t, std::size_t n)
     return best;
 }
 
-choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed)
+// Measures every pass style with each of the first `widest` allowed
+// instruction sets as the widest.
+choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed, std::size_t widest)
 {
     const bool forward = p.dir == direction::forward;
     choice best{ allowed, pass_style::automatic };
     double best_time = 1e300;
     std::vector<std::string> seen;
-    for (std::size_t i = 0; i < allowed.size(); ++i)
+    for (std::size_t i = 0; i < widest; ++i)
         for (pass_style style : all_pass_styles) {
             const choice c{ { allowed.begin() + i, allowed.end() }, style };
             auto t = make_transform(c.isas, p.n, forward, style);
@@ -136,7 +146,7 @@ choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed)
                 best = c;
             }
         }
-    detail::log_line("tuned " + p.describe() + ": " + wisdom_value(best));
+    detail::log_line(log_level::info, "tuned " + p.describe() + ": " + wisdom_value(best));
     return best;
 }
 
@@ -226,14 +236,18 @@ public:
                         " is larger than the simd backend's limit of " +
                         std::to_string(max_size));
         try {
-            const auto allowed = allowed_isas(variant);
+            const std::string forced = forced_isa(variant);
+            const auto allowed = allowed_isas(forced);
+            // A plan that names its instruction set gets that one: tuning
+            // and wisdom choose only how it splits the size into passes.
+            const std::size_t widest = forced.empty() ? allowed.size() : 1;
             const std::string key = wisdom_key(p, allowed);
             std::optional<choice> c;
             if (options.tune) {
-                c = tune(p, allowed);
+                c = tune(p, allowed, widest);
                 detail::wisdom_store(key, wisdom_value(*c));
             } else if (const auto value = detail::wisdom_lookup(key)) {
-                c = parse_wisdom(*value, allowed);
+                c = parse_wisdom(*value, allowed, widest);
             }
             return std::make_unique<simd_executor>(
                 p, c.value_or(choice{ allowed, pass_style::automatic }), options.threads);

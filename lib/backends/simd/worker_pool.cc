@@ -1,15 +1,30 @@
 /* gr-gpufft simd backend: the worker pool. */
 #include "worker_pool.h"
+#include <gpufft/error.h>
+#include <string>
 
 namespace gpufft::simd {
 
 worker_pool::worker_pool(unsigned size)
 {
-    for (unsigned w = 1; w < size; ++w)
-        d_threads.emplace_back([this, w] { loop(w); });
+    d_threads.reserve(size > 0 ? size - 1 : 0);
+    try {
+        for (unsigned w = 1; w < size; ++w)
+            d_threads.emplace_back([this, w] { loop(w); });
+    } catch (const std::exception& e) {
+        // The destructor will not run: the threads already started wait on
+        // d_start and must be stopped before it is destroyed.
+        const std::size_t started = d_threads.size();
+        stop();
+        throw error("gpufft: cannot start " + std::to_string(size - 1) +
+                    " worker threads for threads = " + std::to_string(size) + " (" +
+                    std::to_string(started) + " started, then: " + e.what() + ")");
+    }
 }
 
-worker_pool::~worker_pool()
+worker_pool::~worker_pool() { stop(); }
+
+void worker_pool::stop()
 {
     {
         std::lock_guard<std::mutex> lock(d_mutex);

@@ -14,7 +14,8 @@ namespace gpufft::simd {
 /*!
  * Runs job(worker) for worker in [0, size) and returns when all are done;
  * worker 0 is the calling thread. Threads start once and wait between jobs,
- * so run() neither allocates nor creates threads.
+ * so run() neither allocates nor creates threads. The constructor throws
+ * gpufft::error, leaving no thread behind, if a thread cannot start.
  */
 class worker_pool
 {
@@ -30,6 +31,8 @@ public:
 
 private:
     void loop(unsigned worker);
+    //! Ends and joins every started thread.
+    void stop();
 
     std::vector<std::thread> d_threads;
     std::mutex d_mutex;
