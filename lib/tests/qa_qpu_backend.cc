@@ -170,7 +170,7 @@ public:
         emulated_backend e;
         auto one = e.plan(gpufft::problem{ 256 });
         auto two = e.plan(gpufft::problem{ 512, direction::inverse, 2 });
-        fake_mailbox* mb = e.pi.mb; // both plans share one host
+        const auto& mb = e.pi.mb; // both plans share one host
         CPPUNIT_ASSERT_EQUAL(2u, mb->live_handles());
         CPPUNIT_ASSERT(mb->qpus_enabled);
         one.reset();

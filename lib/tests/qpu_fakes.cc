@@ -248,13 +248,12 @@ fake_pi::fake_pi() = default;
 
 std::shared_ptr<host> fake_pi::open(const board& b)
 {
-    auto m = std::make_shared<fake_mailbox>(&gpu);
+    mb = std::make_shared<fake_mailbox>(&gpu);
     auto v = std::make_unique<fake_v3d>(gpu);
     auto e = std::make_unique<emulator_mapper>(gpu);
-    mb = m.get();
     v3d = v.get();
     mapper = e.get();
-    return std::make_shared<host>(b, m, std::move(v), std::move(e));
+    return std::make_shared<host>(b, mb, std::move(v), std::move(e));
 }
 
 } // namespace qa::qpu_fakes
