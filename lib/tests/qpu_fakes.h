@@ -4,7 +4,7 @@
 #define GPUFFT_QPU_FAKES_H
 
 #include "../backends/qpu/host.h"
-#include "../../qpu/emu/emulator.h"
+#include "emu/emulator.h"
 #include <atomic>
 #include <cstdint>
 #include <map>
