@@ -89,8 +89,8 @@ public:
         run_direct(*h->v3d, job.programs, milliseconds(2000));
         CPPUNIT_ASSERT_EQUAL(std::string(), job.check());
         CPPUNIT_ASSERT_EQUAL(std::uint64_t(12), pi.gpu.host_interrupts());
-        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::srqpc]);
-        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::srqua]);
+        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::SRQPC]);
+        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::SRQUA]);
         CPPUNIT_ASSERT_EQUAL(0u, pi.mb->execute_calls.load());
         CPPUNIT_ASSERT_EQUAL(std::string(), pi.v3d->last_run_message);
         // Again on the same registers: the completed count starts over.
@@ -107,7 +107,7 @@ public:
         run_by_mailbox(*h->mb, 8, job.control_bus, milliseconds(2000));
         CPPUNIT_ASSERT_EQUAL(std::string(), job.check());
         CPPUNIT_ASSERT_EQUAL(1u, pi.mb->execute_calls.load());
-        CPPUNIT_ASSERT_EQUAL(0u, pi.v3d->writes[v3d::srqpc]);
+        CPPUNIT_ASSERT_EQUAL(0u, pi.v3d->writes[v3d::SRQPC]);
         CPPUNIT_ASSERT_EQUAL(std::uint64_t(8), pi.gpu.host_interrupts());
         CPPUNIT_ASSERT_EQUAL(0u, pi.mb->protocol_errors.load());
     }

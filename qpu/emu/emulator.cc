@@ -32,7 +32,6 @@ using vec = std::array<uint32_t, SIMD_WIDTH>;
  * (VDW Y is 7 bits). The Pi's VPM size is not confirmed (qpu.md §7). */
 constexpr unsigned VPM_ROWS = 128;
 constexpr uint32_t BUS_ALIAS_MASK = 0x3FFFFFFF;
-constexpr uint32_t IDENT0_VALUE = 0x02443356;
 // IDENT1: revision 1, 3 slices, 4 QPUs and 2 TMUs per slice, 16 semaphores,
 // VPM size 8 KB (what we model).
 constexpr uint32_t IDENT1_VALUE = 1 | (3 << 4) | (4 << 8) | (2 << 12) | (16 << 16) | (8u << 28);
@@ -819,18 +818,18 @@ uint32_t emulator::read_register(uint32_t offset)
 {
     state& s = *d_state;
     switch (offset) {
-    case V3D_IDENT0: return IDENT0_VALUE;
-    case V3D_IDENT1: return IDENT1_VALUE;
-    case V3D_SRQUA: return s.srqua;
-    case V3D_SRQUL: return s.srqul;
-    case V3D_SRQCS:
-        return uint32_t(s.queue.size()) | (s.queue_error ? SRQCS_ERROR : 0) |
-               ((s.queued & 0xFF) << SRQCS_QUEUED_SHIFT) | ((s.completed & 0xFF) << SRQCS_COMPLETED_SHIFT);
-    case V3D_VPMBASE: return s.vpmbase;
-    case V3D_PCTRE: return s.pctre;
-    case V3D_DBCFG: return s.dbcfg;
-    case V3D_DBQITE: return s.dbqite;
-    case V3D_DBQITC: return s.dbqitc;
+    case v3d::IDENT0: return v3d::IDENT0_VC4;
+    case v3d::IDENT1: return IDENT1_VALUE;
+    case v3d::SRQUA: return s.srqua;
+    case v3d::SRQUL: return s.srqul;
+    case v3d::SRQCS:
+        return uint32_t(s.queue.size()) | (s.queue_error ? v3d::SRQCS_ERROR : 0) |
+               ((s.queued & 0xFF) << v3d::SRQCS_QUEUED_SHIFT) | ((s.completed & 0xFF) << v3d::SRQCS_COMPLETED_SHIFT);
+    case v3d::VPMBASE: return s.vpmbase;
+    case v3d::PCTRE: return s.pctre;
+    case v3d::DBCFG: return s.dbcfg;
+    case v3d::DBQITE: return s.dbqite;
+    case v3d::DBQITC: return s.dbqitc;
     default: return 0;
     }
 }
@@ -839,9 +838,9 @@ void emulator::write_register(uint32_t offset, uint32_t value)
 {
     state& s = *d_state;
     switch (offset) {
-    case V3D_SRQUA: s.srqua = value; break;
-    case V3D_SRQUL: s.srqul = value; break;
-    case V3D_SRQPC:
+    case v3d::SRQUA: s.srqua = value; break;
+    case v3d::SRQUL: s.srqul = value; break;
+    case v3d::SRQPC:
         if (s.queue.size() >= USER_PROGRAM_QUEUE_DEPTH) {
             s.queue_error = true;
             break;
@@ -849,16 +848,16 @@ void emulator::write_register(uint32_t offset, uint32_t value)
         s.queue.push_back({value, s.srqua, s.srqul});
         ++s.queued;
         break;
-    case V3D_SRQCS:
-        if (value & SRQCS_ERROR) s.queue_error = false;
-        if (value & SRQCS_CLEAR_QUEUED) s.queued = 0;
-        if (value & SRQCS_CLEAR_COMPLETED) s.completed = 0;
+    case v3d::SRQCS:
+        if (value & v3d::SRQCS_ERROR) s.queue_error = false;
+        if (value & v3d::SRQCS_CLEAR_QUEUED) s.queued = 0;
+        if (value & v3d::SRQCS_CLEAR_COMPLETED) s.completed = 0;
         break;
-    case V3D_VPMBASE: s.vpmbase = value; break;
-    case V3D_PCTRE: s.pctre = value; break;
-    case V3D_DBCFG: s.dbcfg = value; break;
-    case V3D_DBQITE: s.dbqite = value; break;
-    case V3D_DBQITC: s.dbqitc &= ~value; break;
+    case v3d::VPMBASE: s.vpmbase = value; break;
+    case v3d::PCTRE: s.pctre = value; break;
+    case v3d::DBCFG: s.dbcfg = value; break;
+    case v3d::DBQITE: s.dbqite = value; break;
+    case v3d::DBQITC: s.dbqitc &= ~value; break;
     default: break; // L2CACTL, SLCACTL: no caches are modelled
     }
 }
