@@ -29,7 +29,7 @@ constexpr unsigned W = SIMD_WIDTH;
 using vec = std::array<uint32_t, SIMD_WIDTH>;
 
 /*! 128 rows of 16 words: the rows the DMA setup fields can address
- * (VDW Y is 7 bits). The Pi's VPM size is not confirmed (qpu.md §7). */
+ * (VDW Y is 7 bits). The Pi's VPM size is not confirmed (qpu/README.md). */
 constexpr unsigned VPM_ROWS = 128;
 constexpr uint32_t BUS_ALIAS_MASK = 0x3FFFFFFF;
 // IDENT1: revision 1, 3 slices, 4 QPUs and 2 TMUs per slice, 16 semaphores,
@@ -481,8 +481,8 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
     if (addr >= W_TMU0_S && addr <= W_TMU1_B) {
         if (addr != W_TMU0_S && addr != W_TMU1_S)
             throw fault_error("texture coordinate writes (t, r, b) are not emulated; use direct loads via tmuN_s");
-        // "A lone t0s write is a per-element 32-bit memory load" (qpu.md);
-        // the condition does not mask it (erratum).
+        // A lone t0s write is a per-element 32-bit memory load, and the
+        // condition does not mask it (erratum; vc4asm's VideoCoreIV-addendum.html).
         tmu_request r;
         for (unsigned e = 0; e < W; ++e)
             r.data[e] = load(v[e]);
@@ -500,7 +500,7 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
     case W_TMU_NOSWAP:
         return;
     case W_HOST_INT:
-        // Only a non-zero value raises the interrupt (qpu.md §2).
+        // Only a non-zero value raises the interrupt (vc4asm's VideoCoreIV-addendum.html).
         if (x) {
             dbqitc |= 1u << q;
             ++host_interrupts;
@@ -519,7 +519,8 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
                 return;
             }
             auto& r = s.vpm_read;
-            // Erratum (qpu.md §2): "a new vr_setup is ignored while reads are pending".
+            // Erratum (vc4asm's VideoCoreIV-addendum.html): a new vr_setup is
+            // ignored while reads are pending.
             if (r.remaining)
                 throw fault_error("vr_setup while " + std::to_string(r.remaining) +
                                   " VPM reads are pending (the hardware ignores it)");
@@ -588,7 +589,8 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
             in[i] = read_operand(q, w, muxes[i], f, &port_a, &port_b);
         if (a.rotation >= 0) {
             // Inputs rotate: out[i] = in[(i - n) mod 16]; full rotation for
-            // r0..r3, within each quad for other inputs (qpu.md §2).
+            // r0..r3, within each quad for other inputs (the guide's section 3
+            // restrictions, p. 37, as Mesa's vc4_qpu_validate.c checks them).
             unsigned n = a.rotation == int(SMALL_IMM_ROTATE_R5) ? s.acc[5][0] & 15
                                                                  : unsigned(a.rotation) - SMALL_IMM_ROTATE_R5;
             for (int i = 0; i < 2; ++i) {
@@ -607,7 +609,7 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
         add_mask[e] = add_op != A_NOP && condition(q, COND_ADD.get(w), e);
         mul_mask[e] = mul_op != M_NOP && condition(q, COND_MUL.get(w), e);
     }
-    // Flags come from the add ALU unless it is nop (qpu.md §2).
+    // Flags come from the add ALU unless it is nop (vc4asm's VideoCoreIV-addendum.html).
     if (SF.get(w)) {
         if (add_op != A_NOP)
             write_flags(q, add_r, add_mask);

@@ -2,11 +2,12 @@
  * seen by a host program: flat GPU memory addressed by bus addresses, the V3D
  * registers a user-program driver uses, and run() to let the QPUs work.
  *
- * Typical use (what GPU_FFT's direct path does, see qpu.md §1):
+ * Typical use (what GPU_FFT's direct path does: gpu_fft_base.c in
+ * raspberrypi/userland, host_applications/linux/apps/hello_pi/hello_fft/):
  *
  *     qpu::emu::emulator gpu;                       // 12 QPUs, 64 MiB
  *     gpu.write_memory(code_bus, code.data(), code.size() * 8);
- *     gpu.write_register(qpu::v3d::SRQCS, 0x10180);        // clear counts
+ *     gpu.write_register(qpu::v3d::SRQCS, 0x10180); // clear counts
  *     for (q ...) {
  *         gpu.write_register(qpu::v3d::SRQUA, uniforms_bus[q]);
  *         gpu.write_register(qpu::v3d::SRQPC, code_bus);
@@ -35,7 +36,8 @@ namespace qpu::emu {
 constexpr unsigned USER_PROGRAM_QUEUE_DEPTH = 16;
 
 /*! How float results are rounded. The hardware's exact rounding is not
- * documented (qpu.md §2: VC4C models fadd/fsub as round-toward-zero). */
+ * documented (VC4C's src/tools/Emulator.cpp models fadd/fsub as
+ * round-toward-zero). */
 enum class rounding { nearest_even, toward_zero };
 
 struct config {

@@ -16,7 +16,7 @@ std::string reason(const qpu::emu::run_result& r)
     return std::string(qpu::emu::to_string(r.reason)) + " " + r.message;
 }
 
-/*! VPM setup words, from the bit layouts in qpu.md §2. */
+/*! VPM setup words, from the bit layouts in vc4asm's share/vc4inc/vc4.qinc. */
 uint32_t vpm_generic(unsigned num, unsigned stride, bool horizontal, unsigned addr)
 {
     return (num & 15) << 20 | (stride & 63) << 12 | unsigned(horizontal) << 11 | 2u << 8 | addr;
