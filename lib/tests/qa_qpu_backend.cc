@@ -137,8 +137,8 @@ public:
                     const std::size_t jobs = c.launch_bytes ? c.launch_bytes / (2 * (((8 * c.n) | 4095) + 1)) : c.batch;
                     const unsigned launches = unsigned((c.batch + jobs - 1) / jobs);
                     const unsigned direct = c.variant == "mailbox" ? 0 : 8 * launches;
-                    if (e.pi.v3d->writes[v3d::srqpc] != direct || e.pi.mb->execute_calls != (direct ? 0 : launches))
-                        f.add(name + ": " + std::to_string(e.pi.v3d->writes[v3d::srqpc]) + " SRQPC writes and " +
+                    if (e.pi.v3d->writes[v3d::SRQPC] != direct || e.pi.mb->execute_calls != (direct ? 0 : launches))
+                        f.add(name + ": " + std::to_string(e.pi.v3d->writes[v3d::SRQPC]) + " SRQPC writes and " +
                               std::to_string(e.pi.mb->execute_calls) + " execute_qpu calls, want " +
                               std::to_string(launches) + " launches");
                 } catch (const std::exception& ex) {
@@ -159,7 +159,7 @@ public:
         expect_words("big describe", big->describe(), { "mailbox" });
         failures f;
         check_doubled(f, "small", gpufft::problem{ 256, direction::forward, 4 }, *small, false);
-        CPPUNIT_ASSERT_EQUAL(8u, e.pi.v3d->writes[v3d::srqpc]);
+        CPPUNIT_ASSERT_EQUAL(8u, e.pi.v3d->writes[v3d::SRQPC]);
         check_doubled(f, "big", gpufft::problem{ 256, direction::forward, 5 }, *big, false);
         CPPUNIT_ASSERT_EQUAL(1u, e.pi.mb->execute_calls.load());
         QA_ASSERT_NO_FAILURES(f);
@@ -170,7 +170,7 @@ public:
         emulated_backend e;
         auto one = e.plan(gpufft::problem{ 256 });
         auto two = e.plan(gpufft::problem{ 512, direction::inverse, 2 });
-        fake_mailbox* mb = e.pi.mb; // both plans share one host
+        const auto& mb = e.pi.mb; // both plans share one host
         CPPUNIT_ASSERT_EQUAL(2u, mb->live_handles());
         CPPUNIT_ASSERT(mb->qpus_enabled);
         one.reset();

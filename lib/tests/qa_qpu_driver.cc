@@ -89,8 +89,8 @@ public:
         run_direct(*h->v3d, job.programs, milliseconds(2000));
         CPPUNIT_ASSERT_EQUAL(std::string(), job.check());
         CPPUNIT_ASSERT_EQUAL(std::uint64_t(12), pi.gpu.host_interrupts());
-        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::srqpc]);
-        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::srqua]);
+        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::SRQPC]);
+        CPPUNIT_ASSERT_EQUAL(12u, pi.v3d->writes[v3d::SRQUA]);
         CPPUNIT_ASSERT_EQUAL(0u, pi.mb->execute_calls.load());
         CPPUNIT_ASSERT_EQUAL(std::string(), pi.v3d->last_run_message);
         // Again on the same registers: the completed count starts over.
@@ -107,7 +107,7 @@ public:
         run_by_mailbox(*h->mb, 8, job.control_bus, milliseconds(2000));
         CPPUNIT_ASSERT_EQUAL(std::string(), job.check());
         CPPUNIT_ASSERT_EQUAL(1u, pi.mb->execute_calls.load());
-        CPPUNIT_ASSERT_EQUAL(0u, pi.v3d->writes[v3d::srqpc]);
+        CPPUNIT_ASSERT_EQUAL(0u, pi.v3d->writes[v3d::SRQPC]);
         CPPUNIT_ASSERT_EQUAL(std::uint64_t(8), pi.gpu.host_interrupts());
         CPPUNIT_ASSERT_EQUAL(0u, pi.mb->protocol_errors.load());
     }
@@ -196,7 +196,8 @@ public:
 /*
  * Release on a signal or exit: a child process allocates two blocks through
  * a fake mailbox that writes every call to a pipe, then waits to be killed
- * (or calls exit() with the blocks still allocated). Its
+ * (or calls exit() with the blocks still allocated, or raises a signal it
+ * ignores and reports whether its blocks are still held). Its
  * handlers are installed by its first allocation, so this suite must run in
  * a process that has allocated nothing (ctest runs it alone).
  */
@@ -206,6 +207,7 @@ class qa_qpu_signal : public CppUnit::TestFixture
     CPPUNIT_TEST(sigterm_default_action);
     CPPUNIT_TEST(sigint_default_action);
     CPPUNIT_TEST(sigterm_chains_to_previous_handler);
+    CPPUNIT_TEST(ignored_sighup_keeps_the_memory);
     CPPUNIT_TEST(exit_without_destruction);
     CPPUNIT_TEST_SUITE_END();
 
@@ -237,14 +239,18 @@ class qa_qpu_signal : public CppUnit::TestFixture
         return true;
     }
 
-    // sig 0: the child calls exit() instead of waiting for a signal.
-    static outcome run_child(int sig, bool chained)
+    //! What the child's disposition of `sig` is before it allocates.
+    enum class before { default_action, handler, ignored };
+
+    // sig 0: the child calls exit() instead of waiting for a signal. An
+    // ignored sig the child raises itself, then writes "held" or "released".
+    static outcome run_child(int sig, before disposition)
     {
         struct sigaction now;
         sigaction(sig ? sig : SIGTERM, nullptr, &now);
         CPPUNIT_ASSERT_MESSAGE("a signal handler is already installed: run this suite alone "
                                "(qa_qpu_host qpu_signal)",
-                               !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL);
+                               !(now.sa_flags & SA_SIGINFO));
         int fds[2];
         CPPUNIT_ASSERT_EQUAL(0, ::pipe(fds));
         std::fflush(nullptr);
@@ -253,8 +259,11 @@ class qa_qpu_signal : public CppUnit::TestFixture
         if (pid == 0) {
             ::close(fds[0]);
             s_pipe = fds[1];
-            if (chained)
-                std::signal(sig, previous_handler);
+            // Set even the default: a shell starts background jobs with SIGINT ignored.
+            if (sig)
+                std::signal(sig, disposition == before::handler   ? previous_handler
+                                 : disposition == before::ignored ? SIG_IGN
+                                                                  : SIG_DFL);
             ::qpu::emu::config c;
             c.memory_bytes = 1u << 20;
             ::qpu::emu::emulator gpu(c);
@@ -267,6 +276,14 @@ class qa_qpu_signal : public CppUnit::TestFixture
                 _exit(5);
             if (sig == 0)
                 std::exit(0); // leaves a and b undestroyed
+            if (disposition == before::ignored) {
+                ::raise(sig);
+                const char held[] = "held\n", released[] = "released\n";
+                const bool live = a.live() && b.live();
+                if (::write(fds[1], live ? held : released, live ? sizeof held - 1 : sizeof released - 1) < 0)
+                    _exit(5);
+                _exit(0);
+            }
             for (;;)
                 ::pause();
         }
@@ -274,7 +291,7 @@ class qa_qpu_signal : public CppUnit::TestFixture
         outcome o;
         while (o.lines.find("ready\n") == std::string::npos && read_some(fds[0], o.lines, 10000)) {
         }
-        if (sig)
+        if (sig && disposition != before::ignored)
             ::kill(pid, sig);
         while (read_some(fds[0], o.lines, 10000)) {
         }
@@ -304,7 +321,7 @@ class qa_qpu_signal : public CppUnit::TestFixture
 
     static void expect_killed_by(int sig)
     {
-        const outcome o = run_child(sig, false);
+        const outcome o = run_child(sig, before::default_action);
         expect_released(o);
         CPPUNIT_ASSERT_MESSAGE("the child did not die of its signal (status " + std::to_string(o.status) + ")",
                                WIFSIGNALED(o.status) && WTERMSIG(o.status) == sig);
@@ -316,7 +333,7 @@ public:
 
     void sigterm_chains_to_previous_handler()
     {
-        const outcome o = run_child(SIGTERM, true);
+        const outcome o = run_child(SIGTERM, before::handler);
         expect_released(o);
         CPPUNIT_ASSERT_MESSAGE("the previous handler did not run after the release:\n" + o.lines,
                                o.lines.find("previous handler") != std::string::npos &&
@@ -324,9 +341,19 @@ public:
         CPPUNIT_ASSERT(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 3);
     }
 
+    void ignored_sighup_keeps_the_memory()
+    {
+        // Under nohup SIGHUP is ignored: the process goes on, and so must its plans.
+        const outcome o = run_child(SIGHUP, before::ignored);
+        const std::string after_ready = o.lines.substr(o.lines.find("ready\n") + 6);
+        CPPUNIT_ASSERT_MESSAGE("an ignored SIGHUP released GPU memory; the child wrote:\n" + o.lines,
+                               after_ready == "held\n");
+        CPPUNIT_ASSERT(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
+    }
+
     void exit_without_destruction()
     {
-        const outcome o = run_child(0, false);
+        const outcome o = run_child(0, before::default_action);
         expect_released(o);
         CPPUNIT_ASSERT(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0);
     }

@@ -272,9 +272,8 @@ public:
             CPPUNIT_ASSERT(pi.mb->qpus_enabled);
             CPPUNIT_ASSERT_EQUAL(0xa02082u, h->board_revision);
             CPPUNIT_ASSERT(h->firmware_revision != 0);
-            fake_mailbox* opened = pi.mb;
             h.reset();
-            CPPUNIT_ASSERT(!opened->qpus_enabled);
+            CPPUNIT_ASSERT(!pi.mb->qpus_enabled);
         }
     }
 

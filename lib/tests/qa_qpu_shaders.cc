@@ -14,7 +14,7 @@
  *
  * Big sizes run with batch 1 (the emulator runs about 10^7 instructions a
  * second); each case logs its time. */
-#include "../../qpu/tools/fft_harness.h"
+#include "tools/fft_harness.h"
 #include "qa_common.h"
 #include "qpu_fakes.h"
 #include "../backends/qpu/qpu_backend.h"

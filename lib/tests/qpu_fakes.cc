@@ -127,12 +127,12 @@ std::uint32_t fake_mailbox::execute(const std::uint32_t* args)
 {
     ++execute_calls;
     const std::uint32_t count = args[0], control = args[1];
-    d_gpu->write_register(qpu::emu::V3D_SRQCS,
-                          qpu::emu::SRQCS_ERROR | qpu::emu::SRQCS_CLEAR_QUEUED |
-                              qpu::emu::SRQCS_CLEAR_COMPLETED);
+    d_gpu->write_register(qpu::v3d::SRQCS,
+                          qpu::v3d::SRQCS_ERROR | qpu::v3d::SRQCS_CLEAR_QUEUED |
+                              qpu::v3d::SRQCS_CLEAR_COMPLETED);
     for (std::uint32_t q = 0; q < count; ++q) {
-        d_gpu->write_register(qpu::emu::V3D_SRQUA, d_gpu->read_word(control + 8 * q));
-        d_gpu->write_register(qpu::emu::V3D_SRQPC, d_gpu->read_word(control + 8 * q + 4));
+        d_gpu->write_register(qpu::v3d::SRQUA, d_gpu->read_word(control + 8 * q));
+        d_gpu->write_register(qpu::v3d::SRQPC, d_gpu->read_word(control + 8 * q + 4));
     }
     const qpu::emu::run_result r = d_gpu->run(execute_cycle_budget);
     if (r.reason == qpu::emu::stop_reason::idle)
@@ -228,7 +228,7 @@ int fake_mailbox::transfer(std::uint32_t* buf) noexcept
 
 std::uint32_t fake_v3d::read(std::uint32_t offset)
 {
-    if (offset == qpu::emu::V3D_SRQCS) {
+    if (offset == qpu::v3d::SRQCS) {
         const qpu::emu::run_result r = d_gpu.run(cycles_per_poll);
         if (r.reason == qpu::emu::stop_reason::fault || r.reason == qpu::emu::stop_reason::deadlock)
             last_run_message = std::string(qpu::emu::to_string(r.reason)) + ": " + r.message;
@@ -248,13 +248,12 @@ fake_pi::fake_pi() = default;
 
 std::shared_ptr<host> fake_pi::open(const board& b)
 {
-    auto m = std::make_shared<fake_mailbox>(&gpu);
+    mb = std::make_shared<fake_mailbox>(&gpu);
     auto v = std::make_unique<fake_v3d>(gpu);
     auto e = std::make_unique<emulator_mapper>(gpu);
-    mb = m.get();
     v3d = v.get();
     mapper = e.get();
-    return std::make_shared<host>(b, m, std::move(v), std::move(e));
+    return std::make_shared<host>(b, mb, std::move(v), std::move(e));
 }
 
 } // namespace qa::qpu_fakes

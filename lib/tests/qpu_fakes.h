@@ -4,7 +4,7 @@
 #define GPUFFT_QPU_FAKES_H
 
 #include "../backends/qpu/host.h"
-#include "../../qpu/emu/emulator.h"
+#include "emu/emulator.h"
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -107,12 +107,14 @@ private:
     qpu::emu::emulator& d_gpu;
 };
 
-//! An emulated Pi: the emulator and the fakes over it; host() opens it.
+//! An emulated Pi: the emulator and the fakes over it; open() opens it.
+//! The mailbox outlives the host, so a test can check what the host's
+//! destruction left behind; v3d and mapper die with the host.
 struct fake_pi {
     qpu::emu::emulator gpu;
-    fake_mailbox* mb = nullptr; //!< owned by the host
-    fake_v3d* v3d = nullptr;
-    emulator_mapper* mapper = nullptr;
+    std::shared_ptr<fake_mailbox> mb; //!< shared with the host
+    fake_v3d* v3d = nullptr;          //!< owned by the host
+    emulator_mapper* mapper = nullptr; //!< owned by the host
 
     fake_pi();
     //! A host as open_system_host would make for `b`, over the fakes.

@@ -1,6 +1,6 @@
 /* gr-gpufft qpu host-driver tests: helpers and the QPU test programs. */
 #include "qa_qpu.h"
-#include "../../qpu/asm/assembler.h"
+#include "asm/assembler.h"
 #include <cppunit/extensions/HelperMacros.h>
 
 namespace qa {

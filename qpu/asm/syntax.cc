@@ -571,174 +571,231 @@ bool is_mul_only(const std::string& name)
 
 } // namespace
 
-uint64_t instruction_encoder::encode_alu(std::vector<part>& parts)
-{
-    uint64_t word = default_word(SIG_NONE);
+// An ALU instruction: an optional signal and up to two operations, the add
+// ALU's and the mul ALU's, with what their suffixes asked for.
+struct instruction_encoder::alu_operation {
+    part* p = nullptr;
+    uint32_t op = 0;
+    bool is_mul = false;
+    std::optional<write_operand> dest;
+    std::vector<read_operand> sources;
+};
+
+struct instruction_encoder::alu_instruction {
+    alu_operation halves[2]; // add, mul
+    int operations = 0;
     int signal = -1;
     bool setf = false;
     int rotation = -1; // small immediate code 48..63
-    struct half {
-        part* p = nullptr;
-        uint32_t op = 0;
-        bool is_mul = false;
-        std::optional<write_operand> dest;
-        std::vector<read_operand> sources;
-    } halves[2];
-    int alu_parts = 0;
+};
 
-    for (part& p : parts) {
-        int sig = index_of(sig_names, 16, p.mnemonic);
-        if (sig >= 0 && p.operands.empty() && p.suffixes.empty()) {
-            if (signal >= 0)
-                fail("two signals in one instruction (" + std::string(sig_names[signal]) + " and " +
-                     p.mnemonic + ")");
-            signal = sig;
-            continue;
-        }
-        if (alu_parts == 2 || (alu_parts == 1 && halves[0].is_mul))
-            fail("too many operations in one instruction at '" + p.mnemonic + "'");
-        bool is_mul = alu_parts == 1 || is_mul_only(p.mnemonic);
-        half& h = halves[is_mul ? 1 : 0];
-        h.p = &p;
-        h.is_mul = is_mul;
-        if (alu_parts == 0 && is_mul)
-            halves[0].is_mul = true; // marks "no add part", so no second ALU part
-        ++alu_parts;
-        std::string name = p.mnemonic;
-        bool is_mov = name == "mov";
-        if (is_mov)
-            name = is_mul ? "v8min" : "or";
-        int op = is_mul ? index_of(mul_op_names, 8, name) : index_of(add_op_names, 32, name);
-        if (op < 0) {
-            if (is_mul && index_of(add_op_names, 32, name) >= 0)
-                fail("'" + name + "' is an add ALU op; the second part goes to the mul ALU "
-                     "(fmul mul24 v8muld v8min v8max v8adds v8subs mov nop)");
-            fail("unknown instruction '" + p.mnemonic + "'");
-        }
-        h.op = uint32_t(op);
-        unsigned inputs = is_mul ? mul_op_operands(h.op) : add_op_operands(h.op);
-        unsigned expected = h.op == 0 ? 0 : (is_mov ? 2 : inputs + 1);
-        if (p.operands.size() != expected)
-            fail("'" + p.mnemonic + "' takes " + std::to_string(expected) + " operands, got " +
-                 std::to_string(p.operands.size()));
-        uint32_t cond = h.op == 0 ? COND_NEVER : COND_ALWAYS;
-        for (const std::string& s : p.suffixes) {
-            int c = index_of(cond_names, 8, s);
-            if (c >= 0 && !s.empty())
-                cond = uint32_t(c);
-            else if (s == "setf")
-                setf = true;
-            else if (s == "rotr5" && is_mul)
-                rotation = SMALL_IMM_ROTATE_R5;
-            else if (s.rfind("rot", 0) == 0 && s.size() > 3 && is_mul) {
-                int n = std::atoi(s.c_str() + 3);
-                if (n < 1 || n > 15 || s.find_first_not_of("0123456789", 3) != std::string::npos)
-                    fail("rotation ." + s + " must be rot1..rot15 or rotr5");
-                rotation = int(SMALL_IMM_ROTATE_1) + n - 1;
-            } else if (s.rfind("rot", 0) == 0)
-                fail("vector rotation ." + s + " is only possible on the mul ALU");
-            else
-                fail("unknown suffix '." + s + "' on " + p.mnemonic);
-        }
-        (is_mul ? COND_MUL : COND_ADD).set(word, cond);
-        (is_mul ? OP_MUL : OP_ADD).set(word, h.op);
-        if (h.op == 0)
-            continue;
-        h.dest = parse_write(p.operands[0]);
-        if (is_mov) {
-            h.sources.assign(2, parse_read(p.operands[1]));
-        } else {
-            for (unsigned i = 0; i < inputs; ++i)
-                h.sources.push_back(parse_read(p.operands[i + 1]));
-        }
-    }
-    if (alu_parts == 0 && signal < 0)
-        fail("empty instruction");
-
-    // Read ports: fixed-port operands first, then those that fit either.
-    std::optional<uint32_t> port_a, port_b;
+// The read addresses the operands claimed, and the one unpack they share.
+struct instruction_encoder::read_ports {
+    std::optional<uint32_t> a, b;
     bool b_is_immediate = false;
     std::optional<uint32_t> unpack;
     int unpack_pm = -1;
-    auto claim = [&](std::optional<uint32_t>& port, uint32_t addr, const read_operand& r, char name) {
-        if (port && *port != addr)
-            fail(std::string("read port ") + name + " conflict at " + r.text +
-                 ": regfile " + name + " can be read only once per instruction");
-        port = addr;
-    };
+};
+
+uint64_t instruction_encoder::encode_alu(std::vector<part>& parts)
+{
+    uint64_t word = default_word(SIG_NONE);
+    alu_instruction ins;
+    for (part& p : parts)
+        if (!take_signal(ins, p))
+            add_operation(word, ins, p);
+    if (ins.operations == 0 && ins.signal < 0)
+        fail("empty instruction");
+    read_ports ports = assign_read_ports(word, ins);
+    if (ins.rotation >= 0)
+        add_rotation(ports, uint32_t(ins.rotation));
+    set_reads_and_signal(word, ports, ins.signal);
+    place_writes(word, ins.halves[0].dest ? &*ins.halves[0].dest : nullptr,
+                 ins.halves[1].dest ? &*ins.halves[1].dest : nullptr);
+    if (ports.unpack)
+        set_unpack(word, ports);
+    if (ins.setf)
+        set_flags(word, ins);
+    return word;
+}
+
+bool instruction_encoder::take_signal(alu_instruction& ins, const part& p)
+{
+    int sig = index_of(sig_names, 16, p.mnemonic);
+    if (sig < 0 || !p.operands.empty() || !p.suffixes.empty())
+        return false;
+    if (ins.signal >= 0)
+        fail("two signals in one instruction (" + std::string(sig_names[ins.signal]) + " and " + p.mnemonic +
+             ")");
+    ins.signal = sig;
+    return true;
+}
+
+void instruction_encoder::add_operation(uint64_t& word, alu_instruction& ins, part& p)
+{
+    alu_operation* halves = ins.halves;
+    if (ins.operations == 2 || (ins.operations == 1 && halves[0].is_mul))
+        fail("too many operations in one instruction at '" + p.mnemonic + "'");
+    bool is_mul = ins.operations == 1 || is_mul_only(p.mnemonic);
+    alu_operation& h = halves[is_mul ? 1 : 0];
+    h.p = &p;
+    h.is_mul = is_mul;
+    if (ins.operations == 0 && is_mul)
+        halves[0].is_mul = true; // marks "no add part", so no second ALU part
+    ++ins.operations;
+    std::string name = p.mnemonic;
+    bool is_mov = name == "mov";
+    if (is_mov)
+        name = is_mul ? "v8min" : "or";
+    int op = is_mul ? index_of(mul_op_names, 8, name) : index_of(add_op_names, 32, name);
+    if (op < 0) {
+        if (is_mul && index_of(add_op_names, 32, name) >= 0)
+            fail("'" + name + "' is an add ALU op; the second part goes to the mul ALU "
+                 "(fmul mul24 v8muld v8min v8max v8adds v8subs mov nop)");
+        fail("unknown instruction '" + p.mnemonic + "'");
+    }
+    h.op = uint32_t(op);
+    unsigned inputs = is_mul ? mul_op_operands(h.op) : add_op_operands(h.op);
+    unsigned expected = h.op == 0 ? 0 : (is_mov ? 2 : inputs + 1);
+    if (p.operands.size() != expected)
+        fail("'" + p.mnemonic + "' takes " + std::to_string(expected) + " operands, got " +
+             std::to_string(p.operands.size()));
+    const uint32_t cond = apply_suffixes(ins, p, is_mul, h.op == 0 ? COND_NEVER : COND_ALWAYS);
+    (is_mul ? COND_MUL : COND_ADD).set(word, cond);
+    (is_mul ? OP_MUL : OP_ADD).set(word, h.op);
+    if (h.op == 0)
+        return;
+    h.dest = parse_write(p.operands[0]);
+    if (is_mov) {
+        h.sources.assign(2, parse_read(p.operands[1]));
+    } else {
+        for (unsigned i = 0; i < inputs; ++i)
+            h.sources.push_back(parse_read(p.operands[i + 1]));
+    }
+}
+
+uint32_t instruction_encoder::apply_suffixes(alu_instruction& ins, const part& p, bool is_mul, uint32_t cond)
+{
+    for (const std::string& s : p.suffixes) {
+        int c = index_of(cond_names, 8, s);
+        if (c >= 0 && !s.empty())
+            cond = uint32_t(c);
+        else if (s == "setf")
+            ins.setf = true;
+        else if (s == "rotr5" && is_mul)
+            ins.rotation = SMALL_IMM_ROTATE_R5;
+        else if (s.rfind("rot", 0) == 0 && s.size() > 3 && is_mul) {
+            int n = std::atoi(s.c_str() + 3);
+            if (n < 1 || n > 15 || s.find_first_not_of("0123456789", 3) != std::string::npos)
+                fail("rotation ." + s + " must be rot1..rot15 or rotr5");
+            ins.rotation = int(SMALL_IMM_ROTATE_1) + n - 1;
+        } else if (s.rfind("rot", 0) == 0)
+            fail("vector rotation ." + s + " is only possible on the mul ALU");
+        else
+            fail("unknown suffix '." + s + "' on " + p.mnemonic);
+    }
+    return cond;
+}
+
+void instruction_encoder::claim_port(std::optional<uint32_t>& port, uint32_t addr, const read_operand& r,
+                                     char name)
+{
+    if (port && *port != addr)
+        fail(std::string("read port ") + name + " conflict at " + r.text + ": regfile " + name +
+             " can be read only once per instruction");
+    port = addr;
+}
+
+instruction_encoder::read_ports instruction_encoder::assign_read_ports(uint64_t& word, alu_instruction& ins)
+{
+    // Fixed-port operands first, then those that fit either.
+    read_ports ports;
     const field* mux_fields[2][2] = {{&ADD_A, &ADD_B}, {&MUL_A, &MUL_B}};
     for (int pass = 0; pass < 2; ++pass)
         for (int hi = 0; hi < 2; ++hi)
-            for (size_t i = 0; i < halves[hi].sources.size(); ++i) {
-                read_operand& r = halves[hi].sources[i];
-                const field& mux = *mux_fields[hi][i];
+            for (size_t i = 0; i < ins.halves[hi].sources.size(); ++i) {
+                read_operand& r = ins.halves[hi].sources[i];
                 bool flexible = r.kind == read_operand::peripheral && r.on_a && r.on_b;
                 if (flexible != (pass == 1))
                     continue;
-                switch (r.kind) {
-                case read_operand::accumulator:
-                    mux.set(word, r.number);
-                    break;
-                case read_operand::file_a:
-                    claim(port_a, r.number, r, 'A');
-                    mux.set(word, MUX_A);
-                    break;
-                case read_operand::file_b:
-                    if (b_is_immediate)
-                        fail("regfile B read " + r.text + " and a small immediate or rotation in one instruction");
-                    claim(port_b, r.number, r, 'B');
-                    mux.set(word, MUX_B);
-                    break;
-                case read_operand::immediate: {
-                    if (port_b && !b_is_immediate)
-                        fail("small immediate " + r.text + " and a regfile B read in one instruction");
-                    uint32_t code = small_immediate_code(r.imm, r.text);
-                    claim(port_b, code, r, 'B');
-                    b_is_immediate = true;
-                    mux.set(word, MUX_B);
-                    break;
-                }
-                case read_operand::peripheral:
-                    if (flexible) {
-                        if (port_a == r.number || (!port_a && !(port_b == r.number && !b_is_immediate)))
-                            claim(port_a, r.number, r, 'A'), mux.set(word, MUX_A);
-                        else if (!b_is_immediate && (!port_b || port_b == r.number))
-                            claim(port_b, r.number, r, 'B'), mux.set(word, MUX_B);
-                        else
-                            fail("no read port left for " + r.text);
-                    } else if (r.on_a) {
-                        claim(port_a, r.number, r, 'A');
-                        mux.set(word, MUX_A);
-                    } else {
-                        if (b_is_immediate)
-                            fail(r.text + " and a small immediate or rotation in one instruction");
-                        claim(port_b, r.number, r, 'B');
-                        mux.set(word, MUX_B);
-                    }
-                    break;
-                }
+                route_read(word, *mux_fields[hi][i], r, flexible, ports);
                 if (r.unpack != UNPACK_NOP) {
                     int pm = r.kind == read_operand::accumulator ? 1 : 0;
-                    if (unpack && (*unpack != r.unpack || unpack_pm != pm))
+                    if (ports.unpack && (*ports.unpack != r.unpack || ports.unpack_pm != pm))
                         fail("two different unpacks in one instruction");
-                    unpack = r.unpack;
-                    unpack_pm = pm;
+                    ports.unpack = r.unpack;
+                    ports.unpack_pm = pm;
                 }
             }
-    if (rotation >= 0) {
-        if (port_b && !b_is_immediate)
-            fail("vector rotation and a regfile B read in one instruction");
-        if (b_is_immediate && *port_b != uint32_t(rotation) &&
-            small_immediate_value(*port_b) != small_immediate_value(uint32_t(rotation)))
-            fail("vector rotation and a small immediate in one instruction");
-        port_b = uint32_t(rotation);
-        b_is_immediate = true;
+    return ports;
+}
+
+void instruction_encoder::route_read(uint64_t& word, const field& mux, const read_operand& r, bool flexible,
+                                     read_ports& ports)
+{
+    switch (r.kind) {
+    case read_operand::accumulator:
+        mux.set(word, r.number);
+        break;
+    case read_operand::file_a:
+        claim_port(ports.a, r.number, r, 'A');
+        mux.set(word, MUX_A);
+        break;
+    case read_operand::file_b:
+        if (ports.b_is_immediate)
+            fail("regfile B read " + r.text + " and a small immediate or rotation in one instruction");
+        claim_port(ports.b, r.number, r, 'B');
+        mux.set(word, MUX_B);
+        break;
+    case read_operand::immediate: {
+        if (ports.b && !ports.b_is_immediate)
+            fail("small immediate " + r.text + " and a regfile B read in one instruction");
+        uint32_t code = small_immediate_code(r.imm, r.text);
+        claim_port(ports.b, code, r, 'B');
+        ports.b_is_immediate = true;
+        mux.set(word, MUX_B);
+        break;
     }
-    if (port_a)
-        RADDR_A.set(word, *port_a);
-    if (port_b)
-        RADDR_B.set(word, *port_b);
-    if (b_is_immediate) {
+    case read_operand::peripheral:
+        if (flexible) {
+            if (ports.a == r.number || (!ports.a && !(ports.b == r.number && !ports.b_is_immediate)))
+                claim_port(ports.a, r.number, r, 'A'), mux.set(word, MUX_A);
+            else if (!ports.b_is_immediate && (!ports.b || ports.b == r.number))
+                claim_port(ports.b, r.number, r, 'B'), mux.set(word, MUX_B);
+            else
+                fail("no read port left for " + r.text);
+        } else if (r.on_a) {
+            claim_port(ports.a, r.number, r, 'A');
+            mux.set(word, MUX_A);
+        } else {
+            if (ports.b_is_immediate)
+                fail(r.text + " and a small immediate or rotation in one instruction");
+            claim_port(ports.b, r.number, r, 'B');
+            mux.set(word, MUX_B);
+        }
+        break;
+    }
+}
+
+void instruction_encoder::add_rotation(read_ports& ports, uint32_t rotation)
+{
+    // The rotation is a small immediate code: it takes read port B.
+    if (ports.b && !ports.b_is_immediate)
+        fail("vector rotation and a regfile B read in one instruction");
+    if (ports.b_is_immediate && *ports.b != rotation &&
+        small_immediate_value(*ports.b) != small_immediate_value(rotation))
+        fail("vector rotation and a small immediate in one instruction");
+    ports.b = rotation;
+    ports.b_is_immediate = true;
+}
+
+void instruction_encoder::set_reads_and_signal(uint64_t& word, const read_ports& ports, int signal)
+{
+    if (ports.a)
+        RADDR_A.set(word, *ports.a);
+    if (ports.b)
+        RADDR_B.set(word, *ports.b);
+    if (ports.b_is_immediate) {
         if (signal >= 0)
             fail(std::string("signal ") + sig_names[signal] +
                  " cannot go with a small immediate or rotation (they share the signal field)");
@@ -746,23 +803,24 @@ uint64_t instruction_encoder::encode_alu(std::vector<part>& parts)
     } else if (signal >= 0) {
         SIG.set(word, uint32_t(signal));
     }
+}
 
-    place_writes(word, halves[0].dest ? &*halves[0].dest : nullptr,
-                 halves[1].dest ? &*halves[1].dest : nullptr);
-    if (unpack) {
-        if (PACK.get(word) != 0 && PM.get(word) != uint32_t(unpack_pm))
-            fail("this pack and unpack need different pm bits");
-        PM.set(word, uint32_t(unpack_pm));
-        UNPACK.set(word, *unpack);
-    }
-    if (setf) {
-        if (halves[1].p && halves[0].op != 0 && halves[1].op != 0 &&
-            std::find(halves[1].p->suffixes.begin(), halves[1].p->suffixes.end(), "setf") !=
-                halves[1].p->suffixes.end())
-            fail(".setf on the mul op: flags come from the add ALU unless it is nop");
-        SF.set(word, 1);
-    }
-    return word;
+void instruction_encoder::set_unpack(uint64_t& word, const read_ports& ports)
+{
+    if (PACK.get(word) != 0 && PM.get(word) != uint32_t(ports.unpack_pm))
+        fail("this pack and unpack need different pm bits");
+    PM.set(word, uint32_t(ports.unpack_pm));
+    UNPACK.set(word, *ports.unpack);
+}
+
+void instruction_encoder::set_flags(uint64_t& word, const alu_instruction& ins)
+{
+    const alu_operation& add = ins.halves[0];
+    const alu_operation& mul = ins.halves[1];
+    if (mul.p && add.op != 0 && mul.op != 0 &&
+        std::find(mul.p->suffixes.begin(), mul.p->suffixes.end(), "setf") != mul.p->suffixes.end())
+        fail(".setf on the mul op: flags come from the add ALU unless it is nop");
+    SF.set(word, 1);
 }
 
 uint64_t instruction_encoder::encode_load_immediate(std::vector<part>& parts)

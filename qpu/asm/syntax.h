@@ -52,9 +52,23 @@ private:
     struct part;
     struct read_operand;
     struct write_operand;
+    struct alu_operation;
+    struct alu_instruction;
+    struct read_ports;
 
     [[noreturn]] void fail(const std::string& message) const;
+    // An ALU instruction, in the order encode_alu takes these steps.
     uint64_t encode_alu(std::vector<part>& parts);
+    bool take_signal(alu_instruction& ins, const part& p);
+    void add_operation(uint64_t& word, alu_instruction& ins, part& p);
+    uint32_t apply_suffixes(alu_instruction& ins, const part& p, bool is_mul, uint32_t cond);
+    read_ports assign_read_ports(uint64_t& word, alu_instruction& ins);
+    void route_read(uint64_t& word, const isa::field& mux, const read_operand& r, bool flexible, read_ports& ports);
+    void claim_port(std::optional<uint32_t>& port, uint32_t addr, const read_operand& r, char name);
+    void add_rotation(read_ports& ports, uint32_t rotation);
+    void set_reads_and_signal(uint64_t& word, const read_ports& ports, int signal);
+    void set_unpack(uint64_t& word, const read_ports& ports);
+    void set_flags(uint64_t& word, const alu_instruction& ins);
     uint64_t encode_load_immediate(std::vector<part>& parts);
     uint64_t encode_semaphore(const part& p);
     uint64_t encode_branch(const part& p);

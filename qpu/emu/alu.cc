@@ -1,8 +1,9 @@
 /* ALU ops, flags, pack/unpack and SFU for one element.
  *
- * Float behaviour (qpu.md §2): denormal inputs and results flush to zero when
- * configured (the hardware does); results round to nearest-even or toward
- * zero (VC4C models fadd/fsub as toward zero; which one the hardware does is
+ * Float behaviour (vc4asm's doc/VideoCoreIV-addendum.html): denormal inputs
+ * and results flush to zero when configured (the hardware does); results round
+ * to nearest-even or toward zero (VC4C's src/tools/Emulator.cpp models
+ * fadd/fsub as toward zero; which one the hardware does is
  * not documented, so both are available). Round-toward-zero is exact: the
  * rounding error of the nearest-even result is computed exactly (TwoSum, fma)
  * and the result stepped toward zero when it was rounded away from zero.

@@ -29,10 +29,9 @@ constexpr unsigned W = SIMD_WIDTH;
 using vec = std::array<uint32_t, SIMD_WIDTH>;
 
 /*! 128 rows of 16 words: the rows the DMA setup fields can address
- * (VDW Y is 7 bits). The Pi's VPM size is not confirmed (qpu.md §7). */
+ * (VDW Y is 7 bits). The Pi's VPM size is not confirmed (qpu/README.md). */
 constexpr unsigned VPM_ROWS = 128;
 constexpr uint32_t BUS_ALIAS_MASK = 0x3FFFFFFF;
-constexpr uint32_t IDENT0_VALUE = 0x02443356;
 // IDENT1: revision 1, 3 slices, 4 QPUs and 2 TMUs per slice, 16 semaphores,
 // VPM size 8 KB (what we model).
 constexpr uint32_t IDENT1_VALUE = 1 | (3 << 4) | (4 << 8) | (2 << 12) | (16 << 16) | (8u << 28);
@@ -482,8 +481,8 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
     if (addr >= W_TMU0_S && addr <= W_TMU1_B) {
         if (addr != W_TMU0_S && addr != W_TMU1_S)
             throw fault_error("texture coordinate writes (t, r, b) are not emulated; use direct loads via tmuN_s");
-        // "A lone t0s write is a per-element 32-bit memory load" (qpu.md);
-        // the condition does not mask it (erratum).
+        // A lone t0s write is a per-element 32-bit memory load, and the
+        // condition does not mask it (erratum; vc4asm's VideoCoreIV-addendum.html).
         tmu_request r;
         for (unsigned e = 0; e < W; ++e)
             r.data[e] = load(v[e]);
@@ -501,7 +500,7 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
     case W_TMU_NOSWAP:
         return;
     case W_HOST_INT:
-        // Only a non-zero value raises the interrupt (qpu.md §2).
+        // Only a non-zero value raises the interrupt (vc4asm's VideoCoreIV-addendum.html).
         if (x) {
             dbqitc |= 1u << q;
             ++host_interrupts;
@@ -520,7 +519,8 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
                 return;
             }
             auto& r = s.vpm_read;
-            // Erratum (qpu.md §2): "a new vr_setup is ignored while reads are pending".
+            // Erratum (vc4asm's VideoCoreIV-addendum.html): a new vr_setup is
+            // ignored while reads are pending.
             if (r.remaining)
                 throw fault_error("vr_setup while " + std::to_string(r.remaining) +
                                   " VPM reads are pending (the hardware ignores it)");
@@ -589,7 +589,8 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
             in[i] = read_operand(q, w, muxes[i], f, &port_a, &port_b);
         if (a.rotation >= 0) {
             // Inputs rotate: out[i] = in[(i - n) mod 16]; full rotation for
-            // r0..r3, within each quad for other inputs (qpu.md §2).
+            // r0..r3, within each quad for other inputs (the guide's section 3
+            // restrictions, p. 37, as Mesa's vc4_qpu_validate.c checks them).
             unsigned n = a.rotation == int(SMALL_IMM_ROTATE_R5) ? s.acc[5][0] & 15
                                                                  : unsigned(a.rotation) - SMALL_IMM_ROTATE_R5;
             for (int i = 0; i < 2; ++i) {
@@ -608,7 +609,7 @@ void emulator::state::execute_alu(unsigned q, uint64_t w, const instruction_acce
         add_mask[e] = add_op != A_NOP && condition(q, COND_ADD.get(w), e);
         mul_mask[e] = mul_op != M_NOP && condition(q, COND_MUL.get(w), e);
     }
-    // Flags come from the add ALU unless it is nop (qpu.md §2).
+    // Flags come from the add ALU unless it is nop (vc4asm's VideoCoreIV-addendum.html).
     if (SF.get(w)) {
         if (add_op != A_NOP)
             write_flags(q, add_r, add_mask);
@@ -819,18 +820,18 @@ uint32_t emulator::read_register(uint32_t offset)
 {
     state& s = *d_state;
     switch (offset) {
-    case V3D_IDENT0: return IDENT0_VALUE;
-    case V3D_IDENT1: return IDENT1_VALUE;
-    case V3D_SRQUA: return s.srqua;
-    case V3D_SRQUL: return s.srqul;
-    case V3D_SRQCS:
-        return uint32_t(s.queue.size()) | (s.queue_error ? SRQCS_ERROR : 0) |
-               ((s.queued & 0xFF) << SRQCS_QUEUED_SHIFT) | ((s.completed & 0xFF) << SRQCS_COMPLETED_SHIFT);
-    case V3D_VPMBASE: return s.vpmbase;
-    case V3D_PCTRE: return s.pctre;
-    case V3D_DBCFG: return s.dbcfg;
-    case V3D_DBQITE: return s.dbqite;
-    case V3D_DBQITC: return s.dbqitc;
+    case v3d::IDENT0: return v3d::IDENT0_VC4;
+    case v3d::IDENT1: return IDENT1_VALUE;
+    case v3d::SRQUA: return s.srqua;
+    case v3d::SRQUL: return s.srqul;
+    case v3d::SRQCS:
+        return uint32_t(s.queue.size()) | (s.queue_error ? v3d::SRQCS_ERROR : 0) |
+               ((s.queued & 0xFF) << v3d::SRQCS_QUEUED_SHIFT) | ((s.completed & 0xFF) << v3d::SRQCS_COMPLETED_SHIFT);
+    case v3d::VPMBASE: return s.vpmbase;
+    case v3d::PCTRE: return s.pctre;
+    case v3d::DBCFG: return s.dbcfg;
+    case v3d::DBQITE: return s.dbqite;
+    case v3d::DBQITC: return s.dbqitc;
     default: return 0;
     }
 }
@@ -839,9 +840,9 @@ void emulator::write_register(uint32_t offset, uint32_t value)
 {
     state& s = *d_state;
     switch (offset) {
-    case V3D_SRQUA: s.srqua = value; break;
-    case V3D_SRQUL: s.srqul = value; break;
-    case V3D_SRQPC:
+    case v3d::SRQUA: s.srqua = value; break;
+    case v3d::SRQUL: s.srqul = value; break;
+    case v3d::SRQPC:
         if (s.queue.size() >= USER_PROGRAM_QUEUE_DEPTH) {
             s.queue_error = true;
             break;
@@ -849,16 +850,16 @@ void emulator::write_register(uint32_t offset, uint32_t value)
         s.queue.push_back({value, s.srqua, s.srqul});
         ++s.queued;
         break;
-    case V3D_SRQCS:
-        if (value & SRQCS_ERROR) s.queue_error = false;
-        if (value & SRQCS_CLEAR_QUEUED) s.queued = 0;
-        if (value & SRQCS_CLEAR_COMPLETED) s.completed = 0;
+    case v3d::SRQCS:
+        if (value & v3d::SRQCS_ERROR) s.queue_error = false;
+        if (value & v3d::SRQCS_CLEAR_QUEUED) s.queued = 0;
+        if (value & v3d::SRQCS_CLEAR_COMPLETED) s.completed = 0;
         break;
-    case V3D_VPMBASE: s.vpmbase = value; break;
-    case V3D_PCTRE: s.pctre = value; break;
-    case V3D_DBCFG: s.dbcfg = value; break;
-    case V3D_DBQITE: s.dbqite = value; break;
-    case V3D_DBQITC: s.dbqitc &= ~value; break;
+    case v3d::VPMBASE: s.vpmbase = value; break;
+    case v3d::PCTRE: s.pctre = value; break;
+    case v3d::DBCFG: s.dbcfg = value; break;
+    case v3d::DBQITE: s.dbqite = value; break;
+    case v3d::DBQITC: s.dbqitc &= ~value; break;
     default: break; // L2CACTL, SLCACTL: no caches are modelled
     }
 }

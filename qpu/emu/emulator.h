@@ -2,14 +2,15 @@
  * seen by a host program: flat GPU memory addressed by bus addresses, the V3D
  * registers a user-program driver uses, and run() to let the QPUs work.
  *
- * Typical use (what GPU_FFT's direct path does, see qpu.md §1):
+ * Typical use (what GPU_FFT's direct path does: gpu_fft_base.c in
+ * raspberrypi/userland, host_applications/linux/apps/hello_pi/hello_fft/):
  *
  *     qpu::emu::emulator gpu;                       // 12 QPUs, 64 MiB
  *     gpu.write_memory(code_bus, code.data(), code.size() * 8);
- *     gpu.write_register(qpu::emu::V3D_SRQCS, 0x10180);   // clear counts
+ *     gpu.write_register(qpu::v3d::SRQCS, 0x10180); // clear counts
  *     for (q ...) {
- *         gpu.write_register(qpu::emu::V3D_SRQUA, uniforms_bus[q]);
- *         gpu.write_register(qpu::emu::V3D_SRQPC, code_bus);
+ *         gpu.write_register(qpu::v3d::SRQUA, uniforms_bus[q]);
+ *         gpu.write_register(qpu::v3d::SRQPC, code_bus);
  *     }
  *     auto result = gpu.run(10'000'000);            // until idle
  *     // result.reason == stop_reason::idle, SRQCS[23:16] == programs done
@@ -21,6 +22,7 @@
 #ifndef QPU_EMU_EMULATOR_H
 #define QPU_EMU_EMULATOR_H
 
+#include "../isa/v3d_registers.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,41 +31,13 @@
 
 namespace qpu::emu {
 
-/*! Offsets of the V3D registers from the V3D base (peripherals + 0xC00000). */
-enum v3d_register : uint32_t {
-    V3D_IDENT0 = 0x000, // 0x02443356: "V3D", technology version 2
-    V3D_IDENT1 = 0x004, // slices, QPUs per slice, TMUs per slice, semaphores, VPM size
-    V3D_IDENT2 = 0x008,
-    V3D_L2CACTL = 0x020, // L2 cache control: bit 2 clears the cache (write only)
-    V3D_SLCACTL = 0x024, // slice cache control: write 1s to clear
-    V3D_SRQPC = 0x430,   // write: queue a user program at this bus address
-    V3D_SRQUA = 0x434,   // uniforms bus address for the next queued program
-    V3D_SRQUL = 0x438,   // uniforms length for the next queued program
-    V3D_SRQCS = 0x43C,   // queue control/status, see below
-    V3D_VPMBASE = 0x504,
-    V3D_PCTRE = 0x674,
-    V3D_DBCFG = 0xE00,
-    V3D_DBQITE = 0xE2C, // QPU interrupt enables, one bit per QPU
-    V3D_DBQITC = 0xE30, // QPU interrupt status, one bit per QPU; write 1s to clear
-};
-
-/*! SRQCS fields. Reading: [5:0] programs queued and not yet started, [7]
- * queue error (overflow), [15:8] programs queued since the count was
- * cleared, [23:16] programs completed since cleared (both mod 256).
- * Writing 1 to bit 7 clears the error, to bit 8 the queued count, to bit 16
- * the completed count. */
-constexpr uint32_t SRQCS_QUEUE_LENGTH_MASK = 0x3F;
-constexpr uint32_t SRQCS_ERROR = 1u << 7;
-constexpr uint32_t SRQCS_CLEAR_QUEUED = 1u << 8;
-constexpr uint32_t SRQCS_CLEAR_COMPLETED = 1u << 16;
-constexpr unsigned SRQCS_QUEUED_SHIFT = 8;
-constexpr unsigned SRQCS_COMPLETED_SHIFT = 16;
 /*! Programs the request queue holds (assumed: GPU_FFT queues at most 8;
  * a write beyond this sets the SRQCS error bit). */
 constexpr unsigned USER_PROGRAM_QUEUE_DEPTH = 16;
 
 /*! How float results are rounded. The hardware's exact rounding is not
- * documented (qpu.md §2: VC4C models fadd/fsub as round-toward-zero). */
+ * documented (VC4C's src/tools/Emulator.cpp models fadd/fsub as
+ * round-toward-zero). */
 enum class rounding { nearest_even, toward_zero };
 
 struct config {

@@ -1,7 +1,7 @@
 /* Hazard rules. Quotes are from the VideoCore IV 3D Architecture Reference
  * Guide, section 3, "Summary of Instruction Restrictions" (p. 37) unless
- * another source is named; the errata come from qpu.md §2 (VASM's addendum
- * to the guide). */
+ * another source is named; the errata come from vc4asm's addendum to the
+ * guide (maazl/vc4asm, doc/VideoCoreIV-addendum.html). */
 #include "hazards.h"
 
 #include "../asm/assembler.h"
@@ -172,13 +172,13 @@ std::string hazard_checker::check(const instruction_access& now) const
     if (now.reads(R_VARY))
         return "reads varyings, which a user program does not have";
 
-    // Erratum (qpu.md §2): "Conditional TMU/VPM writes still fire": the
-    // condition does not mask them, so a conditional one is a bug.
+    // Erratum (vc4asm's addendum): conditional TMU/VPM writes still fire;
+    // the condition does not mask them, so a conditional one is a bug.
     if (now.conditional_io)
         return "conditional TMU or VPM write (the hardware ignores the condition)";
 
-    // TMU FIFO: qpu.md §2, "documented as 8 deep but is unreliable above 4";
-    // a load with nothing requested would wait forever.
+    // TMU FIFO (vc4asm's addendum): documented as 8 deep but unreliable
+    // above 4; a load with nothing requested would wait forever.
     for (int t = 0; t < 2; ++t) {
         uint32_t s = t ? W_TMU1_S : W_TMU0_S;
         int pushed = now.writes_a[s] + now.writes_b[s];
@@ -189,12 +189,12 @@ std::string hazard_checker::check(const instruction_access& now) const
             return "ldtmu" + std::to_string(t) + " with no TMU" + std::to_string(t) + " request outstanding";
     }
 
-    // Branches (qpu.md §2, VASM): "Keep at least 2 non-branch instructions
-    // between branches."
+    // Branches (vc4asm's addendum): at least 2 non-branch instructions
+    // between branches.
     if (now.sig == SIG_BRANCH && i - d_last_branch <= 2)
         return "branch within two instructions of another branch";
-    // Erratum (qpu.md §2): "A branch with an odd raddr_a sets flags" (its low
-    // bit is the sf bit), to values nobody documented.
+    // Erratum (vc4asm's addendum): a branch with an odd raddr_a sets flags
+    // (its low bit is the sf bit), to values nobody documented.
     if (now.sig == SIG_BRANCH && now.branch_sets_flags)
         return "branch with an odd raddr_a (erratum: it also sets the flags)";
 

@@ -4,7 +4,9 @@
  *
  * Bit positions follow the VideoCore IV 3D Architecture Reference Guide
  * (section 3, "QPU Instruction Encoding", pp. 26-29); they were cross-checked
- * against GPU_FFT's annotated hex (see /work/shared/reference/qpu.md, §2). */
+ * against Mesa's src/gallium/drivers/vc4/vc4_qpu_defines.h and by decoding
+ * GPU_FFT's annotated shader hex (raspberrypi/userland,
+ * host_applications/linux/apps/hello_pi/hello_fft/hex/). */
 #ifndef QPU_ISA_H
 #define QPU_ISA_H
 
@@ -225,7 +227,8 @@ enum pack_a : uint32_t {
 };
 
 /*! Unpack codes (regfile-A reads with pm = 0, r4 reads with pm = 1). The
- * guide's table 8 is wrong here; these are the corrected values (PYVC). */
+ * guide's table 8 is wrong here; these are the corrected values (Idein/py-videocore,
+ * APPENDIX.rst). */
 enum unpack : uint32_t {
     UNPACK_NOP = 0,
     UNPACK_16A = 1,

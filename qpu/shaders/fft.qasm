@@ -1,7 +1,7 @@
 # Batched complex FFT of any size 2^8..2^22, both directions, on 1..16 QPUs.
 #
 # One program for every size: the host's uniforms describe the passes
-# (lib/backends/qpu/shaders.cc builds them; shaders/README.md explains the
+# (fft_shader.cc builds them; README.md here explains the
 # algorithm). Each pass is a Stockham radix-R step: with n = N/s points left
 # and m = n/R,
 #     y[q + s(Rp + j)] = w_n^(jp) * sum_r x[q + s(p + rm)] W_R^(rj).

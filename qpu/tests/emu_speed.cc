@@ -30,8 +30,8 @@ loop:
     qpu::emu::emulator gpu;
     gpu.write_memory(0x1000, code.data(), code.size() * 8);
     for (unsigned q = 0; q < gpu.configuration().num_qpus; ++q) {
-        gpu.write_register(qpu::emu::V3D_SRQUA, 0x8000);
-        gpu.write_register(qpu::emu::V3D_SRQPC, 0x1000);
+        gpu.write_register(qpu::v3d::SRQUA, 0x8000);
+        gpu.write_register(qpu::v3d::SRQPC, 0x1000);
     }
     std::clock_t start = std::clock();
     qpu::emu::run_result r = gpu.run(UINT64_MAX);

@@ -1,5 +1,6 @@
 /* Assembler and disassembler: field encodings against words built from the
- * reference tables (qpu.md §2), round trips, and error messages. */
+ * encoding tables (the guide's section 3, pp. 26-29; qpu/README.md lists
+ * the sources), round trips, and error messages. */
 #include "qa_qpu_tools.h"
 
 #include <cstdio>

@@ -16,7 +16,7 @@ std::string reason(const qpu::emu::run_result& r)
     return std::string(qpu::emu::to_string(r.reason)) + " " + r.message;
 }
 
-/*! VPM setup words, from the bit layouts in qpu.md §2. */
+/*! VPM setup words, from the bit layouts in vc4asm's share/vc4inc/vc4.qinc. */
 uint32_t vpm_generic(unsigned num, unsigned stride, bool horizontal, unsigned addr)
 {
     return (num & 15) << 20 | (stride & 63) << 12 | unsigned(horizontal) << 11 | 2u << 8 | addr;
@@ -198,45 +198,45 @@ public:
     void host_interrupt()
     {
         emulator gpu(small_config(2));
-        gpu.write_register(qpu::emu::V3D_DBQITE, 3);
+        gpu.write_register(qpu::v3d::DBQITE, 3);
         auto res = launch(gpu, "ldi host_int, 0\nldi r0, 1\nmov host_int, r0\n" + END, {}, 1);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(reason(res), stop_reason::idle, res.reason);
         CPPUNIT_ASSERT_EQUAL(uint64_t(1), gpu.host_interrupts()); // a zero write raises nothing
-        uint32_t status = gpu.read_register(qpu::emu::V3D_DBQITC);
+        uint32_t status = gpu.read_register(qpu::v3d::DBQITC);
         CPPUNIT_ASSERT(status == 1 || status == 2);
-        gpu.write_register(qpu::emu::V3D_DBQITC, status);
-        CPPUNIT_ASSERT_EQUAL(0u, gpu.read_register(qpu::emu::V3D_DBQITC));
+        gpu.write_register(qpu::v3d::DBQITC, status);
+        CPPUNIT_ASSERT_EQUAL(0u, gpu.read_register(qpu::v3d::DBQITC));
     }
 
     void request_queue_registers()
     {
         emulator gpu(small_config(2));
-        CPPUNIT_ASSERT_EQUAL(0x02443356u, gpu.read_register(qpu::emu::V3D_IDENT0));
+        CPPUNIT_ASSERT_EQUAL(0x02443356u, gpu.read_register(qpu::v3d::IDENT0));
         std::vector<uint64_t> code = assemble(END);
         gpu.write_memory(CODE, code.data(), code.size() * 8);
-        gpu.write_register(qpu::emu::V3D_SRQCS, 0x10180);
+        gpu.write_register(qpu::v3d::SRQCS, 0x10180);
         for (int i = 0; i < 3; ++i) {
-            gpu.write_register(qpu::emu::V3D_SRQUA, UNIFORMS);
-            gpu.write_register(qpu::emu::V3D_SRQUL, 1);
-            gpu.write_register(qpu::emu::V3D_SRQPC, CODE);
+            gpu.write_register(qpu::v3d::SRQUA, UNIFORMS);
+            gpu.write_register(qpu::v3d::SRQUL, 1);
+            gpu.write_register(qpu::v3d::SRQPC, CODE);
         }
-        CPPUNIT_ASSERT_EQUAL(hex(0x00000303), hex(gpu.read_register(qpu::emu::V3D_SRQCS)));
+        CPPUNIT_ASSERT_EQUAL(hex(0x00000303), hex(gpu.read_register(qpu::v3d::SRQCS)));
         auto res = gpu.run(100000);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(reason(res), stop_reason::idle, res.reason);
-        CPPUNIT_ASSERT_EQUAL(hex(0x00030300), hex(gpu.read_register(qpu::emu::V3D_SRQCS)));
-        gpu.write_register(qpu::emu::V3D_SRQCS, qpu::emu::SRQCS_CLEAR_COMPLETED);
-        CPPUNIT_ASSERT_EQUAL(hex(0x00000300), hex(gpu.read_register(qpu::emu::V3D_SRQCS)));
+        CPPUNIT_ASSERT_EQUAL(hex(0x00030300), hex(gpu.read_register(qpu::v3d::SRQCS)));
+        gpu.write_register(qpu::v3d::SRQCS, qpu::v3d::SRQCS_CLEAR_COMPLETED);
+        CPPUNIT_ASSERT_EQUAL(hex(0x00000300), hex(gpu.read_register(qpu::v3d::SRQCS)));
         // A 17th queued program overflows the 16-deep queue.
         for (int i = 0; i < 17; ++i)
-            gpu.write_register(qpu::emu::V3D_SRQPC, CODE);
-        uint32_t cs = gpu.read_register(qpu::emu::V3D_SRQCS);
-        CPPUNIT_ASSERT_EQUAL(16u, cs & qpu::emu::SRQCS_QUEUE_LENGTH_MASK);
-        CPPUNIT_ASSERT(cs & qpu::emu::SRQCS_ERROR);
-        gpu.write_register(qpu::emu::V3D_SRQCS, qpu::emu::SRQCS_ERROR);
-        CPPUNIT_ASSERT(!(gpu.read_register(qpu::emu::V3D_SRQCS) & qpu::emu::SRQCS_ERROR));
+            gpu.write_register(qpu::v3d::SRQPC, CODE);
+        uint32_t cs = gpu.read_register(qpu::v3d::SRQCS);
+        CPPUNIT_ASSERT_EQUAL(16u, cs & qpu::v3d::SRQCS_QUEUE_LENGTH_MASK);
+        CPPUNIT_ASSERT(cs & qpu::v3d::SRQCS_ERROR);
+        gpu.write_register(qpu::v3d::SRQCS, qpu::v3d::SRQCS_ERROR);
+        CPPUNIT_ASSERT(!(gpu.read_register(qpu::v3d::SRQCS) & qpu::v3d::SRQCS_ERROR));
         res = gpu.run(1000000);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(reason(res), stop_reason::idle, res.reason);
-        CPPUNIT_ASSERT_EQUAL(16u, (gpu.read_register(qpu::emu::V3D_SRQCS) >> 16) & 0xFF);
+        CPPUNIT_ASSERT_EQUAL(16u, (gpu.read_register(qpu::v3d::SRQCS) >> 16) & 0xFF);
         CPPUNIT_ASSERT_EQUAL(uint64_t(19), gpu.counts()[0].programs + gpu.counts()[1].programs);
     }
 
@@ -359,8 +359,8 @@ end:
         for (unsigned q = 0; q < qpus; ++q) {
             uint32_t uniforms[3] = {DATA, vdw_basic(1, 16, true, 0, 0), q};
             gpu.write_memory(UNIFORMS + 16 * q, uniforms, sizeof uniforms);
-            gpu.write_register(qpu::emu::V3D_SRQUA, UNIFORMS + 16 * q);
-            gpu.write_register(qpu::emu::V3D_SRQPC, CODE);
+            gpu.write_register(qpu::v3d::SRQUA, UNIFORMS + 16 * q);
+            gpu.write_register(qpu::v3d::SRQPC, CODE);
         }
         outcome o;
         o.result = gpu.run(10'000'000);

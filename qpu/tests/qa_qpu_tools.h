@@ -50,8 +50,8 @@ inline qpu::emu::run_result launch(qpu::emu::emulator& gpu, const std::string& s
     if (!uniforms.empty())
         gpu.write_memory(UNIFORMS, uniforms.data(), uniforms.size() * 4);
     for (unsigned p = 0; p < programs; ++p) {
-        gpu.write_register(qpu::emu::V3D_SRQUA, UNIFORMS);
-        gpu.write_register(qpu::emu::V3D_SRQPC, CODE);
+        gpu.write_register(qpu::v3d::SRQUA, UNIFORMS);
+        gpu.write_register(qpu::v3d::SRQPC, CODE);
     }
     return gpu.run(10'000'000);
 }

@@ -40,12 +40,12 @@ fft_run run_fft(const gpufft::qpu::fft_shader& shader, gpufft::direction dir,
         gpu.write_memory(l.input[j], input.data() + j * n, bytes);
         gpu.write_memory(l.output[j], poison.data(), bytes);
     }
-    gpu.write_register(emu::V3D_SRQCS, emu::SRQCS_CLEAR_QUEUED | emu::SRQCS_CLEAR_COMPLETED);
+    gpu.write_register(v3d::SRQCS, v3d::SRQCS_CLEAR_QUEUED | v3d::SRQCS_CLEAR_COMPLETED);
     for (unsigned q = 0; q < shader.qpus; ++q) {
         const std::vector<std::uint32_t> u = shader.uniforms(l, q);
         gpu.write_memory(at, u.data(), 4 * u.size());
-        gpu.write_register(emu::V3D_SRQUA, at);
-        gpu.write_register(emu::V3D_SRQPC, code_at);
+        gpu.write_register(v3d::SRQUA, at);
+        gpu.write_register(v3d::SRQPC, code_at);
         at += 4 * std::uint32_t(u.size());
     }
     const emu::run_result r = gpu.run(uint64_t(1) << 40);

@@ -4,8 +4,8 @@
 #ifndef QPU_TOOLS_FFT_HARNESS_H
 #define QPU_TOOLS_FFT_HARNESS_H
 
-#include "../../lib/backends/qpu/shaders.h"
 #include "../emu/emulator.h"
+#include "../shaders/shader_table.h"
 #include <complex>
 #include <cstdint>
 #include <string>

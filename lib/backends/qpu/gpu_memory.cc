@@ -49,8 +49,8 @@ void on_signal(int sig, siginfo_t* info, void* context)
             // is blocked in this handler, so it is delivered on return.
             sigaction(sig, &prev, nullptr);
             raise(sig);
-        } else if (prev.sa_handler != SIG_IGN) {
-            prev.sa_handler(sig);
+        } else {
+            prev.sa_handler(sig); // not SIG_IGN: an ignored signal keeps its disposition
         }
     }
 }
@@ -61,6 +61,11 @@ void install_release_handlers()
     std::call_once(once, [] {
         std::atexit(release_all_gpu_memory);
         for (std::size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; ++i) {
+            // An ignored signal (SIGHUP under nohup) does not end the process,
+            // so it must not take the GPU memory away either: leave it ignored.
+            if (sigaction(handled_signals[i], nullptr, &previous_actions[i]) != 0 ||
+                (!(previous_actions[i].sa_flags & SA_SIGINFO) && previous_actions[i].sa_handler == SIG_IGN))
+                continue;
             struct sigaction action = {};
             action.sa_sigaction = on_signal;
             action.sa_flags = SA_SIGINFO | SA_RESTART;

@@ -15,7 +15,9 @@ namespace gpufft::qpu {
  * into this process. The firmware keeps what a process does not release
  * until reboot, so every live block is also entered in a process-wide table
  * that is released at exit and by a handler for SIGINT, SIGTERM and SIGHUP,
- * which then passes the signal on to the handler installed before it.
+ * which then passes the signal on to the handler installed before it. A
+ * signal that is ignored when the first block is allocated (SIGHUP under
+ * nohup) stays ignored and releases nothing.
  */
 class gpu_memory
 {

@@ -319,12 +319,12 @@ host::host(board info_,
     }
     qpu_enable(*mb, true);
     // Read after enabling: the V3D block is powered down before.
-    const std::uint32_t ident = v3d->read(v3d_ident0);
-    if (ident != v3d_ident0_vc4) {
+    const std::uint32_t ident = v3d->read(v3d::IDENT0);
+    if (ident != v3d::IDENT0_VC4) {
         std::uint32_t status;
         property_call(*mb, tag::qpu_enable, { 0 }, &status, 1);
         char s[80];
-        std::snprintf(s, sizeof s, "V3D IDENT0 reads 0x%08x, not 0x%08x", ident, v3d_ident0_vc4);
+        std::snprintf(s, sizeof s, "V3D IDENT0 reads 0x%08x, not 0x%08x", ident, v3d::IDENT0_VC4);
         throw error("gpufft: qpu: " + std::string(s) + ": not a VideoCore IV V3D");
     }
 }
@@ -340,7 +340,7 @@ std::shared_ptr<host> open_system_host(const board& b)
     auto mem = std::make_shared<dev_mem>();
     return std::make_shared<host>(b,
                                   std::make_shared<vcio_mailbox>(),
-                                  std::make_unique<mapped_registers>(mem, b.peripheral_base + v3d_offset),
+                                  std::make_unique<mapped_registers>(mem, b.peripheral_base + v3d::BLOCK_OFFSET),
                                   std::make_unique<dev_mem_mapper>(mem));
 }
 

@@ -3,6 +3,7 @@
 #ifndef GPUFFT_QPU_HOST_H
 #define GPUFFT_QPU_HOST_H
 
+#include "isa/v3d_registers.h" // qpu/isa, shared with the emulator
 #include "mailbox.h"
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,8 @@
 #include <vector>
 
 namespace gpufft::qpu {
+
+namespace v3d = ::qpu::v3d;
 
 //! The files the probe reads: device tree, /proc/modules, device nodes.
 class host_files
@@ -93,12 +96,6 @@ struct host {
     host(const host&) = delete;
     host& operator=(const host&) = delete;
 };
-
-//! V3D identification register and what a VideoCore IV reads there ("V3D", version 2).
-constexpr std::uint32_t v3d_ident0 = 0x000;
-constexpr std::uint32_t v3d_ident0_vc4 = 0x02443356;
-//! The V3D block's offset from the peripheral base.
-constexpr std::uint32_t v3d_offset = 0xc00000;
 
 /*!
  * Opens the real devices of a board probe_board found: /dev/vcio and the

@@ -4,7 +4,7 @@
 #define GPUFFT_QPU_BACKEND_H
 
 #include "host.h"
-#include "shaders.h"
+#include "shaders/shader_table.h" // qpu/shaders, through the qpu_shaders target
 #include <gpufft/backend.h>
 #include <chrono>
 #include <functional>

@@ -9,29 +9,29 @@ void run_direct(register_window& regs,
                 const std::vector<qpu_program>& programs,
                 std::chrono::milliseconds timeout)
 {
-    // Settings as GPU_FFT makes them: no QPU interrupts (ours are polled),
-    // L2 cache enabled and the slice caches cleared, request counters reset.
-    regs.write(v3d::dbcfg, 0);
-    regs.write(v3d::dbqite, 0);
-    regs.write(v3d::dbqitc, ~0u);
-    regs.write(v3d::l2cactl, 1u << 2);
-    regs.write(v3d::slcactl, ~0u);
-    regs.write(v3d::srqcs, v3d::srqcs_error | v3d::srqcs_clear_requests | v3d::srqcs_clear_completed);
+    // Settings as GPU_FFT makes them (gpu_fft_base.c): no QPU interrupts
+    // (ours are polled), the L2 and slice caches cleared, request counters reset.
+    regs.write(v3d::DBCFG, 0);
+    regs.write(v3d::DBQITE, 0);
+    regs.write(v3d::DBQITC, ~0u);
+    regs.write(v3d::L2CACTL, v3d::L2CACTL_CLEAR);
+    regs.write(v3d::SLCACTL, ~0u);
+    regs.write(v3d::SRQCS, v3d::SRQCS_ERROR | v3d::SRQCS_CLEAR_QUEUED | v3d::SRQCS_CLEAR_COMPLETED);
     for (const qpu_program& p : programs) {
-        regs.write(v3d::srqua, p.uniforms);
-        regs.write(v3d::srqpc, p.code);
+        regs.write(v3d::SRQUA, p.uniforms);
+        regs.write(v3d::SRQPC, p.code);
     }
     const unsigned want = unsigned(programs.size()) & 0xff;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (unsigned polls = 0;; ++polls) {
-        const std::uint32_t status = regs.read(v3d::srqcs);
+        const std::uint32_t status = regs.read(v3d::SRQCS);
         if (v3d::srqcs_completed(status) == want)
             return;
         if (std::chrono::steady_clock::now() > deadline)
             throw error("gpufft: qpu: " + std::to_string(v3d::srqcs_completed(status)) + " of " +
                         std::to_string(programs.size()) + " QPU programs finished within " +
                         std::to_string(timeout.count()) + " ms" +
-                        (status & v3d::srqcs_error ? " (SRQCS reports a request error)" : "") +
+                        (status & v3d::SRQCS_ERROR ? " (SRQCS reports a request error)" : "") +
                         "; the GPU may need a reboot");
         // Short jobs finish in microseconds: spin first, then give the core away.
         if (polls > 1000)

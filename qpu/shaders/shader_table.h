@@ -1,8 +1,9 @@
-/* gr-gpufft qpu backend: how an FFT shader is described to the executor.
- * The shader author fills in one entry per size; the executor does the rest
- * (GPU memory, copies, submission). */
-#ifndef GPUFFT_QPU_SHADERS_H
-#define GPUFFT_QPU_SHADERS_H
+/* QPU FFT shaders: how a shader is described to the qpu backend's executor
+ * (lib/backends/qpu) and to the emulator harness (qpu/tools). The shader
+ * author fills in one entry per size; the executor does the rest (GPU
+ * memory, copies, submission). */
+#ifndef QPU_SHADERS_SHADER_TABLE_H
+#define QPU_SHADERS_SHADER_TABLE_H
 
 #include <gpufft/problem.h>
 #include <cstdint>
@@ -44,7 +45,7 @@ struct fft_shader {
 
 using shader_table = std::vector<fft_shader>;
 
-//! The FFT shaders built into the library, by size (qpu/shaders/*.qasm).
+//! The FFT shaders built into the library, by size (fft.qasm; fft_shader.cc).
 const shader_table& fft_shaders();
 
 //! The FFT shader for 2^log2n points (8..22) launched on `qpus` QPUs (1..16).

@@ -1,10 +1,10 @@
-/* gr-gpufft qpu backend: the built-in FFT shader table.
+/* The built-in FFT shader table: the host side of fft.qasm.
  *
- * One program, qpu/shaders/fft.qasm, serves every size: these uniforms
+ * One program, fft.qasm, serves every size: these uniforms
  * describe its Stockham passes (a first pass of radix 16A, A = 1..16, then
  * radix 16) and its tables (twiddles, and the first pass's lane tables) are
- * computed here in double. qpu/shaders/README.md describes the algorithm. */
-#include "shaders.h"
+ * computed here in double. README.md here describes the algorithm. */
+#include "shader_table.h"
 #include <qpu/shaders/fft.h>
 #include <algorithm>
 #include <cmath>
