@@ -20,11 +20,13 @@ INPUT is a raw IQ file, '-' for standard input (the default, e.g.
 or a SigMF recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose
 datatype, sample rate and centre frequency come from its metadata.
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
-a full-scale complex tone reads 0 dB whatever the window.)";
+a full-scale complex tone reads 0 dB whatever the window.
+)";
 
 const char* const footer = R"(Outputs are written under a temporary name and renamed when complete; '-'
 writes to standard output (the report then goes to standard error).
-SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full.
+SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full
+(a signal ignored at start, as under nohup, stays ignored; a second one kills).
 
 Exit status: 0 done; 1 bad input, a read or write error, or a failed --demo
 check; 2 bad command line; 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
@@ -54,8 +56,7 @@ std::string check_number(const std::string& text, double lo, double hi, bool who
 
 CLI::Validator number_in(double lo, double hi, bool whole = false)
 {
-    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); },
-                          whole ? "COUNT" : "NUM");
+    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
 }
 
 //! A number option stored as double; a count option converted after parsing.
@@ -79,8 +80,7 @@ options parse_options(const std::vector<std::string>& args)
 
     app.add_option("INPUT", o.input, "raw IQ file, '-' (standard input) or a SigMF recording");
     app.add_flag("--demo", o.demo,
-                 "synthesize tones at known frequencies and powers, an FM carrier and noise "
-                 "(2 s at 2.4 MHz) and check the peaks found");
+                 "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
     auto* format = app.add_option("--format", o.format, "cf32, cs16, cs8 or cu8 (default cu8, rtl_sdr's)")
                        ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
                        ->type_name("F");
@@ -105,7 +105,7 @@ options parse_options(const std::vector<std::string>& args)
                     return "unknown mode \"" + name + "\" (known: exponential, linear, peak, min)";
                 }
             },
-            "MODE"))
+            ""))
         ->type_name("MODE");
     number(app, "--alpha", o.alpha, 1e-9, 1, "exponential averaging weight, (0, 1] (default 0.1)", "A");
     auto* fps = number(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
@@ -119,7 +119,7 @@ options parse_options(const std::vector<std::string>& args)
         ->check(number_in(0, 16384, true))
         ->type_name("W");
     app.add_option("--height", height,
-                   "plot height in pixels, up to 16384 (default one row per spectrum, at most 1000)")
+                   "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
         ->check(number_in(0, 16384, true))
         ->type_name("H");
     app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");

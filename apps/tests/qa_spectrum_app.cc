@@ -23,6 +23,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <filesystem>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -730,5 +731,7 @@ int main(int argc, char** argv)
     };
     for (int i = 1; i < argc; ++i)
         add(all, argv[i]);
-    return runner.run("", false, true, false) ? 0 : 1;
+    const bool ok = runner.run("", false, true, false);
+    std::filesystem::remove_all(temp_dir());
+    return ok ? 0 : 1;
 }
