@@ -27,6 +27,7 @@
 #include <functional>
 #include <random>
 #include <sstream>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -666,7 +667,14 @@ public:
             CPPUNIT_ASSERT(w >= 0);
             const std::string data = cu8_tone(n * 50 + n / 2, 0.125, 0.5); // 50 frames and half of one
             CPPUNIT_ASSERT(::write(w, data.data(), data.size()) == ssize_t(data.size()));
-            std::this_thread::sleep_for(std::chrono::milliseconds(1000)); // it now waits in a read
+            // Signal once it has read everything and waits for more (in poll).
+            for (int tries = 0; tries < 400; ++tries) {
+                int unread = -1;
+                ::ioctl(w, FIONREAD, &unread);
+                if (unread == 0 && read_file("/proc/" + std::to_string(c.pid) + "/wchan").find("poll") != std::string::npos)
+                    break;
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
             ::kill(c.pid, sig);
             const int status = c.wait(30);
             ::close(w);
