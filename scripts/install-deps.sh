@@ -7,7 +7,7 @@ packages=(
   gnuradio-dev libvolk2-dev libboost-dev libfftw3-dev
   libcppunit-dev pybind11-dev python3-numpy python3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libclfft-dev libvkfft-dev libpng-dev
+  libclfft-dev libvkfft-dev libpng-dev libcli11-dev nlohmann-json3-dev
   gnuradio python3-pyqt5 python3-zmq
 )
 sudo_cmd=()

@@ -4,6 +4,7 @@
 #define GPUFFT_APPS_SPECTRUM_APP_H
 
 #include <gpufft/spectrum.h>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <functional>
@@ -14,28 +15,50 @@
 
 namespace gpufft_app {
 
-//! Bad input (files, metadata, options): the program prints it and exits with 1.
+//! Exit statuses (also in --help and README.md).
+enum exit_status : int {
+    exit_ok = 0,
+    exit_failure = 1, //!< bad input, a failed read or write, or the demo's check failed
+    exit_usage = 2,   //!< bad command line
+    // 128 + N: stopped by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129) with
+    // complete outputs, or 141 (128 + SIGPIPE) when standard output closed.
+};
+
+//! Bad input (files, metadata, data): the program prints it and exits with 1.
 struct app_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-//! A parsed JSON value (RFC 8259; numbers as double; objects keep their order).
-struct json {
-    enum class kind { null, boolean, number, string, array, object } type = kind::null;
-    bool boolean = false;
-    double number = 0;
-    std::string string;
-    std::vector<json> array;
-    std::vector<std::pair<std::string, json>> object;
-    //! The member `key` of an object, or nullptr.
-    const json* find(const std::string& key) const;
+//! A bad command line: the program prints it and exits with 2.
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
-//! Throws app_error with the byte offset of the first problem; nesting is limited to 200.
-json parse_json(const std::string& text);
+
+//! The command line.
+struct options {
+    std::string input = "-";
+    std::string help; //!< the --help text, if asked for
+    bool demo = false;
+    std::string format = "cu8";
+    double rate = 2.4e6, center = 0;
+    bool rate_set = false, center_set = false, format_set = false, fps_set = false;
+    std::string backend = "auto", window = "blackmanharris", average = "linear";
+    double window_param = NAN; //!< P of --window NAME:P; NaN if none
+    std::size_t fft = 2048, frames = 0, width = 0, height = 0, peaks = 10;
+    double overlap = 0.5, alpha = 0.1, fps = 0, peak_threshold = 10;
+    double db_min = NAN, db_max = NAN;
+    std::string png = "waterfall.png", csv, jsonl;
+    int progress = -1; //!< -1: on a terminal
+};
+//! Parses the arguments (without the program name); throws usage_error naming the option.
+options parse_options(const std::vector<std::string>& args);
+
+//! Frequencies and rates the program accepts (Hz), so that bins stay resolvable in double.
+constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;
 
 //! Where samples come from and what they are.
 struct iq_source {
     std::string data_path; //!< "-" is standard input
+    std::string meta_path; //!< the SigMF metadata, if any
     gpufft::sample_format format = gpufft::sample_format::cu8;
     double sample_rate = 0; //!< Hz; 0 if unknown
     double center_hz = 0;
@@ -44,23 +67,77 @@ struct iq_source {
 /*!
  * Reads a SigMF recording given its .sigmf-meta, its .sigmf-data or the
  * name without extension: global core:datatype (cf32_le, ci16_le, ci8, cu8;
- * anything else is refused), core:sample_rate, and the first capture's
- * core:frequency. The data file must exist.
+ * anything else is refused), core:sample_rate (optional, > 0), and the first
+ * capture's core:frequency. The data file must exist.
  */
 iq_source open_sigmf(const std::string& path);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
 
 /*!
- * Pushes a whole input into the engine, in chunks; returns the bytes read.
- * A trailing partial sample is left unused (see trailing_bytes).
+ * SIGINT, SIGTERM and SIGHUP set a flag that pump() and the demo check
+ * (a second one kills the program as usual); SIGPIPE is ignored, so that a
+ * closed standard output is a write error (EPIPE) that stops the run.
  */
-std::size_t pump(std::FILE* in, gpufft::spectrum& s, const gpufft::spectrum::sink& out,
+void install_stop_handlers();
+//! The signal that asked the run to stop (SIGPIPE: standard output closed), or 0.
+int stop_signal();
+void request_stop(int signal);
+
+/*!
+ * Pushes the input on `fd` into the engine until its end or stop_signal(),
+ * then flushes; returns the bytes read. A signal also ends a read that waits
+ * for data. A trailing partial sample is left unused.
+ */
+std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out,
                  const std::function<void(std::size_t bytes)>& progress = nullptr);
 
-//! One row per output spectrum, each reduced to `width` columns (max of the bins a column covers).
+/*!
+ * An output file: written under a temporary name in its directory and
+ * renamed by commit(), so that a failed run leaves nothing behind; removed if
+ * never committed. "-" is standard output, and a path that is not a regular
+ * file (a FIFO, /dev/null) is written directly. Every write failure is an
+ * app_error naming the file, except a closed standard output, which stops
+ * the run (request_stop(SIGPIPE)).
+ */
+class output_file
+{
+public:
+    explicit output_file(const std::string& path);
+    ~output_file();
+    output_file(const output_file&) = delete;
+    output_file& operator=(const output_file&) = delete;
+
+    std::FILE* get() const { return d_file; }
+    const std::string& path() const { return d_path; }
+    //! Throws if a write so far failed.
+    void check();
+    //! Flushes, closes and renames into place.
+    void commit();
+
+private:
+    std::string d_path, d_temp;
+    std::FILE* d_file = nullptr;
+};
+
+/*!
+ * Throws usage_error if an output path names the same file (device and
+ * inode) as an input; "-" and "none" are not files.
+ */
+void refuse_overwriting_inputs(const std::vector<std::string>& inputs,
+                               const std::vector<std::pair<std::string, std::string>>& outputs);
+
+/*!
+ * The waterfall's rows, each a spectrum reduced to `width` columns (max of
+ * the bins a column covers). At most max_rows rows are kept: when full, pairs
+ * of rows merge (max), and each later row covers twice as many spectra.
+ */
 struct waterfall {
-    std::size_t width = 0;
+    explicit waterfall(std::size_t width, std::size_t max_rows = 2048);
+    std::size_t width;
+    std::size_t max_rows;
+    std::size_t spectra = 0; //!< added so far
+    std::size_t span = 1;    //!< spectra per row (the last row may hold fewer)
     std::vector<float> rows; //!< row-major, dB
     std::size_t count() const { return width ? rows.size() / width : 0; }
     void add(const float* spectrum, std::size_t n);
@@ -68,8 +145,8 @@ struct waterfall {
 
 //! What the waterfall's axes say.
 struct axes {
-    double f_lo = 0, f_hi = 1;    //!< Hz at the left and right edges
-    double seconds_per_row = 1;
+    double f_lo = 0, f_hi = 1; //!< Hz at the left and right edges
+    double seconds = 1;        //!< time from the top row to the bottom row
     double db_min = -120, db_max = 0;
 };
 
@@ -78,13 +155,16 @@ constexpr int margin_left = 64, margin_right = 84, margin_top = 12, margin_botto
 
 /*!
  * Writes the waterfall as an RGB PNG: `height` pixel rows (0: one per
- * spectrum), viridis colours over [db_min, db_max], frequency ticks below,
+ * row), viridis colours over [db_min, db_max], frequency ticks below,
  * time ticks left, a dB scale bar right.
  */
 void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height = 0);
 
 //! Viridis at t in [0, 1] (clamped), interpolated from control points.
 void colormap(double t, unsigned char rgb[3]);
+
+//! Tick values, the multiples of step in [lo, hi] (at most 1000).
+std::vector<double> ticks(double lo, double hi, double step);
 
 struct peak {
     double hz;
@@ -96,6 +176,12 @@ struct peak {
  */
 std::vector<peak> find_peaks(const std::vector<float>& db, const gpufft::spectrum& s,
                              double threshold_db, std::size_t min_sep, std::size_t count);
+
+/*!
+ * 10 log10((sum w)^2 / (N sum w^2)): the engine's dB (logpwrfft's scale,
+ * |X|^2 / (N sum w^2)) minus this is a tone's power in dBFS, |X|^2 / (sum w)^2.
+ */
+double tone_gain_db(const std::vector<float>& window);
 
 //! The program: parses options and runs; returns the exit status.
 int run(const std::vector<std::string>& args);

@@ -75,6 +75,14 @@ private:
     std::vector<unsigned char> d_px;
 };
 
+// libpng reports through these instead of printing (its manual, "Error handling").
+void on_png_error(png_structp png, png_const_charp message)
+{
+    *static_cast<std::string*>(png_get_error_ptr(png)) = message;
+    png_longjmp(png, 1);
+}
+void on_png_warning(png_structp, png_const_charp) {}
+
 int text_width(const std::string& s) { return int(s.size()) * char_w - font_scale; }
 
 // A 1, 2 or 5 times a power of ten near range / target.
@@ -95,15 +103,6 @@ std::string fixed(double v, double step)
     return buf;
 }
 
-// Tick values (multiples of step) in [lo, hi].
-std::vector<double> ticks(double lo, double hi, double step)
-{
-    std::vector<double> t;
-    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step)
-        t.push_back(v);
-    return t;
-}
-
 } // namespace
 
 void colormap(double t, unsigned char rgb[3])
@@ -115,12 +114,42 @@ void colormap(double t, unsigned char rgb[3])
         rgb[k] = (unsigned char)std::lround(viridis[i][k] * (1 - f) + viridis[i + 1][k] * f);
 }
 
+std::vector<double> ticks(double lo, double hi, double step)
+{
+    // Counted with an integer: adding step to a value much larger than it (a
+    // centre of 1e22 Hz) would not move it, nor would adding 1 to lo / step.
+    std::vector<double> t;
+    const double first = std::ceil(lo / step), last = std::floor(hi / step + 1e-9);
+    if (!std::isfinite(first) || !std::isfinite(last) || !(last - first <= 1000))
+        return t;
+    for (long i = 0; i <= long(last - first); ++i)
+        t.push_back((first + double(i)) * step);
+    return t;
+}
+
+waterfall::waterfall(std::size_t w, std::size_t max) : width(w), max_rows(std::max<std::size_t>(2, max & ~std::size_t(1)))
+{
+    rows.reserve(width * max_rows);
+}
+
 void waterfall::add(const float* s, std::size_t n)
 {
+    if (spectra % span == 0) { // a new row
+        if (count() == max_rows) {
+            for (std::size_t r = 0; r < max_rows / 2; ++r)
+                for (std::size_t c = 0; c < width; ++c)
+                    rows[r * width + c] = std::max(rows[2 * r * width + c], rows[(2 * r + 1) * width + c]);
+            rows.resize(width * (max_rows / 2));
+            span *= 2;
+        }
+        rows.resize(rows.size() + width, -INFINITY);
+    }
+    float* row = rows.data() + rows.size() - width;
     for (std::size_t c = 0; c < width; ++c) {
         const std::size_t b0 = c * n / width, b1 = std::max(b0 + 1, (c + 1) * n / width);
-        rows.push_back(*std::max_element(s + b0, s + b1));
+        row[c] = std::max(row[c], *std::max_element(s + b0, s + b1));
     }
+    ++spectra;
 }
 
 void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height)
@@ -162,7 +191,7 @@ void write_png(const std::string& path, const waterfall& w, const axes& a, std::
     img.text(margin_left + pw - text_width(unit_name), axis_y + 8 + char_h + 4, unit_name, white);
 
     // Time axis: seconds from the first spectrum, downwards.
-    const double seconds = a.seconds_per_row * double(count);
+    const double seconds = a.seconds;
     const double tstep = nice_step(seconds, std::max(2, ph / 60));
     for (double t : ticks(0, seconds, tstep)) {
         const int y = margin_top + int(std::lround(t / seconds * (ph - 1)));
@@ -186,14 +215,14 @@ void write_png(const std::string& path, const waterfall& w, const axes& a, std::
     }
     img.text(bar_x, axis_y + 8, "dB", white);
 
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), std::fclose);
-    if (!f)
-        throw app_error(path + ": cannot write: " + std::strerror(errno));
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    output_file f(path);
+    std::string why; // libpng's message, if it fails
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &why, on_png_error, on_png_warning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!info || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        throw app_error(path + ": libpng failed to write the image");
+        f.check(); // names the write error, if that is what failed
+        throw app_error(path + ": libpng failed to write the image" + (why.empty() ? "" : ": " + why));
     }
     png_init_io(png, f.get());
     png_set_IHDR(png, info, png_uint_32(img.width()), png_uint_32(img.height()), 8,
@@ -204,6 +233,7 @@ void write_png(const std::string& path, const waterfall& w, const axes& a, std::
         png_write_row(png, img.row(y));
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
+    f.commit();
 }
 
 } // namespace gpufft_app

@@ -1,19 +1,14 @@
 /* gr-gpufft spectrum engine suite: tones, averaging, framing, sample formats
  * and bad input, against references computed here in double precision.
  *
- *   qa_spectrum [SUITE...]    suites: spectrum, spectrum_app (default: both)
+ *   qa_spectrum [SUITE...]    suites: spectrum (the default)
  *
- * spectrum_app tests the gpufft-spectrum app, built only with libpng
- * (GPUFFT_QA_SPECTRUM_APP); without it that suite is empty.
+ * The gpufft-spectrum app has its own suite in apps/tests.
  *
  * Random data is fresh each run; GPUFFT_TEST_SEED reproduces one. */
 #include "qa_common.h"
 
 #include <gpufft/spectrum.h>
-#ifdef GPUFFT_QA_SPECTRUM_APP
-#include "spectrum/app.h"
-#include <png.h>
-#endif
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
@@ -396,248 +391,6 @@ public:
 
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_spectrum, "spectrum");
 
-#ifdef GPUFFT_QA_SPECTRUM_APP
-// ---------------------------------------------------------------------------
-// gpufft-spectrum: input files, SigMF, JSON, the PNG (through its functions).
-
-std::string temp_dir()
-{
-    static const std::string dir = [] {
-        char tmpl[] = "/tmp/qa_spectrum_XXXXXX";
-        const char* d = mkdtemp(tmpl);
-        CPPUNIT_ASSERT_MESSAGE("mkdtemp failed", d);
-        return std::string(d);
-    }();
-    return dir;
-}
-
-std::string write_file(const std::string& name, const std::string& bytes)
-{
-    const std::string path = temp_dir() + "/" + name;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    CPPUNIT_ASSERT_MESSAGE(path, f);
-    std::fwrite(bytes.data(), 1, bytes.size(), f);
-    std::fclose(f);
-    return path;
-}
-
-std::string read_file(const std::string& path)
-{
-    std::string s;
-    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-        char buf[4096];
-        std::size_t got;
-        while ((got = std::fread(buf, 1, sizeof buf, f)) > 0)
-            s.append(buf, got);
-        std::fclose(f);
-    }
-    return s;
-}
-
-//! Decodes a PNG with libpng; returns {width, height}, {0, 0} if invalid.
-std::pair<unsigned, unsigned> decode_png(const std::string& path)
-{
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f)
-        return { 0, 0 };
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-    png_infop info = png_create_info_struct(png);
-    std::pair<unsigned, unsigned> size{ 0, 0 };
-    if (setjmp(png_jmpbuf(png)) == 0) {
-        png_init_io(png, f);
-        png_read_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr); // checks every CRC and row
-        if (png_get_color_type(png, info) == PNG_COLOR_TYPE_RGB && png_get_bit_depth(png, info) == 8)
-            size = { png_get_image_width(png, info), png_get_image_height(png, info) };
-    }
-    png_destroy_read_struct(&png, &info, nullptr);
-    std::fclose(f);
-    return size;
-}
-
-//! Runs the program; returns its exit status.
-int app(std::vector<std::string> args) { return gpufft_app::run(args); }
-
-std::string sigmf_meta(const std::string& datatype)
-{
-    return R"({"global": {"core:datatype": ")" + datatype +
-           R"(", "core:sample_rate": 1.0e5, "core:version": "1.0.0", "core:description": "t\u00e9st \"q\""},
-               "captures": [{"core:sample_start": 0, "core:frequency": 4.33e8}], "annotations": []})";
-}
-
-void expect_app_error(const std::string& what, const std::function<void()>& fn, const std::string& word)
-{
-    try {
-        fn();
-    } catch (const gpufft_app::app_error& e) {
-        CPPUNIT_ASSERT_MESSAGE(what + ": \"" + e.what() + "\" does not name " + word,
-                               std::string(e.what()).find(word) != std::string::npos);
-        return;
-    }
-    CPPUNIT_FAIL(what + ": did not throw app_error");
-}
-
-class qa_spectrum_app : public CppUnit::TestFixture
-{
-    CPPUNIT_TEST_SUITE(qa_spectrum_app);
-    CPPUNIT_TEST(json_parser);
-    CPPUNIT_TEST(sigmf);
-    CPPUNIT_TEST(bad_files);
-    CPPUNIT_TEST(png_size);
-    CPPUNIT_TEST(csv_and_peaks);
-    CPPUNIT_TEST_SUITE_END();
-
-public:
-    void json_parser()
-    {
-        const auto j = gpufft_app::parse_json(R"( {"a": [1, -2.5e3, true, false, null], "b": {"c": "x\ny\u00e9\ud83d\ude00"}} )");
-        CPPUNIT_ASSERT(j.find("a") && j.find("a")->array.size() == 5);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(-2500.0, j.find("a")->array[1].number, 0);
-        CPPUNIT_ASSERT(j.find("a")->array[2].boolean && !j.find("a")->array[3].boolean);
-        CPPUNIT_ASSERT_EQUAL(std::string("x\ny\xc3\xa9\xf0\x9f\x98\x80"), j.find("b")->find("c")->string);
-        for (const char* bad : { "", "{", "{\"a\" 1}", "[1,]", "{\"a\":01}", "\"abc", "[1] x", "tru",
-                                 "{\"a\":\"\\q\"}", "-", "1.", "[\"\\ud800\\u0041\"]" })
-            expect_app_error(std::string("JSON ") + bad, [&] { gpufft_app::parse_json(bad); }, "malformed JSON");
-        expect_app_error("deep nesting", [] { gpufft_app::parse_json(std::string(100000, '[')); }, "nested");
-    }
-
-    void sigmf()
-    {
-        write_file("rec.sigmf-meta", sigmf_meta("ci16_le"));
-        write_file("rec.sigmf-data", std::string(4 * 100, '\0'));
-        for (const char* name : { "rec", "rec.sigmf-meta", "rec.sigmf-data" }) {
-            const auto src = gpufft_app::open_sigmf(temp_dir() + "/" + name);
-            CPPUNIT_ASSERT(src.format == sample_format::cs16);
-            CPPUNIT_ASSERT_DOUBLES_EQUAL(1e5, src.sample_rate, 0);
-            CPPUNIT_ASSERT_DOUBLES_EQUAL(4.33e8, src.center_hz, 0);
-            CPPUNIT_ASSERT_EQUAL(temp_dir() + "/rec.sigmf-data", src.data_path);
-        }
-        const std::pair<const char*, sample_format> types[] = { { "cf32_le", sample_format::cf32 },
-                                                                { "ci8", sample_format::cs8 },
-                                                                { "cu8", sample_format::cu8 } };
-        for (const auto& t : types) {
-            write_file("rec.sigmf-meta", sigmf_meta(t.first));
-            CPPUNIT_ASSERT(gpufft_app::open_sigmf(temp_dir() + "/rec").format == t.second);
-        }
-    }
-
-    // Each bad file is a clear error (exit status 1) or a documented behaviour, never a crash.
-    void bad_files()
-    {
-        const std::string png = temp_dir() + "/bad.png";
-        write_file("u.sigmf-meta", sigmf_meta("ci32_le"));
-        write_file("u.sigmf-data", std::string(64, '\0'));
-        expect_app_error("unknown datatype", [] { gpufft_app::open_sigmf(temp_dir() + "/u"); }, "ci32_le");
-        write_file("m.sigmf-meta", R"({"global": {"core:datatype": "cu8",}})");
-        write_file("m.sigmf-data", std::string(64, '\0'));
-        expect_app_error("malformed", [] { gpufft_app::open_sigmf(temp_dir() + "/m.sigmf-meta"); }, "malformed JSON");
-        write_file("d.sigmf-meta", sigmf_meta("cu8"));
-        expect_app_error("missing data", [] { gpufft_app::open_sigmf(temp_dir() + "/d"); }, "missing");
-        write_file("n.sigmf-meta", "[1, 2]");
-        expect_app_error("not SigMF", [] { gpufft_app::open_sigmf(temp_dir() + "/n"); }, "global");
-        for (const char* rec : { "u", "m.sigmf-meta", "d.sigmf-data", "n" })
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(rec, 1, app({ temp_dir() + "/" + rec, "--png", png, "--quiet" }));
-
-        const std::string empty = write_file("empty.cu8", "");
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--png", png, "--quiet" }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/absent.cu8", "--png", png }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--fft", "0" }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--window", "kaiser:x" }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--no-such-option" }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--format", "cs12" }));
-
-        // A truncated final sample (odd byte count for cu8, 3 extra bytes for
-        // cs16) is ignored with a warning; the complete samples are used.
-        for (const auto& [name, fmt, extra] : { std::tuple<const char*, const char*, int>{ "odd.cu8", "cu8", 1 },
-                                                { "trunc.cs16", "cs16", 3 } }) {
-            const std::size_t bps = gpufft::sample_bytes(gpufft::parse_sample_format(fmt));
-            const std::string path = write_file(name, std::string(64 * 64 * bps + extra, '\x11'));
-            const std::string csv = temp_dir() + "/" + name + ".csv";
-            CPPUNIT_ASSERT_EQUAL(0, app({ path, "--format", fmt, "--fft", "64", "--overlap", "0", "--frames", "1",
-                                          "--png", "none", "--csv", csv, "--quiet" }));
-            const std::string text = read_file(csv);
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(name, std::ptrdiff_t(65), std::count(text.begin(), text.end(), '\n'));
-        }
-    }
-
-    void png_size()
-    {
-        gpufft_app::waterfall w;
-        w.width = 100;
-        std::vector<float> row(300);
-        auto g = rng_for("png");
-        for (int r = 0; r < 37; ++r) {
-            for (auto& v : row)
-                v = -100.0f + float(g() % 100);
-            w.add(row.data(), row.size());
-        }
-        CPPUNIT_ASSERT_EQUAL(std::size_t(37), w.count());
-        gpufft_app::axes ax;
-        ax.f_lo = 433.92e6 - 1e5;
-        ax.f_hi = 433.92e6 + 1e5;
-        ax.seconds_per_row = 0.1;
-        ax.db_min = -100;
-        ax.db_max = 0;
-        for (std::size_t h : { 0, 20, 50 }) {
-            const std::string path = temp_dir() + "/w" + std::to_string(h) + ".png";
-            gpufft_app::write_png(path, w, ax, h);
-            const auto size = decode_png(path);
-            CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 100 + gpufft_app::margin_right), size.first);
-            CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + (h ? h : 37) + gpufft_app::margin_bottom), size.second);
-        }
-        const std::string demo = temp_dir() + "/demo.png";
-        CPPUNIT_ASSERT_EQUAL(0, app({ "--demo", "--png", demo, "--width", "300", "--height", "120", "--fft", "1000",
-                                      "--quiet" }));
-        const auto size = decode_png(demo);
-        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 300 + gpufft_app::margin_right), size.first);
-        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 120 + gpufft_app::margin_bottom), size.second);
-        unsigned char lo[3], hi[3];
-        gpufft_app::colormap(0, lo);
-        gpufft_app::colormap(1, hi);
-        CPPUNIT_ASSERT(lo[0] == 68 && lo[2] == 84 && hi[0] == 253 && hi[1] == 231);
-    }
-
-    // A SigMF cu8 recording of a tone: the CSV's frequencies are absolute and
-    // the tone is the first peak.
-    void csv_and_peaks()
-    {
-        const std::size_t n = 128, frames = 40;
-        std::string data(2 * n * frames, '\0');
-        for (std::size_t i = 0; i < n * frames; ++i) { // 1/8 of the rate above the centre
-            data[2 * i] = char(std::lround(127.5 + 100 * std::cos(2 * M_PI * double(i) / 8)));
-            data[2 * i + 1] = char(std::lround(127.5 + 100 * std::sin(2 * M_PI * double(i) / 8)));
-        }
-        write_file("tone.sigmf-meta", sigmf_meta("cu8"));
-        write_file("tone.sigmf-data", data);
-        const std::string csv = temp_dir() + "/tone.csv", jsonl = temp_dir() + "/tone.jsonl";
-        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/tone", "--fft", "128", "--frames", "4", "--overlap", "0",
-                                      "--csv", csv, "--jsonl", jsonl, "--png", "none", "--quiet" }));
-        const std::string text = read_file(csv);
-        CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(1 + frames / 4), std::count(text.begin(), text.end(), '\n'));
-        CPPUNIT_ASSERT(text.rfind("time_s,432950000.000,", 0) == 0);
-        const std::string lines = read_file(jsonl);
-        CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(frames / 4), std::count(lines.begin(), lines.end(), '\n'));
-        const auto first = gpufft_app::parse_json(lines.substr(0, lines.find('\n')));
-        const auto& db = first.find("db")->array;
-        CPPUNIT_ASSERT_EQUAL(n, db.size());
-        const auto peak = std::max_element(db.begin(), db.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
-        CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(n / 2 + n / 8), peak - db.begin());
-
-        spectrum_config c;
-        c.fft_size = 64;
-        c.sample_rate = 64;
-        c.shift = true;
-        spectrum s(c);
-        std::vector<float> spec(64, -100.0f);
-        spec[10] = -20, spec[11] = -30, spec[40] = -50, spec[45] = -60;
-        const auto p = gpufft_app::find_peaks(spec, s, 10, 3, 10);
-        CPPUNIT_ASSERT_EQUAL(std::size_t(3), p.size());
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(-22.0, p[0].hz, 1e-9);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(-50.0, p[1].db, 1e-9);
-    }
-};
-
-CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_spectrum_app, "spectrum_app");
-#endif // GPUFFT_QA_SPECTRUM_APP
 
 } // namespace
 
@@ -650,7 +403,7 @@ int main(int argc, char** argv)
     CppUnit::TextTestRunner runner;
     std::vector<std::string> suites(argv + 1, argv + argc);
     if (suites.empty())
-        suites = { "spectrum", "spectrum_app" };
+        suites = { "spectrum" };
     for (const auto& s : suites)
         runner.addTest(CppUnit::TestFactoryRegistry::getRegistry(s).makeTest());
     return runner.run("", false, true, false) ? 0 : 1;

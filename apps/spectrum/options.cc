@@ -1,0 +1,165 @@
+/* gpufft-spectrum: the command line (CLI11), every number range-checked. */
+#include "app.h"
+
+#include <gpufft/error.h>
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace gpufft_app {
+
+namespace {
+
+const char* const description = R"(Spectra of an IQ recording or stream, on any gr-gpufft backend: a waterfall
+PNG, optional per-spectrum CSV or JSON lines, and the strongest peaks.
+
+INPUT is a raw IQ file, '-' for standard input (the default, e.g.
+`rtl_sdr -f 100e6 - | gpufft-spectrum --format cu8 --rate 2.4e6 --center 100e6`),
+or a SigMF recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose
+datatype, sample rate and centre frequency come from its metadata.
+Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
+a full-scale complex tone reads 0 dB whatever the window.
+)";
+
+const char* const footer = R"(Outputs are written under a temporary name and renamed when complete; '-'
+writes to standard output (the report then goes to standard error).
+SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full
+(a signal ignored at start, as under nohup, stays ignored; a second one kills).
+
+Exit status: 0 done; 1 bad input, a read or write error, or a failed --demo
+check; 2 bad command line; 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
+129 SIGHUP) with complete outputs; 141 standard output was closed.)";
+
+std::string shortest(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+//! A finite number in [lo, hi] (whole if asked); otherwise the reason.
+std::string check_number(const std::string& text, double lo, double hi, bool whole)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || std::isnan(d))
+        return "expected a number, got \"" + text + "\"";
+    if (!(d >= lo && d <= hi) || errno == ERANGE)
+        return text + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]";
+    if (whole && d != std::floor(d))
+        return "expected a whole number, got " + text;
+    return "";
+}
+
+CLI::Validator number_in(double lo, double hi, bool whole = false)
+{
+    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
+}
+
+//! A number option stored as double; a count option converted after parsing.
+CLI::Option* number(CLI::App& app, const std::string& name, double& target, double lo, double hi,
+                    const std::string& help, const std::string& unit = "NUM")
+{
+    return app.add_option(name, target, help)->check(number_in(lo, hi))->type_name(unit);
+}
+
+} // namespace
+
+options parse_options(const std::vector<std::string>& args)
+{
+    options o;
+    CLI::App app(description, "gpufft-spectrum");
+    app.footer(footer);
+    app.get_formatter()->column_width(30);
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); // as before: the last one counts
+    double fft = double(o.fft), frames = 0, width = 0, height = 0, peaks = double(o.peaks);
+    std::string window = o.window;
+
+    app.add_option("INPUT", o.input, "raw IQ file, '-' (standard input) or a SigMF recording");
+    app.add_flag("--demo", o.demo,
+                 "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
+    auto* format = app.add_option("--format", o.format, "cf32, cs16, cs8 or cu8 (default cu8, rtl_sdr's)")
+                       ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
+                       ->type_name("F");
+    auto* rate = number(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate (default 2.4e6)", "HZ");
+    auto* center = number(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
+                          "centre frequency (default 0)", "HZ");
+    app.add_option("--backend", o.backend, "FFT backend: auto, simd, simd:avx2, ... (default auto)")
+        ->type_name("NAME");
+    app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")
+        ->check(number_in(1, double(1 << 28), true))
+        ->type_name("N");
+    number(app, "--overlap", o.overlap, 0, 0.9, "fraction of a frame shared with the next, 0 to 0.9 (default 0.5)", "F");
+    app.add_option("--window", window, "blackmanharris (default), hann, flattop, kaiser:8.6, ...")
+        ->type_name("NAME[:P]");
+    app.add_option("--average", o.average, "linear (default), exponential, peak or min; every frame is used")
+        ->check(CLI::Validator(
+            [](std::string& name) {
+                try {
+                    gpufft::parse_averaging(name);
+                    return std::string();
+                } catch (const gpufft::error&) {
+                    return "unknown mode \"" + name + "\" (known: exponential, linear, peak, min)";
+                }
+            },
+            ""))
+        ->type_name("MODE");
+    number(app, "--alpha", o.alpha, 1e-9, 1, "exponential averaging weight, (0, 1] (default 0.1)", "A");
+    auto* fps = number(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
+    app.add_option("--frames", frames, "frames per spectrum K, instead of --fps")
+        ->check(number_in(1, 1e12, true))
+        ->type_name("K");
+    number(app, "--db-min", o.db_min, -1000, 1000, "waterfall colour range, low end (default: from the data)", "DB");
+    number(app, "--db-max", o.db_max, -1000, 1000, "waterfall colour range, high end (default: from the data)", "DB");
+    app.add_option("--png", o.png, "waterfall image (default waterfall.png; 'none' for none)")->type_name("FILE");
+    app.add_option("--width", width, "plot width in pixels, up to 16384 (default min(N, 1024))")
+        ->check(number_in(0, 16384, true))
+        ->type_name("W");
+    app.add_option("--height", height,
+                   "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
+        ->check(number_in(0, 16384, true))
+        ->type_name("H");
+    app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
+    app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
+    app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
+    number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
+    auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
+    auto* quiet = app.add_flag("--quiet", "no progress line");
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        o.help = app.help();
+        return o;
+    } catch (const CLI::ParseError& e) {
+        throw usage_error(e.what());
+    }
+
+    o.format_set = format->count() > 0;
+    o.rate_set = rate->count() > 0;
+    o.center_set = center->count() > 0;
+    o.fps_set = fps->count() > 0;
+    o.fft = std::size_t(fft), o.frames = std::size_t(frames);
+    o.width = std::size_t(width), o.height = std::size_t(height), o.peaks = std::size_t(peaks);
+    if (progress->count())
+        o.progress = 1;
+    if (quiet->count())
+        o.progress = 0;
+    const auto colon = window.find(':');
+    o.window = window.substr(0, colon);
+    if (colon != std::string::npos) {
+        const std::string param = window.substr(colon + 1), why = check_number(param, -1e6, 1e6, false);
+        if (!why.empty())
+            throw usage_error("--window: parameter: " + why);
+        o.window_param = std::strtod(param.c_str(), nullptr);
+    }
+    if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
+        throw usage_error("--db-min must be below --db-max");
+    return o;
+}
+
+} // namespace gpufft_app
