@@ -404,36 +404,6 @@ std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs
     return rows;
 }
 
-// ------------------------------------------------------------------ anchors
-
-/*!
- * Reference figures (ns per transform) from shared/reference/anchors.md,
- * measured on a 2-vCPU AMD EPYC VM in another run: context only. Compare
- * ratios measured in one run, never these absolute numbers.
- */
-struct anchor {
-    std::size_t n;
-    double fftwf_measure, fftwf_patient, pffft, ffts, kissfft; // 0: not measured
-};
-const anchor anchors[] = {
-    { 64, 37, 34, 82, 50, 254 },
-    { 256, 343, 289, 424, 406, 1392 },
-    { 1024, 1758, 1551, 1831, 2276, 7810 },
-    { 4096, 7688, 6002, 8540, 7990, 32353 },
-    { 16384, 38177, 0, 35857, 40516, 159250 },
-    { 65536, 199229, 0, 172536, 219224, 805821 },
-    { 1000, 2218, 1979, 0, 7353, 8255 },
-    { 2400, 4074, 3273, 5558, 32313, 20666 },
-};
-
-const anchor* anchor_for(std::size_t n)
-{
-    for (const auto& a : anchors)
-        if (a.n == n)
-            return &a;
-    return nullptr;
-}
-
 // ------------------------------------------------------------------ output
 
 //! The SIMD-related CPU flags, from /proc/cpuinfo.
@@ -517,9 +487,7 @@ void write_json(const std::string& path, const options& o, const std::vector<row
       << ", \"placement\": \"out-of-place\""
       << ", \"points_per_call\": " << (o.batch ? 0 : o.points)
       << ", \"fftw_version\": " << json_string(fftwf_version)
-      << ", \"fftw_patient\": " << (o.patient ? "true" : "false")
-      << ", \"anchor_source\": \"shared/reference/anchors.md: ns per transform from another "
-         "run; compare ratios, not these numbers\"},\n  \"results\": [";
+      << ", \"fftw_patient\": " << (o.patient ? "true" : "false") << "},\n  \"results\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const row& r = rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"backend\": " << json_string(r.backend)
@@ -531,17 +499,7 @@ void write_json(const std::string& path, const options& o, const std::vector<row
           << ", \"ratio_vs_fftw_measure\": " << json_number(r.ratio_measure)
           << ", \"max_rel_err\": " << json_number(r.err)
           << ", \"plan_ms\": " << json_number(r.plan_ms)
-          << ", \"describe\": " << json_string(r.describe) << ", \"anchor\": ";
-        if (const anchor* a = anchor_for(r.n)) {
-            auto v = [](double x) { return x > 0 ? json_number(x) : std::string("null"); };
-            f << "{\"fftwf_measure_ns\": " << v(a->fftwf_measure)
-              << ", \"fftwf_patient_ns\": " << v(a->fftwf_patient)
-              << ", \"pffft_ns\": " << v(a->pffft) << ", \"ffts_ns\": " << v(a->ffts)
-              << ", \"kissfft_ns\": " << v(a->kissfft) << "}";
-        } else {
-            f << "null";
-        }
-        f << "}";
+          << ", \"describe\": " << json_string(r.describe) << "}";
     }
     f << "\n  ]\n}\n";
     if (!f)

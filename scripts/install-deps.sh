@@ -9,6 +9,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libclfft-dev libvkfft-dev libpng-dev libcli11-dev nlohmann-json3-dev
   gnuradio python3-pyqt5 python3-zmq
+  ccache  # .ci/run and scripts/test-sanitizers.sh compile through it
 )
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)

@@ -1,9 +1,13 @@
 /* gr-gpufft spectrum engine: which chain runs a setup. */
-#include "../backends/opencl/spectrum_chain.h"
 #include "../core/log.h"
 #include "chain.h"
 
 namespace gpufft::detail {
+
+// A device backend's folder defines its chain, which throws gpufft::error
+// naming the cause when the device cannot run the setup; adding one adds a
+// line here and one in the table below.
+std::unique_ptr<chain> make_opencl_chain(const chain_setup& setup);
 
 namespace {
 

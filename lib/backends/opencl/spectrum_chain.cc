@@ -1,5 +1,17 @@
-/* gr-gpufft OpenCL backend: the spectrum engine's chain on one device. */
-#include "spectrum_chain.h"
+/* gr-gpufft OpenCL backend: the spectrum engine's chain on one device.
+ *
+ * Only raw samples go to the device and only finished spectra come back.
+ * The FFT's first pass converts the raw frames (hop samples apart in the
+ * uploaded span) and applies the window as it loads them, its last pass
+ * stores |X|^2, and one kernel (spectrum_average, kernels/spectrum.cl) folds
+ * the frames into the average kept on the device between calls and writes
+ * each finished output scaled, in dB if asked, shifted if asked.
+ *
+ * Unified-memory devices map the upload and output buffers (no copy beyond
+ * the one into and out of the mapping); discrete devices copy through
+ * pinned staging buffers. One call is in flight at a time: run() returns
+ * its outputs, as the chain interface asks. */
+#include "../../spectrum/chain.h"
 #include "fft_plan.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
@@ -240,6 +252,8 @@ private:
 
 namespace gpufft::detail {
 
+/* The chain on the OpenCL device that setup.plan.backend names ("opencl" or
+ * "opencl:<selector>"); the spectrum engine declares it (make_chain.cc). */
 std::unique_ptr<chain> make_opencl_chain(const chain_setup& setup)
 {
     const std::string& b = setup.plan.backend;

@@ -1,6 +1,8 @@
 /* gr-gpufft simd backend: one instruction set's kernels. This file is compiled
- * once per instruction set, with GPUFFT_ISA naming it and the matching compiler
- * flags, so the same codelets and driver become scalar, SSE2, AVX2, AVX-512 code. */
+ * once per instruction set with the same compiler flags and GPUFFT_ISA naming
+ * it; the ISA's header (isa/<name>.h) enables its instructions with
+ * `#pragma GCC target`, so the same codelets and driver become scalar, SSE2,
+ * AVX2, AVX-512 or NEON code. */
 #include "transform.h"
 #include <gpufft/error.h>
 #include <algorithm>

@@ -205,7 +205,7 @@ public:
     std::string name() const override { return "simd"; }
     std::string description() const override
     {
-        return "generated codelets on CPU vectors (scalar, SSE2, AVX2+FMA, AVX-512)";
+        return "generated codelets on CPU vectors (scalar, SSE2, AVX2+FMA, AVX-512, NEON)";
     }
 
     availability probe() override

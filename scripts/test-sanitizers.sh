@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The sanitizer job of .ci/run: builds gr-gpufft with sanitizers, each in a
+# build directory of its own, and runs the tests there.
+#
+#   asan  build-asan/: AddressSanitizer (LeakSanitizer included) and
+#         UndefinedBehaviorSanitizer on the whole project; every C++ suite
+#         (the app's bad-input tests included), then the Python suites with
+#         the ASan runtime preloaded into GNU Radio's /usr/bin/python3.
+#   tsan  build-tsan/: ThreadSanitizer on the core (GPUFFT_CORE_ONLY): the
+#         worker pool and threaded plans (TSAN_TESTS below).
+#
+#   ./scripts/test-sanitizers.sh              both
+#   ./scripts/test-sanitizers.sh asan         one (asan or tsan)
+#
+# -O1 keeps the build and the tests fast enough for CI and the reports
+# readable; -fno-sanitize-recover=all makes a UBSan finding end the test with
+# an error, like every ASan and TSan finding. ccache is used where present.
+# Prints a summary; non-zero if any step fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+sanitizers=("$@")
+[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(asan tsan)
+
+# The threaded code under TSan: the threads suite (plans with worker threads
+# against one thread) and any suite of the worker pool.
+TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
+
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
+# configure DIR FLAGS [cmake options...]: a RelWithDebInfo build at -O1 with
+# FLAGS on every compile and link. No LTO (pybind11 turns it on otherwise):
+# it only slows the build down.
+configure() {
+  local dir=$1 flags="-O1 -g -DNDEBUG -fno-omit-frame-pointer $2"
+  shift 2
+  cmake -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
+    -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF "${launcher[@]}" "$@"
+}
+
+# test_names DIR python|cxx: the names of the build's CTest tests, Python QA
+# (GR_ADD_TEST's *_test.sh wrappers) or the others, as one regex.
+test_names() {
+  ctest --test-dir "$1" --show-only=json-v1 | /usr/bin/python3 -c '
+import json, sys
+python = sys.argv[1] == "python"
+names = [t["name"] for t in json.load(sys.stdin)["tests"]
+         if t.get("command", [""])[-1].endswith("_test.sh") == python]
+print("^(" + "|".join(names) + ")$" if names else "^$")' "$2"
+}
+
+results=()
+status=0
+# step NAME COMMAND...: runs a step, times it and records the outcome;
+# non-zero if it failed.
+step() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "=== sanitizers: $name"
+  if "$@"; then
+    results+=("ok      $(printf '%5d' $((SECONDS - start))) s  $name")
+  else
+    results+=("FAILED  $(printf '%5d' $((SECONDS - start))) s  $name")
+    status=1
+    return 1
+  fi
+}
+
+run_asan() {
+  local dir=build-asan
+  local flags="-fsanitize=address,undefined -fno-sanitize-recover=all"
+  step "asan: configure" configure "$dir" "$flags" || return 0
+  step "asan: build" cmake --build "$dir" -j2 || return 0
+  # intercept_tls_get_addr=0: GCC 12's ASan takes a dynamic TLS block that
+  # starts 16 bytes past a page boundary for one with the old glibc 2.19
+  # header, and LeakSanitizer's tracer then scans a garbage range and
+  # crashes; the OpenCL loader's TLS, dlopen()ed by the opencl backend's
+  # probe, lands there (google/sanitizers issue 1322).
+  export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:intercept_tls_get_addr=0
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  local cxx python
+  cxx=$(test_names "$dir" cxx)
+  python=$(test_names "$dir" python)
+  # install_private_prefix checks the install layout, not memory: it runs in
+  # the plain build. qpu_shader_large runs the 2^21- and 2^22-point shaders
+  # on the QPU emulator, the code qpu_shader_sizes runs up to 2^20, and takes
+  # over 10 minutes under ASan.
+  step "asan: C++ suites" ctest --test-dir "$dir" --output-on-failure -j2 \
+    -R "$cxx" -E '^(install_private_prefix|qa_qpu_shaders_qpu_shader_large)$' || true
+  # GNU Radio's interpreter is not built with ASan: its runtime must be
+  # loaded first. CPython's own allocations are never freed, so no leak checks.
+  LD_PRELOAD="libasan.so.8 libstdc++.so.6" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+    step "asan: Python suites" ctest --test-dir "$dir" --output-on-failure -j2 -R "$python" || true
+}
+
+run_tsan() {
+  local dir=build-tsan
+  step "tsan: configure" configure "$dir" "-fsanitize=thread" -DGPUFFT_CORE_ONLY=ON || return 0
+  step "tsan: build" cmake --build "$dir" -j2 --target qa_gpufft || return 0
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    step "tsan: threaded suites" ctest --test-dir "$dir" --output-on-failure -j2 -R "$TSAN_TESTS" || true
+}
+
+for s in "${sanitizers[@]}"; do
+  case "$s" in
+    asan) run_asan ;;
+    tsan) run_tsan ;;
+    *) echo "test-sanitizers: unknown sanitizer $s (asan or tsan)" >&2; exit 2 ;;
+  esac
+done
+
+echo "=== sanitizers: summary"
+printf '  %s\n' "${results[@]}"
+exit $status
