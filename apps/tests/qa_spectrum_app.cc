@@ -6,6 +6,7 @@
  *
  * Random data is fresh each run; GPUFFT_TEST_SEED reproduces one. */
 #include "spectrum/app.h"
+#include "qa_common.h"
 
 #include <nlohmann/json.hpp>
 #include <png.h>
@@ -41,22 +42,11 @@ using gpufft::sample_format;
 using gpufft::spectrum;
 using gpufft::spectrum_config;
 
-std::uint64_t run_seed()
-{
-    static const std::uint64_t seed = [] {
-        if (const char* env = std::getenv("GPUFFT_TEST_SEED"))
-            return std::uint64_t(std::strtoull(env, nullptr, 0));
-        std::random_device rd;
-        return (std::uint64_t(rd()) << 32) ^ rd();
-    }();
-    return seed;
-}
-
 std::mt19937_64 rng_for(const std::string& tag)
 {
     std::seed_seq seq(tag.begin(), tag.end());
     std::mt19937_64 g(seq);
-    g.seed(g() ^ run_seed());
+    g.seed(g() ^ qa::run_seed());
     return g;
 }
 
@@ -723,7 +713,7 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_spectrum_app, "spectrum_app");
 int main(int argc, char** argv)
 {
     std::printf("qa_spectrum_app: seed %llu (GPUFFT_TEST_SEED=%llu reproduces this run)\n",
-                (unsigned long long)run_seed(), (unsigned long long)run_seed());
+                (unsigned long long)qa::run_seed(), (unsigned long long)qa::run_seed());
     CppUnit::TextTestRunner runner;
     CppUnit::Test* all = CppUnit::TestFactoryRegistry::getRegistry("spectrum_app").makeTest();
     if (argc == 1)

@@ -1,6 +1,5 @@
 /* gr-gpufft correctness suite: shared helpers. */
 #include "qa_common.h"
-#include "text.h"
 
 #include <fftw3.h>
 #include <algorithm>
@@ -185,12 +184,12 @@ std::vector<std::string> targets()
     static const std::vector<std::string> list = [] {
         std::vector<std::string> out;
         const char* env = std::getenv("GPUFFT_TEST_BACKENDS");
-        std::vector<std::string> wanted = gpufft::apps::split_commas(env ? env : "");
+        std::stringstream wanted(env ? env : "");
         bool add_all = false;
-        for (const auto& w : wanted) {
+        for (std::string w; std::getline(wanted, w, ',');) {
             if (w == "all")
                 add_all = true;
-            else
+            else if (!w.empty())
                 out.push_back(w);
         }
         if (out.empty())
