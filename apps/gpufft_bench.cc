@@ -11,7 +11,7 @@
  */
 #include "bench/common.h"
 #include "bench/device_modes.h"
-#include "text.h"
+#include "bench/text.h"
 #include <gpufft/gpufft.h>
 
 #include <fftw3.h>

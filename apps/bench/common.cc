@@ -1,5 +1,5 @@
 #include "common.h"
-#include "../text.h"
+#include "text.h"
 
 #include <fftw3.h>
 #include <algorithm>

@@ -1,7 +1,7 @@
-/* gr-gpufft apps and tests: small text helpers for command lines and
+/* gpufft-bench: small text helpers for command lines and
  * environment variables. */
-#ifndef GPUFFT_APPS_TEXT_H
-#define GPUFFT_APPS_TEXT_H
+#ifndef GPUFFT_BENCH_TEXT_H
+#define GPUFFT_BENCH_TEXT_H
 
 #include <sstream>
 #include <string>
