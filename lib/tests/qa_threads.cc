@@ -135,8 +135,13 @@ class qa_threads : public CppUnit::TestFixture
     // naming the thread count and the OS error, and leaves no thread
     // waiting (it used to hang in the condition variable's destructor). In
     // a child, so the limit and a hang stay there; alarm() ends a hang.
+    // Not under qemu-user (emulated()): its setrlimit() accepts RLIMIT_AS
+    // without passing it to the host (the limit would bind the emulator
+    // itself), so on a 64-bit guest every thread starts.
     void threads_that_cannot_start()
     {
+        if (emulated())
+            return;
         const pid_t child = fork();
         CPPUNIT_ASSERT_MESSAGE("fork", child >= 0);
         if (child == 0) {
