@@ -137,7 +137,8 @@ class qa_threads : public CppUnit::TestFixture
     // a child, so the limit and a hang stay there; alarm() ends a hang.
     // Not under qemu-user (emulated()): its setrlimit() accepts RLIMIT_AS
     // without passing it to the host (the limit would bind the emulator
-    // itself), so on a 64-bit guest every thread starts.
+    // itself; QEMU's linux-user/syscall.c, setrlimit), so on a 64-bit guest
+    // every thread starts.
     void threads_that_cannot_start()
     {
         if (emulated())
