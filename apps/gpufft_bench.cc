@@ -11,6 +11,7 @@
  */
 #include "bench/common.h"
 #include "bench/device_modes.h"
+#include "bench/display_mode.h"
 #include "bench/text.h"
 #include <gpufft/gpufft.h>
 
@@ -97,6 +98,17 @@ OpenCL device modes (instead of the CPU comparison; both may be given):
   --stream-batch LIST streaming: frames per FFT call (spectrum_config::batch), one run
                       each (default 0: the engine's choice)
 
+Display mode (instead of the CPU comparison, one thread):
+
+  --display           frames per second of the display pipeline's CPU stages
+                      (gpufft::display: columns, histogram, traces, waterfall) on
+                      dB frames, max and mean resampling, and the time of one
+                      read-out (histogram, traces, a waterfall row); --json too
+  --display-sizes LIST bins per frame (default 1024,65536)
+  --display-width W   display columns (default 1024)
+  --display-height H  histogram rows (default 256)
+  --display-batch B   frames per push (default 64)
+
 In the device modes the exit status is 1 when one of gpufft's rows failed
 (an error, or a result that failed its check); other engines' failures are
 only reported.
@@ -174,6 +186,16 @@ options parse(int argc, char** argv)
             o.average = parse_positive(a, arg());
         } else if (a == "--stream-batch") {
             o.stream_batches = parse_sizes(a, arg());
+        } else if (a == "--display") {
+            o.display = true;
+        } else if (a == "--display-sizes") {
+            o.display_sizes = parse_sizes(a, arg());
+        } else if (a == "--display-width") {
+            o.display_width = parse_positive(a, arg());
+        } else if (a == "--display-height") {
+            o.display_height = parse_positive(a, arg());
+        } else if (a == "--display-batch") {
+            o.display_batch = parse_positive(a, arg());
         } else {
             throw usage_error("unknown option \"" + a + "\" (see --help)");
         }
@@ -531,6 +553,10 @@ int main(int argc, char** argv)
         if (o.list) {
             list_backends();
             list_opencl_devices();
+            return 0;
+        }
+        if (o.display) {
+            run_display_mode(o);
             return 0;
         }
         if (o.device_resident || o.streaming) {

@@ -13,6 +13,9 @@ here. Errors in arguments raise gpufft.error, a subclass of ValueError; an
 array of another dtype raises TypeError (nothing is converted silently).
 gpufft.spectrum(fft_size, sample_rate, ...) turns SDR samples into averaged
 dB spectra: s.push(samples) returns a (count, fft_size) array.
+gpufft.display(n, width, height, ...) turns dB spectra into what a live
+display draws: d.push(frames), then d.histogram(), d.average(),
+d.max_hold() and d.waterfall() as arrays.
 The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
 (dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
 gpufft.demo_signal). Importing this module sends the library's log lines to
@@ -22,6 +25,7 @@ GNU Radio's logger.
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
     demo_signal,
+    display,
     error,
     fft_vcc,
     iq_replay_source,
@@ -37,6 +41,7 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
 __all__ = [
     "backends",
     "demo_signal",
+    "display",
     "error",
     "fft_vcc",
     "iq_replay_source",

@@ -61,6 +61,7 @@ PYBIND11_MODULE(gpufft_python, m)
 
     bind_plan(m);
     bind_spectrum(m);
+    bind_display(m);
     // The blocks derive from gr.sync_block / gr.block: their Python types must be known.
     py::module::import("gnuradio.gr");
     bind_fft_vcc(m);

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""
+QA for gpufft.display: the histogram with decay, the traces, the waterfall
+and the resampling of bins to columns against a numpy float64 reference
+written from the definition in include/gpufft/display.h; a tone and a noise
+floor at the pixel and row they map to; runtime changes; bad parameters.
+
+Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
+"""
+
+import os
+
+import numpy as np
+from gnuradio import gpufft, gr_unittest
+
+SEED = int(os.environ.get("GPUFFT_QA_SEED", int.from_bytes(os.urandom(4), "little")))
+print(f"qa_display: random seed {SEED} (replay with GPUFFT_QA_SEED={SEED})")
+
+
+class Reference:
+    """The display's definition in float64, step by step (display.h)."""
+
+    def __init__(self, n, width, height, db_min, db_max, decay, resample, average, alpha, max_hold, rows):
+        self.n, self.width, self.height = n, width, height
+        self.db_min, self.db_max, self.decay = db_min, db_max, decay
+        self.resample, self.average, self.alpha, self.max_hold = resample, average, alpha, max_hold
+        c = np.arange(width)
+        self.b0 = c * n // width
+        self.b1 = np.maximum(self.b0 + 1, (c + 1) * n // width)
+        self.hist = np.zeros((height, width))
+        self.avg = np.full(width, np.nan)
+        self.peak = np.full(width, np.nan)
+        self.rows = [np.full(width, np.nan)] * rows
+        self.count = 0
+
+    def columns(self, x):
+        """Step 1: max or mean over bins [b0, b1) of each column (reduceat
+        over b0: a repeated start, W > n, takes the single bin)."""
+        x = x.astype(np.float64)
+        if self.resample == "max":
+            return np.maximum.reduceat(x, self.b0)
+        return np.add.reduceat(x, self.b0) / (self.b1 - self.b0)
+
+    def row_coordinate(self, v):
+        return (v - self.db_min) * self.height / (self.db_max - self.db_min)
+
+    def keep_off_boundaries(self, x):
+        """Moves values within 1e-3 rows of a row boundary by 0.01 rows (float
+        rounding may put them in either row, display.h step 2)."""
+        t = self.row_coordinate(self.columns(x))
+        row_db = (self.db_max - self.db_min) / self.height
+        near = (t > 0.5) & (t < self.height - 0.5) & (np.abs(t - np.round(t)) < 1e-3)
+        for col in np.flatnonzero(near):
+            lo, hi = self.b0[col], self.b1[col]
+            if self.resample == "max":
+                x[lo + np.argmax(x[lo:hi])] += np.float32(0.01 * row_db)
+            else:
+                x[lo] += np.float32(0.01 * row_db * (hi - lo))
+
+    def push(self, x):
+        v = self.columns(x)
+        r = np.clip(np.floor(self.row_coordinate(v)), 0, self.height - 1).astype(int)
+        self.hist *= self.decay
+        self.hist[r, np.arange(self.width)] += 1
+        self.count += 1
+        if self.count == 1:
+            self.avg = v.copy()
+        elif self.average == "exponential":
+            self.avg = self.alpha * v + (1 - self.alpha) * self.avg
+        else:
+            self.avg = self.avg + (v - self.avg) / self.count
+        if self.max_hold:
+            self.peak = v.copy() if self.count == 1 else np.maximum(self.peak, v)
+        self.rows = self.rows[1:] + [v]
+
+
+def make(ref):
+    return gpufft.display(ref.n, width=ref.width, height=ref.height, db_min=ref.db_min,
+                          db_max=ref.db_max, decay=ref.decay, resample=ref.resample,
+                          average=ref.average, alpha=ref.alpha, max_hold=ref.max_hold,
+                          waterfall_rows=len(ref.rows))
+
+
+class qa_display(gr_unittest.TestCase):
+    def setUp(self):
+        self.rng = np.random.default_rng(SEED)
+
+    def assert_matches(self, d, ref, what):
+        steady = 1 / (1 - ref.decay)
+        np.testing.assert_allclose(d.histogram(), ref.hist, rtol=0, atol=1e-5 * steady,
+                                   err_msg=what + ": histogram")
+        np.testing.assert_allclose(d.average(), ref.avg, rtol=0, atol=1e-3, err_msg=what + ": average")
+        np.testing.assert_allclose(d.max_hold(), ref.peak, rtol=0, atol=1e-4, err_msg=what + ": max-hold")
+        np.testing.assert_allclose(d.waterfall(), np.array(ref.rows), rtol=0, atol=1e-4,
+                                   err_msg=what + ": waterfall")
+        self.assertEqual(d.frames, ref.count)
+
+    def test_against_reference(self):
+        shapes = [(64, 64), (1000, 128), (4096, 100), (50, 137), (7, 3), (1, 5)]
+        for n, width in shapes:
+            for resample in ("max", "mean"):
+                for average in ("exponential", "linear"):
+                    for decay in (0.9, 0.5, 1e-3):
+                        db_min = -100.0 - self.rng.integers(20)
+                        ref = Reference(n, width, int(self.rng.integers(1, 200)), db_min,
+                                        db_min + 10 + self.rng.integers(100), decay, resample,
+                                        average, float(self.rng.uniform(0.05, 0.95)),
+                                        bool(self.rng.integers(4)), int(self.rng.integers(1, 7)))
+                        what = (f"n={n} W={width} H={ref.height} [{ref.db_min}, {ref.db_max}] dB "
+                                f"decay={decay} {resample} {average} max_hold={ref.max_hold}")
+                        d = make(ref)
+                        # Before the first frame: histogram 0, traces and rows NaN.
+                        self.assert_matches(d, ref, what + " before any frame")
+                        np.testing.assert_array_equal(d.column_bins, np.stack([ref.b0, ref.b1], axis=1))
+                        for batch in (1, 3, 40, 90):
+                            x = self.rng.uniform(ref.db_min - 10, ref.db_max + 10,
+                                                 (batch, n)).astype(np.float32)
+                            for frame in x:
+                                ref.keep_off_boundaries(frame)
+                                ref.push(frame)
+                            d.push(x if batch > 1 else x[0])
+                            self.assert_matches(d, ref, f"{what} after {ref.count} frames")
+
+    def test_tone_and_noise_floor(self):
+        """A tone at a known frequency is the top of its column with max
+        resampling; the noise fills the row of its mean dB level with mean
+        resampling: 10 log10(E|x|^2 / n) - 2.507 dB (logpwrfft's scale puts
+        white noise's mean power at E|x|^2 / n; the mean of the dB of an
+        exponential variable is 10 gamma / ln 10 = 2.507 dB below)."""
+        n, width, frames, fs = 4096, 64, 40, 1e6
+        k = int(self.rng.integers(-n // 2, n // 2))  # the tone's bin, signed
+        tone_hz = k * fs / n
+        w = gpufft.window("blackmanharris", n).astype(np.float64)
+        t = np.arange(n)
+        noise_power = 0.5
+        spectra = []
+        for _ in range(frames):
+            x = np.sqrt(noise_power / 2) * (self.rng.standard_normal(n) + 1j * self.rng.standard_normal(n))
+            x = x + np.exp(2j * np.pi * k * t / n + 1j * self.rng.uniform(0, 2 * np.pi))
+            p = np.abs(np.fft.fft(x * w)) ** 2 / (n * np.sum(w**2))
+            spectra.append(10 * np.log10(np.fft.fftshift(p)))
+        spectra = np.array(spectra, dtype=np.float32)
+        # The pixel of a frequency: the display spans [-fs/2, fs/2) over width columns.
+        pixel = int(np.floor((tone_hz + fs / 2) / fs * width))
+
+        d = gpufft.display(n, width=width, height=100, db_min=-100, db_max=0, resample="max")
+        d.push(spectra)
+        h = d.histogram()
+        rows, cols = np.nonzero(h > 0.5)
+        top = np.argmax(rows)
+        self.assertEqual(cols[top], pixel, f"tone at {tone_hz} Hz: top of the histogram in column {cols[top]}")
+        self.assertGreaterEqual(rows[top], 90)
+        self.assertEqual(np.argmax(d.max_hold()), pixel)
+
+        d = gpufft.display(n, width=width, height=100, db_min=-100, db_max=0, resample="mean")
+        d.push(spectra)
+        per_row = np.delete(d.histogram(), pixel, axis=1).sum(axis=1)
+        floor_db = 10 * np.log10(noise_power / n) - 2.507
+        want = int(np.floor(floor_db + 100))
+        self.assertLessEqual(abs(int(np.argmax(per_row)) - want), 1,
+                             f"noise floor {floor_db:.2f} dB: most hits in row {np.argmax(per_row)}, want {want}")
+
+    def test_runtime_changes(self):
+        ref = Reference(300, 70, 50, -90.0, -10.0, 0.8, "max", "exponential", 0.3, True, 3)
+        d = make(ref)
+
+        def step(what):
+            x = self.rng.uniform(ref.db_min - 10, ref.db_max + 10, (7, ref.n)).astype(np.float32)
+            for frame in x:
+                ref.keep_off_boundaries(frame)
+                ref.push(frame)
+            d.push(x)
+            self.assert_matches(d, ref, what)
+
+        step("start")
+        d.set_decay(0.3)
+        ref.decay = 0.3
+        step("decay 0.3")
+        d.set_db_range(-60, 20)
+        ref.db_min, ref.db_max, ref.hist[:] = -60.0, 20.0, 0
+        step("dB range")
+        d.set_resample("mean")
+        ref.resample = "mean"
+        step("mean")
+        d.set_average("linear", 1.0)
+        ref.average, ref.count = "linear", 0  # the average restarts
+        d_frames = d.frames
+        x = self.rng.uniform(-70, 30, (5, ref.n)).astype(np.float32)
+        d.push(x)
+        np.testing.assert_allclose(d.average(), np.mean([ref.columns(f) for f in x], axis=0), atol=1e-3)
+        self.assertEqual(d.frames, d_frames + 5)
+        d.set_max_hold(False)
+        self.assertTrue(np.all(np.isnan(d.max_hold())))
+        d.reset()
+        self.assertEqual(d.frames, 0)
+        self.assertTrue(np.all(d.histogram() == 0))
+        self.assertTrue(np.all(np.isnan(d.average())) and np.all(np.isnan(d.waterfall())))
+
+    def test_bad_parameters(self):
+        bad = [
+            (dict(n=0), "n (bins"),
+            (dict(n=64, width=0), "width"),
+            (dict(n=64, height=0), "height"),
+            (dict(n=64, waterfall_rows=0), "waterfall_rows"),
+            (dict(n=64, decay=0.0), "decay"),
+            (dict(n=64, decay=1.0), "decay"),
+            (dict(n=64, decay=1.5), "decay"),
+            (dict(n=64, decay=float("nan")), "decay"),
+            (dict(n=64, db_min=-10, db_max=-10), "dB range"),
+            (dict(n=64, db_min=0, db_max=-100), "dB range"),
+            (dict(n=64, db_max=float("inf")), "dB range"),
+            (dict(n=64, alpha=0.0), "alpha"),
+            (dict(n=64, resample="median"), "median"),
+            (dict(n=64, average="peak"), "peak"),
+        ]
+        for kwargs, word in bad:
+            with self.assertRaises(gpufft.error, msg=str(kwargs)) as cm:
+                gpufft.display(**kwargs)
+            self.assertIn(word, str(cm.exception), str(kwargs))
+        d = gpufft.display(64, width=32)
+        with self.assertRaises(TypeError):
+            d.push(np.zeros((2, 64), np.float64))
+        with self.assertRaisesRegex(gpufft.error, "n = 64"):
+            d.push(np.zeros((2, 63), np.float32))
+        with self.assertRaisesRegex(gpufft.error, "contiguous"):
+            d.push(np.zeros((64, 2), np.float32).T)
+        with self.assertRaisesRegex(gpufft.error, "rows"):
+            d.waterfall(2)
+        with self.assertRaisesRegex(gpufft.error, "decay"):
+            d.set_decay(2.0)
+        with self.assertRaisesRegex(gpufft.error, "dB range"):
+            d.set_db_range(0, 0)
+        with self.assertRaisesRegex(gpufft.error, "resample"):
+            d.set_resample("median")
+        self.assertEqual(d.frames, 0)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_display)
