@@ -42,14 +42,6 @@ using gpufft::sample_format;
 using gpufft::spectrum;
 using gpufft::spectrum_config;
 
-std::mt19937_64 rng_for(const std::string& tag)
-{
-    std::seed_seq seq(tag.begin(), tag.end());
-    std::mt19937_64 g(seq);
-    g.seed(g() ^ qa::run_seed());
-    return g;
-}
-
 std::string temp_dir()
 {
     static const std::string dir = [] {
@@ -391,7 +383,7 @@ public:
     {
         gpufft_app::waterfall w(100);
         std::vector<float> row(300);
-        auto g = rng_for("png");
+        auto g = qa::rng_for("png");
         for (int r = 0; r < 37; ++r) {
             for (auto& v : row)
                 v = -100.0f + float(g() % 100);

@@ -60,6 +60,14 @@ std::uint64_t run_seed()
     return seed;
 }
 
+std::mt19937_64 rng_for(const std::string& tag)
+{
+    std::seed_seq seq(tag.begin(), tag.end());
+    std::mt19937_64 g(seq);
+    g.seed(g() ^ run_seed());
+    return g;
+}
+
 void fill_random(cf* x, std::size_t count, const std::string& tag)
 {
     const std::uint64_t s = run_seed(), t = hash_tag(tag);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ constexpr std::size_t emulated_min_points = 1024;
 
 //! Seed of this run: GPUFFT_TEST_SEED if set, else from std::random_device.
 std::uint64_t run_seed();
+
+//! A generator whose stream depends only on the run seed and `tag`.
+std::mt19937_64 rng_for(const std::string& tag);
 
 //! Uniform complex data in [-1, 1)^2. The stream depends only on the run seed
 //! and `tag` (the case's name), so one failing case reproduces alone.

@@ -33,14 +33,6 @@ constexpr double nan_d = std::numeric_limits<double>::quiet_NaN();
 // Written into every output before a read-out: an element left unwritten keeps it.
 constexpr float unwritten = -7.25e33f;
 
-std::mt19937_64 rng_for(const std::string& tag)
-{
-    std::seed_seq seq(tag.begin(), tag.end());
-    std::mt19937_64 g(seq);
-    g.seed(g() ^ run_seed());
-    return g;
-}
-
 std::string describe(const display_config& c)
 {
     std::ostringstream s;

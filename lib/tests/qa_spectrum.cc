@@ -30,14 +30,6 @@ using gpufft::sample_format;
 using gpufft::spectrum;
 using gpufft::spectrum_config;
 
-std::mt19937_64 rng_for(const std::string& tag)
-{
-    std::seed_seq seq(tag.begin(), tag.end());
-    std::mt19937_64 g(seq);
-    g.seed(g() ^ run_seed());
-    return g;
-}
-
 //! Every output of pushing `x`, then flushing, concatenated.
 std::vector<float> run_all(spectrum& s, const std::vector<cf>& x, std::size_t chunk = 0)
 {
