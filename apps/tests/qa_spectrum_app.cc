@@ -551,7 +551,9 @@ public:
         CPPUNIT_ASSERT_EQUAL(0, c.wait(300));
         const rusage& ru = c.usage;
         std::printf("memory_on_stream: peak RSS %ld MB\n", ru.ru_maxrss / 1024);
+#ifndef __SANITIZE_ADDRESS__ // ASan's shadow memory and quarantine inflate RSS
         CPPUNIT_ASSERT_MESSAGE(std::to_string(ru.ru_maxrss / 1024) + " MB", ru.ru_maxrss < 100 * 1024);
+#endif
         CPPUNIT_ASSERT(decode_png(png).first > 0);
     }
 
