@@ -10,6 +10,11 @@ packages=(
   libclfft-dev libvkfft-dev libpng-dev libcli11-dev nlohmann-json3-dev
   gnuradio python3-pyqt5 python3-zmq
   ccache  # .ci/run and scripts/test-sanitizers.sh compile through it
+  qtbase5-dev xvfb xauth fonts-dejavu-core  # the display widget and its screenshot tests
+  gr-fosphor  # benchmarked beside the display sink
+  libsoapysdr-dev soapysdr-tools  # live radios in gpufft-spectrum, the simulated device in its tests
+  libzmq3-dev cppzmq-dev  # gpufft-spectrum --zmq-pub
+  chromium  # the web view's page test
 )
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
