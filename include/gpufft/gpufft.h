@@ -5,6 +5,7 @@
 #include <gpufft/backend.h>
 #include <gpufft/demo_signal.h>
 #include <gpufft/display.h>
+#include <gpufft/spectrum_display.h>
 #include <gpufft/error.h>
 #include <gpufft/plan.h>
 #include <gpufft/problem.h>

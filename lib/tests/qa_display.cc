@@ -10,6 +10,7 @@
 
 #include <gpufft/display.h>
 #include <gpufft/spectrum.h>
+#include <gpufft/spectrum_display.h>
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
@@ -208,6 +209,7 @@ class qa_display : public CppUnit::TestFixture
     CPPUNIT_TEST(runtime_changes);
     CPPUNIT_TEST(edges);
     CPPUNIT_TEST(bad_input);
+    CPPUNIT_TEST(spectrum_display_is_spectrum_then_display);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -481,6 +483,67 @@ public:
         // A failed setter changes nothing.
         CPPUNIT_ASSERT_EQUAL(0.99, d.config().decay);
         CPPUNIT_ASSERT_EQUAL(-120.0, d.config().db_min);
+    }
+    // gpufft::spectrum_display on raw bytes equals gpufft::spectrum (one dB,
+    // shifted frame per output) feeding gpufft::display, whatever the
+    // spectrum settings it must override say.
+    void spectrum_display_is_spectrum_then_display()
+    {
+        auto g = rng_for("spectrum_display");
+        gpufft::spectrum_config sc;
+        sc.fft_size = 1000;
+        sc.format = gpufft::sample_format::cu8;
+        sc.overlap = 0.25;
+        sc.batch = 7;
+        display_config dc;
+        dc.width = 300;
+        dc.height = 80;
+        dc.waterfall_rows = 5;
+        std::vector<unsigned char> raw(2 * 23456);
+        for (auto& b : raw)
+            b = static_cast<unsigned char>(g());
+
+        gpufft::spectrum_config parts = sc;
+        parts.shift = true;
+        gpufft::spectrum s(parts);
+        display_config pc = dc;
+        pc.n = sc.fft_size;
+        display want(pc);
+        const auto sink = [&](const float* db, std::size_t) { want.push(db, 1); };
+        s.push_bytes(raw.data(), raw.size(), sink);
+        s.flush(sink);
+
+        sc.average = gpufft::averaging::peak_hold; // overridden: one frame per output
+        sc.frames_per_output = 9;
+        sc.db = false;
+        gpufft::spectrum_display got(sc, dc);
+        std::size_t shown = got.push_bytes(raw.data(), 1001); // a partial sample stays pending
+        shown += got.push_bytes(raw.data() + 1001, raw.size() - 1001);
+        shown += got.flush();
+        CPPUNIT_ASSERT_EQUAL(want.frames(), shown);
+        CPPUNIT_ASSERT_EQUAL(want.frames(), got.frames());
+
+        const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+            for (std::size_t i = 0; i < a.size(); ++i)
+                if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))))
+                    return false;
+            return true;
+        };
+        std::vector<float> a(dc.width * dc.height, unwritten), b(a.size(), unwritten);
+        want.read_histogram(a.data());
+        got.read_histogram(b.data());
+        CPPUNIT_ASSERT_MESSAGE("histogram", same(a, b));
+        a.assign(dc.width * dc.waterfall_rows, unwritten);
+        b.assign(a.size(), unwritten);
+        want.read_waterfall(a.data(), dc.waterfall_rows);
+        got.read_waterfall(b.data(), dc.waterfall_rows);
+        CPPUNIT_ASSERT_MESSAGE("waterfall", same(a, b));
+        a.assign(dc.width, unwritten);
+        b.assign(dc.width, unwritten);
+        want.read_max_hold(a.data());
+        got.read_max_hold(b.data());
+        CPPUNIT_ASSERT_MESSAGE("max hold", same(a, b));
+        CPPUNIT_ASSERT_EQUAL(s.bin_hz(0), got.bin_hz(0));
     }
 };
 
