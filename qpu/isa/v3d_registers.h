@@ -4,7 +4,7 @@
  *
  * Offsets and names are Broadcom's, "VideoCore IV 3D Architecture Reference
  * Guide" (VideoCoreIV-AG100-R, 2013), section 10 "V3D Registers", register
- * address map (p. 82) and the descriptions after it; the block's address and
+ * address map table and the descriptions after it; the block's address and
  * how a host runs user programs with them are GPU_FFT's (raspberrypi/userland,
  * host_applications/linux/apps/hello_pi/hello_fft/gpu_fft_base.c). */
 #ifndef QPU_ISA_V3D_REGISTERS_H
