@@ -6,7 +6,6 @@
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 namespace gpufft::opencl::detail {
@@ -38,8 +37,8 @@ std::size_t rounded_up(std::size_t n, std::size_t group) { return (n + group - 1
 
 } // namespace
 
-display_stage::display_stage(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames)
-    : d_ctx(ctx), d_queue(q), d_c(c), d_max_frames(max_frames), d_weights(max_frames + 1)
+device_display::device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames)
+    : d_queue(q), d_c(c), d_weights(max_frames + 1)
 {
     gpufft::detail::check_display_config(c);
     const device_entry& dev = ctx.device;
@@ -48,10 +47,11 @@ display_stage::display_stage(device_context& ctx, cl_command_queue q, const disp
                     "n and width x height must be below 2^32 on the opencl backend");
     const std::size_t need = 4 * ((w + 1) + cells + 2 * w + ring + max_frames + 1);
     const std::size_t largest = 4 * std::max(cells, ring);
-    if (need > dev.info.global_memory / 2 || largest > dev.max_alloc)
+    if (need > dev.info.global_memory || largest > dev.max_alloc)
         throw error("gpufft: opencl: the display (" + std::to_string(w) + " x " + std::to_string(c.height) +
                     ", " + std::to_string(c.waterfall_rows) + " waterfall rows) needs " +
-                    std::to_string(need >> 20) + " MiB on " + dev.label() + " (largest buffer " +
+                    std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
+                    std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
                     std::to_string(dev.max_alloc >> 20) + " MiB)");
 
     d_first = buffer(ctx, 4 * (w + 1), d_device_bytes);
@@ -104,13 +104,13 @@ display_stage::display_stage(device_context& ctx, cl_command_queue q, const disp
     check(api()->clFinish(q), "clFinish (display setup)");
 }
 
-void display_stage::set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
+void device_display::set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
 {
     check(api()->clSetKernelArg(k, i, size, value), "clSetKernelArg (display)");
 }
 
 // The arguments the setters change.
-void display_stage::set_settings()
+void device_display::set_settings()
 {
     const cl_kernel k = d_frames.get();
     const float low = float(d_c.db_min), rows_per_db = float(double(d_c.height) / (d_c.db_max - d_c.db_min)),
@@ -125,7 +125,7 @@ void display_stage::set_settings()
     set_arg(k, 18, sizeof max_hold, &max_hold);
 }
 
-void display_stage::upload_weights()
+void device_display::upload_weights()
 {
     double w = 1.0;
     for (float& v : d_weights) {
@@ -137,19 +137,19 @@ void display_stage::upload_weights()
           "clEnqueueWriteBuffer (display decay)");
 }
 
-void display_stage::fill(const mem_handle& m, float value, std::size_t count)
+void device_display::fill(const mem_handle& m, float value, std::size_t count)
 {
     check(api()->clEnqueueFillBuffer(d_queue, m.get(), &value, sizeof value, 0, 4 * count, 0, nullptr, nullptr),
           "clEnqueueFillBuffer (display)");
 }
 
-void display_stage::read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const
+void device_display::read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const
 {
     check(api()->clEnqueueReadBuffer(d_queue, m.get(), CL_TRUE, 4 * offset, 4 * count, out, 0, nullptr, nullptr),
           "clEnqueueReadBuffer (display)");
 }
 
-void display_stage::enqueue(cl_mem db, std::size_t frames)
+void device_display::enqueue(cl_mem db, std::size_t frames)
 {
     const cl_api& a = *api();
     // The average's frame count stops at 2^30 (so that it never wraps a
@@ -176,7 +176,7 @@ void display_stage::enqueue(cl_mem db, std::size_t frames)
     d_ring_next = (d_ring_next + frames) % d_c.waterfall_rows;
 }
 
-void display_stage::reset()
+void device_display::reset()
 {
     fill(d_hist, 0.0f, d_c.width * d_c.height);
     fill(d_avg, nan_value, d_c.width);
@@ -188,13 +188,13 @@ void display_stage::reset()
     d_peak_started = false;
 }
 
-void display_stage::reset_max_hold()
+void device_display::reset_max_hold()
 {
     fill(d_peak, nan_value, d_c.width);
     d_peak_started = false;
 }
 
-void display_stage::set_db_range(double db_min, double db_max)
+void device_display::set_db_range(double db_min, double db_max)
 {
     gpufft::detail::check_db_range(db_min, db_max, d_c.height);
     d_c.db_min = db_min;
@@ -203,21 +203,21 @@ void display_stage::set_db_range(double db_min, double db_max)
     fill(d_hist, 0.0f, d_c.width * d_c.height);
 }
 
-void display_stage::set_decay(double decay)
+void device_display::set_decay(double decay)
 {
     gpufft::detail::check_decay(decay);
     d_c.decay = decay;
     upload_weights();
 }
 
-void display_stage::set_resample(display_resample mode)
+void device_display::set_resample(display_resample mode)
 {
     gpufft::detail::check_resample(mode);
     d_c.resample = mode;
     set_settings();
 }
 
-void display_stage::set_average(display_average mode, double alpha)
+void device_display::set_average(display_average mode, double alpha)
 {
     gpufft::detail::check_average(mode, alpha);
     d_c.average = mode;
@@ -226,32 +226,32 @@ void display_stage::set_average(display_average mode, double alpha)
     set_settings();
 }
 
-void display_stage::set_max_hold(bool on)
+void device_display::set_max_hold(bool on)
 {
     d_c.max_hold = on;
     set_settings();
     reset_max_hold();
 }
 
-void display_stage::read_histogram(float* out) const
+void device_display::read_histogram(float* out) const
 {
     display_require(out != nullptr, "read_histogram: null output");
     read(d_hist, 0, d_c.width * d_c.height, out);
 }
 
-void display_stage::read_average(float* out) const
+void device_display::read_average(float* out) const
 {
     display_require(out != nullptr, "read_average: null output");
     read(d_avg, 0, d_c.width, out);
 }
 
-void display_stage::read_max_hold(float* out) const
+void device_display::read_max_hold(float* out) const
 {
     display_require(out != nullptr, "read_max_hold: null output");
     read(d_peak, 0, d_c.width, out);
 }
 
-void display_stage::read_waterfall(float* out, std::size_t rows) const
+void device_display::read_waterfall(float* out, std::size_t rows) const
 {
     const std::size_t total = d_c.waterfall_rows, w = d_c.width;
     gpufft::detail::check_waterfall_read(out, rows, total);

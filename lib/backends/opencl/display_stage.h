@@ -16,11 +16,11 @@ namespace gpufft::opencl::detail {
  * display-sized images back. Every buffer is made and every kernel built
  * in the constructor. Runs in the chain's in-order queue.
  */
-class display_stage final : public gpufft::detail::display_stage
+class device_display final : public gpufft::detail::display_stage
 {
 public:
     //! Up to max_frames frames a call; throws gpufft::error naming what does not fit.
-    display_stage(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames);
+    device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames);
 
     //! Enqueues `frames` (1 to max_frames) frames of n dB values at `db`; does not wait.
     void enqueue(cl_mem db, std::size_t frames);
@@ -49,10 +49,8 @@ private:
     void upload_weights();
     void set_settings();
 
-    device_context& d_ctx;
     cl_command_queue d_queue;
     display_config d_c;
-    std::size_t d_max_frames;
     std::size_t d_device_bytes = 0;
     std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
     mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;

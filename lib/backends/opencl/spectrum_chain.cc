@@ -115,7 +115,7 @@ public:
             m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
         if (s.display) {
             d_out = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
-            d_display = std::make_unique<display_stage>(d_ctx, d_queue.get(), *s.display, s.batch);
+            d_display = std::make_unique<device_display>(d_ctx, d_queue.get(), *s.display, s.batch);
         } else {
             d_out = device_buffer(d_ctx, CL_MEM_WRITE_ONLY | host, d_out_bytes);
         }
@@ -256,7 +256,7 @@ private:
     bool d_flip = false;                       //!< which state buffer holds it
     mem_handle d_raw_staging, d_out_staging;   //!< pinned (discrete devices)
     mapping d_raw_host, d_out_host; //!< the staging buffers, mapped
-    std::unique_ptr<display_stage> d_display; //!< with setup.display: takes the outputs
+    std::unique_ptr<device_display> d_display; //!< with setup.display: takes the outputs
     kernel_handle d_average;
     std::size_t d_group = 1;
     std::size_t d_count = 0; //!< frames in the current output
