@@ -98,12 +98,16 @@ OpenCL device modes (instead of the CPU comparison; both may be given):
   --stream-batch LIST streaming: frames per FFT call (spectrum_config::batch), one run
                       each (default 0: the engine's choice)
 
-Display mode (instead of the CPU comparison, one thread):
+Display mode (instead of the CPU comparison):
 
-  --display           frames per second of the display pipeline's CPU stages
+  --display           frames per second of the display pipeline: its CPU stages
                       (gpufft::display: columns, histogram, traces, waterfall) on
-                      dB frames, max and mean resampling, and the time of one
-                      read-out (histogram, traces, a waterfall row); --json too
+                      dB frames, one thread, max and mean resampling; then the
+                      whole pipeline from raw cf32 I/Q (gpufft::spectrum_display:
+                      FFT, dB and the display stages, on the device for opencl)
+                      on each of --backends, frames and samples per second; and
+                      the time of one read-out (histogram, traces, a waterfall
+                      row); --json too
   --display-sizes LIST bins per frame (default 1024,65536)
   --display-width W   display columns (default 1024)
   --display-height H  histogram rows (default 256)
@@ -556,7 +560,7 @@ int main(int argc, char** argv)
             return 0;
         }
         if (o.display) {
-            run_display_mode(o);
+            run_display_mode(o, expand_backends(o.backends));
             return 0;
         }
         if (o.device_resident || o.streaming) {

@@ -5,14 +5,18 @@
  * FFT, |X|^2, averaging, scaling to dB, fftshift. The CPU chain runs the
  * element-wise stages with VOLK around a gpufft::plan; a device backend can
  * provide its own chain that keeps the whole pipeline on the device and moves
- * only raw samples in and spectra out. */
+ * only raw samples in and spectra out. A device chain may also run the
+ * display pipeline (gpufft::display's definition) on its spectra, so that
+ * only display-sized images leave the device (gpufft::spectrum_display). */
 #ifndef GPUFFT_LIB_SPECTRUM_CHAIN_H
 #define GPUFFT_LIB_SPECTRUM_CHAIN_H
 
 #include <gpufft/backend.h>
+#include <gpufft/display.h>
 #include <gpufft/spectrum.h>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +36,36 @@ struct chain_setup {
     bool db = true;
     bool shift = false;
     plan_options plan;
+    /*!
+     * Set by gpufft::spectrum_display (n = FFT size, validated): a chain that
+     * can runs the display stages itself; the engine's settings are then one
+     * dB, shifted frame per output.
+     */
+    std::optional<display_config> display;
+};
+
+/*!
+ * The display stages run inside a chain, with gpufft::display's definition
+ * and its methods (each setter and read-out checks its arguments as
+ * gpufft::display's does).
+ */
+class display_stage
+{
+public:
+    virtual ~display_stage() = default;
+    virtual void reset() = 0;
+    virtual void reset_max_hold() = 0;
+    virtual void set_db_range(double db_min, double db_max) = 0;
+    virtual void set_decay(double decay) = 0;
+    virtual void set_resample(display_resample mode) = 0;
+    virtual void set_average(display_average mode, double alpha) = 0;
+    virtual void set_max_hold(bool on) = 0;
+    virtual void read_histogram(float* out) const = 0;
+    virtual void read_average(float* out) const = 0;
+    virtual void read_max_hold(float* out) const = 0;
+    virtual void read_waterfall(float* out, std::size_t rows) const = 0;
+    virtual std::size_t frames() const = 0;
+    virtual const display_config& config() const = 0;
 };
 
 class chain
@@ -41,12 +75,16 @@ public:
     /*!
      * Runs `frames` frames (1 to batch) whose raw samples start hop samples
      * apart at `raw`. Each finished output (n floats) goes to out + k * n;
-     * returns how many (at most `frames`).
+     * returns how many (at most `frames`). A chain with a display stage
+     * puts every frame into it instead, writes nothing to out (which may
+     * be null) and returns `frames`.
      */
     virtual std::size_t run(const unsigned char* raw, std::size_t frames, float* out) = 0;
     //! Forgets the average.
     virtual void reset() = 0;
     virtual const std::string& backend() const = 0;
+    //! The display stage, when setup.display asked for one and this chain runs it; else nullptr.
+    virtual display_stage* display() { return nullptr; }
 };
 
 /*!

@@ -1,5 +1,6 @@
 /* gr-gpufft display pipeline on the CPU (include/gpufft/display.h): column
  * resampling, persistence histogram, traces and waterfall ring. */
+#include "display_checks.h"
 #include <gpufft/display.h>
 #include <gpufft/error.h>
 
@@ -10,9 +11,15 @@
 #include <cstdint>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace gpufft {
+
+using detail::check_average;
+using detail::check_db_range;
+using detail::check_decay;
+using detail::check_resample;
 
 namespace {
 
@@ -26,12 +33,6 @@ constexpr double gain_limit = 1152921504606846976.0; // 2^60
 // Runs shorter than this are reduced inline; VOLK's call costs more there.
 constexpr std::size_t volk_run = 16;
 
-void require(bool ok, const std::string& msg)
-{
-    if (!ok)
-        throw error("gpufft: display: " + msg);
-}
-
 template <class T>
 std::string str(const T& v)
 {
@@ -40,35 +41,79 @@ std::string str(const T& v)
     return s.str();
 }
 
+} // namespace
+
+namespace detail {
+
+void display_require(bool ok, const std::string& msg)
+{
+    if (!ok)
+        throw error("gpufft: display: " + msg);
+}
+
 void check_db_range(double db_min, double db_max, std::size_t height)
 {
-    require(std::isfinite(db_min) && std::isfinite(db_max) && db_max > db_min,
-            "dB range (db_min " + str(db_min) + ", db_max " + str(db_max) +
-                ") must be finite with db_max > db_min");
+    display_require(std::isfinite(db_min) && std::isfinite(db_max) && db_max > db_min,
+                    "dB range (db_min " + str(db_min) + ", db_max " + str(db_max) +
+                        ") must be finite with db_max > db_min");
     const float scale = float(double(height) / (db_max - db_min));
-    require(std::isfinite(scale) && scale > 0 && std::isfinite(float(db_min)),
-            "dB range (db_min " + str(db_min) + ", db_max " + str(db_max) + ") is too narrow or too far out for float");
+    display_require(std::isfinite(scale) && scale > 0 && std::isfinite(float(db_min)),
+                    "dB range (db_min " + str(db_min) + ", db_max " + str(db_max) +
+                        ") is too narrow or too far out for float");
 }
 
 void check_decay(double decay)
 {
-    require(decay > 0 && decay < 1, "decay " + str(decay) + " must be in (0, 1)");
+    display_require(decay > 0 && decay < 1, "decay " + str(decay) + " must be in (0, 1)");
 }
 
 void check_average(display_average mode, double alpha)
 {
-    require(mode == display_average::exponential || mode == display_average::linear,
-            "unknown average mode " + str(int(mode)));
-    require(alpha > 0 && alpha <= 1, "alpha " + str(alpha) + " must be in (0, 1]");
+    display_require(mode == display_average::exponential || mode == display_average::linear,
+                    "unknown average mode " + str(int(mode)));
+    display_require(alpha > 0 && alpha <= 1, "alpha " + str(alpha) + " must be in (0, 1]");
 }
 
 void check_resample(display_resample mode)
 {
-    require(mode == display_resample::max || mode == display_resample::mean,
-            "unknown resample mode " + str(int(mode)));
+    display_require(mode == display_resample::max || mode == display_resample::mean,
+                    "unknown resample mode " + str(int(mode)));
 }
 
-} // namespace
+void check_display_config(const display_config& c)
+{
+    display_require(c.n >= 1, "n (bins per frame) must be at least 1");
+    display_require(std::uint64_t(c.n) <= std::uint64_t(1) << 32, "n " + str(c.n) + " is too large (at most 2^32)");
+    display_require(c.width >= 1, "width must be at least 1");
+    display_require(c.height >= 1, "height must be at least 1");
+    display_require(c.waterfall_rows >= 1, "waterfall_rows must be at least 1");
+    display_require(c.width <= display_config::max_cells / c.height,
+                    "width x height (" + str(c.width) + " x " + str(c.height) + ") exceeds " +
+                        str(display_config::max_cells) + " cells");
+    display_require(c.width <= display_config::max_cells / c.waterfall_rows,
+                    "width x waterfall_rows (" + str(c.width) + " x " + str(c.waterfall_rows) + ") exceeds " +
+                        str(display_config::max_cells) + " cells");
+    check_db_range(c.db_min, c.db_max, c.height);
+    check_decay(c.decay);
+    check_resample(c.resample);
+    check_average(c.average, c.alpha);
+}
+
+void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
+{
+    display_require(rows >= 1 && rows <= total,
+                    "read_waterfall: rows " + str(rows) + " must be in [1, waterfall_rows = " + str(total) + "]");
+    display_require(out != nullptr, "read_waterfall: null output");
+}
+
+std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col)
+{
+    // 64-bit products: n <= 2^32 and W < 2^28.
+    const auto edge = [&](std::size_t k) { return std::size_t(std::uint64_t(k) * c.n / c.width); };
+    return { edge(col), std::max(edge(col) + 1, edge(col + 1)) };
+}
+
+} // namespace detail
 
 display_resample parse_display_resample(const std::string& name)
 {
@@ -91,30 +136,13 @@ display_average parse_display_average(const std::string& name)
 struct display::impl {
     explicit impl(const display_config& config) : c(config)
     {
-        require(c.n >= 1, "n (bins per frame) must be at least 1");
-        require(std::uint64_t(c.n) <= std::uint64_t(1) << 32, "n " + str(c.n) + " is too large (at most 2^32)");
-        require(c.width >= 1, "width must be at least 1");
-        require(c.height >= 1, "height must be at least 1");
-        require(c.waterfall_rows >= 1, "waterfall_rows must be at least 1");
-        require(c.width <= display_config::max_cells / c.height,
-                "width x height (" + str(c.width) + " x " + str(c.height) + ") exceeds " +
-                    str(display_config::max_cells) + " cells");
-        require(c.width <= display_config::max_cells / c.waterfall_rows,
-                "width x waterfall_rows (" + str(c.width) + " x " + str(c.waterfall_rows) + ") exceeds " +
-                    str(display_config::max_cells) + " cells");
-        check_db_range(c.db_min, c.db_max, c.height);
-        check_decay(c.decay);
-        check_resample(c.resample);
-        check_average(c.average, c.alpha);
+        detail::check_display_config(c);
 
         const std::size_t w = c.width;
         first.resize(w);
         last.resize(w);
-        for (std::size_t col = 0; col < w; ++col) {
-            // 64-bit products: n < 2^32 and W < 2^28.
-            first[col] = std::size_t(std::uint64_t(col) * c.n / w);
-            last[col] = std::max(first[col] + 1, std::size_t(std::uint64_t(col + 1) * c.n / w));
-        }
+        for (std::size_t col = 0; col < w; ++col)
+            std::tie(first[col], last[col]) = detail::display_column_bins(c, col);
         hist.assign(w * c.height, 0.0f);
         column.resize(w);
         scratch.resize(w);
@@ -288,7 +316,7 @@ display& display::operator=(display&&) noexcept = default;
 
 void display::push(const float* frames, std::size_t count)
 {
-    require(frames != nullptr || count == 0, "push: null frames");
+    detail::display_require(frames != nullptr || count == 0, "push: null frames");
     for (std::size_t f = 0; f < count; ++f)
         d_impl->push_frame(frames + f * d_impl->c.n);
 }
@@ -337,29 +365,27 @@ void display::set_max_hold(bool on)
 
 void display::read_histogram(float* out) const
 {
-    require(out != nullptr, "read_histogram: null output");
+    detail::display_require(out != nullptr, "read_histogram: null output");
     const auto& h = d_impl->hist;
     impl::scale_cells(h.data(), out, h.size(), float(1.0 / d_impl->gain));
 }
 
 void display::read_average(float* out) const
 {
-    require(out != nullptr, "read_average: null output");
+    detail::display_require(out != nullptr, "read_average: null output");
     std::copy(d_impl->avg.begin(), d_impl->avg.end(), out);
 }
 
 void display::read_max_hold(float* out) const
 {
-    require(out != nullptr, "read_max_hold: null output");
+    detail::display_require(out != nullptr, "read_max_hold: null output");
     std::copy(d_impl->peak.begin(), d_impl->peak.end(), out);
 }
 
 void display::read_waterfall(float* out, std::size_t rows) const
 {
     const std::size_t total = d_impl->c.waterfall_rows, w = d_impl->c.width;
-    require(rows >= 1 && rows <= total,
-            "read_waterfall: rows " + str(rows) + " must be in [1, waterfall_rows = " + str(total) + "]");
-    require(out != nullptr, "read_waterfall: null output");
+    detail::check_waterfall_read(out, rows, total);
     for (std::size_t j = 0; j < rows; ++j) {
         const std::size_t r = (d_impl->ring_next + total - rows + j) % total;
         const auto src = d_impl->ring.begin() + std::ptrdiff_t(r * w);
@@ -371,7 +397,7 @@ std::size_t display::frames() const { return d_impl->count; }
 
 std::pair<std::size_t, std::size_t> display::column_bins(std::size_t c) const
 {
-    require(c < d_impl->c.width, "column " + str(c) + " is outside the width " + str(d_impl->c.width));
+    detail::display_require(c < d_impl->c.width, "column " + str(c) + " is outside the width " + str(d_impl->c.width));
     return { d_impl->first[c], d_impl->last[c] };
 }
 

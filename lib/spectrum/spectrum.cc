@@ -1,5 +1,5 @@
 /* gr-gpufft spectrum engine: parameters, framing and the streaming API. */
-#include "chain.h"
+#include "engine.h"
 
 #include <gpufft/error.h>
 #include <gpufft/spectrum.h>
@@ -101,35 +101,10 @@ averaging parse_averaging(const std::string& name)
     throw error("gpufft: unknown averaging \"" + name + "\" (known: exponential, linear, peak, min)");
 }
 
-struct spectrum::impl {
-    spectrum_config config;
-    detail::chain_setup setup;
-    std::unique_ptr<detail::chain> chain;
-    std::size_t bps = 0;             // bytes per sample
-    std::vector<unsigned char> raw;  // (batch - 1) * hop + n samples: one batch of frames
-    std::size_t fill = 0;            // bytes held in raw
-    std::vector<float> out;          // up to batch outputs of one chain run
-    std::size_t frames = 0;
+namespace detail {
 
-    // Runs the first `count` frames held in raw, drops the samples no later frame needs.
-    std::size_t run(std::size_t count, const sink& deliver)
-    {
-        const std::size_t outputs = chain->run(raw.data(), count, out.data());
-        frames += count;
-        const std::size_t used = count * setup.hop * bps;
-        std::memmove(raw.data(), raw.data() + used, fill - used);
-        fill -= used;
-        for (std::size_t k = 0; k < outputs; ++k)
-            if (deliver)
-                deliver(out.data() + k * setup.n, setup.n);
-        return outputs;
-    }
-};
-
-spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
+engine::engine(const spectrum_config& c, const display_config* display) : d_config(c)
 {
-    auto& d = *d_impl;
-    d.config = c;
     const std::size_t n = c.fft_size;
     require(n >= 1, "fft_size must be >= 1 (got 0)");
     // VOLK counts in unsigned int, and a batch must fit in memory.
@@ -150,11 +125,11 @@ spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
     require(c.ref_scale > 0 && std::isfinite(c.ref_scale),
             "ref_scale must be > 0 (got " + str(c.ref_scale) + ")");
 
-    auto& s = d.setup;
+    auto& s = d_setup;
     s.n = n;
     s.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
     s.format = c.format;
-    d.bps = sample_bytes(c.format);
+    d_bps = sample_bytes(c.format);
     if (c.user_window.empty()) {
         s.window = make_window(c.window, n, c.window_param);
     } else {
@@ -194,11 +169,84 @@ spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>())
     s.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
     s.plan.backend = c.backend;
     s.plan.threads = c.threads;
+    if (display)
+        s.display = *display;
 
-    d.chain = detail::make_chain(s);
-    d.raw.assign(((s.batch - 1) * s.hop + n) * d.bps, 0);
-    d.out.assign(s.batch * n, 0.0f);
+    d_chain = make_chain(s);
+    d_raw.assign(((s.batch - 1) * s.hop + n) * d_bps, 0);
+    if (!d_chain->display())
+        d_out.assign(s.batch * n, 0.0f);
 }
+
+// Runs the first `count` frames held in d_raw, drops the samples no later frame needs.
+std::size_t engine::run(std::size_t count, const spectrum::sink& deliver)
+{
+    const std::size_t outputs = d_chain->run(d_raw.data(), count, d_out.data());
+    d_frames += count;
+    const std::size_t used = count * d_setup.hop * d_bps;
+    std::memmove(d_raw.data(), d_raw.data() + used, d_fill - used);
+    d_fill -= used;
+    if (deliver && !d_out.empty())
+        for (std::size_t k = 0; k < outputs; ++k)
+            deliver(d_out.data() + k * d_setup.n, d_setup.n);
+    return outputs;
+}
+
+std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out)
+{
+    if (bytes && !data)
+        throw error("gpufft: spectrum: push of " + str(bytes) + " bytes from a null pointer");
+    const auto* src = static_cast<const unsigned char*>(data);
+    std::size_t outputs = 0;
+    while (bytes) {
+        const std::size_t take = std::min(bytes, d_raw.size() - d_fill);
+        std::memcpy(d_raw.data() + d_fill, src, take);
+        d_fill += take;
+        src += take;
+        bytes -= take;
+        if (d_fill == d_raw.size()) // exactly one full batch of frames
+            outputs += run(d_setup.batch, out);
+    }
+    return outputs;
+}
+
+std::size_t engine::push(const complex* samples, std::size_t count, const spectrum::sink& out)
+{
+    if (d_setup.format != sample_format::cf32)
+        throw error("gpufft: spectrum: push(complex*) needs format cf32; the engine takes " +
+                    format_name(d_setup.format) + " (use push_bytes)");
+    return push_bytes(samples, count * sizeof(complex), out);
+}
+
+std::size_t engine::flush(const spectrum::sink& out)
+{
+    const std::size_t held = d_fill / d_bps;
+    if (held < d_setup.n)
+        return 0;
+    return run((held - d_setup.n) / d_setup.hop + 1, out);
+}
+
+void engine::reset()
+{
+    d_fill = 0;
+    d_frames = 0;
+    d_chain->reset();
+}
+
+double engine::bin_hz(std::size_t i) const
+{
+    const auto n = std::ptrdiff_t(d_setup.n), k = std::ptrdiff_t(i);
+    const std::ptrdiff_t bin = d_setup.shift ? k - n / 2 : (k < (n + 1) / 2 ? k : k - n);
+    return double(bin) * d_config.sample_rate / double(n);
+}
+
+} // namespace detail
+
+struct spectrum::impl : detail::engine {
+    using detail::engine::engine;
+};
+
+spectrum::spectrum(const spectrum_config& c) : d_impl(std::make_unique<impl>(c)) {}
 
 spectrum::~spectrum() = default;
 spectrum::spectrum(spectrum&&) noexcept = default;
@@ -206,61 +254,25 @@ spectrum& spectrum::operator=(spectrum&&) noexcept = default;
 
 std::size_t spectrum::push_bytes(const void* data, std::size_t bytes, const sink& out)
 {
-    auto& d = *d_impl;
-    if (bytes && !data)
-        throw error("gpufft: spectrum: push of " + str(bytes) + " bytes from a null pointer");
-    const auto* src = static_cast<const unsigned char*>(data);
-    std::size_t outputs = 0;
-    while (bytes) {
-        const std::size_t take = std::min(bytes, d.raw.size() - d.fill);
-        std::memcpy(d.raw.data() + d.fill, src, take);
-        d.fill += take;
-        src += take;
-        bytes -= take;
-        if (d.fill == d.raw.size()) // exactly one full batch of frames
-            outputs += d.run(d.setup.batch, out);
-    }
-    return outputs;
+    return d_impl->push_bytes(data, bytes, out);
 }
 
 std::size_t spectrum::push(const complex* samples, std::size_t count, const sink& out)
 {
-    if (d_impl->setup.format != sample_format::cf32)
-        throw error("gpufft: spectrum: push(complex*) needs format cf32; the engine takes " +
-                    format_name(d_impl->setup.format) + " (use push_bytes)");
-    return push_bytes(samples, count * sizeof(complex), out);
+    return d_impl->push(samples, count, out);
 }
 
-std::size_t spectrum::flush(const sink& out)
-{
-    auto& d = *d_impl;
-    const std::size_t held = d.fill / d.bps;
-    if (held < d.setup.n)
-        return 0;
-    return d.run((held - d.setup.n) / d.setup.hop + 1, out);
-}
+std::size_t spectrum::flush(const sink& out) { return d_impl->flush(out); }
+void spectrum::reset() { d_impl->reset(); }
 
-void spectrum::reset()
-{
-    d_impl->fill = 0;
-    d_impl->frames = 0;
-    d_impl->chain->reset();
-}
-
-std::size_t spectrum::fft_size() const { return d_impl->setup.n; }
-std::size_t spectrum::hop() const { return d_impl->setup.hop; }
-std::size_t spectrum::batch() const { return d_impl->setup.batch; }
-std::size_t spectrum::frames_per_output() const { return d_impl->setup.per_output; }
-std::size_t spectrum::frames() const { return d_impl->frames; }
-const std::vector<float>& spectrum::window() const { return d_impl->setup.window; }
-const std::string& spectrum::backend() const { return d_impl->chain->backend(); }
-const spectrum_config& spectrum::config() const { return d_impl->config; }
-
-double spectrum::bin_hz(std::size_t i) const
-{
-    const auto n = std::ptrdiff_t(d_impl->setup.n), k = std::ptrdiff_t(i);
-    const std::ptrdiff_t bin = d_impl->setup.shift ? k - n / 2 : (k < (n + 1) / 2 ? k : k - n);
-    return double(bin) * d_impl->config.sample_rate / double(n);
-}
+std::size_t spectrum::fft_size() const { return d_impl->setup().n; }
+std::size_t spectrum::hop() const { return d_impl->setup().hop; }
+std::size_t spectrum::batch() const { return d_impl->setup().batch; }
+std::size_t spectrum::frames_per_output() const { return d_impl->setup().per_output; }
+std::size_t spectrum::frames() const { return d_impl->frames(); }
+const std::vector<float>& spectrum::window() const { return d_impl->setup().window; }
+const std::string& spectrum::backend() const { return d_impl->stages().backend(); }
+const spectrum_config& spectrum::config() const { return d_impl->config(); }
+double spectrum::bin_hz(std::size_t i) const { return d_impl->bin_hz(i); }
 
 } // namespace gpufft

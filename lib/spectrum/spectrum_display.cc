@@ -1,6 +1,9 @@
 /* gr-gpufft: raw I/Q to display images (include/gpufft/spectrum_display.h).
- * The spectrum engine gives one dB spectrum per frame, the display pipeline
- * takes each as it comes. */
+ * The engine's chain gives one dB spectrum per frame; a chain with a display
+ * stage (the opencl device chain) keeps them on its device and runs the
+ * display there, any other chain hands them to gpufft::display on the CPU. */
+#include "display_checks.h"
+#include "engine.h"
 #include <gpufft/spectrum_display.h>
 
 namespace gpufft {
@@ -21,20 +24,52 @@ spectrum_config per_frame_spectra(spectrum_config c)
 display_config sized_for(display_config c, std::size_t fft_size)
 {
     c.n = fft_size;
+    detail::check_display_config(c);
     return c;
 }
+
+//! gpufft::display behind the chain's display_stage interface.
+class cpu_display_stage final : public detail::display_stage
+{
+public:
+    explicit cpu_display_stage(const display_config& c) : d(c) {}
+    void push(const float* db) { d.push(db, 1); }
+
+    void reset() override { d.reset(); }
+    void reset_max_hold() override { d.reset_max_hold(); }
+    void set_db_range(double db_min, double db_max) override { d.set_db_range(db_min, db_max); }
+    void set_decay(double decay) override { d.set_decay(decay); }
+    void set_resample(display_resample mode) override { d.set_resample(mode); }
+    void set_average(display_average mode, double alpha) override { d.set_average(mode, alpha); }
+    void set_max_hold(bool on) override { d.set_max_hold(on); }
+    void read_histogram(float* out) const override { d.read_histogram(out); }
+    void read_average(float* out) const override { d.read_average(out); }
+    void read_max_hold(float* out) const override { d.read_max_hold(out); }
+    void read_waterfall(float* out, std::size_t rows) const override { d.read_waterfall(out, rows); }
+    std::size_t frames() const override { return d.frames(); }
+    const display_config& config() const override { return d.config(); }
+
+private:
+    display d;
+};
 
 } // namespace
 
 struct spectrum_display::impl {
-    spectrum engine;
-    display pipeline;
-    spectrum::sink to_display;
+    const display_config wanted;
+    detail::engine engine;
+    std::unique_ptr<cpu_display_stage> on_cpu; // when the chain has no display stage
+    detail::display_stage& stage;
+    spectrum::sink to_display; // empty when the chain displays on its device
 
     impl(const spectrum_config& s, const display_config& d)
-        : engine(per_frame_spectra(s)), pipeline(sized_for(d, s.fft_size)),
-          to_display([this](const float* db, std::size_t) { pipeline.push(db, 1); })
+        : wanted(sized_for(d, s.fft_size)),
+          engine(per_frame_spectra(s), &wanted),
+          on_cpu(engine.stages().display() ? nullptr : std::make_unique<cpu_display_stage>(wanted)),
+          stage(on_cpu ? *on_cpu : *engine.stages().display())
     {
+        if (on_cpu)
+            to_display = [this](const float* db, std::size_t) { on_cpu->push(db); };
     }
 };
 
@@ -58,24 +93,24 @@ std::size_t spectrum_display::flush() { return d_impl->engine.flush(d_impl->to_d
 void spectrum_display::reset()
 {
     d_impl->engine.reset();
-    d_impl->pipeline.reset();
+    d_impl->stage.reset();
 }
 
-void spectrum_display::reset_max_hold() { d_impl->pipeline.reset_max_hold(); }
-void spectrum_display::set_db_range(double db_min, double db_max) { d_impl->pipeline.set_db_range(db_min, db_max); }
-void spectrum_display::set_decay(double decay) { d_impl->pipeline.set_decay(decay); }
-void spectrum_display::set_resample(display_resample mode) { d_impl->pipeline.set_resample(mode); }
-void spectrum_display::set_average(display_average mode, double alpha) { d_impl->pipeline.set_average(mode, alpha); }
-void spectrum_display::set_max_hold(bool on) { d_impl->pipeline.set_max_hold(on); }
-void spectrum_display::read_histogram(float* out) const { d_impl->pipeline.read_histogram(out); }
-void spectrum_display::read_average(float* out) const { d_impl->pipeline.read_average(out); }
-void spectrum_display::read_max_hold(float* out) const { d_impl->pipeline.read_max_hold(out); }
-void spectrum_display::read_waterfall(float* out, std::size_t rows) const { d_impl->pipeline.read_waterfall(out, rows); }
-std::size_t spectrum_display::frames() const { return d_impl->pipeline.frames(); }
+void spectrum_display::reset_max_hold() { d_impl->stage.reset_max_hold(); }
+void spectrum_display::set_db_range(double db_min, double db_max) { d_impl->stage.set_db_range(db_min, db_max); }
+void spectrum_display::set_decay(double decay) { d_impl->stage.set_decay(decay); }
+void spectrum_display::set_resample(display_resample mode) { d_impl->stage.set_resample(mode); }
+void spectrum_display::set_average(display_average mode, double alpha) { d_impl->stage.set_average(mode, alpha); }
+void spectrum_display::set_max_hold(bool on) { d_impl->stage.set_max_hold(on); }
+void spectrum_display::read_histogram(float* out) const { d_impl->stage.read_histogram(out); }
+void spectrum_display::read_average(float* out) const { d_impl->stage.read_average(out); }
+void spectrum_display::read_max_hold(float* out) const { d_impl->stage.read_max_hold(out); }
+void spectrum_display::read_waterfall(float* out, std::size_t rows) const { d_impl->stage.read_waterfall(out, rows); }
+std::size_t spectrum_display::frames() const { return d_impl->stage.frames(); }
 
-const display_config& spectrum_display::display_settings() const { return d_impl->pipeline.config(); }
+const display_config& spectrum_display::display_settings() const { return d_impl->stage.config(); }
 const spectrum_config& spectrum_display::spectrum_settings() const { return d_impl->engine.config(); }
 double spectrum_display::bin_hz(std::size_t i) const { return d_impl->engine.bin_hz(i); }
-const std::string& spectrum_display::backend() const { return d_impl->engine.backend(); }
+const std::string& spectrum_display::backend() const { return d_impl->engine.stages().backend(); }
 
 } // namespace gpufft

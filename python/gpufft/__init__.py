@@ -15,7 +15,9 @@ gpufft.spectrum(fft_size, sample_rate, ...) turns SDR samples into averaged
 dB spectra: s.push(samples) returns a (count, fft_size) array.
 gpufft.display(n, width, height, ...) turns dB spectra into what a live
 display draws: d.push(frames), then d.histogram(), d.average(),
-d.max_hold() and d.waterfall() as arrays.
+d.max_hold() and d.waterfall() as arrays; gpufft.spectrum_display(fft_size,
+width, height, ..., backend=...) does both from raw I/Q (on the device for
+opencl): d.push(samples), then the same read-outs.
 The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
 (dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
 gpufft.demo_signal). Importing this module sends the library's log lines to
@@ -33,6 +35,7 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     route_log_to_gnuradio,
     spectrum,
     spectrum_c,
+    spectrum_display,
     usable_backend_names,
     window,
     window_names,
@@ -49,6 +52,7 @@ __all__ = [
     "route_log_to_gnuradio",
     "spectrum",
     "spectrum_c",
+    "spectrum_display",
     "usable_backend_names",
     "window",
     "window_names",

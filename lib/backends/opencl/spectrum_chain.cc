@@ -10,8 +10,14 @@
  * Unified-memory devices map the upload and output buffers (no copy beyond
  * the one into and out of the mapping); discrete devices copy through
  * pinned staging buffers. One call is in flight at a time: run() returns
- * its outputs, as the chain interface asks. */
+ * its outputs, as the chain interface asks.
+ *
+ * With a display (setup.display, gpufft::spectrum_display), the outputs
+ * (one dB, shifted frame each) stay in their device buffer and go straight
+ * into the display stage (display_stage.h); nothing but the raw samples
+ * crosses per call, and the read-outs bring back display-sized images. */
 #include "../../spectrum/chain.h"
+#include "display_stage.h"
 #include "fft_plan.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
@@ -107,13 +113,20 @@ public:
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
         for (mem_handle& m : d_state)
             m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
-        d_out = device_buffer(d_ctx, CL_MEM_WRITE_ONLY | host, d_out_bytes);
+        if (s.display) {
+            d_out = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
+            d_display = std::make_unique<device_display>(d_ctx, d_queue.get(), *s.display, s.batch);
+        } else {
+            d_out = device_buffer(d_ctx, CL_MEM_WRITE_ONLY | host, d_out_bytes);
+        }
         if (!d_unified) {
             // Pinned staging, mapped for the chain's life.
             d_raw_staging = device_buffer(d_ctx, CL_MEM_ALLOC_HOST_PTR, d_raw_bytes);
-            d_out_staging = device_buffer(d_ctx, CL_MEM_ALLOC_HOST_PTR, d_out_bytes);
             d_raw_host = mapping(d_queue.get(), d_raw_staging.get(), CL_MAP_WRITE, d_raw_bytes);
-            d_out_host = mapping(d_queue.get(), d_out_staging.get(), CL_MAP_READ, d_out_bytes);
+            if (!d_display) {
+                d_out_staging = device_buffer(d_ctx, CL_MEM_ALLOC_HOST_PTR, d_out_bytes);
+                d_out_host = mapping(d_queue.get(), d_out_staging.get(), CL_MAP_READ, d_out_bytes);
+            }
         }
 
         program_handle prog =
@@ -166,6 +179,7 @@ public:
     }
 
     const std::string& backend() const override { return d_backend; }
+    gpufft::detail::display_stage* display() override { return d_display.get(); }
 
 private:
     void set_arg(cl_uint i, std::size_t size, const void* value)
@@ -212,7 +226,9 @@ private:
         d_flip = !d_flip;
 
         const std::size_t out_bytes = outputs * d_s.n * sizeof(float);
-        if (outputs && d_unified) {
+        if (d_display) {
+            d_display->enqueue(d_out.get(), frames); // per_output is 1: every frame is an output
+        } else if (outputs && d_unified) {
             mapping m(q, d_out.get(), CL_MAP_READ, out_bytes);
             std::memcpy(out, m.get(), out_bytes);
         } else if (outputs) {
@@ -240,6 +256,7 @@ private:
     bool d_flip = false;                       //!< which state buffer holds it
     mem_handle d_raw_staging, d_out_staging;   //!< pinned (discrete devices)
     mapping d_raw_host, d_out_host; //!< the staging buffers, mapped
+    std::unique_ptr<device_display> d_display; //!< with setup.display: takes the outputs
     kernel_handle d_average;
     std::size_t d_group = 1;
     std::size_t d_count = 0; //!< frames in the current output

@@ -2,7 +2,10 @@
 #ifndef GPUFFT_PYTHON_BINDINGS_H
 #define GPUFFT_PYTHON_BINDINGS_H
 
+#include <gpufft/spectrum.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <string>
 
 void bind_plan(pybind11::module& m);
 void bind_spectrum(pybind11::module& m);
@@ -10,5 +13,9 @@ void bind_display(pybind11::module& m);
 void bind_fft_vcc(pybind11::module& m);
 void bind_spectrum_c(pybind11::module& m);
 void bind_iq_replay_source(pybind11::module& m);
+
+//! Throws TypeError unless `a` has the dtype `format` arrives in (complex64,
+//! int16, int8, uint8), gpufft.error unless it is C-contiguous; `who` names the caller.
+void check_samples(const pybind11::array& a, gpufft::sample_format format, const std::string& who);
 
 #endif

@@ -1,44 +1,36 @@
 /*
  * gr-gpufft Python bindings: gpufft.display, the display pipeline
- * (include/gpufft/display.h), fed with numpy arrays of dB spectra.
+ * (include/gpufft/display.h), fed with numpy arrays of dB spectra; and
+ * gpufft.spectrum_display (include/gpufft/spectrum_display.h), the same
+ * pipeline fed with raw I/Q, on the device for the opencl backend.
  */
 #include "bindings.h"
 #include <gpufft/display.h>
 #include <gpufft/error.h>
+#include <gpufft/spectrum_display.h>
 #include <pybind11/numpy.h>
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
 
 namespace {
 
-class py_display
+using gpufft::display;
+using gpufft::spectrum_display;
+
+//! A display behind a mutex, so Python threads may share it.
+template <class D>
+class guarded
 {
 public:
-    explicit py_display(const gpufft::display_config& c) : d_d(c) {}
-
-    void push(const py::array& a)
+    template <class... A>
+    explicit guarded(A&&... a) : d_d(std::forward<A>(a)...)
     {
-        if (!py::array_t<float>::check_(a))
-            throw py::type_error("gpufft: display.push takes a float32 array, got " +
-                                 std::string(py::str(a.dtype())) + " (nothing is converted silently)");
-        if (!(a.flags() & py::array::c_style))
-            throw gpufft::error("gpufft: display.push: frames must be C-contiguous; use numpy.ascontiguousarray()");
-        const std::size_t n = d_d.config().n;
-        const bool one = a.ndim() == 1 && std::size_t(a.shape(0)) == n;
-        const bool many = a.ndim() == 2 && std::size_t(a.shape(1)) == n;
-        if (!one && !many)
-            throw gpufft::error("gpufft: display.push takes frames of shape (count, n) or (n,) with n = " +
-                                std::to_string(n) + ", got shape " + std::string(py::str(py::cast(a.request().shape))));
-        const auto* data = static_cast<const float*>(a.data());
-        const std::size_t count = one ? 1 : std::size_t(a.shape(0));
-        py::gil_scoped_release nogil;
-        std::lock_guard<std::mutex> lock(d_mutex);
-        d_d.push(data, count);
     }
 
     //! A new float32 array of `shape`, filled by read(out).
@@ -53,93 +45,58 @@ public:
     }
 
     template <class F>
-    void locked(F&& fn)
+    auto locked(F&& fn)
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        fn(d_d);
+        return fn(d_d);
     }
 
-    gpufft::display& engine() { return d_d; }
+    //! As locked(), with the GIL released (pushes, which may take a while).
+    template <class F>
+    auto locked_nogil(F&& fn)
+    {
+        py::gil_scoped_release nogil;
+        return locked(std::forward<F>(fn));
+    }
+
+    D& engine() { return d_d; }
 
 private:
-    gpufft::display d_d;
+    D d_d;
     std::mutex d_mutex;
 };
 
-} // namespace
+const gpufft::display_config& settings(const display& d) { return d.config(); }
+const gpufft::display_config& settings(const spectrum_display& d) { return d.display_settings(); }
 
-void bind_display(py::module& m)
+//! The read-outs, setters and sizes both display classes have.
+template <class D>
+void bind_display_common(py::class_<guarded<D>>& cls)
 {
-    using gpufft::display;
-    py::class_<py_display>(m,
-                           "display",
-                           "The display pipeline: frames of n dB values (fftshifted) in, a\n"
-                           "persistence histogram (height x width), average and max-hold traces\n"
-                           "and waterfall rows (width columns) out. Definitions: README.md,\n"
-                           "'Display pipeline', and include/gpufft/display.h.")
-        .def(py::init([](std::size_t n,
-                         std::size_t width,
-                         std::size_t height,
-                         double db_min,
-                         double db_max,
-                         double decay,
-                         const std::string& resample,
-                         const std::string& average,
-                         double alpha,
-                         bool max_hold,
-                         std::size_t waterfall_rows) {
-                 gpufft::display_config c;
-                 c.n = n;
-                 c.width = width;
-                 c.height = height;
-                 c.db_min = db_min;
-                 c.db_max = db_max;
-                 c.decay = decay;
-                 c.resample = gpufft::parse_display_resample(resample);
-                 c.average = gpufft::parse_display_average(average);
-                 c.alpha = alpha;
-                 c.max_hold = max_hold;
-                 c.waterfall_rows = waterfall_rows;
-                 return std::make_unique<py_display>(c);
-             }),
-             py::arg("n"),
-             py::arg("width") = 1024,
-             py::arg("height") = 256,
-             py::arg("db_min") = -120.0,
-             py::arg("db_max") = 0.0,
-             py::arg("decay") = 0.99,
-             py::arg("resample") = "max",
-             py::arg("average") = "exponential",
-             py::arg("alpha") = 0.1,
-             py::arg("max_hold") = true,
-             py::arg("waterfall_rows") = 1,
-             "resample: max or mean over the bins of a column; average: exponential\n"
-             "(alpha) or linear. Raises gpufft.error naming a bad parameter.")
-        .def("push", &py_display::push, py::arg("frames"),
-             "Push float32 dB frames, shape (count, n) or (n,).")
-        .def("histogram",
-             [](py_display& d) {
-                 const auto& c = d.engine().config();
-                 return d.read({ py::ssize_t(c.height), py::ssize_t(c.width) },
-                               [&](float* p) { d.engine().read_histogram(p); });
-             },
-             "The histogram, shape (height, width); row 0 is db_min.")
+    using G = guarded<D>;
+    cls.def("histogram",
+            [](G& d) {
+                const auto& c = settings(d.engine());
+                return d.read({ py::ssize_t(c.height), py::ssize_t(c.width) },
+                              [&](float* p) { d.engine().read_histogram(p); });
+            },
+            "The histogram, shape (height, width); row 0 is db_min.")
         .def("average",
-             [](py_display& d) {
-                 return d.read({ py::ssize_t(d.engine().config().width) },
+             [](G& d) {
+                 return d.read({ py::ssize_t(settings(d.engine()).width) },
                                [&](float* p) { d.engine().read_average(p); });
              },
              "The average trace (width,), NaN before the first frame.")
         .def("max_hold",
-             [](py_display& d) {
-                 return d.read({ py::ssize_t(d.engine().config().width) },
+             [](G& d) {
+                 return d.read({ py::ssize_t(settings(d.engine()).width) },
                                [&](float* p) { d.engine().read_max_hold(p); });
              },
              "The max-hold trace (width,), NaN before the first frame or while off.")
         .def(
             "waterfall",
-            [](py_display& d, std::size_t rows) {
-                const auto& c = d.engine().config();
+            [](G& d, std::size_t rows) {
+                const auto& c = settings(d.engine());
                 if (rows == 0) // the default: every row kept
                     rows = c.waterfall_rows;
                 // rows > waterfall_rows: read_waterfall raises, naming it.
@@ -149,53 +106,188 @@ void bind_display(py::module& m)
             py::arg("rows") = 0,
             "The newest rows (default all waterfall_rows), shape (rows, width),\n"
             "oldest first; rows before the first frame are NaN.")
-        .def("reset", [](py_display& d) { d.locked([](display& e) { e.reset(); }); })
-        .def("reset_max_hold", [](py_display& d) { d.locked([](display& e) { e.reset_max_hold(); }); })
+        .def("reset", [](G& d) { d.locked([](D& e) { e.reset(); }); })
+        .def("reset_max_hold", [](G& d) { d.locked([](D& e) { e.reset_max_hold(); }); })
         .def(
             "set_db_range",
-            [](py_display& d, double lo, double hi) { d.locked([&](display& e) { e.set_db_range(lo, hi); }); },
+            [](G& d, double lo, double hi) { d.locked([&](D& e) { e.set_db_range(lo, hi); }); },
             py::arg("db_min"),
             py::arg("db_max"),
             "New dB range; clears the histogram.")
         .def(
-            "set_decay",
-            [](py_display& d, double decay) { d.locked([&](display& e) { e.set_decay(decay); }); },
-            py::arg("decay"))
+            "set_decay", [](G& d, double decay) { d.locked([&](D& e) { e.set_decay(decay); }); }, py::arg("decay"))
         .def(
             "set_resample",
-            [](py_display& d, const std::string& mode) {
+            [](G& d, const std::string& mode) {
                 const auto r = gpufft::parse_display_resample(mode);
-                d.locked([&](display& e) { e.set_resample(r); });
+                d.locked([&](D& e) { e.set_resample(r); });
             },
             py::arg("mode"))
         .def(
             "set_average",
-            [](py_display& d, const std::string& mode, double alpha) {
+            [](G& d, const std::string& mode, double alpha) {
                 const auto a = gpufft::parse_display_average(mode);
-                d.locked([&](display& e) { e.set_average(a, alpha); });
+                d.locked([&](D& e) { e.set_average(a, alpha); });
             },
             py::arg("mode"),
             py::arg("alpha") = 0.1)
         .def(
-            "set_max_hold",
-            [](py_display& d, bool on) { d.locked([&](display& e) { e.set_max_hold(on); }); },
-            py::arg("on"))
-        .def_property_readonly("frames", [](py_display& d) { return d.engine().frames(); })
-        .def_property_readonly("n", [](py_display& d) { return d.engine().config().n; })
-        .def_property_readonly("width", [](py_display& d) { return d.engine().config().width; })
-        .def_property_readonly("height", [](py_display& d) { return d.engine().config().height; })
+            "set_max_hold", [](G& d, bool on) { d.locked([&](D& e) { e.set_max_hold(on); }); }, py::arg("on"))
+        .def_property_readonly("frames", [](G& d) { return d.engine().frames(); })
+        .def_property_readonly("width", [](G& d) { return settings(d.engine()).width; })
+        .def_property_readonly("height", [](G& d) { return settings(d.engine()).height; });
+}
+
+gpufft::display_config display_settings(std::size_t n,
+                                        std::size_t width,
+                                        std::size_t height,
+                                        double db_min,
+                                        double db_max,
+                                        double decay,
+                                        const std::string& resample,
+                                        const std::string& average,
+                                        double alpha,
+                                        bool max_hold,
+                                        std::size_t waterfall_rows)
+{
+    gpufft::display_config c;
+    c.n = n;
+    c.width = width;
+    c.height = height;
+    c.db_min = db_min;
+    c.db_max = db_max;
+    c.decay = decay;
+    c.resample = gpufft::parse_display_resample(resample);
+    c.average = gpufft::parse_display_average(average);
+    c.alpha = alpha;
+    c.max_hold = max_hold;
+    c.waterfall_rows = waterfall_rows;
+    return c;
+}
+
+void push_frames(guarded<display>& d, const py::array& a)
+{
+    if (!py::array_t<float>::check_(a))
+        throw py::type_error("gpufft: display.push takes a float32 array, got " + std::string(py::str(a.dtype())) +
+                             " (nothing is converted silently)");
+    if (!(a.flags() & py::array::c_style))
+        throw gpufft::error("gpufft: display.push: frames must be C-contiguous; use numpy.ascontiguousarray()");
+    const std::size_t n = d.engine().config().n;
+    const bool one = a.ndim() == 1 && std::size_t(a.shape(0)) == n;
+    const bool many = a.ndim() == 2 && std::size_t(a.shape(1)) == n;
+    if (!one && !many)
+        throw gpufft::error("gpufft: display.push takes frames of shape (count, n) or (n,) with n = " +
+                            std::to_string(n) + ", got shape " + std::string(py::str(py::cast(a.request().shape))));
+    const auto* data = static_cast<const float*>(a.data());
+    const std::size_t count = one ? 1 : std::size_t(a.shape(0));
+    d.locked_nogil([&](display& e) { e.push(data, count); });
+}
+
+} // namespace
+
+void bind_display(py::module& m)
+{
+    py::class_<guarded<display>> d(m,
+                                   "display",
+                                   "The display pipeline: frames of n dB values (fftshifted) in, a\n"
+                                   "persistence histogram (height x width), average and max-hold traces\n"
+                                   "and waterfall rows (width columns) out. Definitions: README.md,\n"
+                                   "'Display pipeline', and include/gpufft/display.h.");
+    d.def(py::init([](std::size_t n, std::size_t width, std::size_t height, double db_min, double db_max,
+                      double decay, const std::string& resample, const std::string& average, double alpha,
+                      bool max_hold, std::size_t waterfall_rows) {
+              return std::make_unique<guarded<display>>(display_settings(
+                  n, width, height, db_min, db_max, decay, resample, average, alpha, max_hold, waterfall_rows));
+          }),
+          py::arg("n"),
+          py::arg("width") = 1024,
+          py::arg("height") = 256,
+          py::arg("db_min") = -120.0,
+          py::arg("db_max") = 0.0,
+          py::arg("decay") = 0.99,
+          py::arg("resample") = "max",
+          py::arg("average") = "exponential",
+          py::arg("alpha") = 0.1,
+          py::arg("max_hold") = true,
+          py::arg("waterfall_rows") = 1,
+          "resample: max or mean over the bins of a column; average: exponential\n"
+          "(alpha) or linear. Raises gpufft.error naming a bad parameter.")
+        .def("push", &push_frames, py::arg("frames"), "Push float32 dB frames, shape (count, n) or (n,).")
+        .def_property_readonly("n", [](guarded<display>& g) { return g.engine().config().n; })
         .def_property_readonly(
             "column_bins",
-            [](py_display& d) {
-                const std::size_t w = d.engine().config().width;
+            [](guarded<display>& g) {
+                const std::size_t w = g.engine().config().width;
                 py::array_t<std::int64_t> out({ py::ssize_t(w), py::ssize_t(2) });
                 auto* p = out.mutable_data();
                 for (std::size_t c = 0; c < w; ++c) {
-                    const auto b = d.engine().column_bins(c);
+                    const auto b = g.engine().column_bins(c);
                     p[2 * c] = std::int64_t(b.first);
                     p[2 * c + 1] = std::int64_t(b.second);
                 }
                 return out;
             },
             "(width, 2): the bins [first, last) each column covers.");
+    bind_display_common(d);
+
+    using G = guarded<spectrum_display>;
+    py::class_<G> s(m,
+                    "spectrum_display",
+                    "Raw I/Q in, display images out: every frame's dB spectrum (window, FFT,\n"
+                    "|X|^2, logpwrfft's dB, fftshift) goes into the display pipeline (as\n"
+                    "gpufft.display). On the opencl backend the whole pipeline runs on the\n"
+                    "device and only the read-outs come back. include/gpufft/spectrum_display.h.");
+    s.def(py::init([](std::size_t fft_size, std::size_t width, std::size_t height, double db_min, double db_max,
+                      double decay, const std::string& resample, const std::string& average, double alpha,
+                      bool max_hold, std::size_t waterfall_rows, double sample_rate, const std::string& format,
+                      double overlap, const std::string& window, std::size_t batch, const std::string& backend) {
+              gpufft::spectrum_config sc;
+              sc.fft_size = fft_size;
+              sc.sample_rate = sample_rate;
+              sc.format = gpufft::parse_sample_format(format);
+              sc.overlap = overlap;
+              sc.window = window;
+              sc.batch = batch;
+              sc.backend = backend;
+              const auto dc = display_settings(fft_size, width, height, db_min, db_max, decay, resample, average,
+                                               alpha, max_hold, waterfall_rows);
+              py::gil_scoped_release nogil;
+              return std::make_unique<G>(sc, dc);
+          }),
+          py::arg("fft_size"),
+          py::arg("width") = 1024,
+          py::arg("height") = 256,
+          py::arg("db_min") = -120.0,
+          py::arg("db_max") = 0.0,
+          py::arg("decay") = 0.99,
+          py::arg("resample") = "max",
+          py::arg("average") = "exponential",
+          py::arg("alpha") = 0.1,
+          py::arg("max_hold") = true,
+          py::arg("waterfall_rows") = 1,
+          py::arg("sample_rate") = 1.0,
+          py::arg("format") = "cf32",
+          py::arg("overlap") = 0.0,
+          py::arg("window") = "blackmanharris",
+          py::arg("batch") = 0,
+          py::arg("backend") = "auto",
+          "The display's settings as gpufft.display's (n = fft_size), the spectrum's as\n"
+          "gpufft.spectrum's. Raises gpufft.error naming a bad parameter.")
+        .def(
+            "push",
+            [](G& d, const py::array& a) {
+                check_samples(a, d.engine().spectrum_settings().format, "spectrum_display");
+                const auto* data = a.data();
+                const auto bytes = std::size_t(a.nbytes());
+                return d.locked_nogil([&](spectrum_display& e) { return e.push_bytes(data, bytes); });
+            },
+            py::arg("samples"),
+            "Push samples (dtype per format, any length); returns the frames displayed.")
+        .def(
+            "flush",
+            [](G& d) { return d.locked_nogil([](spectrum_display& e) { return e.flush(); }); },
+            "Display the complete frames still waiting for a batch; returns how many.")
+        .def_property_readonly("fft_size", [](G& d) { return d.engine().spectrum_settings().fft_size; })
+        .def_property_readonly("backend", [](G& d) { return d.engine().backend(); });
+    bind_display_common(s);
 }

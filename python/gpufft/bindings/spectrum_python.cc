@@ -24,7 +24,7 @@ public:
 
     py::array_t<float> push(const py::array& a)
     {
-        check(a);
+        check_samples(a, d_s.config().format, "spectrum");
         const auto* data = a.data();
         const auto bytes = std::size_t(a.nbytes());
         return run([&](const gpufft::spectrum::sink& sink) { d_s.push_bytes(data, bytes, sink); });
@@ -44,27 +44,6 @@ public:
     const gpufft::spectrum& engine() const { return d_s; }
 
 private:
-    // The dtype each format arrives in: I and Q interleaved for the integer ones.
-    void check(const py::array& a) const
-    {
-        const auto f = d_s.config().format;
-        const bool ok = f == gpufft::sample_format::cf32   ? py::array_t<std::complex<float>>::check_(a)
-                        : f == gpufft::sample_format::cs16 ? py::array_t<std::int16_t>::check_(a)
-                        : f == gpufft::sample_format::cs8  ? py::array_t<std::int8_t>::check_(a)
-                                                           : py::array_t<std::uint8_t>::check_(a);
-        if (!ok) {
-            const char* want = f == gpufft::sample_format::cf32   ? "complex64"
-                               : f == gpufft::sample_format::cs16 ? "int16"
-                               : f == gpufft::sample_format::cs8  ? "int8"
-                                                                  : "uint8";
-            throw py::type_error("gpufft: spectrum with format " + gpufft::format_name(f) +
-                                 " takes a numpy array of dtype " + want + ", got " +
-                                 std::string(py::str(a.dtype())) + " (nothing is converted silently)");
-        }
-        if (!(a.flags() & py::array::c_style))
-            throw gpufft::error("gpufft: samples must be C-contiguous; use numpy.ascontiguousarray()");
-    }
-
     template <class F>
     py::array_t<float> run(F&& fn)
     {
@@ -92,6 +71,26 @@ py::array_t<float> to_numpy(const std::vector<float>& v)
 }
 
 } // namespace
+
+// The dtype each format arrives in: I and Q interleaved for the integer ones.
+void check_samples(const py::array& a, gpufft::sample_format f, const std::string& who)
+{
+    const bool ok = f == gpufft::sample_format::cf32   ? py::array_t<std::complex<float>>::check_(a)
+                    : f == gpufft::sample_format::cs16 ? py::array_t<std::int16_t>::check_(a)
+                    : f == gpufft::sample_format::cs8  ? py::array_t<std::int8_t>::check_(a)
+                                                       : py::array_t<std::uint8_t>::check_(a);
+    if (!ok) {
+        const char* want = f == gpufft::sample_format::cf32   ? "complex64"
+                           : f == gpufft::sample_format::cs16 ? "int16"
+                           : f == gpufft::sample_format::cs8  ? "int8"
+                                                              : "uint8";
+        throw py::type_error("gpufft: " + who + " with format " + gpufft::format_name(f) +
+                             " takes a numpy array of dtype " + want + ", got " +
+                             std::string(py::str(a.dtype())) + " (nothing is converted silently)");
+    }
+    if (!(a.flags() & py::array::c_style))
+        throw gpufft::error("gpufft: samples must be C-contiguous; use numpy.ascontiguousarray()");
+}
 
 void bind_spectrum(py::module& m)
 {

@@ -1,0 +1,265 @@
+/* gr-gpufft OpenCL backend: the display stages on the device
+ * (display_stage.h, kernels/display.cl). */
+#include "display_stage.h"
+#include "../../spectrum/display_checks.h"
+#include "kernel_sources.h"
+#include "program_cache.h"
+#include <gpufft/error.h>
+#include <algorithm>
+#include <limits>
+
+namespace gpufft::opencl::detail {
+
+namespace {
+
+using gpufft::detail::display_require;
+
+// Work-items a group, one per column or cell; the kernels use no local
+// memory, so any size runs. 64 is a wavefront on AMD, two warps on NVIDIA,
+// and within the 256 of Mali Midgard/Bifrost (a Mali may prefer 128 or
+// 256 for occupancy: the one number to tune there).
+constexpr std::size_t display_group = 64;
+// Weights below this would make cells below it (display.h step 3: read 0).
+constexpr double weight_floor = 1e-30;
+
+constexpr float nan_value = std::numeric_limits<float>::quiet_NaN();
+
+mem_handle buffer(device_context& ctx, std::size_t bytes, std::size_t& total)
+{
+    cl_int err = CL_SUCCESS;
+    mem_handle m(api()->clCreateBuffer(ctx.context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+    check(err, "clCreateBuffer (display)");
+    total += bytes;
+    return m;
+}
+
+std::size_t rounded_up(std::size_t n, std::size_t group) { return (n + group - 1) / group * group; }
+
+} // namespace
+
+device_display::device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames)
+    : d_queue(q), d_c(c), d_weights(max_frames + 1)
+{
+    gpufft::detail::check_display_config(c);
+    const device_entry& dev = ctx.device;
+    const std::size_t w = c.width, cells = w * c.height, ring = w * c.waterfall_rows;
+    display_require(c.n < (std::size_t(1) << 32) && cells < (std::size_t(1) << 32),
+                    "n and width x height must be below 2^32 on the opencl backend");
+    const std::size_t need = 4 * ((w + 1) + cells + 2 * w + ring + max_frames + 1);
+    const std::size_t largest = 4 * std::max(cells, ring);
+    if (need > dev.info.global_memory || largest > dev.max_alloc)
+        throw error("gpufft: opencl: the display (" + std::to_string(w) + " x " + std::to_string(c.height) +
+                    ", " + std::to_string(c.waterfall_rows) + " waterfall rows) needs " +
+                    std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
+                    std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
+                    std::to_string(dev.max_alloc >> 20) + " MiB)");
+
+    d_first = buffer(ctx, 4 * (w + 1), d_device_bytes);
+    d_hist = buffer(ctx, 4 * cells, d_device_bytes);
+    d_avg = buffer(ctx, 4 * w, d_device_bytes);
+    d_peak = buffer(ctx, 4 * w, d_device_bytes);
+    d_ring = buffer(ctx, 4 * ring, d_device_bytes);
+    d_weights_dev = buffer(ctx, 4 * (max_frames + 1), d_device_bytes);
+
+    std::vector<cl_uint> first(w + 1);
+    for (std::size_t col = 0; col < w; ++col)
+        first[col] = cl_uint(gpufft::detail::display_column_bins(c, col).first);
+    first[w] = cl_uint(c.n);
+    check(api()->clEnqueueWriteBuffer(q, d_first.get(), CL_TRUE, 0, 4 * (w + 1), first.data(), 0, nullptr,
+                                      nullptr),
+          "clEnqueueWriteBuffer (display columns)");
+
+    program_handle prog = build_program(ctx, display_cl, "-cl-std=CL1.2");
+    d_decay = make_kernel(prog.get(), "display_decay");
+    d_frames = make_kernel(prog.get(), "display_frames");
+    std::size_t allowed = display_group;
+    for (cl_kernel k : { d_decay.get(), d_frames.get() }) {
+        std::size_t a = 0;
+        check(api()->clGetKernelWorkGroupInfo(k, dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof a, &a, nullptr),
+              "clGetKernelWorkGroupInfo");
+        allowed = std::min(allowed, a);
+    }
+    d_group = std::max<std::size_t>(1, allowed);
+
+    const cl_mem first_m = d_first.get(), hist = d_hist.get(), avg = d_avg.get(), peak = d_peak.get(),
+                 ring_m = d_ring.get(), weights = d_weights_dev.get();
+    const cl_uint cells_u = cl_uint(cells), n = cl_uint(c.n), width = cl_uint(w), height = cl_uint(c.height),
+                  rows = cl_uint(c.waterfall_rows);
+    set_arg(d_decay.get(), 0, sizeof hist, &hist);
+    set_arg(d_decay.get(), 1, sizeof cells_u, &cells_u);
+    set_arg(d_decay.get(), 2, sizeof weights, &weights);
+    set_arg(d_frames.get(), 1, sizeof first_m, &first_m);
+    set_arg(d_frames.get(), 2, sizeof hist, &hist);
+    set_arg(d_frames.get(), 3, sizeof avg, &avg);
+    set_arg(d_frames.get(), 4, sizeof peak, &peak);
+    set_arg(d_frames.get(), 5, sizeof ring_m, &ring_m);
+    set_arg(d_frames.get(), 6, sizeof weights, &weights);
+    set_arg(d_frames.get(), 7, sizeof n, &n);
+    set_arg(d_frames.get(), 8, sizeof width, &width);
+    set_arg(d_frames.get(), 9, sizeof height, &height);
+    set_arg(d_frames.get(), 20, sizeof rows, &rows);
+    set_settings();
+    upload_weights();
+    reset();
+    check(api()->clFinish(q), "clFinish (display setup)");
+}
+
+void device_display::set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
+{
+    check(api()->clSetKernelArg(k, i, size, value), "clSetKernelArg (display)");
+}
+
+// The arguments the setters change.
+void device_display::set_settings()
+{
+    const cl_kernel k = d_frames.get();
+    const float low = float(d_c.db_min), rows_per_db = float(double(d_c.height) / (d_c.db_max - d_c.db_min)),
+                alpha = float(d_c.alpha), keep = float(1.0 - d_c.alpha);
+    const cl_uint resample = cl_uint(d_c.resample), average = cl_uint(d_c.average), max_hold = d_c.max_hold;
+    set_arg(k, 11, sizeof low, &low);
+    set_arg(k, 12, sizeof rows_per_db, &rows_per_db);
+    set_arg(k, 13, sizeof resample, &resample);
+    set_arg(k, 14, sizeof average, &average);
+    set_arg(k, 15, sizeof alpha, &alpha);
+    set_arg(k, 16, sizeof keep, &keep);
+    set_arg(k, 18, sizeof max_hold, &max_hold);
+}
+
+void device_display::upload_weights()
+{
+    double w = 1.0;
+    for (float& v : d_weights) {
+        v = w < weight_floor ? 0.0f : float(w);
+        w *= d_c.decay;
+    }
+    check(api()->clEnqueueWriteBuffer(d_queue, d_weights_dev.get(), CL_TRUE, 0, 4 * d_weights.size(),
+                                      d_weights.data(), 0, nullptr, nullptr),
+          "clEnqueueWriteBuffer (display decay)");
+}
+
+void device_display::fill(const mem_handle& m, float value, std::size_t count)
+{
+    check(api()->clEnqueueFillBuffer(d_queue, m.get(), &value, sizeof value, 0, 4 * count, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer (display)");
+}
+
+void device_display::read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const
+{
+    check(api()->clEnqueueReadBuffer(d_queue, m.get(), CL_TRUE, 4 * offset, 4 * count, out, 0, nullptr, nullptr),
+          "clEnqueueReadBuffer (display)");
+}
+
+void device_display::enqueue(cl_mem db, std::size_t frames)
+{
+    const cl_api& a = *api();
+    // The average's frame count stops at 2^30 (so that it never wraps a
+    // cl_uint): the linear mean's weight 1 / k is then below float's step.
+    const cl_uint count = cl_uint(frames), avg_count = cl_uint(std::min<std::size_t>(d_avg_count, 1u << 30)),
+                  started = d_peak_started, ring_next = cl_uint(d_ring_next);
+    set_arg(d_decay.get(), 3, sizeof count, &count);
+    set_arg(d_frames.get(), 0, sizeof db, &db);
+    set_arg(d_frames.get(), 10, sizeof count, &count);
+    set_arg(d_frames.get(), 17, sizeof avg_count, &avg_count);
+    set_arg(d_frames.get(), 19, sizeof started, &started);
+    set_arg(d_frames.get(), 21, sizeof ring_next, &ring_next);
+    const std::size_t cells = d_c.width * d_c.height;
+    const std::size_t decay_global = rounded_up(cells, d_group), frames_global = rounded_up(d_c.width, d_group);
+    check(a.clEnqueueNDRangeKernel(d_queue, d_decay.get(), 1, nullptr, &decay_global, &d_group, 0, nullptr,
+                                   nullptr),
+          "clEnqueueNDRangeKernel (display_decay)");
+    check(a.clEnqueueNDRangeKernel(d_queue, d_frames.get(), 1, nullptr, &frames_global, &d_group, 0, nullptr,
+                                   nullptr),
+          "clEnqueueNDRangeKernel (display_frames)");
+    d_count += frames;
+    d_avg_count += frames;
+    d_peak_started = d_c.max_hold;
+    d_ring_next = (d_ring_next + frames) % d_c.waterfall_rows;
+}
+
+void device_display::reset()
+{
+    fill(d_hist, 0.0f, d_c.width * d_c.height);
+    fill(d_avg, nan_value, d_c.width);
+    fill(d_peak, nan_value, d_c.width);
+    fill(d_ring, nan_value, d_c.width * d_c.waterfall_rows);
+    d_ring_next = 0;
+    d_count = 0;
+    d_avg_count = 0;
+    d_peak_started = false;
+}
+
+void device_display::reset_max_hold()
+{
+    fill(d_peak, nan_value, d_c.width);
+    d_peak_started = false;
+}
+
+void device_display::set_db_range(double db_min, double db_max)
+{
+    gpufft::detail::check_db_range(db_min, db_max, d_c.height);
+    d_c.db_min = db_min;
+    d_c.db_max = db_max;
+    set_settings();
+    fill(d_hist, 0.0f, d_c.width * d_c.height);
+}
+
+void device_display::set_decay(double decay)
+{
+    gpufft::detail::check_decay(decay);
+    d_c.decay = decay;
+    upload_weights();
+}
+
+void device_display::set_resample(display_resample mode)
+{
+    gpufft::detail::check_resample(mode);
+    d_c.resample = mode;
+    set_settings();
+}
+
+void device_display::set_average(display_average mode, double alpha)
+{
+    gpufft::detail::check_average(mode, alpha);
+    d_c.average = mode;
+    d_c.alpha = alpha;
+    d_avg_count = 0;
+    set_settings();
+}
+
+void device_display::set_max_hold(bool on)
+{
+    d_c.max_hold = on;
+    set_settings();
+    reset_max_hold();
+}
+
+void device_display::read_histogram(float* out) const
+{
+    display_require(out != nullptr, "read_histogram: null output");
+    read(d_hist, 0, d_c.width * d_c.height, out);
+}
+
+void device_display::read_average(float* out) const
+{
+    display_require(out != nullptr, "read_average: null output");
+    read(d_avg, 0, d_c.width, out);
+}
+
+void device_display::read_max_hold(float* out) const
+{
+    display_require(out != nullptr, "read_max_hold: null output");
+    read(d_peak, 0, d_c.width, out);
+}
+
+void device_display::read_waterfall(float* out, std::size_t rows) const
+{
+    const std::size_t total = d_c.waterfall_rows, w = d_c.width;
+    gpufft::detail::check_waterfall_read(out, rows, total);
+    // The newest `rows` ring rows, oldest first: at most two runs of the ring.
+    const std::size_t start = (d_ring_next + total - rows) % total, head = std::min(rows, total - start);
+    read(d_ring, start * w, head * w, out);
+    if (head < rows)
+        read(d_ring, 0, (rows - head) * w, out + head * w);
+}
+
+} // namespace gpufft::opencl::detail

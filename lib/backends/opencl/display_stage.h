@@ -1,0 +1,67 @@
+/* gr-gpufft OpenCL backend: the display stages (gpufft::display's
+ * definition) on the spectrum chain's device (kernels/display.cl). */
+#ifndef GPUFFT_LIB_OPENCL_DISPLAY_STAGE_H
+#define GPUFFT_LIB_OPENCL_DISPLAY_STAGE_H
+
+#include "../../spectrum/chain.h"
+#include "device.h"
+#include <cstddef>
+#include <vector>
+
+namespace gpufft::opencl::detail {
+
+/*!
+ * The histogram, traces and waterfall ring in device buffers, fed by
+ * enqueue() with dB frames that stay on the device; the read-outs copy the
+ * display-sized images back. Every buffer is made and every kernel built
+ * in the constructor. Runs in the chain's in-order queue.
+ */
+class device_display final : public gpufft::detail::display_stage
+{
+public:
+    //! Up to max_frames frames a call; throws gpufft::error naming what does not fit.
+    device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames);
+
+    //! Enqueues `frames` (1 to max_frames) frames of n dB values at `db`; does not wait.
+    void enqueue(cl_mem db, std::size_t frames);
+
+    void reset() override;
+    void reset_max_hold() override;
+    void set_db_range(double db_min, double db_max) override;
+    void set_decay(double decay) override;
+    void set_resample(display_resample mode) override;
+    void set_average(display_average mode, double alpha) override;
+    void set_max_hold(bool on) override;
+    void read_histogram(float* out) const override;
+    void read_average(float* out) const override;
+    void read_max_hold(float* out) const override;
+    void read_waterfall(float* out, std::size_t rows) const override;
+    std::size_t frames() const override { return d_count; }
+    const display_config& config() const override { return d_c; }
+
+    //! Device bytes the stage holds.
+    std::size_t device_bytes() const { return d_device_bytes; }
+
+private:
+    void set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value);
+    void fill(const mem_handle& m, float value, std::size_t count);
+    void read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const;
+    void upload_weights();
+    void set_settings();
+
+    cl_command_queue d_queue;
+    display_config d_c;
+    std::size_t d_device_bytes = 0;
+    std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
+    mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
+    kernel_handle d_decay, d_frames;
+    std::size_t d_group = 1;
+    std::size_t d_ring_next = 0;  //!< the ring row the next frame writes
+    std::size_t d_count = 0;      //!< frames since reset
+    std::size_t d_avg_count = 0;  //!< frames in the average
+    bool d_peak_started = false;
+};
+
+} // namespace gpufft::opencl::detail
+
+#endif

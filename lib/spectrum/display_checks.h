@@ -1,0 +1,30 @@
+/* gr-gpufft display pipeline: the checks and column layout every
+ * implementation of gpufft::display's definition shares (internal). */
+#ifndef GPUFFT_LIB_SPECTRUM_DISPLAY_CHECKS_H
+#define GPUFFT_LIB_SPECTRUM_DISPLAY_CHECKS_H
+
+#include <gpufft/display.h>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace gpufft::detail {
+
+//! Throws gpufft::error "gpufft: display: <msg>" unless ok.
+void display_require(bool ok, const std::string& msg);
+
+//! The constructor's checks: throws gpufft::error naming the bad parameter.
+void check_display_config(const display_config& c);
+void check_db_range(double db_min, double db_max, std::size_t height);
+void check_decay(double decay);
+void check_average(display_average mode, double alpha);
+void check_resample(display_resample mode);
+//! read_waterfall's rows in [1, total] and a non-null output.
+void check_waterfall_read(const float* out, std::size_t rows, std::size_t total);
+
+//! [b0, b1): the bins column c of `c.width` covers (gpufft::display, step 1).
+std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col);
+
+} // namespace gpufft::detail
+
+#endif

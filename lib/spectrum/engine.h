@@ -1,0 +1,55 @@
+/* gr-gpufft spectrum engine: the part gpufft::spectrum and
+ * gpufft::spectrum_display share (internal): the checked settings, the
+ * framing of raw samples into batches of frames, and the chain that runs
+ * them. */
+#ifndef GPUFFT_LIB_SPECTRUM_ENGINE_H
+#define GPUFFT_LIB_SPECTRUM_ENGINE_H
+
+#include "chain.h"
+#include <gpufft/spectrum.h>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace gpufft::detail {
+
+class engine
+{
+public:
+    /*!
+     * Throws gpufft::error naming the bad parameter. With `display` (n =
+     * fft_size, checked by the caller), a chain that can runs the display
+     * stages on its outputs (chain::display()).
+     */
+    explicit engine(const spectrum_config& config, const display_config* display = nullptr);
+
+    //! As gpufft::spectrum's; `out` may be empty (outputs are then dropped).
+    std::size_t push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out);
+    std::size_t push(const complex* samples, std::size_t count, const spectrum::sink& out);
+    std::size_t flush(const spectrum::sink& out);
+    void reset();
+
+    const chain_setup& setup() const { return d_setup; }
+    const spectrum_config& config() const { return d_config; }
+    chain& stages() { return *d_chain; }
+    const chain& stages() const { return *d_chain; }
+    //! Frames transformed since construction or reset().
+    std::size_t frames() const { return d_frames; }
+    double bin_hz(std::size_t i) const;
+
+private:
+    std::size_t run(std::size_t count, const spectrum::sink& deliver);
+
+    spectrum_config d_config;
+    chain_setup d_setup;
+    std::unique_ptr<chain> d_chain;
+    std::size_t d_bps = 0;            // bytes per sample
+    std::vector<unsigned char> d_raw; // (batch - 1) * hop + n samples: one batch of frames
+    std::size_t d_fill = 0;           // bytes held in d_raw
+    std::vector<float> d_out;         // up to batch outputs of one chain run (none with a display stage)
+    std::size_t d_frames = 0;
+};
+
+} // namespace gpufft::detail
+
+#endif
