@@ -12,6 +12,7 @@
 #include "bench/common.h"
 #include "bench/device_modes.h"
 #include "bench/display_mode.h"
+#include "bench/qpu_check.h"
 #include "bench/text.h"
 #include <gpufft/gpufft.h>
 
@@ -113,6 +114,16 @@ Display mode (instead of the CPU comparison):
   --display-height H  histogram rows (default 256)
   --display-batch B   frames per push (default 64)
 
+Raspberry Pi 0-3 (instead of the CPU comparison):
+
+  --qpu-check         the qpu backend (VideoCore IV QPUs) against the simd backend
+                      (NEON or scalar) at every size 2^8..2^20, batch 1 and 10:
+                      times both (median of 3 calls), checks both against FFTW
+                      double, and prints a report with the board, firmware and
+                      memory split to paste into a bug report. Exit status 0: all
+                      passed; 1: a size failed; 3: no usable V3D here (one line
+                      on stderr says why). README: "Trying the qpu backend on your Pi".
+
 In the device modes the exit status is 1 when one of gpufft's rows failed
 (an error, or a result that failed its check); other engines' failures are
 only reported.
@@ -190,6 +201,8 @@ options parse(int argc, char** argv)
             o.average = parse_positive(a, arg());
         } else if (a == "--stream-batch") {
             o.stream_batches = parse_sizes(a, arg());
+        } else if (a == "--qpu-check") {
+            o.qpu_check = true;
         } else if (a == "--display") {
             o.display = true;
         } else if (a == "--display-sizes") {
@@ -563,6 +576,8 @@ int main(int argc, char** argv)
             run_display_mode(o, expand_backends(o.backends));
             return 0;
         }
+        if (o.qpu_check)
+            return qpu_check(library_engines(), system_pi_facts(), qpu_check_config{}, stdout, stderr);
         if (o.device_resident || o.streaming) {
             if (!o.points)
                 o.points = std::size_t(1) << 25; // 256 MiB of complex floats

@@ -1,12 +1,14 @@
 /* ALU ops, flags, pack/unpack and SFU for one element.
  *
  * Float behaviour (vc4asm's doc/VideoCoreIV-addendum.html): denormal inputs
- * and results flush to zero when configured (the hardware does); results round
- * to nearest-even or toward zero (VC4C's src/tools/Emulator.cpp models
- * fadd/fsub as toward zero; which one the hardware does is
- * not documented, so both are available). Round-toward-zero is exact: the
- * rounding error of the nearest-even result is computed exactly (TwoSum, fma)
- * and the result stepped toward zero when it was rounded away from zero.
+ * and results flush to zero when configured (the hardware does). fadd, fsub,
+ * fmul and itof round toward zero (the default: see `rounding` in
+ * emulator.h) or to nearest-even. Round-toward-zero is exact: the rounding
+ * error of the nearest-even result is computed exactly (TwoSum, fma) and the
+ * result stepped toward zero when it was rounded away from zero; a finite
+ * sum or product past the largest float gives the largest float, as IEEE 754
+ * round-toward-zero does (assumed for the QPU). fmin/fmax/fminabs/fmaxabs
+ * return an input, ftoi truncates, so neither depends on the mode.
  *
  * Flags: Z and N come from the result. C (assumed, not from the guide): the
  * unsigned carry of add, the unsigned borrow of sub, a > b for integer
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace qpu::emu {
 
@@ -58,10 +61,18 @@ float toward_zero(float result, float error)
     return result;
 }
 
+/*! Toward zero, an overflow of finite inputs stops at the largest float. */
+bool overflowed(float result, float a, float b)
+{
+    return std::isinf(result) && std::isfinite(a) && std::isfinite(b);
+}
+
 float add_rounded(float a, float b, const float_mode& mode)
 {
     float s = a + b;
     if (mode.round == rounding::toward_zero) {
+        if (overflowed(s, a, b))
+            return std::copysign(std::numeric_limits<float>::max(), s);
         // TwoSum: s + e == a + b exactly.
         float bb = s - a;
         float e = (a - (s - bb)) + (b - bb);
@@ -73,8 +84,11 @@ float add_rounded(float a, float b, const float_mode& mode)
 float mul_rounded(float a, float b, const float_mode& mode)
 {
     float p = a * b;
-    if (mode.round == rounding::toward_zero)
+    if (mode.round == rounding::toward_zero) {
+        if (overflowed(p, a, b))
+            return std::copysign(std::numeric_limits<float>::max(), p);
         p = toward_zero(p, std::fma(a, b, -p));
+    }
     return p;
 }
 

@@ -10,7 +10,7 @@ namespace qpu::emu {
 
 struct float_mode {
     bool flush_denormals = true;
-    rounding round = rounding::nearest_even;
+    rounding round = rounding::toward_zero;
 };
 
 /*! A result and the flags it would set (Z zero, N negative, C carry). */
@@ -38,7 +38,8 @@ uint32_t pack_regfile_a(uint32_t code, uint32_t old, uint32_t value, bool is_flo
 /*! Packs a mul ALU float result in [0, 1] to 8-bit colour (pm = 1 codes). */
 uint32_t pack_mul_colour(uint32_t code, uint32_t old, uint32_t value);
 
-/*! SFU function of a write address (W_SFU_RECIP...), exact in float. */
+/*! SFU function of a write address (W_SFU_RECIP...): the float nearest the
+ * exact value in either rounding mode, not the hardware's approximation. */
 uint32_t sfu(uint32_t waddr, uint32_t value, const float_mode& mode);
 
 uint32_t f32_to_f16(float f);

@@ -696,7 +696,7 @@ void emulator::state::execute(unsigned q, uint64_t w, const instruction_access& 
         case SIG_LAST_THREAD_SWITCH:
             break;
         case SIG_PROG_END:
-            s.end_countdown = 3; // this instruction and two delay slots
+            s.end_countdown = int(THREAD_END_DELAY_SLOTS) + 1; // this instruction and its delay slots
             break;
         case SIG_LOAD_TMU0:
         case SIG_LOAD_TMU1: {

@@ -7,6 +7,8 @@
 #include "../asm/assembler.h"
 #include "../isa/qpu_isa.h"
 
+#include <algorithm>
+
 namespace qpu::emu {
 
 using namespace qpu::isa;
@@ -258,10 +260,23 @@ std::vector<program_hazard> check_program(const std::vector<uint64_t>& code, uns
 {
     std::vector<program_hazard> found;
     hazard_checker checker(tmu_fifo_depth);
+    // Execution never falls through an unconditional branch's last delay
+    // slot or a thread end's: the code after it starts another path, with
+    // no history (it is reached by a branch that is not followed).
+    size_t path_end = code.size();
     for (size_t i = 0; i < code.size(); ++i) {
+        if (i > path_end) {
+            checker.reset();
+            path_end = code.size();
+        }
         std::string problem = checker.next(code[i]);
         if (!problem.empty())
             found.push_back({i, problem + ": " + assembler::disassemble(code[i])});
+        const uint32_t sig = SIG.get(code[i]);
+        if (sig == SIG_BRANCH && COND_BR.get(code[i]) == BR_ALWAYS)
+            path_end = std::min<size_t>(path_end, i + BRANCH_DELAY_SLOTS);
+        else if (sig == SIG_PROG_END)
+            path_end = std::min<size_t>(path_end, i + THREAD_END_DELAY_SLOTS);
     }
     return found;
 }

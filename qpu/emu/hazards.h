@@ -72,7 +72,9 @@ struct program_hazard {
     std::string message;
 };
 
-/*! Every hazard in a straight-line reading of `code` (branches not followed). */
+/*! Every hazard in a reading of `code` in address order. Branches are not
+ * followed; a path ends at an unconditional branch's last delay slot or a
+ * thread end's, and the next instruction starts a new one with no history. */
 std::vector<program_hazard> check_program(const std::vector<uint64_t>& code, unsigned tmu_fifo_depth = 4);
 
 } // namespace qpu::emu

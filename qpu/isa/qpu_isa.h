@@ -262,6 +262,8 @@ constexpr uint32_t SIMD_WIDTH = 16;
 constexpr uint32_t INSTRUCTION_BYTES = 8;
 /*! Branch targets are relative to the instruction after the 3 delay slots. */
 constexpr uint32_t BRANCH_DELAY_SLOTS = 3;
+/*! Instructions that still run after a thread end (thrend). */
+constexpr uint32_t THREAD_END_DELAY_SLOTS = 2;
 
 // Mnemonics, indexed by the field value; nullptr where the code is unused.
 extern const char* const add_op_names[32];

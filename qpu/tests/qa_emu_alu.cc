@@ -153,23 +153,83 @@ public:
         }
     }
 
+    // Each op against results worked out by hand, under round-toward-zero
+    // (the default) and nearest-even. Values are bit patterns: 0x3F800000 is
+    // 1.0, and one ulp of a float in [1, 2) is 2^-23.
     void float_modes()
     {
-        // 1 + 0.75 ulp: nearest-even rounds up, toward-zero truncates.
-        float a = 1.0f, b = std::ldexp(1.5f, -24);
-        qpu::emu::config rtz = small_config();
-        rtz.float_rounding = qpu::emu::rounding::toward_zero;
-        CPPUNIT_ASSERT_EQUAL(hex(bits(std::nextafter(1.0f, 2.0f))), hex(run_op("fadd", bits(a), bits(b)).value));
-        CPPUNIT_ASSERT_EQUAL(hex(bits(1.0f)), hex(run_op("fadd", bits(a), bits(b), false, rtz).value));
-        CPPUNIT_ASSERT_EQUAL(hex(bits(-1.0f)), hex(run_op("fsub", bits(-a), bits(b), false, rtz).value));
-        // fmul: 3 * (1 + 2^-23) needs rounding; toward zero drops the tail.
-        float m = std::nextafter(1.0f, 2.0f);
-        CPPUNIT_ASSERT_EQUAL(hex(bits(3.0f * m)), hex(run_op("fmul", bits(3.0f), bits(m), true).value));
-        CPPUNIT_ASSERT_EQUAL(hex(bits(std::nextafter(3.0f * m, 0.0f))),
-                             hex(run_op("fmul", bits(3.0f), bits(m), true, rtz).value));
+        qpu::emu::config rne = small_config();
+        rne.float_rounding = qpu::emu::rounding::nearest_even;
+        CPPUNIT_ASSERT(small_config().float_rounding == qpu::emu::rounding::toward_zero);
+        struct {
+            const char* op;
+            uint32_t a, b, toward_zero, nearest_even;
+            bool mul;
+        } cases[] = {
+            // 1 + 0.75 ulp: truncated to 1; nearest is 1 + 1 ulp.
+            { "fadd", 0x3F800000, 0x33C00000, 0x3F800000, 0x3F800001, false },
+            // (1 + 1 ulp) + 0.5 ulp, a tie: truncated to 1 + 1 ulp; to even, 1 + 2 ulp.
+            { "fadd", 0x3F800001, 0x33800000, 0x3F800001, 0x3F800002, false },
+            // 1 + 0.25 ulp: both 1.
+            { "fadd", 0x3F800000, 0x33000000, 0x3F800000, 0x3F800000, false },
+            // -1 - 0.75 ulp: toward zero is -1, nearest is -(1 + 1 ulp).
+            { "fsub", 0xBF800000, 0x33C00000, 0xBF800000, 0xBF800001, false },
+            // 1 - 2^-30: below 1 floats are 2^-24 apart; truncated to
+            // 1 - 2^-24 (0x3F7FFFFF), nearest is 1.
+            { "fsub", 0x3F800000, 0x30800000, 0x3F7FFFFF, 0x3F800000, false },
+            // 3.75 - 1.5 = 2.25, exact in both.
+            { "fsub", 0x40700000, 0x3FC00000, 0x40100000, 0x40100000, false },
+            // FLT_MAX + FLT_MAX: toward zero stays at FLT_MAX; nearest overflows.
+            { "fadd", 0x7F7FFFFF, 0x7F7FFFFF, 0x7F7FFFFF, 0x7F800000, false },
+            // 1.5 * 2^-126 - 2^-126 = 2^-127, a denormal: flushed to +0 in both.
+            { "fsub", 0x00C00000, 0x00800000, 0x00000000, 0x00000000, false },
+            // 3 * (1 + 1 ulp) = 3 + 3 * 2^-23 = 2 * (1.5 + 1.5 ulp): truncated
+            // to 2 * (1.5 + 1 ulp) = 0x40400001; the tie goes to even, 0x40400002.
+            { "fmul", 0x40400000, 0x3F800001, 0x40400001, 0x40400002, true },
+            { "fmul", 0xC0400000, 0x3F800001, 0xC0400001, 0xC0400002, true },
+            // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: 2^-24 is half an ulp, a tie
+            // with an even lower neighbour, so both give 1 + 2^-11.
+            { "fmul", 0x3F800800, 0x3F800800, 0x3F801000, 0x3F801000, true },
+            // (1 + 1 ulp)(1 + 2^-12) = 1 + 2^-12 + 2^-23 + 2^-35: truncated to
+            // 0x3F800801; nearest too (the tail is below half an ulp).
+            { "fmul", 0x3F800001, 0x3F800800, 0x3F800801, 0x3F800801, true },
+            // (1 - 2^-24)(1 + 2^-23) = 1 + 2^-24 - 2^-47, just below 1 + half
+            // an ulp: 1 in both.
+            { "fmul", 0x3F7FFFFF, 0x3F800001, 0x3F800000, 0x3F800000, true },
+            // 2 * FLT_MAX: FLT_MAX toward zero, infinity to nearest.
+            { "fmul", 0x40000000, 0x7F7FFFFF, 0x7F7FFFFF, 0x7F800000, true },
+            // 2^-70 * 2^-70 underflows: +0 in both.
+            { "fmul", 0x1C800000, 0x1C800000, 0x00000000, 0x00000000, true },
+            // itof 2^24 + 3: truncated to 2^24 + 2 (0x4B800001); nearest is
+            // a tie between 2^24 + 2 and 2^24 + 4, to even: 0x4B800002.
+            { "itof", 16777219, 0, 0x4B800001, 0x4B800002, false },
+            { "itof", uint32_t(-16777219), 0, 0xCB800001, 0xCB800002, false },
+            // itof 2^31 - 1: truncated to 2^31 - 128 (0x4EFFFFFF), nearest 2^31.
+            { "itof", 0x7FFFFFFF, 0, 0x4EFFFFFF, 0x4F000000, false },
+            { "itof", uint32_t(-5), 0, 0xC0A00000, 0xC0A00000, false },
+            // ftoi truncates in both modes: 2.7 -> 2, -2.7 -> -2.
+            { "ftoi", 0x402CCCCD, 0, 2, 2, false },
+            { "ftoi", 0xC02CCCCD, 0, uint32_t(-2), uint32_t(-2), false },
+            // min/max pick an input unchanged: 1 + 1 ulp and -(1 + 3 ulp).
+            { "fmin", 0x3F800001, 0xBF800003, 0xBF800003, 0xBF800003, false },
+            { "fmax", 0x3F800001, 0xBF800003, 0x3F800001, 0x3F800001, false },
+            { "fminabs", 0x3F800001, 0xBF800003, 0x3F800001, 0x3F800001, false },
+            { "fmaxabs", 0x3F800001, 0xBF800003, 0x3F800003, 0x3F800003, false },
+        };
+        for (const auto& c : cases) {
+            const std::string what = std::string(c.op) + " " + hex(c.a) + ", " + hex(c.b);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what + " toward zero", hex(c.toward_zero),
+                                         hex(run_op(c.op, c.a, c.b, c.mul).value));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what + " nearest even", hex(c.nearest_even),
+                                         hex(run_op(c.op, c.a, c.b, c.mul, rne).value));
+        }
+        // The SFU gives the float nearest the exact value in both modes (the
+        // hardware's approximation is not modelled): 1/3 = 0x3EAAAAAB.
+        for (const qpu::emu::config& cfg : { small_config(), rne }) {
+            auto r = run_one("ldi r0, 3.0\nmov sfu_recip, r0\nnop\nnop\nmov r1, r4\n" + END, {}, cfg);
+            CPPUNIT_ASSERT_EQUAL(hex(0x3EAAAAAB), hex(r.acc[1][0]));
+        }
         // Denormals flush to zero, or not.
-        float tiny = std::ldexp(1.0f, -70);
-        CPPUNIT_ASSERT_EQUAL(0u, run_op("fmul", bits(tiny), bits(tiny), true).value & 0x7FFFFFFF);
         qpu::emu::config keep = small_config();
         keep.flush_denormals = false;
         uint32_t denormal = run_op("fmul", bits(std::ldexp(1.0f, -100)), bits(std::ldexp(1.0f, -30)), true, keep).value;

@@ -9,6 +9,7 @@ class qa_hazards : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(qa_hazards);
     CPPUNIT_TEST(each_rule);
     CPPUNIT_TEST(clean_program);
+    CPPUNIT_TEST(paths_end_at_unconditional_branches);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -87,6 +88,40 @@ public:
         auto res = launch(gpu, src, {DATA, 5});
         CPPUNIT_ASSERT_EQUAL_MESSAGE(res.message, qpu::emu::stop_reason::idle, res.reason);
         CPPUNIT_ASSERT_EQUAL(0.5f, real(gpu.qpu_registers(0).ra[2][3]));
+    }
+
+    // Execution does not fall through an unconditional branch's last delay
+    // slot (or a thread end's), so a regfile write there and a read of it
+    // just after are no hazard; inside the delay slots, and after a
+    // conditional branch, the same pair is one.
+    void paths_end_at_unconditional_branches()
+    {
+        const std::string clean[] = {
+            "    brr skip\n    nop\n    nop\n    mov ra1, 1\nother:\n    add r0, ra1, 1\nskip:\n    nop\n" + END,
+            "    bra ra2, 0x1000\n    nop\n    nop\n    mov ra1, 1\n    add r0, ra1, 1\n" + END,
+            "    nop ; thrend\n    nop\n    mov ra1, 1\n    add r0, ra1, 1\n" + END,
+        };
+        for (const std::string& source : clean) {
+            std::vector<qpu::emu::program_hazard> found = qpu::emu::check_program(assemble(source));
+            CPPUNIT_ASSERT_MESSAGE(source + (found.empty() ? "" : found[0].message), found.empty());
+        }
+        // The first one also runs clean.
+        qpu::emu::emulator gpu(small_config());
+        auto res = launch(gpu, clean[0]);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(res.message, qpu::emu::stop_reason::idle, res.reason);
+
+        const std::string hazardous[] = {
+            "    brr skip\n    mov ra1, 1\n    add r0, ra1, 1\n    nop\nskip:\n    nop\n" + END,
+            "    brr.anyz skip\n    nop\n    nop\n    mov ra1, 1\n    add r0, ra1, 1\nskip:\n    nop\n" + END,
+        };
+        for (const std::string& source : hazardous) {
+            std::vector<qpu::emu::program_hazard> found = qpu::emu::check_program(assemble(source));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(source, size_t(1), found.size());
+            CPPUNIT_ASSERT_EQUAL(size_t(2 + (source.find("anyz") != std::string::npos) * 2), found[0].index);
+            CPPUNIT_ASSERT_MESSAGE(found[0].message,
+                                   found[0].message.find("reads regfile A register 1 written by the previous") !=
+                                       std::string::npos);
+        }
     }
 };
 
