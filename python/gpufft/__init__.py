@@ -17,8 +17,10 @@ gpufft.display(n, width, height, ...) turns dB spectra into what a live
 display draws: d.push(frames), then d.histogram(), d.average(),
 d.max_hold() and d.waterfall() as arrays.
 The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
-(dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
-gpufft.demo_signal). Importing this module sends the library's log lines to
+(dB spectra), gpufft.iq_replay_source (an IQ file in a loop, or
+gpufft.demo_signal), and the live displays gpufft.display_sink_c (I/Q in)
+and gpufft.display_sink_f (dB spectra in), Qt widgets with persistence,
+spectrum lines and waterfall. Importing this module sends the library's log lines to
 GNU Radio's logger.
 """
 
@@ -26,6 +28,8 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
     demo_signal,
     display,
+    display_sink_c,
+    display_sink_f,
     error,
     fft_vcc,
     iq_replay_source,
@@ -42,6 +46,8 @@ __all__ = [
     "backends",
     "demo_signal",
     "display",
+    "display_sink_c",
+    "display_sink_f",
     "error",
     "fft_vcc",
     "iq_replay_source",

@@ -10,5 +10,6 @@ void bind_display(pybind11::module& m);
 void bind_fft_vcc(pybind11::module& m);
 void bind_spectrum_c(pybind11::module& m);
 void bind_iq_replay_source(pybind11::module& m);
+void bind_display_sinks(pybind11::module& m);
 
 #endif
