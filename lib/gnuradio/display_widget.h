@@ -83,6 +83,13 @@ public:
 class display_widget : public QWidget
 {
     Q_OBJECT
+    // Read-only, for tests and scripts reaching the widget through PyQt5.
+    Q_PROPERTY(double view_lo READ view_lo)
+    Q_PROPERTY(double view_hi READ view_hi)
+    Q_PROPERTY(QRect spectrum_plot READ spectrum_plot_rect)
+    Q_PROPERTY(QRect waterfall_plot READ waterfall_plot_rect)
+    Q_PROPERTY(bool frozen READ frozen WRITE set_frozen)
+    Q_PROPERTY(bool show_average READ show_average WRITE set_show_average)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -104,6 +111,7 @@ public:
     void set_frozen(bool on);
     bool frozen() const;
     void set_show_average(bool on);
+    bool show_average() const { return d_show_average; }
     //! Shows [lo, hi] (Hz), clamped to the band.
     void set_view(double lo_hz, double hi_hz);
     double view_lo() const { return d_view_lo; }
