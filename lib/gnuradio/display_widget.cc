@@ -431,7 +431,8 @@ void display_widget::refresh()
     if (!(new_frames || new_band || new_range || new_geometry))
         return;
     recolour_histogram();
-    ++d_redraws;
+    if (new_frames)
+        ++d_redraws;
     d_spectrum->update();
     d_waterfall->update();
 }

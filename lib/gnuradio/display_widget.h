@@ -90,6 +90,7 @@ class display_widget : public QWidget
     Q_PROPERTY(QRect waterfall_plot READ waterfall_plot_rect)
     Q_PROPERTY(bool frozen READ frozen WRITE set_frozen)
     Q_PROPERTY(bool show_average READ show_average WRITE set_show_average)
+    Q_PROPERTY(qulonglong frames_drawn READ frames_drawn)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -132,8 +133,10 @@ public:
     //! The frequency at x (this widget's coordinates).
     double hz_at(int x) const;
 
-    //! Redraws with new data since construction (any thread).
+    //! Redraws with new frames since construction (any thread).
     std::size_t redraws() const { return d_redraws.load(); }
+    //! The display's frame count at the last redraw (frames since it was built).
+    qulonglong frames_drawn() const { return d_frames_seen; }
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
