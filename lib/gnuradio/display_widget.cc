@@ -6,10 +6,8 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
-#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -37,10 +35,10 @@ const std::vector<std::pair<std::string, std::vector<colour_stop>>>& colour_maps
 {
     static const std::vector<std::pair<std::string, std::vector<colour_stop>>> maps = {
         { "fosphor",
-          { { 0.0, 0, 0, 48 },
-            { 0.2, 0, 0, 180 },
-            { 0.4, 0, 160, 255 },
-            { 0.6, 40, 230, 60 },
+          { { 0.0, 0, 0, 32 },
+            { 0.25, 0, 0, 150 },
+            { 0.45, 0, 110, 255 },
+            { 0.62, 40, 220, 90 },
             { 0.8, 255, 230, 0 },
             { 0.92, 255, 60, 0 },
             { 1.0, 255, 255, 255 } } },
@@ -231,23 +229,30 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_ref_box->setRange(-300, 300);
     d_ref_box->setSingleStep(5);
     d_ref_box->setDecimals(1);
+    d_ref_box->setPrefix("ref ");
     d_ref_box->setSuffix(" dB");
+    d_ref_box->setToolTip("Reference level: the top of the dB axis (keys Up, Down)");
     d_range_box = new QDoubleSpinBox(this);
     d_range_box->setRange(1, 400);
     d_range_box->setSingleStep(10);
     d_range_box->setDecimals(1);
+    d_range_box->setPrefix("range ");
     d_range_box->setSuffix(" dB");
+    d_range_box->setToolTip("The dB axis' span (keys Page Up, Page Down)");
     d_freeze_box = new QCheckBox("Freeze", this);
     d_average_box = new QCheckBox("Average", this);
     d_average_box->setChecked(true);
-    d_peak_box = new QCheckBox("Peak hold", this);
-    auto* clear = new QPushButton("Clear peak", this);
-    auto* full = new QPushButton("Full band", this);
-    controls->addWidget(new QLabel("Colours", this));
+    d_peak_box = new QCheckBox("Peak", this);
+    auto* clear = new QPushButton("Clear", this);
+    auto* full = new QPushButton("Full", this);
+    d_colormap_box->setToolTip("Colour map (key C)");
+    d_freeze_box->setToolTip("Freeze the picture; frames still go into the display (key F)");
+    d_average_box->setToolTip("The average line (key A)");
+    d_peak_box->setToolTip("Peak hold: the max-hold line (key P)");
+    clear->setToolTip("Restart the peak hold");
+    full->setToolTip("Show the whole band (key 0; the wheel zooms, dragging pans)");
     controls->addWidget(d_colormap_box);
-    controls->addWidget(new QLabel("Ref", this));
     controls->addWidget(d_ref_box);
-    controls->addWidget(new QLabel("Range", this));
     controls->addWidget(d_range_box);
     controls->addWidget(d_freeze_box);
     controls->addWidget(d_average_box);
@@ -307,8 +312,6 @@ void display_widget::set_colormap(const std::string& name)
         d_colormap_box->setCurrentText(QString::fromStdString(name));
     }
     build_luts();
-    recolour_histogram();
-    recolour_waterfall();
     update();
     d_spectrum->update();
     d_waterfall->update();
@@ -399,9 +402,8 @@ void display_widget::refresh()
         // A rebuilt display: the waterfall history meant other columns or frames.
         const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
+        d_wf_head = 0;
         d_wf_filled = 0;
-        d_waterfall_image = QImage(int(w), int(d_wf_capacity), QImage::Format_RGB32);
-        d_waterfall_image.fill(background);
     }
     d_frames_seen = d_snap.frames;
     if (d_snap.decay != before_axis.decay)
@@ -425,12 +427,9 @@ void display_widget::refresh()
             }
         add_waterfall_row(row.data());
     }
-    if (new_range)
-        recolour_waterfall();
     sync_controls();
     if (!(new_frames || new_band || new_range || new_geometry))
         return;
-    recolour_histogram();
     if (new_frames)
         ++d_redraws;
     d_spectrum->update();
@@ -464,63 +463,33 @@ void display_widget::build_luts()
     }
 }
 
-void display_widget::recolour_histogram()
-{
-    const std::size_t w = d_snap.width, h = d_snap.height;
-    if (w == 0 || h == 0 || d_snap.histogram.size() < w * h)
-        return;
-    if (d_histogram_image.width() != int(w) || d_histogram_image.height() != int(h))
-        d_histogram_image = QImage(int(w), int(h), QImage::Format_ARGB32_Premultiplied);
-    const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
-    for (std::size_t r = 0; r < h; ++r) {
-        auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(int(h - 1 - r)));
-        const float* cells = &d_snap.histogram[r * w];
-        for (std::size_t c = 0; c < w; ++c) {
-            const float i = std::min(cells[c] * scale + 0.5f, float(count_lut_size - 1));
-            line[c] = d_count_lut[std::size_t(i)];
-        }
-    }
-}
-
 void display_widget::add_waterfall_row(const float* row)
 {
     const std::size_t w = d_snap.width;
-    // Row 0 newest: older rows move down one (the image is display-sized).
-    std::memmove(&d_wf_rows[w], &d_wf_rows[0], (d_wf_capacity - 1) * w * sizeof(float));
-    std::memcpy(&d_wf_rows[0], row, w * sizeof(float));
+    d_wf_head = (d_wf_head + d_wf_capacity - 1) % d_wf_capacity;
+    std::memcpy(&d_wf_rows[d_wf_head * w], row, w * sizeof(float));
     d_wf_filled = std::min(d_wf_filled + 1, d_wf_capacity);
-    const int bytes = d_waterfall_image.bytesPerLine();
-    std::memmove(d_waterfall_image.scanLine(1), d_waterfall_image.scanLine(0),
-                 std::size_t(bytes) * (d_wf_capacity - 1));
-    auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(0));
-    const double scale = 255.0 / (d_snap.db_max - d_snap.db_min);
-    for (std::size_t c = 0; c < w; ++c)
-        line[c] = std::isnan(row[c]) ? background.rgb()
-                                     : d_lut[std::size_t(std::clamp((row[c] - d_snap.db_min) * scale + 0.5, 0.0, 255.0))];
 }
 
-void display_widget::recolour_waterfall()
+QRgb display_widget::waterfall_colour(float db) const
 {
-    const std::size_t w = d_snap.width;
-    if (w == 0 || d_waterfall_image.isNull())
-        return;
-    const double scale = 255.0 / (d_snap.db_max - d_snap.db_min);
-    for (std::size_t r = 0; r < d_wf_filled; ++r) {
-        auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(int(r)));
-        const float* row = &d_wf_rows[r * w];
-        for (std::size_t c = 0; c < w; ++c)
-            line[c] = std::isnan(row[c]) ? background.rgb()
-                                         : d_lut[std::size_t(std::clamp((row[c] - d_snap.db_min) * scale + 0.5, 0.0, 255.0))];
-    }
-    d_waterfall->update();
+    if (std::isnan(db))
+        return background.rgb();
+    const double t = (db - d_snap.db_min) / (d_snap.db_max - d_snap.db_min);
+    return d_lut[std::size_t(std::clamp(t * 255.0 + 0.5, 0.0, 255.0))];
 }
 
-QRectF display_widget::visible_columns(int image_height) const
+std::vector<std::size_t> display_widget::columns_under(int pixels) const
 {
+    // Column c is drawn over [band_left + c fs / W, band_left + (c + 1) fs / W).
     const double w = double(d_snap.width);
     const double c0 = (d_view_lo - band_left()) / d_snap.sample_rate * w;
-    const double c1 = (d_view_hi - band_left()) / d_snap.sample_rate * w;
-    return QRectF(c0, 0, c1 - c0, image_height);
+    const double per_pixel = (d_view_hi - d_view_lo) / d_snap.sample_rate * w / pixels;
+    std::vector<std::size_t> columns(std::size_t(std::max(pixels, 0)));
+    for (int x = 0; x < pixels; ++x)
+        columns[std::size_t(x)] =
+            std::size_t(std::clamp(std::floor(c0 + (x + 0.5) * per_pixel), 0.0, w - 1));
+    return columns;
 }
 
 void display_widget::paint_frequency_axis(QPainter& p, const QRect& plot)
@@ -560,33 +529,49 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
     for (double f = std::ceil(d_view_lo / f_step) * f_step; f <= d_view_hi; f += f_step)
         p.drawLine(QPointF(x_of(f), plot.top()), QPointF(x_of(f), plot.bottom()));
 
-    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    if (!d_histogram_image.isNull())
-        p.drawImage(QRectF(plot), d_histogram_image, visible_columns(d_histogram_image.height()));
+    // The histogram at the plot's size: each pixel shows the cell under its
+    // centre; an empty cell is transparent (the grid shows through).
+    const std::size_t w = d_snap.width, h = d_snap.height;
+    if (d_snap.histogram.size() >= w * h) {
+        if (d_histogram_image.size() != plot.size())
+            d_histogram_image = QImage(plot.size(), QImage::Format_ARGB32_Premultiplied);
+        const auto columns = columns_under(plot.width());
+        const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
+        for (int y = 0; y < plot.height(); ++y) {
+            const auto row = std::size_t(
+                std::clamp(std::floor((plot.height() - y - 0.5) / plot.height() * double(h)), 0.0, double(h - 1)));
+            const float* cells = &d_snap.histogram[row * w];
+            auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
+            for (int x = 0; x < plot.width(); ++x) {
+                const float i = std::min(cells[columns[std::size_t(x)]] * scale + 0.5f, float(count_lut_size - 1));
+                line[x] = d_count_lut[std::size_t(i)];
+            }
+        }
+        p.drawImage(plot.topLeft(), d_histogram_image);
+    }
 
-    // The traces: one point per column, at the centre of its frequency span.
+    // The traces: one point per column, at the centre of its frequency span;
+    // only the visible columns and one beyond each edge, unsmoothed (cheap at
+    // any width).
     p.save();
     p.setClipRect(plot);
-    p.setRenderHint(QPainter::Antialiasing, true);
+    const double column_hz = d_snap.sample_rate / double(w);
+    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - band_left()) / column_hz) - 1, 0.0, double(w)));
+    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - band_left()) / column_hz) + 1, 0.0, double(w)));
+    QPolygonF line;
     auto trace = [&](const std::vector<float>& v, const QColor& colour) {
-        QPainterPath path;
-        bool pen_down = false;
-        const double column_hz = d_snap.sample_rate / double(d_snap.width);
-        for (std::size_t c = 0; c < v.size(); ++c) {
+        p.setPen(QPen(colour, 1));
+        line.clear();
+        for (std::size_t c = first; c < last && c < v.size(); ++c) {
             if (std::isnan(v[c])) {
-                pen_down = false;
+                p.drawPolyline(line);
+                line.clear();
                 continue;
             }
-            const QPointF at(x_of(band_left() + (double(c) + 0.5) * column_hz),
-                             y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
-            if (pen_down)
-                path.lineTo(at);
-            else
-                path.moveTo(at);
-            pen_down = true;
+            line << QPointF(x_of(band_left() + (double(c) + 0.5) * column_hz),
+                            y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
         }
-        p.setPen(QPen(colour, 1.2));
-        p.drawPath(path);
+        p.drawPolyline(line);
     };
     if (d_snap.max_hold)
         trace(d_snap.max_hold_trace, max_hold_colour);
@@ -613,13 +598,20 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
 void display_widget::paint_waterfall(QPainter& p, const QRect& plot)
 {
     p.fillRect(plot, Qt::black);
-    if (d_waterfall_image.isNull() || d_snap.width == 0)
+    if (d_snap.width == 0 || d_wf_filled == 0)
         return;
-    // One image row per screen row, newest at the top.
-    const int rows = std::min(plot.height(), d_waterfall_image.height());
-    QRectF source = visible_columns(rows);
-    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    p.drawImage(QRectF(plot.left(), plot.top(), plot.width(), rows), d_waterfall_image, source);
+    // One history row per screen row, newest at the top.
+    const int rows = int(std::min<std::size_t>(std::size_t(plot.height()), d_wf_filled));
+    if (d_waterfall_image.size() != plot.size())
+        d_waterfall_image = QImage(plot.size(), QImage::Format_RGB32);
+    const auto columns = columns_under(plot.width());
+    for (int y = 0; y < rows; ++y) {
+        const float* row = &d_wf_rows[((d_wf_head + std::size_t(y)) % d_wf_capacity) * d_snap.width];
+        auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(y));
+        for (int x = 0; x < plot.width(); ++x)
+            line[x] = waterfall_colour(row[columns[std::size_t(x)]]);
+    }
+    p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, 0, plot.width(), rows));
     p.setPen(Qt::lightGray);
     p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
 }

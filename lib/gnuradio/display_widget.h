@@ -148,23 +148,28 @@ private:
     void paint_spectrum(QPainter& p, const QRect& plot);
     void paint_waterfall(QPainter& p, const QRect& plot);
     void paint_frequency_axis(QPainter& p, const QRect& plot);
-    void recolour_histogram();
-    void recolour_waterfall();
     void add_waterfall_row(const float* row);
     void build_luts();
     void sync_controls();
     void pan(double fraction);
-    // The visible columns as a fractional source rectangle of a W-wide image.
-    QRectF visible_columns(int image_height) const;
+    // For each of `pixels` plot columns, the display column under its centre.
+    std::vector<std::size_t> columns_under(int pixels) const;
+    // The colour of a dB value on the waterfall.
+    QRgb waterfall_colour(float db) const;
 
     std::shared_ptr<display_feed> d_feed;
     display_snapshot d_snap;
     std::size_t d_frames_seen = 0;
-    std::vector<float> d_wf_rows;  // waterfall history, d_wf_capacity x W dB, row 0 newest
+    // Waterfall history: a ring of d_wf_capacity rows of W dB values, the
+    // newest at d_wf_head, the next older after it.
+    std::vector<float> d_wf_rows;
     std::size_t d_wf_capacity = 600; // rows, taller than most screens' waterfall panes
+    std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
-    QImage d_histogram_image;      // W x H, top row = db_max
-    QImage d_waterfall_image;      // W x d_wf_capacity, top row newest
+    // What the plots draw, at their own size (colour-mapped and resampled to
+    // pixels here, so that painting copies them unscaled).
+    QImage d_histogram_image;
+    QImage d_waterfall_image;
     std::array<QRgb, 256> d_lut{}; // the colour map
     std::vector<QRgb> d_count_lut; // histogram counts (linear in 0..full) to colours
     std::string d_colormap;
