@@ -64,9 +64,6 @@ public:
     }
     uint64_t redraws() const override { return d_view.redraws(); }
 
-    //! The internal widget, for the C++ tests.
-    display_widget* widget() const { return d_view.widget(); }
-
 protected:
     //! \p settings checked, \p engine built from them by the caller.
     display_sink_base(const std::string& block,

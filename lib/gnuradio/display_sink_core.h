@@ -182,7 +182,6 @@ public:
     ~display_sink_view();
 
     QWidget* qwidget() const { return d_widget; }
-    display_widget* widget() const { return d_widget; }
     void set_frame_rate(double rate);
     void set_colormap(const std::string& name);
     std::size_t redraws() const;

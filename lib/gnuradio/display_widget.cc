@@ -382,8 +382,6 @@ QRect display_widget::waterfall_plot_rect() const
     return d_waterfall->plot_rect().translated(d_waterfall->mapTo(this, QPoint(0, 0)));
 }
 QWidget* display_widget::spectrum_pane() const { return d_spectrum; }
-QWidget* display_widget::waterfall_pane() const { return d_waterfall; }
-double display_widget::hz_at(int x) const { return d_spectrum->hz_at(x - d_spectrum->mapTo(this, QPoint(0, 0)).x()); }
 
 void display_widget::refresh()
 {

@@ -128,10 +128,8 @@ public:
     //! The plot areas, in this widget's coordinates.
     QRect spectrum_plot_rect() const;
     QRect waterfall_plot_rect() const;
+    //! The child that draws the spectrum (mouse events go there).
     QWidget* spectrum_pane() const;
-    QWidget* waterfall_pane() const;
-    //! The frequency at x (this widget's coordinates).
-    double hz_at(int x) const;
 
     //! Redraws with new frames since construction (any thread).
     std::size_t redraws() const { return d_redraws.load(); }
