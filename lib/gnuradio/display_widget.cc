@@ -229,6 +229,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_ref_box->setRange(-300, 300);
     d_ref_box->setSingleStep(5);
     d_ref_box->setDecimals(1);
+    d_ref_box->setKeyboardTracking(false); // a new range clears the histogram: once, on Enter
     d_ref_box->setPrefix("ref ");
     d_ref_box->setSuffix(" dB");
     d_ref_box->setToolTip("Reference level: the top of the dB axis (keys Up, Down)");
@@ -236,6 +237,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_range_box->setRange(1, 400);
     d_range_box->setSingleStep(10);
     d_range_box->setDecimals(1);
+    d_range_box->setKeyboardTracking(false);
     d_range_box->setPrefix("range ");
     d_range_box->setSuffix(" dB");
     d_range_box->setToolTip("The dB axis' span (keys Page Up, Page Down)");
@@ -437,8 +439,11 @@ void display_widget::refresh()
 void display_widget::sync_controls()
 {
     const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
-    d_ref_box->setValue(d_snap.db_max);
-    d_range_box->setValue(d_snap.db_max - d_snap.db_min);
+    // Not under the user's cursor: a value being typed stays.
+    if (!d_ref_box->hasFocus())
+        d_ref_box->setValue(d_snap.db_max);
+    if (!d_range_box->hasFocus())
+        d_range_box->setValue(d_snap.db_max - d_snap.db_min);
     d_peak_box->setChecked(d_snap.max_hold);
 }
 

@@ -178,6 +178,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(drag_pans_without_a_click);
     CPPUNIT_TEST(freeze_keeps_the_picture);
     CPPUNIT_TEST(db_range_moves_the_floor);
+    CPPUNIT_TEST(keys_set_the_db_range);
     CPPUNIT_TEST(colour_maps);
     CPPUNIT_TEST_SUITE_END();
 
@@ -356,6 +357,23 @@ public:
         const int y = brightest_row(img, sp.left() + sp.width() / 4, sp.top(), sp.bottom());
         CPPUNIT_ASSERT_MESSAGE("floor at " + std::to_string(y) + ", expected " + std::to_string(expected),
                                std::abs(y - expected) <= double(sp.height()) / height + 1);
+    }
+
+    void keys_set_the_db_range()
+    {
+        fixture f;
+        f.push(tone_bin);
+        f.key(Qt::Key_Up, "");       // reference level +5 dB
+        f.key(Qt::Key_PageDown, ""); // range -10 dB
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(5.0, f.core->settings().ref_level, 1e-9);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(110.0, f.core->settings().db_range, 1e-9);
+        f.core->with_engine([](::gpufft::display& d) {
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(-105.0, d.config().db_min, 1e-9);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(5.0, d.config().db_max, 1e-9);
+        });
+        // The peak-hold key switches the engine's max-hold trace on (the fixture turned it off).
+        f.key(Qt::Key_P, "p");
+        f.core->with_engine([](::gpufft::display& d) { CPPUNIT_ASSERT(d.config().max_hold); });
     }
 
     void colour_maps()
