@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace gr::gpufft {
 
@@ -389,14 +391,18 @@ void display_widget::refresh()
 {
     if (d_frozen)
         return;
-    const display_snapshot before_axis{ d_snap.width, d_snap.height, d_snap.bins, d_snap.db_min, d_snap.db_max,
-                                        d_snap.decay, d_snap.center_freq, d_snap.sample_rate };
+    // What the read may change besides the images.
+    const auto geometry = [this] { return std::make_pair(d_snap.width, d_snap.height); };
+    const auto band = [this] { return std::make_tuple(d_snap.bins, d_snap.center_freq, d_snap.sample_rate); };
+    const auto range = [this] { return std::make_pair(d_snap.db_min, d_snap.db_max); };
+    const auto geometry_before = geometry();
+    const auto band_before = band();
+    const auto range_before = range();
+    const double decay_before = d_snap.decay;
     d_feed->read(d_snap, d_frames_seen);
-    const bool new_geometry = d_snap.width != before_axis.width || d_snap.height != before_axis.height;
-    const bool new_band = new_geometry || d_snap.bins != before_axis.bins ||
-                          d_snap.center_freq != before_axis.center_freq ||
-                          d_snap.sample_rate != before_axis.sample_rate;
-    const bool new_range = d_snap.db_min != before_axis.db_min || d_snap.db_max != before_axis.db_max;
+    const bool new_geometry = geometry() != geometry_before;
+    const bool new_band = new_geometry || band() != band_before;
+    const bool new_range = range() != range_before;
     const bool new_frames = d_snap.frames != d_frames_seen;
     if (new_geometry || d_snap.frames < d_frames_seen) {
         // A rebuilt display: the waterfall history meant other columns or frames.
@@ -406,7 +412,7 @@ void display_widget::refresh()
         d_wf_filled = 0;
     }
     d_frames_seen = d_snap.frames;
-    if (d_snap.decay != before_axis.decay)
+    if (d_snap.decay != decay_before)
         build_luts();
     if (new_band) {
         if (d_view_full || d_view_hi <= d_view_lo)
@@ -422,8 +428,8 @@ void display_widget::refresh()
         for (std::size_t r = 1; r < d_snap.new_rows; ++r)
             for (std::size_t c = 0; c < w; ++c) {
                 const float v = d_snap.waterfall[r * w + c];
-                if (!(row[c] >= v))
-                    row[c] = std::isnan(v) ? row[c] : v;
+                if (v > row[c] || std::isnan(row[c]))
+                    row[c] = v;
             }
         add_waterfall_row(row.data());
     }
