@@ -77,6 +77,7 @@ public:
         {
             std::lock_guard<std::mutex> lock(d_mutex);
             std::swap(d_engine, engine);
+            ++d_generation;
         }
     }
 
@@ -121,6 +122,8 @@ public:
         s.max_hold = c.max_hold;
         s.center_freq = d_settings.center_freq;
         s.sample_rate = d_settings.samp_rate;
+        const bool same_engine = s.engine == d_generation;
+        s.engine = d_generation;
         s.frames = d_engine->frames();
         s.histogram.resize(c.width * c.height);
         s.average.resize(c.width);
@@ -128,7 +131,7 @@ public:
         d_engine->read_histogram(s.histogram.data());
         d_engine->read_average(s.average.data());
         d_engine->read_max_hold(s.max_hold_trace.data());
-        const std::size_t fresh = s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
+        const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
         s.new_rows = std::min(fresh, c.waterfall_rows);
         s.waterfall.resize(s.new_rows * c.width);
         if (s.new_rows > 0)
@@ -165,6 +168,7 @@ public:
 private:
     mutable std::mutex d_mutex;
     std::unique_ptr<Engine> d_engine; // guarded by d_mutex
+    std::size_t d_generation = 1;     // engines built so far (0: none read yet); guarded by d_mutex
     display_sink_settings d_settings; // guarded by d_mutex
     std::function<void(double)> d_on_click; // guarded by d_mutex
     const std::string d_block;

@@ -399,12 +399,14 @@ void display_widget::refresh()
     const auto band_before = band();
     const auto range_before = range();
     const double decay_before = d_snap.decay;
+    const std::size_t engine_before = d_snap.engine;
     d_feed->read(d_snap, d_frames_seen);
     const bool new_geometry = geometry() != geometry_before;
     const bool new_band = new_geometry || band() != band_before;
     const bool new_range = range() != range_before;
-    const bool new_frames = d_snap.frames != d_frames_seen;
-    if (new_geometry || d_snap.frames < d_frames_seen) {
+    const bool new_engine = d_snap.engine != engine_before;
+    const bool new_frames = new_engine || d_snap.frames != d_frames_seen;
+    if (new_geometry || new_engine) {
         // A rebuilt display: the waterfall history meant other columns or frames.
         const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());

@@ -31,7 +31,8 @@ struct display_snapshot {
     double decay = 0.99;
     double center_freq = 0.0, sample_rate = 1.0; //!< Hz
     bool max_hold = true;
-    std::size_t frames = 0;           //!< frames in the display since it was (re)built
+    std::size_t engine = 0;           //!< changes when the block builds a new display
+    std::size_t frames = 0;           //!< frames in the display since it was built
     std::vector<float> histogram;     //!< H x W, row 0 (db_min) first
     std::vector<float> average;       //!< W
     std::vector<float> max_hold_trace;//!< W
@@ -49,8 +50,9 @@ public:
     virtual ~display_feed() = default;
     /*!
      * Fills \p s; the waterfall gets the rows of the frames after frame
-     * number \p frames_seen (as many as the block's ring still holds), or
-     * none if the display was rebuilt since (frames went back).
+     * number \p frames_seen of the display \p s read last (s.engine), as
+     * many as the block's ring still holds; all of them if the display is
+     * a new one.
      */
     virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
     virtual void set_db_range(double db_min, double db_max) = 0;

@@ -180,6 +180,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(drag_pans_without_a_click);
     CPPUNIT_TEST(freeze_keeps_the_picture);
     CPPUNIT_TEST(waterfall_keeps_a_short_burst);
+    CPPUNIT_TEST(new_engine_restarts_the_waterfall);
     CPPUNIT_TEST(db_range_moves_the_floor);
     CPPUNIT_TEST(keys_set_the_db_range);
     CPPUNIT_TEST(colour_maps);
@@ -367,6 +368,28 @@ public:
         // The row before it: the tone of the first redraw.
         CPPUNIT_ASSERT(at_pixel(brightest_columns(img, wf.top() + 1, wf.left(), wf.right()),
                                 pixel_of(bin_centre(tone_bin), sp, lo, hi)));
+    }
+
+    void new_engine_restarts_the_waterfall()
+    {
+        fixture f;
+        f.push(tone_bin);
+        // A new display (as set_fft_size builds) that already holds as many
+        // frames as the old one did at the last redraw.
+        f.core->replace(std::make_unique<::gpufft::display>(f.settings.display(n)));
+        f.core->set_max_hold(false);
+        f.push(n / 4);
+        const QImage img = f.grab("new_engine");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        CPPUNIT_ASSERT(at_pixel(brightest_columns(img, wf.top(), wf.left(), wf.right()),
+                                pixel_of(bin_centre(n / 4), sp, lo, hi)));
+        // The old engine's rows are gone: below the new row, nothing is drawn.
+        const auto below = brightest_columns(img, wf.top() + 1, wf.left(), wf.right());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(wf.width()), below.size());
+        // The histogram is the new engine's: no tone left at the old bin.
+        const int old_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        CPPUNIT_ASSERT(grey(img, old_x, int(std::lround(row_of(tone_db, sp)))) < 100);
     }
 
     void db_range_moves_the_floor()
