@@ -11,6 +11,7 @@ packages=(
   gnuradio python3-pyqt5 python3-zmq
   ccache  # .ci/run and scripts/test-sanitizers.sh compile through it
   qtbase5-dev xvfb xauth fonts-dejavu-core  # the display widget and its screenshot tests
+  libqwt-qt5-dev  # C++ QT GUI flowgraphs from GRC link gnuradio-qtgui, whose CMake target needs qwt::qwt
   gr-fosphor  # benchmarked beside the display sink
   libsoapysdr-dev soapysdr-tools  # live radios in gpufft-spectrum, the simulated device in its tests
   libzmq3-dev cppzmq-dev  # gpufft-spectrum --zmq-pub

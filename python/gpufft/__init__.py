@@ -19,8 +19,10 @@ d.max_hold() and d.waterfall() as arrays; gpufft.spectrum_display(fft_size,
 width, height, ..., backend=...) does both from raw I/Q (on the device for
 opencl): d.push(samples), then the same read-outs.
 The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
-(dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
-gpufft.demo_signal). Importing this module sends the library's log lines to
+(dB spectra), gpufft.iq_replay_source (an IQ file in a loop, or
+gpufft.demo_signal), and the live displays gpufft.display_sink_c (I/Q in)
+and gpufft.display_sink_f (dB spectra in), Qt widgets with persistence,
+spectrum lines and waterfall. Importing this module sends the library's log lines to
 GNU Radio's logger.
 """
 
@@ -28,6 +30,8 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     backends,
     demo_signal,
     display,
+    display_sink_c,
+    display_sink_f,
     error,
     fft_vcc,
     iq_replay_source,
@@ -45,6 +49,8 @@ __all__ = [
     "backends",
     "demo_signal",
     "display",
+    "display_sink_c",
+    "display_sink_f",
     "error",
     "fft_vcc",
     "iq_replay_source",

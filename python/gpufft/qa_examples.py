@@ -71,7 +71,7 @@ class qa_examples(unittest.TestCase):
         self.fail(f"{py} exited early with status {p.returncode}:\n{out}")
 
     def test_examples_exist(self):
-        for name in ("spectrum_live", "waterfall", "headless_recorder", "fft_dropin"):
+        for name in ("spectrum_live", "waterfall", "headless_recorder", "fft_dropin", "display", "display_spectra"):
             self.assertIn(name + ".grc", self.grcs)
             self.assertTrue(os.path.exists(os.path.join(EXAMPLES, name + ".py")), name + ".py")
 

@@ -13,6 +13,7 @@ void bind_display(pybind11::module& m);
 void bind_fft_vcc(pybind11::module& m);
 void bind_spectrum_c(pybind11::module& m);
 void bind_iq_replay_source(pybind11::module& m);
+void bind_display_sinks(pybind11::module& m);
 
 //! Throws TypeError unless `a` has the dtype `format` arrives in (complex64,
 //! int16, int8, uint8), gpufft.error unless it is C-contiguous; `who` names the caller.

@@ -67,6 +67,7 @@ PYBIND11_MODULE(gpufft_python, m)
     bind_fft_vcc(m);
     bind_spectrum_c(m);
     bind_iq_replay_source(m);
+    bind_display_sinks(m);
 
     gr::gpufft::route_log_to_gnuradio();
 }

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+
+#
+# SPDX-License-Identifier: GPL-3.0
+#
+# GNU Radio Python Flow Graph
+# Title: gr-gpufft: live display
+# Author: gr-gpufft
+# Description: IQ (a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency
+# GNU Radio version: 3.10.5.1
+
+from packaging.version import Version as StrictVersion
+
+if __name__ == '__main__':
+    import ctypes
+    import sys
+    if sys.platform.startswith('linux'):
+        try:
+            x11 = ctypes.cdll.LoadLibrary('libX11.so')
+            x11.XInitThreads()
+        except:
+            print("Warning: failed to XInitThreads()")
+
+from PyQt5 import Qt
+from gnuradio import gpufft
+import sip
+from gnuradio import blocks
+from gnuradio import gr
+from gnuradio.filter import firdes
+from gnuradio.fft import window
+import sys
+import signal
+from argparse import ArgumentParser
+from gnuradio.eng_arg import eng_float, intx
+from gnuradio import eng_notation
+from gnuradio.qtgui import Range, RangeWidget
+from PyQt5 import QtCore
+
+
+
+from gnuradio import qtgui
+
+class display(gr.top_block, Qt.QWidget):
+
+    def __init__(self, iq_file='', center_freq=100e6):
+        gr.top_block.__init__(self, "gr-gpufft: live display", catch_exceptions=True)
+        Qt.QWidget.__init__(self)
+        self.setWindowTitle("gr-gpufft: live display")
+        qtgui.util.check_set_qss()
+        try:
+            self.setWindowIcon(Qt.QIcon.fromTheme('gnuradio-grc'))
+        except:
+            pass
+        self.top_scroll_layout = Qt.QVBoxLayout()
+        self.setLayout(self.top_scroll_layout)
+        self.top_scroll = Qt.QScrollArea()
+        self.top_scroll.setFrameStyle(Qt.QFrame.NoFrame)
+        self.top_scroll_layout.addWidget(self.top_scroll)
+        self.top_scroll.setWidgetResizable(True)
+        self.top_widget = Qt.QWidget()
+        self.top_scroll.setWidget(self.top_widget)
+        self.top_layout = Qt.QVBoxLayout(self.top_widget)
+        self.top_grid_layout = Qt.QGridLayout()
+        self.top_layout.addLayout(self.top_grid_layout)
+
+        self.settings = Qt.QSettings("GNU Radio", "display")
+
+        try:
+            if StrictVersion(Qt.qVersion()) < StrictVersion("5.0.0"):
+                self.restoreGeometry(self.settings.value("geometry").toByteArray())
+            else:
+                self.restoreGeometry(self.settings.value("geometry"))
+        except:
+            pass
+
+        ##################################################
+        # Parameters
+        ##################################################
+        self.iq_file = iq_file
+        self.center_freq = center_freq
+
+        ##################################################
+        # Variables
+        ##################################################
+        self.samp_rate = samp_rate = 2.4e6
+        self.fft_size = fft_size = 2048
+        self.decay = decay = 0.98
+
+        ##################################################
+        # Blocks
+        ##################################################
+
+        self._decay_range = Range(0.5, 0.999, 0.001, 0.98, 200)
+        self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
+        self.top_layout.addWidget(self._decay_win)
+        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256)
+        self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
+        self.top_layout.addWidget(self._display_sink_win)
+        self.clicked_freq = blocks.message_debug(True)
+
+
+        ##################################################
+        # Connections
+        ##################################################
+        self.msg_connect((self.display_sink, 'freq'), (self.clicked_freq, 'print'))
+        self.connect((self.iq_source, 0), (self.display_sink, 0))
+
+
+    def closeEvent(self, event):
+        self.settings = Qt.QSettings("GNU Radio", "display")
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.stop()
+        self.wait()
+
+        event.accept()
+
+    def get_iq_file(self):
+        return self.iq_file
+
+    def set_iq_file(self, iq_file):
+        self.iq_file = iq_file
+
+    def get_center_freq(self):
+        return self.center_freq
+
+    def set_center_freq(self, center_freq):
+        self.center_freq = center_freq
+        self.display_sink.set_center_freq(self.center_freq)
+
+    def get_samp_rate(self):
+        return self.samp_rate
+
+    def set_samp_rate(self, samp_rate):
+        self.samp_rate = samp_rate
+        self.display_sink.set_samp_rate(self.samp_rate)
+
+    def get_fft_size(self):
+        return self.fft_size
+
+    def set_fft_size(self, fft_size):
+        self.fft_size = fft_size
+        self.display_sink.set_fft_size(self.fft_size)
+
+    def get_decay(self):
+        return self.decay
+
+    def set_decay(self, decay):
+        self.decay = decay
+        self.display_sink.set_decay(self.decay)
+
+
+
+def argument_parser():
+    description = 'IQ (a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency'
+    parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--iq-file", dest="iq_file", type=str, default='',
+        help="Set IQ file (empty: the demo signal) [default=%(default)r]")
+    parser.add_argument(
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
+        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
+    return parser
+
+
+def main(top_block_cls=display, options=None):
+    if options is None:
+        options = argument_parser().parse_args()
+
+    if StrictVersion("4.5.0") <= StrictVersion(Qt.qVersion()) < StrictVersion("5.0.0"):
+        style = gr.prefs().get_string('qtgui', 'style', 'raster')
+        Qt.QApplication.setGraphicsSystem(style)
+    qapp = Qt.QApplication(sys.argv)
+
+    tb = top_block_cls(iq_file=options.iq_file, center_freq=options.center_freq)
+
+    tb.start()
+
+    tb.show()
+
+    def sig_handler(sig=None, frame=None):
+        tb.stop()
+        tb.wait()
+
+        Qt.QApplication.quit()
+
+    signal.signal(signal.SIGINT, sig_handler)
+    signal.signal(signal.SIGTERM, sig_handler)
+
+    timer = Qt.QTimer()
+    timer.start(500)
+    timer.timeout.connect(lambda: None)
+
+    qapp.exec_()
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,115 @@
+/* gr-gpufft, GNU Radio side: the display sinks' shared parts (display_sink_core.h). */
+#include "display_sink_core.h"
+#include <QThread>
+#include <sstream>
+
+namespace gr::gpufft {
+
+namespace {
+
+std::string num(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+void display_sink_settings::check(const std::string& block) const
+{
+    auto fail = [&](const std::string& what) { throw ::gpufft::error(block + ": " + what); };
+    if (!(samp_rate > 0) || !std::isfinite(samp_rate))
+        fail("samp_rate must be > 0 (got " + num(samp_rate) + ")");
+    if (!std::isfinite(center_freq))
+        fail("center_freq must be finite (got " + num(center_freq) + ")");
+    if (!std::isfinite(ref_level))
+        fail("ref_level must be finite (got " + num(ref_level) + ")");
+    if (!(db_range > 0) || !std::isfinite(db_range))
+        fail("db_range must be > 0 (got " + num(db_range) + ")");
+    if (!(decay > 0 && decay < 1))
+        fail("decay must be in (0, 1) (got " + num(decay) + ")");
+    if (!(frame_rate > 0 && frame_rate <= 1000))
+        fail("frame_rate must be in (0, 1000] redraws per second (got " + num(frame_rate) + ")");
+    if (width < 1)
+        fail("width must be >= 1 (got " + std::to_string(width) + ")");
+    if (height < 1)
+        fail("height must be >= 1 (got " + std::to_string(height) + ")");
+    try {
+        display_widget::check_colormap(colormap);
+    } catch (const ::gpufft::error& e) {
+        fail(e.what());
+    }
+}
+
+::gpufft::display_config display_sink_settings::display(std::size_t n) const
+{
+    ::gpufft::display_config c;
+    c.n = n;
+    c.width = std::size_t(width);
+    c.height = std::size_t(height);
+    c.db_min = ref_level - db_range;
+    c.db_max = ref_level;
+    c.decay = decay;
+    c.waterfall_rows = display_waterfall_rows;
+    return c;
+}
+
+void ensure_qapplication()
+{
+    if (qApp)
+        return;
+    // QApplication keeps references to argc and argv for its lifetime.
+    static int argc = 1;
+    static char name[] = "gpufft";
+    static char* argv[] = { name, nullptr };
+    new QApplication(argc, argv);
+}
+
+display_sink_view::display_sink_view(std::shared_ptr<display_feed> feed,
+                                     const display_sink_settings& s,
+                                     QWidget* parent)
+{
+    ensure_qapplication();
+    d_widget = new display_widget(std::move(feed), s.colormap, s.frame_rate, parent);
+}
+
+display_sink_view::~display_sink_view()
+{
+    if (!d_widget || d_widget->parent())
+        return;
+    if (QThread::currentThread() == d_widget->thread())
+        delete d_widget.data();
+    else
+        d_widget->deleteLater();
+}
+
+void display_sink_view::on_gui_thread(std::function<void(display_widget&)> f)
+{
+    QPointer<display_widget> w = d_widget;
+    if (!w)
+        return;
+    if (QThread::currentThread() == w->thread()) {
+        f(*w);
+        return;
+    }
+    QMetaObject::invokeMethod(w, [w, f] {
+        if (w)
+            f(*w);
+    }, Qt::QueuedConnection);
+}
+
+void display_sink_view::set_frame_rate(double rate)
+{
+    on_gui_thread([rate](display_widget& w) { w.set_frame_rate(rate); });
+}
+
+void display_sink_view::set_colormap(const std::string& name)
+{
+    display_widget::check_colormap(name);
+    on_gui_thread([name](display_widget& w) { w.set_colormap(name); });
+}
+
+std::size_t display_sink_view::redraws() const { return d_widget ? d_widget->redraws() : 0; }
+
+} // namespace gr::gpufft

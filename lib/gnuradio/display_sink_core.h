@@ -1,0 +1,202 @@
+/* gr-gpufft, GNU Radio side: what display_sink_c and display_sink_f share
+ * (internal): a display engine behind a lock, the settings the widget reads
+ * with it, and the widget's creation. */
+#ifndef GPUFFT_GNURADIO_DISPLAY_SINK_CORE_H
+#define GPUFFT_GNURADIO_DISPLAY_SINK_CORE_H
+
+#include "display_widget.h"
+#include <gpufft/display.h>
+#include <gpufft/error.h>
+#include <gpufft/spectrum_display.h>
+#include <QApplication>
+#include <QPointer>
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace gr::gpufft {
+
+//! The display settings every display sink checks the same way (throws gpufft::error naming the parameter).
+struct display_sink_settings {
+    double center_freq;
+    double samp_rate;
+    double ref_level;
+    double db_range;
+    double decay;
+    double frame_rate;
+    std::string colormap;
+    int width;
+    int height;
+
+    void check(const std::string& block) const;
+    //! The display_config for n bins.
+    ::gpufft::display_config display(std::size_t n) const;
+};
+
+//! Makes the QApplication GNU Radio's Qt sinks expect when none exists yet
+//! (a C++ flowgraph), as gr-qtgui's sinks do.
+void ensure_qapplication();
+
+//! Waterfall rows a display keeps: the frames one redraw can combine.
+constexpr std::size_t display_waterfall_rows = 512;
+
+// The engine's display settings, under either engine type.
+inline const ::gpufft::display_config& settings_of(const ::gpufft::display& d) { return d.config(); }
+inline const ::gpufft::display_config& settings_of(const ::gpufft::spectrum_display& d)
+{
+    return d.display_settings();
+}
+
+/*!
+ * An engine (gpufft::display or gpufft::spectrum_display) shared by work()
+ * and the widget's timer: work() pushes every frame under the lock, the
+ * widget copies the display-sized read-outs under it.
+ */
+template <class Engine>
+class display_sink_core : public display_feed
+{
+public:
+    //! \p block names the block in error messages.
+    display_sink_core(std::unique_ptr<Engine> engine, const display_sink_settings& s, std::string block)
+        : d_engine(std::move(engine)), d_settings(s), d_block(std::move(block))
+    {
+    }
+
+    //! Runs f(engine) under the lock (work(), setters).
+    template <class F>
+    auto with_engine(F&& f)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return f(*d_engine);
+    }
+    //! A new engine (built by the caller, outside the lock); the old one is freed outside it too.
+    void replace(std::unique_ptr<Engine> engine)
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            std::swap(d_engine, engine);
+            ++d_generation;
+        }
+    }
+
+    display_sink_settings settings() const
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return d_settings;
+    }
+    //! Changes the settings that need no new engine (axis, dB range, decay); throws for a bad value.
+    template <class F>
+    void update_settings(F&& change)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        display_sink_settings s = d_settings;
+        change(s);
+        s.check(d_block);
+        // A new range clears the histogram: only when it changes.
+        if (s.ref_level != d_settings.ref_level || s.db_range != d_settings.db_range)
+            d_engine->set_db_range(s.ref_level - s.db_range, s.ref_level);
+        d_engine->set_decay(s.decay);
+        d_settings = s;
+    }
+
+    //! Where a click goes (the block's message port); cleared when the block goes.
+    void on_click(std::function<void(double)> f)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_on_click = std::move(f);
+    }
+
+    // display_feed, on the GUI thread.
+    void read(display_snapshot& s, std::size_t frames_seen) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        const auto& c = settings_of(*d_engine);
+        s.width = c.width;
+        s.height = c.height;
+        s.bins = c.n;
+        s.db_min = c.db_min;
+        s.db_max = c.db_max;
+        s.decay = c.decay;
+        s.max_hold = c.max_hold;
+        s.center_freq = d_settings.center_freq;
+        s.sample_rate = d_settings.samp_rate;
+        const bool same_engine = s.engine == d_generation;
+        s.engine = d_generation;
+        s.frames = d_engine->frames();
+        s.histogram.resize(c.width * c.height);
+        s.average.resize(c.width);
+        s.max_hold_trace.resize(c.width);
+        d_engine->read_histogram(s.histogram.data());
+        d_engine->read_average(s.average.data());
+        d_engine->read_max_hold(s.max_hold_trace.data());
+        const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
+        s.new_rows = std::min(fresh, c.waterfall_rows);
+        s.waterfall.resize(s.new_rows * c.width);
+        if (s.new_rows > 0)
+            d_engine->read_waterfall(s.waterfall.data(), s.new_rows);
+    }
+    void set_db_range(double db_min, double db_max) override
+    {
+        update_settings([&](display_sink_settings& s) {
+            s.ref_level = db_max;
+            s.db_range = db_max - db_min;
+        });
+    }
+    void set_max_hold(bool on) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_engine->set_max_hold(on);
+    }
+    void reset_max_hold() override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_engine->reset_max_hold();
+    }
+    void clicked(double hz) override
+    {
+        std::function<void(double)> f;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            f = d_on_click;
+        }
+        if (f)
+            f(hz);
+    }
+
+private:
+    mutable std::mutex d_mutex;
+    std::unique_ptr<Engine> d_engine; // guarded by d_mutex
+    std::size_t d_generation = 1;     // engines built so far (0: none read yet); guarded by d_mutex
+    display_sink_settings d_settings; // guarded by d_mutex
+    std::function<void(double)> d_on_click; // guarded by d_mutex
+    const std::string d_block;
+};
+
+/*!
+ * The widget of a display sink: made on the constructor's (GUI) thread,
+ * reached from any thread through the GUI thread's event loop.
+ */
+class display_sink_view
+{
+public:
+    display_sink_view(std::shared_ptr<display_feed> feed, const display_sink_settings& s, QWidget* parent);
+    //! A widget in a window stays (Qt's parent owns it); a lone one is deleted.
+    ~display_sink_view();
+
+    QWidget* qwidget() const { return d_widget; }
+    void set_frame_rate(double rate);
+    void set_colormap(const std::string& name);
+    std::size_t redraws() const;
+
+private:
+    // f(widget) on the widget's thread: now if that is this one, else queued.
+    void on_gui_thread(std::function<void(display_widget&)> f);
+
+    QPointer<display_widget> d_widget;
+};
+
+} // namespace gr::gpufft
+
+#endif

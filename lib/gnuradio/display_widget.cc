@@ -1,0 +1,681 @@
+/* gr-gpufft, GNU Radio side: the display sinks' Qt5 widget (display_widget.h). */
+#include "display_widget.h"
+#include <gpufft/error.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+namespace gr::gpufft {
+
+namespace {
+
+struct colour_stop {
+    double at;
+    int r, g, b;
+};
+
+// Colour maps as linear ramps between stops. "fosphor" follows the look of
+// gr-fosphor's default palette (dark blue through green and yellow to red
+// and white); "viridis" samples matplotlib's viridis at five points.
+const std::vector<std::pair<std::string, std::vector<colour_stop>>>& colour_maps()
+{
+    static const std::vector<std::pair<std::string, std::vector<colour_stop>>> maps = {
+        { "fosphor",
+          { { 0.0, 0, 0, 32 },
+            { 0.25, 0, 0, 150 },
+            { 0.45, 0, 110, 255 },
+            { 0.62, 40, 220, 90 },
+            { 0.8, 255, 230, 0 },
+            { 0.92, 255, 60, 0 },
+            { 1.0, 255, 255, 255 } } },
+        { "viridis",
+          { { 0.0, 68, 1, 84 },
+            { 0.25, 59, 82, 139 },
+            { 0.5, 33, 145, 140 },
+            { 0.75, 94, 201, 98 },
+            { 1.0, 253, 231, 37 } } },
+        { "grey", { { 0.0, 0, 0, 0 }, { 1.0, 255, 255, 255 } } },
+    };
+    return maps;
+}
+
+QRgb ramp(const std::vector<colour_stop>& stops, double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    std::size_t i = 1;
+    while (i + 1 < stops.size() && stops[i].at < t)
+        ++i;
+    const auto& a = stops[i - 1];
+    const auto& b = stops[i];
+    const double u = (t - a.at) / (b.at - a.at);
+    auto mix = [u](int x, int y) { return int(std::lround(x + (y - x) * std::clamp(u, 0.0, 1.0))); };
+    return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
+}
+
+// Steps of 1, 2 or 5 times a power of ten, about `ticks` of them over `span`.
+double nice_step(double span, int ticks)
+{
+    const double raw = span / ticks;
+    const double p = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : { 1.0, 2.0, 5.0 })
+        if (m * p >= raw)
+            return m * p;
+    return 10.0 * p;
+}
+
+// "100.25 MHz": the unit from the largest magnitude on the axis, decimals from the step.
+QString frequency_label(double hz, double step, double largest)
+{
+    static const struct {
+        double scale;
+        const char* unit;
+    } units[] = { { 1e9, "GHz" }, { 1e6, "MHz" }, { 1e3, "kHz" }, { 1.0, "Hz" } };
+    auto u = units[3];
+    for (const auto& c : units)
+        if (std::abs(largest) >= c.scale) {
+            u = c;
+            break;
+        }
+    const int decimals = std::max(0, int(std::ceil(-std::log10(step / u.scale) - 1e-9)));
+    return QString::number(hz / u.scale, 'f', decimals) + " " + u.unit;
+}
+
+constexpr std::size_t count_lut_size = 1024;
+const QColor background(12, 12, 16);
+const QColor grid(70, 70, 80);
+const QColor average_colour(255, 215, 0);
+const QColor max_hold_colour(255, 64, 64);
+
+} // namespace
+
+//! One of the two plots: draws through the widget and turns the mouse into zoom, pan and clicks.
+class display_widget::pane : public QWidget
+{
+public:
+    enum kind { spectrum, waterfall };
+
+    pane(display_widget& owner, kind k, QWidget* parent) : QWidget(parent), d_owner(owner), d_kind(k)
+    {
+        setMinimumHeight(60);
+        setMouseTracking(false);
+        setFocusPolicy(Qt::ClickFocus);
+        setAttribute(Qt::WA_OpaquePaintEvent);
+    }
+
+    QRect plot_rect() const
+    {
+        constexpr int left = 60, right = 12;
+        if (d_kind == spectrum)
+            return QRect(left, 8, std::max(1, width() - left - right), std::max(1, height() - 8 - 26));
+        return QRect(left, 2, std::max(1, width() - left - right), std::max(1, height() - 4));
+    }
+
+    double hz_at(int x) const
+    {
+        const QRect plot = plot_rect();
+        // The centre of pixel x.
+        return d_owner.d_view_lo +
+               (x + 0.5 - plot.left()) / plot.width() * (d_owner.d_view_hi - d_owner.d_view_lo);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        p.fillRect(rect(), background);
+        if (d_kind == spectrum)
+            d_owner.paint_spectrum(p, plot_rect());
+        else
+            d_owner.paint_waterfall(p, plot_rect());
+    }
+
+    void wheelEvent(QWheelEvent* e) override
+    {
+        const double steps = e->angleDelta().y() / 120.0;
+        if (steps != 0)
+            d_owner.zoom(std::pow(1.25, steps), hz_at(int(e->position().x())));
+        e->accept();
+    }
+
+    void mousePressEvent(QMouseEvent* e) override
+    {
+        if (e->button() != Qt::LeftButton)
+            return;
+        d_press_x = e->pos().x();
+        d_press_lo = d_owner.d_view_lo;
+        d_press_hi = d_owner.d_view_hi;
+        d_dragging = false;
+    }
+
+    void mouseMoveEvent(QMouseEvent* e) override
+    {
+        if (!(e->buttons() & Qt::LeftButton))
+            return;
+        const int dx = e->pos().x() - d_press_x;
+        if (std::abs(dx) > 3)
+            d_dragging = true;
+        if (d_dragging) {
+            const double shift = -double(dx) / plot_rect().width() * (d_press_hi - d_press_lo);
+            d_owner.set_view(d_press_lo + shift, d_press_hi + shift);
+        }
+    }
+
+    void mouseReleaseEvent(QMouseEvent* e) override
+    {
+        if (e->button() == Qt::LeftButton && !d_dragging && plot_rect().contains(e->pos()))
+            d_owner.d_feed->clicked(hz_at(e->pos().x()));
+        d_dragging = false;
+    }
+
+private:
+    display_widget& d_owner;
+    kind d_kind;
+    int d_press_x = 0;
+    double d_press_lo = 0, d_press_hi = 0;
+    bool d_dragging = false;
+};
+
+const std::vector<std::string>& display_widget::colormap_names()
+{
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (const auto& m : colour_maps())
+            n.push_back(m.first);
+        return n;
+    }();
+    return names;
+}
+
+void display_widget::check_colormap(const std::string& name)
+{
+    const auto& names = colormap_names();
+    if (std::find(names.begin(), names.end(), name) != names.end())
+        return;
+    std::string known;
+    for (const auto& n : names)
+        known += (known.empty() ? "" : ", ") + n;
+    throw ::gpufft::error("colormap: unknown colour map \"" + name + "\" (known: " + known + ")");
+}
+
+display_widget::display_widget(std::shared_ptr<display_feed> feed,
+                               const std::string& colormap,
+                               double frame_rate,
+                               QWidget* parent)
+    : QWidget(parent), d_feed(std::move(feed))
+{
+    check_colormap(colormap);
+    setFocusPolicy(Qt::StrongFocus);
+
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(4, 2, 4, 2);
+    d_colormap_box = new QComboBox(this);
+    for (const auto& n : colormap_names())
+        d_colormap_box->addItem(QString::fromStdString(n));
+    d_ref_box = new QDoubleSpinBox(this);
+    d_ref_box->setRange(-300, 300);
+    d_ref_box->setSingleStep(5);
+    d_ref_box->setDecimals(1);
+    d_ref_box->setKeyboardTracking(false); // a new range clears the histogram: once, on Enter
+    d_ref_box->setPrefix("ref ");
+    d_ref_box->setSuffix(" dB");
+    d_ref_box->setToolTip("Reference level: the top of the dB axis (keys Up, Down)");
+    d_range_box = new QDoubleSpinBox(this);
+    d_range_box->setRange(1, 400);
+    d_range_box->setSingleStep(10);
+    d_range_box->setDecimals(1);
+    d_range_box->setKeyboardTracking(false);
+    d_range_box->setPrefix("range ");
+    d_range_box->setSuffix(" dB");
+    d_range_box->setToolTip("The dB axis' span (keys Page Up, Page Down)");
+    d_freeze_box = new QCheckBox("Freeze", this);
+    d_average_box = new QCheckBox("Average", this);
+    d_average_box->setChecked(true);
+    d_peak_box = new QCheckBox("Peak", this);
+    auto* clear = new QPushButton("Clear", this);
+    auto* full = new QPushButton("Full", this);
+    d_colormap_box->setToolTip("Colour map (key C)");
+    d_freeze_box->setToolTip("Freeze the picture; frames still go into the display (key F)");
+    d_average_box->setToolTip("The average line (key A)");
+    d_peak_box->setToolTip("Peak hold: the max-hold line (key P)");
+    clear->setToolTip("Restart the peak hold");
+    full->setToolTip("Show the whole band (key 0; the wheel zooms, dragging pans)");
+    controls->addWidget(d_colormap_box);
+    controls->addWidget(d_ref_box);
+    controls->addWidget(d_range_box);
+    controls->addWidget(d_freeze_box);
+    controls->addWidget(d_average_box);
+    controls->addWidget(d_peak_box);
+    controls->addWidget(clear);
+    controls->addWidget(full);
+    controls->addStretch(1);
+
+    d_splitter = new QSplitter(Qt::Vertical, this);
+    d_spectrum = new pane(*this, pane::spectrum, d_splitter);
+    d_waterfall = new pane(*this, pane::waterfall, d_splitter);
+    d_splitter->addWidget(d_spectrum);
+    d_splitter->addWidget(d_waterfall);
+    d_splitter->setStretchFactor(0, 3);
+    d_splitter->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(controls);
+    layout->addWidget(d_splitter, 1);
+
+    connect(d_colormap_box, &QComboBox::currentTextChanged, this,
+            [this](const QString& s) { set_colormap(s.toStdString()); });
+    auto db_range_changed = [this] {
+        d_feed->set_db_range(d_ref_box->value() - d_range_box->value(), d_ref_box->value());
+        refresh();
+    };
+    connect(d_ref_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, db_range_changed);
+    connect(d_range_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, db_range_changed);
+    connect(d_freeze_box, &QCheckBox::toggled, this, [this](bool on) { set_frozen(on); });
+    connect(d_average_box, &QCheckBox::toggled, this, [this](bool on) { set_show_average(on); });
+    connect(d_peak_box, &QCheckBox::toggled, this, [this](bool on) {
+        d_feed->set_max_hold(on);
+        refresh();
+    });
+    connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
+    connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
+
+    d_timer = new QTimer(this);
+    connect(d_timer, &QTimer::timeout, this, &display_widget::refresh);
+    set_colormap(colormap);
+    set_frame_rate(frame_rate);
+    resize(900, 700);
+    refresh();
+    d_timer->start();
+}
+
+display_widget::~display_widget() = default;
+
+void display_widget::set_colormap(const std::string& name)
+{
+    check_colormap(name);
+    d_colormap = name;
+    {
+        const QSignalBlocker block(d_colormap_box);
+        d_colormap_box->setCurrentText(QString::fromStdString(name));
+    }
+    build_luts();
+    update();
+    d_spectrum->update();
+    d_waterfall->update();
+}
+
+std::string display_widget::colormap() const { return d_colormap; }
+
+void display_widget::set_frame_rate(double redraws_per_second)
+{
+    d_timer->setInterval(std::max(1, int(std::lround(1000.0 / redraws_per_second))));
+}
+
+void display_widget::set_frozen(bool on)
+{
+    d_frozen = on;
+    const QSignalBlocker block(d_freeze_box);
+    d_freeze_box->setChecked(on);
+}
+bool display_widget::frozen() const { return d_frozen; }
+
+void display_widget::set_show_average(bool on)
+{
+    d_show_average = on;
+    const QSignalBlocker block(d_average_box);
+    d_average_box->setChecked(on);
+    d_spectrum->update();
+}
+
+double display_widget::band_left() const
+{
+    const double n = double(std::max<std::size_t>(d_snap.bins, 1));
+    return d_snap.center_freq + (-std::floor(n / 2) - 0.5) * d_snap.sample_rate / n;
+}
+double display_widget::band_right() const { return band_left() + d_snap.sample_rate; }
+
+void display_widget::set_view(double lo_hz, double hi_hz)
+{
+    const double left = band_left(), right = band_right();
+    const double min_span = d_snap.sample_rate / double(std::max<std::size_t>(d_snap.bins, 1)) * 4;
+    double span = std::clamp(hi_hz - lo_hz, std::min(min_span, right - left), right - left);
+    double lo = std::clamp(lo_hz, left, right - span);
+    d_view_lo = lo;
+    d_view_hi = lo + span;
+    d_view_full = span >= right - left && lo <= left;
+    d_spectrum->update();
+    d_waterfall->update();
+}
+
+void display_widget::zoom(double factor, double at_hz)
+{
+    const double lo = at_hz - (at_hz - d_view_lo) / factor;
+    const double hi = at_hz + (d_view_hi - at_hz) / factor;
+    set_view(lo, hi);
+}
+
+void display_widget::pan(double fraction)
+{
+    const double shift = fraction * (d_view_hi - d_view_lo);
+    set_view(d_view_lo + shift, d_view_hi + shift);
+}
+
+QRect display_widget::spectrum_plot_rect() const
+{
+    return d_spectrum->plot_rect().translated(d_spectrum->mapTo(this, QPoint(0, 0)));
+}
+QRect display_widget::waterfall_plot_rect() const
+{
+    return d_waterfall->plot_rect().translated(d_waterfall->mapTo(this, QPoint(0, 0)));
+}
+QWidget* display_widget::spectrum_pane() const { return d_spectrum; }
+
+void display_widget::refresh()
+{
+    if (d_frozen)
+        return;
+    // What the read may change besides the images.
+    const auto geometry = [this] { return std::make_pair(d_snap.width, d_snap.height); };
+    const auto band = [this] { return std::make_tuple(d_snap.bins, d_snap.center_freq, d_snap.sample_rate); };
+    const auto range = [this] { return std::make_pair(d_snap.db_min, d_snap.db_max); };
+    const auto geometry_before = geometry();
+    const auto band_before = band();
+    const auto range_before = range();
+    const double decay_before = d_snap.decay;
+    const std::size_t engine_before = d_snap.engine;
+    d_feed->read(d_snap, d_frames_seen);
+    const bool new_geometry = geometry() != geometry_before;
+    const bool new_band = new_geometry || band() != band_before;
+    const bool new_range = range() != range_before;
+    const bool new_engine = d_snap.engine != engine_before;
+    const bool new_frames = new_engine || d_snap.frames != d_frames_seen;
+    if (new_geometry || new_engine) {
+        // A rebuilt display: the waterfall history meant other columns or frames.
+        const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
+        d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
+        d_wf_head = 0;
+        d_wf_filled = 0;
+    }
+    d_frames_seen = d_snap.frames;
+    if (d_snap.decay != decay_before)
+        build_luts();
+    if (new_band) {
+        if (d_view_full || d_view_hi <= d_view_lo)
+            set_view(band_left(), band_right());
+        else
+            set_view(d_view_lo, d_view_hi);
+    }
+    if (d_snap.new_rows > 0) {
+        // One waterfall row per redraw: the largest value of each column
+        // over the frames since the last one, so a short burst still shows.
+        const std::size_t w = d_snap.width;
+        std::vector<float> row(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
+        for (std::size_t r = 1; r < d_snap.new_rows; ++r)
+            for (std::size_t c = 0; c < w; ++c) {
+                const float v = d_snap.waterfall[r * w + c];
+                if (v > row[c] || std::isnan(row[c]))
+                    row[c] = v;
+            }
+        add_waterfall_row(row.data());
+    }
+    sync_controls();
+    if (!(new_frames || new_band || new_range || new_geometry))
+        return;
+    if (new_frames)
+        ++d_redraws;
+    d_spectrum->update();
+    d_waterfall->update();
+}
+
+void display_widget::sync_controls()
+{
+    const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
+    // Not under the user's cursor: a value being typed stays.
+    if (!d_ref_box->hasFocus())
+        d_ref_box->setValue(d_snap.db_max);
+    if (!d_range_box->hasFocus())
+        d_range_box->setValue(d_snap.db_max - d_snap.db_min);
+    d_peak_box->setChecked(d_snap.max_hold);
+}
+
+void display_widget::build_luts()
+{
+    const auto& stops = std::find_if(colour_maps().begin(), colour_maps().end(),
+                                     [this](const auto& m) { return m.first == d_colormap; })
+                            ->second;
+    for (std::size_t i = 0; i < d_lut.size(); ++i)
+        d_lut[i] = ramp(stops, double(i) / double(d_lut.size() - 1));
+    // Histogram cells: a count of 0 is transparent (the grid shows through);
+    // above, colours on a log scale of the count up to a column that stays
+    // in one row (1 / (1 - decay)), so rarely seen levels stay visible.
+    const double full = 1.0 / (1.0 - d_snap.decay);
+    d_count_lut.assign(count_lut_size, 0);
+    for (std::size_t i = 1; i < count_lut_size; ++i) {
+        const double count = double(i) / double(count_lut_size - 1) * full;
+        const QRgb c = ramp(stops, std::log1p(count) / std::log1p(full));
+        d_count_lut[i] = c; // opaque, so premultiplied equals plain
+    }
+}
+
+void display_widget::add_waterfall_row(const float* row)
+{
+    const std::size_t w = d_snap.width;
+    d_wf_head = (d_wf_head + d_wf_capacity - 1) % d_wf_capacity;
+    std::memcpy(&d_wf_rows[d_wf_head * w], row, w * sizeof(float));
+    d_wf_filled = std::min(d_wf_filled + 1, d_wf_capacity);
+}
+
+QRgb display_widget::waterfall_colour(float db) const
+{
+    if (std::isnan(db))
+        return background.rgb();
+    const double t = (db - d_snap.db_min) / (d_snap.db_max - d_snap.db_min);
+    return d_lut[std::size_t(std::clamp(t * 255.0 + 0.5, 0.0, 255.0))];
+}
+
+std::vector<std::size_t> display_widget::columns_under(int pixels) const
+{
+    // Column c is drawn over [band_left + c fs / W, band_left + (c + 1) fs / W).
+    const double w = double(d_snap.width);
+    const double c0 = (d_view_lo - band_left()) / d_snap.sample_rate * w;
+    const double per_pixel = (d_view_hi - d_view_lo) / d_snap.sample_rate * w / pixels;
+    std::vector<std::size_t> columns(std::size_t(std::max(pixels, 0)));
+    for (int x = 0; x < pixels; ++x)
+        columns[std::size_t(x)] =
+            std::size_t(std::clamp(std::floor(c0 + (x + 0.5) * per_pixel), 0.0, w - 1));
+    return columns;
+}
+
+void display_widget::paint_frequency_axis(QPainter& p, const QRect& plot)
+{
+    const double span = d_view_hi - d_view_lo;
+    if (!(span > 0))
+        return;
+    const double step = nice_step(span, std::max(2, plot.width() / 110));
+    const double largest = std::max(std::abs(d_view_lo), std::abs(d_view_hi));
+    p.setPen(Qt::lightGray);
+    for (double f = std::ceil(d_view_lo / step) * step; f <= d_view_hi; f += step) {
+        const int x = plot.left() + int(std::floor((f - d_view_lo) / span * plot.width()));
+        p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 5);
+        const QString label = frequency_label(std::abs(f) < step / 2 ? 0.0 : f, step, largest);
+        const int tw = p.fontMetrics().horizontalAdvance(label);
+        p.drawText(std::clamp(x - tw / 2, 0, width() - tw), plot.bottom() + 6 + p.fontMetrics().ascent(), label);
+    }
+}
+
+void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
+{
+    p.fillRect(plot, Qt::black);
+    if (d_snap.width == 0)
+        return;
+    const double range = d_snap.db_max - d_snap.db_min;
+    const double span = d_view_hi - d_view_lo;
+    auto y_of = [&](double db) { return plot.top() + (d_snap.db_max - db) / range * plot.height(); };
+    auto x_of = [&](double hz) { return plot.left() + (hz - d_view_lo) / span * plot.width(); };
+
+    // Grid first: the histogram's empty cells are transparent.
+    const double db_step = nice_step(range, std::max(2, plot.height() / 40));
+    QPen grid_pen(grid, 1, Qt::DotLine);
+    p.setPen(grid_pen);
+    for (double db = std::ceil(d_snap.db_min / db_step) * db_step; db <= d_snap.db_max; db += db_step)
+        p.drawLine(QPointF(plot.left(), y_of(db)), QPointF(plot.right(), y_of(db)));
+    const double f_step = nice_step(span, std::max(2, plot.width() / 110));
+    for (double f = std::ceil(d_view_lo / f_step) * f_step; f <= d_view_hi; f += f_step)
+        p.drawLine(QPointF(x_of(f), plot.top()), QPointF(x_of(f), plot.bottom()));
+
+    // The histogram at the plot's size: each pixel shows the cell under its
+    // centre; an empty cell is transparent (the grid shows through).
+    const std::size_t w = d_snap.width, h = d_snap.height;
+    if (d_snap.histogram.size() >= w * h) {
+        if (d_histogram_image.size() != plot.size())
+            d_histogram_image = QImage(plot.size(), QImage::Format_ARGB32_Premultiplied);
+        const auto columns = columns_under(plot.width());
+        const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
+        for (int y = 0; y < plot.height(); ++y) {
+            const auto row = std::size_t(
+                std::clamp(std::floor((plot.height() - y - 0.5) / plot.height() * double(h)), 0.0, double(h - 1)));
+            const float* cells = &d_snap.histogram[row * w];
+            auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
+            for (int x = 0; x < plot.width(); ++x) {
+                const float i = std::min(cells[columns[std::size_t(x)]] * scale + 0.5f, float(count_lut_size - 1));
+                line[x] = d_count_lut[std::size_t(i)];
+            }
+        }
+        p.drawImage(plot.topLeft(), d_histogram_image);
+    }
+
+    // The traces: one point per column, at the centre of its frequency span;
+    // only the visible columns and one beyond each edge, unsmoothed (cheap at
+    // any width).
+    p.save();
+    p.setClipRect(plot);
+    const double column_hz = d_snap.sample_rate / double(w);
+    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - band_left()) / column_hz) - 1, 0.0, double(w)));
+    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - band_left()) / column_hz) + 1, 0.0, double(w)));
+    QPolygonF line;
+    auto trace = [&](const std::vector<float>& v, const QColor& colour) {
+        p.setPen(QPen(colour, 1));
+        line.clear();
+        for (std::size_t c = first; c < last && c < v.size(); ++c) {
+            if (std::isnan(v[c])) {
+                p.drawPolyline(line);
+                line.clear();
+                continue;
+            }
+            line << QPointF(x_of(band_left() + (double(c) + 0.5) * column_hz),
+                            y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
+        }
+        p.drawPolyline(line);
+    };
+    if (d_snap.max_hold)
+        trace(d_snap.max_hold_trace, max_hold_colour);
+    if (d_show_average)
+        trace(d_snap.average, average_colour);
+    p.restore();
+
+    p.setPen(Qt::lightGray);
+    for (double db = std::ceil(d_snap.db_min / db_step) * db_step; db <= d_snap.db_max; db += db_step) {
+        const QString label = QString::number(db, 'f', db_step < 1 ? 1 : 0);
+        const int y = int(std::lround(y_of(db)));
+        p.drawText(QRect(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+    }
+    p.save();
+    p.translate(12, plot.center().y());
+    p.rotate(-90);
+    p.drawText(QRect(-40, -10, 80, 20), Qt::AlignCenter, "dB");
+    p.restore();
+    paint_frequency_axis(p, plot);
+    p.setPen(grid);
+    p.drawRect(plot.adjusted(0, 0, -1, -1));
+}
+
+void display_widget::paint_waterfall(QPainter& p, const QRect& plot)
+{
+    p.fillRect(plot, Qt::black);
+    if (d_snap.width == 0 || d_wf_filled == 0)
+        return;
+    // One history row per screen row, newest at the top.
+    const int rows = int(std::min<std::size_t>(std::size_t(plot.height()), d_wf_filled));
+    if (d_waterfall_image.size() != plot.size())
+        d_waterfall_image = QImage(plot.size(), QImage::Format_RGB32);
+    const auto columns = columns_under(plot.width());
+    for (int y = 0; y < rows; ++y) {
+        const float* row = &d_wf_rows[((d_wf_head + std::size_t(y)) % d_wf_capacity) * d_snap.width];
+        auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(y));
+        for (int x = 0; x < plot.width(); ++x)
+            line[x] = waterfall_colour(row[columns[std::size_t(x)]]);
+    }
+    p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, 0, plot.width(), rows));
+    p.setPen(Qt::lightGray);
+    p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+}
+
+void display_widget::keyPressEvent(QKeyEvent* e)
+{
+    const double centre = (d_view_lo + d_view_hi) / 2;
+    switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoom(2.0, centre);
+        break;
+    case Qt::Key_Minus:
+        zoom(0.5, centre);
+        break;
+    case Qt::Key_Left:
+        pan(-0.1);
+        break;
+    case Qt::Key_Right:
+        pan(0.1);
+        break;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+        set_view(band_left(), band_right());
+        break;
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+        d_ref_box->setValue(d_ref_box->value() + (e->key() == Qt::Key_Up ? 5 : -5));
+        break;
+    case Qt::Key_PageUp:
+    case Qt::Key_PageDown:
+        d_range_box->setValue(d_range_box->value() + (e->key() == Qt::Key_PageUp ? 10 : -10));
+        break;
+    case Qt::Key_F:
+        set_frozen(!d_frozen);
+        break;
+    case Qt::Key_A:
+        set_show_average(!d_show_average);
+        break;
+    case Qt::Key_P:
+        d_peak_box->toggle();
+        break;
+    case Qt::Key_C: {
+        const auto& names = colormap_names();
+        const auto at = std::find(names.begin(), names.end(), d_colormap) - names.begin();
+        set_colormap(names[std::size_t(at + 1) % names.size()]);
+        break;
+    }
+    default:
+        QWidget::keyPressEvent(e);
+        return;
+    }
+    e->accept();
+}
+
+} // namespace gr::gpufft

@@ -1,0 +1,196 @@
+/* gr-gpufft, GNU Radio side: the Qt5 widget the display sinks draw with
+ * (internal). It knows nothing of GNU Radio: a block gives it a
+ * display_feed, which the widget reads on its own (GUI) thread at the
+ * frame rate, and whose images are already display-sized. */
+#ifndef GPUFFT_GNURADIO_DISPLAY_WIDGET_H
+#define GPUFFT_GNURADIO_DISPLAY_WIDGET_H
+
+#include <QImage>
+#include <QWidget>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QSplitter;
+class QTimer;
+
+namespace gr::gpufft {
+
+//! One read-out of a display, copied under the block's lock.
+struct display_snapshot {
+    std::size_t width = 0;  //!< columns W
+    std::size_t height = 0; //!< histogram rows H
+    std::size_t bins = 0;   //!< FFT size N (bins across the band)
+    double db_min = -120.0, db_max = 0.0;
+    double decay = 0.99;
+    double center_freq = 0.0, sample_rate = 1.0; //!< Hz
+    bool max_hold = true;
+    std::size_t engine = 0;           //!< changes when the block builds a new display
+    std::size_t frames = 0;           //!< frames in the display since it was built
+    std::vector<float> histogram;     //!< H x W, row 0 (db_min) first
+    std::vector<float> average;       //!< W
+    std::vector<float> max_hold_trace;//!< W
+    std::vector<float> waterfall;     //!< new_rows x W, oldest first
+    std::size_t new_rows = 0;         //!< waterfall rows since the read before
+};
+
+/*!
+ * What the widget asks of its block; every call comes from the GUI thread
+ * and must take the block's lock itself.
+ */
+class display_feed
+{
+public:
+    virtual ~display_feed() = default;
+    /*!
+     * Fills \p s; the waterfall gets the rows of the frames after frame
+     * number \p frames_seen of the display \p s read last (s.engine), as
+     * many as the block's ring still holds; all of them if the display is
+     * a new one.
+     */
+    virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
+    virtual void set_db_range(double db_min, double db_max) = 0;
+    virtual void set_max_hold(bool on) = 0;
+    virtual void reset_max_hold() = 0;
+    //! The user clicked at \p hz (absolute frequency).
+    virtual void clicked(double hz) = 0;
+};
+
+/*!
+ * Spectrum over persistence (colour-mapped histogram, average and
+ * max-hold lines) on top, waterfall below, split by a QSplitter; a row of
+ * controls above them.
+ *
+ * Frequency axis: the band is [band_left(), band_left() + fs), the N bins
+ * side by side (bin k, fftshifted, is centred on centre + (k - floor(N / 2))
+ * fs / N); column c of the W columns is drawn over
+ * [band_left() + c fs / W, band_left() + (c + 1) fs / W) (exactly its bins
+ * when W divides N, within a bin otherwise). The plot shows
+ * [view_lo(), view_hi()] across its width, linearly.
+ * dB axis: db_max at the top of the spectrum plot, db_min at the bottom.
+ * Waterfall: one row per redraw (the maximum of the frames since the last),
+ * newest at the top.
+ *
+ * Mouse: wheel zooms around the pointer, drag pans, a click (no drag) calls
+ * display_feed::clicked. Keys: + / - zoom, Left / Right pan, 0 or Home full
+ * band, Up / Down reference level +-5 dB, PageUp / PageDown range, F freeze,
+ * A average line, P peak hold, C next colour map.
+ */
+class display_widget : public QWidget
+{
+    Q_OBJECT
+    // Read-only, for tests and scripts reaching the widget through PyQt5.
+    Q_PROPERTY(double view_lo READ view_lo)
+    Q_PROPERTY(double view_hi READ view_hi)
+    Q_PROPERTY(QRect spectrum_plot READ spectrum_plot_rect)
+    Q_PROPERTY(QRect waterfall_plot READ waterfall_plot_rect)
+    Q_PROPERTY(bool frozen READ frozen WRITE set_frozen)
+    Q_PROPERTY(bool show_average READ show_average WRITE set_show_average)
+    Q_PROPERTY(qulonglong frames_drawn READ frames_drawn)
+
+public:
+    //! The feed is shared: the widget may outlive its block inside a window.
+    display_widget(std::shared_ptr<display_feed> feed,
+                   const std::string& colormap,
+                   double frame_rate,
+                   QWidget* parent = nullptr);
+    ~display_widget() override;
+
+    //! "fosphor", "viridis", "grey".
+    static const std::vector<std::string>& colormap_names();
+    //! Throws gpufft::error naming the map if it is unknown.
+    static void check_colormap(const std::string& name);
+
+    // GUI thread only (the blocks hand calls over with QMetaObject::invokeMethod).
+    void set_colormap(const std::string& name);
+    std::string colormap() const;
+    void set_frame_rate(double redraws_per_second);
+    void set_frozen(bool on);
+    bool frozen() const;
+    void set_show_average(bool on);
+    bool show_average() const { return d_show_average; }
+    //! Shows [lo, hi] (Hz), clamped to the band.
+    void set_view(double lo_hz, double hi_hz);
+    double view_lo() const { return d_view_lo; }
+    double view_hi() const { return d_view_hi; }
+    //! Zooms by \p factor (> 1 narrows the view) keeping \p at_hz where it is.
+    void zoom(double factor, double at_hz);
+    //! Full band: [band_left(), band_right()].
+    double band_left() const;
+    double band_right() const;
+    //! Reads the feed and schedules a repaint now (what the timer does).
+    void refresh();
+
+    //! The plot areas, in this widget's coordinates.
+    QRect spectrum_plot_rect() const;
+    QRect waterfall_plot_rect() const;
+    //! The child that draws the spectrum (mouse events go there).
+    QWidget* spectrum_pane() const;
+
+    //! Redraws with new frames since construction (any thread).
+    std::size_t redraws() const { return d_redraws.load(); }
+    //! The display's frame count at the last redraw (frames since it was built).
+    qulonglong frames_drawn() const { return d_frames_seen; }
+
+protected:
+    void keyPressEvent(QKeyEvent* e) override;
+
+private:
+    class pane;
+    friend class pane;
+
+    void paint_spectrum(QPainter& p, const QRect& plot);
+    void paint_waterfall(QPainter& p, const QRect& plot);
+    void paint_frequency_axis(QPainter& p, const QRect& plot);
+    void add_waterfall_row(const float* row);
+    void build_luts();
+    void sync_controls();
+    void pan(double fraction);
+    // For each of `pixels` plot columns, the display column under its centre.
+    std::vector<std::size_t> columns_under(int pixels) const;
+    // The colour of a dB value on the waterfall.
+    QRgb waterfall_colour(float db) const;
+
+    std::shared_ptr<display_feed> d_feed;
+    display_snapshot d_snap;
+    std::size_t d_frames_seen = 0;
+    // Waterfall history: a ring of d_wf_capacity rows of W dB values, the
+    // newest at d_wf_head, the next older after it.
+    std::vector<float> d_wf_rows;
+    std::size_t d_wf_capacity = 600; // rows, taller than most screens' waterfall panes
+    std::size_t d_wf_head = 0;
+    std::size_t d_wf_filled = 0;
+    // What the plots draw, at their own size (colour-mapped and resampled to
+    // pixels here, so that painting copies them unscaled).
+    QImage d_histogram_image;
+    QImage d_waterfall_image;
+    std::array<QRgb, 256> d_lut{}; // the colour map
+    std::vector<QRgb> d_count_lut; // histogram counts (linear in 0..full) to colours
+    std::string d_colormap;
+    double d_view_lo = 0.0, d_view_hi = 0.0;
+    bool d_view_full = true; // follows the band when the axis changes
+    bool d_frozen = false;
+    bool d_show_average = true;
+    std::atomic<std::size_t> d_redraws{ 0 };
+
+    QTimer* d_timer;
+    QSplitter* d_splitter;
+    pane* d_spectrum;
+    pane* d_waterfall;
+    QComboBox* d_colormap_box;
+    QDoubleSpinBox* d_ref_box;
+    QDoubleSpinBox* d_range_box;
+    QCheckBox* d_freeze_box;
+    QCheckBox* d_average_box;
+    QCheckBox* d_peak_box;
+};
+
+} // namespace gr::gpufft
+
+#endif

@@ -1,0 +1,523 @@
+/* gr-gpufft display widget, C++ suite: the display sinks' Qt5 widget
+ * (lib/gnuradio/display_widget.h) drawn headless (QT_QPA_PLATFORM=offscreen)
+ * and grabbed to an image. A display is fed synthetic dB frames (a floor at
+ * one level, a tone in one bin), so where each must be drawn follows from the
+ * axis definition alone; the test computes those pixels itself from the plot
+ * rectangle, the centre frequency, the sample rate and N, and finds them in
+ * the image. Also: zoom by key and wheel, pan by drag, a click's frequency,
+ * freeze, and the display sinks' bad parameters.
+ *
+ *   qa_display_widget          every suite (display_widget, display_sink_params)
+ *
+ * The grabbed images are written to qa_display_widget_*.png in the working
+ * directory (look at them).
+ */
+#include "display_sink_core.h"
+#include "display_widget.h"
+
+#include <gpufft/error.h>
+#include <gpufft/gnuradio/display_sink_c.h>
+#include <gpufft/gnuradio/display_sink_f.h>
+#include <QApplication>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QWheelEvent>
+#include <cppunit/TestAssert.h>
+#include <cppunit/TextTestRunner.h>
+#include <cppunit/extensions/HelperMacros.h>
+#include <cppunit/extensions/TestFactoryRegistry.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+using gr::gpufft::display_sink_core;
+using gr::gpufft::display_sink_settings;
+using gr::gpufft::display_widget;
+
+namespace {
+
+constexpr std::size_t n = 1024;     // bins
+constexpr std::size_t width = 512;  // display columns: 2 bins each
+constexpr std::size_t height = 200; // histogram rows: 0.6 dB each
+constexpr double fc = 100e6, fs = 2.048e6; // 2 kHz bins
+constexpr double floor_db = -80, tone_db = -20;
+constexpr std::size_t tone_bin = n / 2 + 200; // fc + 400 kHz
+
+// Bin k (fftshifted) is centred on fc + (k - n/2) fs / n; the band starts half a bin before bin 0.
+double bin_centre(std::size_t k) { return fc + (double(k) - double(n / 2)) * fs / double(n); }
+
+// The pixel column a frequency falls in, for a plot showing [lo, hi] over `plot`.
+int pixel_of(double hz, const QRect& plot, double lo, double hi)
+{
+    return plot.left() + int(std::floor((hz - lo) / (hi - lo) * plot.width()));
+}
+// The pixel row of a dB value on the spectrum plot (db_max 0 at the top, range 120).
+double row_of(double db, const QRect& plot) { return plot.top() + (0.0 - db) / 120.0 * plot.height(); }
+
+int grey(const QImage& img, int x, int y) { return qRed(img.pixel(x, y)); }
+
+// The columns of row y in [x0, x1] where the image is brightest.
+std::vector<int> brightest_columns(const QImage& img, int y, int x0, int x1)
+{
+    int best = -1;
+    std::vector<int> at;
+    for (int x = x0; x <= x1; ++x) {
+        const int v = grey(img, x, y);
+        if (v > best) {
+            best = v;
+            at.clear();
+        }
+        if (v == best)
+            at.push_back(x);
+    }
+    return at;
+}
+
+// The row of column x in [y0, y1] where the image is brightest (the middle one of ties).
+int brightest_row(const QImage& img, int x, int y0, int y1)
+{
+    int best = -1;
+    std::vector<int> at;
+    for (int y = y0; y <= y1; ++y) {
+        const int v = grey(img, x, y);
+        if (v > best) {
+            best = v;
+            at.clear();
+        }
+        if (v == best)
+            at.push_back(y);
+    }
+    return at[at.size() / 2];
+}
+
+// The brightest columns are a narrow run (a display column or two wide at
+// most zooms here, not a flat row) at x, within a pixel.
+bool at_pixel(const std::vector<int>& xs, int x)
+{
+    return xs.size() <= 6 && std::any_of(xs.begin(), xs.end(), [&](int v) { return std::abs(v - x) <= 1; });
+}
+
+std::string list(const std::vector<int>& xs)
+{
+    std::string s;
+    for (int x : xs)
+        s += (s.empty() ? "" : " ") + std::to_string(x);
+    return s;
+}
+
+//! A widget over a real display (the display_sink_f path), fed by hand.
+struct fixture {
+    display_sink_settings settings{ fc, fs, 0.0, 120.0, 0.9, 30.0, "grey", int(width), int(height) };
+    std::shared_ptr<display_sink_core<::gpufft::display>> core;
+    std::unique_ptr<display_widget> widget;
+    std::vector<double> clicks;
+
+    fixture()
+    {
+        core = std::make_shared<display_sink_core<::gpufft::display>>(
+            std::make_unique<::gpufft::display>(settings.display(n)), settings, "test");
+        core->on_click([this](double hz) { clicks.push_back(hz); });
+        widget = std::make_unique<display_widget>(core, settings.colormap, settings.frame_rate);
+        widget->resize(900, 700);
+        widget->show();
+        QApplication::processEvents();
+        // Lines off: the histogram's own pixels are measured.
+        widget->set_show_average(false);
+        core->set_max_hold(false);
+    }
+
+    //! `count` frames: every bin at floor_db, bin `tone` at tone_db.
+    void push(std::size_t tone, std::size_t count = 50)
+    {
+        std::vector<float> frames(n * count, float(floor_db));
+        for (std::size_t f = 0; f < count; ++f)
+            frames[f * n + tone] = float(tone_db);
+        core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), count); });
+        widget->refresh();
+    }
+
+    QImage grab(const char* name)
+    {
+        QApplication::processEvents();
+        QImage img = widget->grab().toImage();
+        img.save(QString("qa_display_widget_") + name + ".png");
+        return img;
+    }
+
+    // Pane coordinates of a widget point.
+    QPoint in_pane(QWidget* pane, QPoint p) const { return p - pane->mapTo(widget.get(), QPoint(0, 0)); }
+
+    void click(int x, int y)
+    {
+        QWidget* pane = widget->spectrum_pane();
+        const QPoint at = in_pane(pane, QPoint(x, y));
+        QMouseEvent press(QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        QApplication::sendEvent(pane, &release);
+    }
+
+    void key(int k, const QString& text)
+    {
+        QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier, text);
+        QApplication::sendEvent(widget.get(), &e);
+    }
+};
+
+class qa_display_widget : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_display_widget);
+    CPPUNIT_TEST(full_band_axis);
+    CPPUNIT_TEST(tone_and_floor_pixels);
+    CPPUNIT_TEST(zoom_by_key_moves_the_tone);
+    CPPUNIT_TEST(wheel_zooms_around_the_pointer);
+    CPPUNIT_TEST(click_sends_the_frequency);
+    CPPUNIT_TEST(drag_pans_without_a_click);
+    CPPUNIT_TEST(freeze_keeps_the_picture);
+    CPPUNIT_TEST(waterfall_keeps_a_short_burst);
+    CPPUNIT_TEST(new_engine_restarts_the_waterfall);
+    CPPUNIT_TEST(db_range_moves_the_floor);
+    CPPUNIT_TEST(keys_set_the_db_range);
+    CPPUNIT_TEST(colour_maps);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void full_band_axis()
+    {
+        fixture f;
+        f.push(tone_bin);
+        // The band: n bins of fs / n side by side, bin k centred on bin_centre(k).
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(0) - fs / n / 2, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(n - 1) + fs / n / 2, f.widget->view_hi(), 1e-3);
+    }
+
+    void tone_and_floor_pixels()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const QImage img = f.grab("tone");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const double lo = bin_centre(0) - fs / n / 2, hi = lo + fs;
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        CPPUNIT_ASSERT_EQUAL(sp.left(), wf.left());
+        CPPUNIT_ASSERT_EQUAL(sp.width(), wf.width());
+
+        // Waterfall, newest row: the tone's column is the brightest.
+        const auto wf_bright = brightest_columns(img, wf.top(), wf.left(), wf.right());
+        CPPUNIT_ASSERT_MESSAGE("waterfall brightest at " + list(wf_bright) + ", tone at " + std::to_string(tone_x),
+                               at_pixel(wf_bright, tone_x));
+
+        // Persistence: the floor's row in a column without the tone, the tone's row in its own.
+        const double row_px = double(sp.height()) / height; // one histogram row
+        const int noise_x = sp.left() + sp.width() / 4;
+        const int floor_y = brightest_row(img, noise_x, sp.top(), sp.bottom());
+        CPPUNIT_ASSERT_MESSAGE("floor at row " + std::to_string(floor_y) + ", expected " +
+                                   std::to_string(row_of(floor_db, sp)),
+                               std::abs(floor_y - row_of(floor_db, sp)) <= row_px + 1);
+        const int tone_y = brightest_row(img, tone_x, sp.top(), sp.bottom());
+        CPPUNIT_ASSERT_MESSAGE("tone at row " + std::to_string(tone_y) + ", expected " +
+                                   std::to_string(row_of(tone_db, sp)),
+                               std::abs(tone_y - row_of(tone_db, sp)) <= row_px + 1);
+        // And in the tone's column, no hit at the floor: its cell there is empty.
+        CPPUNIT_ASSERT(grey(img, tone_x, int(std::lround(row_of(floor_db, sp)))) < 100);
+    }
+
+    void zoom_by_key_moves_the_tone()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const double lo0 = f.widget->view_lo(), hi0 = f.widget->view_hi();
+        f.key(Qt::Key_Plus, "+"); // 2x about the view's centre
+        const double c = (lo0 + hi0) / 2, lo = c - (c - lo0) / 2, hi = c + (hi0 - c) / 2;
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-3);
+        f.push(tone_bin);
+        const QImage img = f.grab("zoom");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        const auto bright = brightest_columns(img, wf.top(), wf.left(), wf.right());
+        CPPUNIT_ASSERT_MESSAGE("zoomed: waterfall brightest at " + list(bright) + ", tone at " + std::to_string(tone_x),
+                               at_pixel(bright, tone_x));
+        const double row_px = double(sp.height()) / height;
+        CPPUNIT_ASSERT(std::abs(brightest_row(img, tone_x, sp.top(), sp.bottom()) - row_of(tone_db, sp)) <= row_px + 1);
+        CPPUNIT_ASSERT(std::abs(brightest_row(img, sp.left() + 10, sp.top(), sp.bottom()) - row_of(floor_db, sp)) <=
+                       row_px + 1);
+        // Pan right by a tenth of the view, then back to the whole band.
+        f.key(Qt::Key_Right, "");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo + (hi - lo) / 10, f.widget->view_lo(), 1e-3);
+        f.key(Qt::Key_0, "0");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo0, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi0, f.widget->view_hi(), 1e-3);
+    }
+
+    void wheel_zooms_around_the_pointer()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const double lo0 = f.widget->view_lo(), hi0 = f.widget->view_hi();
+        const int x = sp.left() + sp.width() / 3;
+        const double at = lo0 + (x + 0.5 - sp.left()) / sp.width() * (hi0 - lo0); // the pixel's centre
+        QWidget* pane = f.widget->spectrum_pane();
+        const QPointF p = f.in_pane(pane, QPoint(x, sp.center().y()));
+        QWheelEvent wheel(p, p, QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(pane, &wheel);
+        // Two steps of 1.25: the span shrinks 1.5625 times, `at` stays under the pointer.
+        const double lo = at - (at - lo0) / 1.5625, hi = at + (hi0 - at) / 1.5625;
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-3);
+        f.push(tone_bin);
+        const QImage img = f.grab("wheel");
+        const QRect wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        const auto bright = brightest_columns(img, wf.top(), wf.left(), wf.right());
+        CPPUNIT_ASSERT_MESSAGE("wheel: waterfall brightest at " + list(bright) + ", tone at " + std::to_string(tone_x),
+                               at_pixel(bright, tone_x));
+    }
+
+    void click_sends_the_frequency()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        f.click(tone_x, sp.center().y());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.clicks.size());
+        const double pixel_hz = (hi - lo) / sp.width();
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), f.clicks[0], pixel_hz);
+        // The centre of the pixel, exactly.
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo + (tone_x + 0.5 - sp.left()) * pixel_hz, f.clicks[0], 1e-3);
+        // Zoomed in 8x around the tone: the click is 8 times finer.
+        f.widget->zoom(8.0, bin_centre(tone_bin));
+        const double zlo = f.widget->view_lo(), zhi = f.widget->view_hi();
+        const int zx = pixel_of(bin_centre(tone_bin), sp, zlo, zhi);
+        f.click(zx, sp.center().y());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.clicks.size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), f.clicks[1], (zhi - zlo) / sp.width());
+        // Outside the plot (the axis labels): no message.
+        f.click(sp.left() - 20, sp.center().y());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.clicks.size());
+    }
+
+    void drag_pans_without_a_click()
+    {
+        fixture f;
+        f.push(tone_bin);
+        f.widget->zoom(4.0, fc);
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        QWidget* pane = f.widget->spectrum_pane();
+        const QPoint a = f.in_pane(pane, QPoint(sp.center().x(), sp.center().y()));
+        const QPoint b = a + QPoint(100, 0);
+        QMouseEvent press(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        QApplication::sendEvent(pane, &move);
+        QApplication::sendEvent(pane, &release);
+        // Dragged right by 100 pixels: the view moves left by 100 pixels' worth.
+        const double shift = 100.0 / sp.width() * (hi - lo);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo - shift, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi - shift, f.widget->view_hi(), 1e-3);
+        CPPUNIT_ASSERT(f.clicks.empty());
+    }
+
+    void freeze_keeps_the_picture()
+    {
+        fixture f;
+        f.push(tone_bin);
+        f.key(Qt::Key_F, "f");
+        CPPUNIT_ASSERT(f.widget->frozen());
+        const std::size_t redraws = f.widget->redraws();
+        f.push(n / 4); // a tone elsewhere, not drawn
+        CPPUNIT_ASSERT_EQUAL(redraws, f.widget->redraws());
+        const QImage img = f.grab("frozen");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        CPPUNIT_ASSERT(at_pixel(brightest_columns(img, wf.top(), wf.left(), wf.right()),
+                                pixel_of(bin_centre(tone_bin), sp, lo, hi)));
+        f.key(Qt::Key_F, "f");
+        f.push(n / 4);
+        const QImage after = f.grab("thawed");
+        CPPUNIT_ASSERT(at_pixel(brightest_columns(after, wf.top(), wf.left(), wf.right()),
+                                pixel_of(bin_centre(n / 4), sp, lo, hi)));
+    }
+
+    void waterfall_keeps_a_short_burst()
+    {
+        fixture f;
+        f.push(tone_bin);
+        // 50 frames before the next redraw, the burst in one of them only.
+        const std::size_t burst_bin = n / 4;
+        std::vector<float> frames(n * 50, float(floor_db));
+        frames[10 * n + burst_bin] = float(tone_db);
+        f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 50); });
+        f.widget->refresh();
+        const QImage img = f.grab("burst");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        const auto newest = brightest_columns(img, wf.top(), wf.left(), wf.right());
+        CPPUNIT_ASSERT_MESSAGE("newest row brightest at " + list(newest),
+                               at_pixel(newest, pixel_of(bin_centre(burst_bin), sp, lo, hi)));
+        // The row before it: the tone of the first redraw.
+        CPPUNIT_ASSERT(at_pixel(brightest_columns(img, wf.top() + 1, wf.left(), wf.right()),
+                                pixel_of(bin_centre(tone_bin), sp, lo, hi)));
+    }
+
+    void new_engine_restarts_the_waterfall()
+    {
+        fixture f;
+        f.push(tone_bin);
+        // A new display (as set_fft_size builds) that already holds as many
+        // frames as the old one did at the last redraw.
+        f.core->replace(std::make_unique<::gpufft::display>(f.settings.display(n)));
+        f.core->set_max_hold(false);
+        f.push(n / 4);
+        const QImage img = f.grab("new_engine");
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        CPPUNIT_ASSERT(at_pixel(brightest_columns(img, wf.top(), wf.left(), wf.right()),
+                                pixel_of(bin_centre(n / 4), sp, lo, hi)));
+        // The old engine's rows are gone: below the new row, nothing is drawn.
+        const auto below = brightest_columns(img, wf.top() + 1, wf.left(), wf.right());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(wf.width()), below.size());
+        // The histogram is the new engine's: no tone left at the old bin.
+        const int old_x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        CPPUNIT_ASSERT(grey(img, old_x, int(std::lround(row_of(tone_db, sp)))) < 100);
+    }
+
+    void db_range_moves_the_floor()
+    {
+        fixture f;
+        // Reference level -40, range 60: the floor (-80) is 40/60 down the plot.
+        f.core->set_db_range(-100, -40);
+        f.push(tone_bin);
+        const QImage img = f.grab("range");
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const double expected = sp.top() + (-40.0 - floor_db) / 60.0 * sp.height();
+        const int y = brightest_row(img, sp.left() + sp.width() / 4, sp.top(), sp.bottom());
+        CPPUNIT_ASSERT_MESSAGE("floor at " + std::to_string(y) + ", expected " + std::to_string(expected),
+                               std::abs(y - expected) <= double(sp.height()) / height + 1);
+    }
+
+    void keys_set_the_db_range()
+    {
+        fixture f;
+        f.push(tone_bin);
+        f.key(Qt::Key_Up, "");       // reference level +5 dB
+        f.key(Qt::Key_PageDown, ""); // range -10 dB
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(5.0, f.core->settings().ref_level, 1e-9);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(110.0, f.core->settings().db_range, 1e-9);
+        f.core->with_engine([](::gpufft::display& d) {
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(-105.0, d.config().db_min, 1e-9);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(5.0, d.config().db_max, 1e-9);
+        });
+        // The peak-hold key switches the engine's max-hold trace on (the fixture turned it off).
+        f.key(Qt::Key_P, "p");
+        f.core->with_engine([](::gpufft::display& d) { CPPUNIT_ASSERT(d.config().max_hold); });
+    }
+
+    void colour_maps()
+    {
+        fixture f;
+        for (const auto& name : display_widget::colormap_names()) {
+            f.widget->set_colormap(name);
+            CPPUNIT_ASSERT_EQUAL(name, f.widget->colormap());
+        }
+        CPPUNIT_ASSERT(display_widget::colormap_names().size() >= 3);
+        CPPUNIT_ASSERT_THROW(f.widget->set_colormap("rainbow"), ::gpufft::error);
+        f.key(Qt::Key_C, "c"); // the next map
+        CPPUNIT_ASSERT_EQUAL(display_widget::colormap_names()[0], f.widget->colormap());
+    }
+};
+
+// `make` must throw gpufft::error whose message names `word`.
+void expect_error(const std::function<void()>& make, const std::string& word)
+{
+    try {
+        make();
+    } catch (const ::gpufft::error& e) {
+        CPPUNIT_ASSERT_MESSAGE(std::string("\"") + e.what() + "\" does not name " + word,
+                               std::string(e.what()).find(word) != std::string::npos);
+        return;
+    }
+    CPPUNIT_FAIL("no error for a bad " + word);
+}
+
+class qa_display_sink_params : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_display_sink_params);
+    CPPUNIT_TEST(bad_parameters);
+    CPPUNIT_TEST(bad_setters_change_nothing);
+    CPPUNIT_TEST_SUITE_END();
+
+public:
+    void bad_parameters()
+    {
+        using gr::gpufft::display_sink_c;
+        using gr::gpufft::display_sink_f;
+        auto c = [](int size, double rate, const std::string& backend, const std::string& format,
+                    double range, double decay, double fps, const std::string& map, int w, int h) {
+            return [=] { display_sink_c::make(size, rate, 0.0, backend, format, "hann", 0.0, range, decay, fps, map, w, h); };
+        };
+        expect_error(c(0, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 512, 128), "fft_size");
+        expect_error(c(1024, 0, "simd", "cf32", 120, 0.9, 30, "grey", 512, 128), "samp_rate");
+        expect_error(c(1024, 1e6, "nope", "cf32", 120, 0.9, 30, "grey", 512, 128), "nope");
+        expect_error(c(1024, 1e6, "simd", "cf64", 120, 0.9, 30, "grey", 512, 128), "format");
+        expect_error(c(1024, 1e6, "simd", "cf32", 0, 0.9, 30, "grey", 512, 128), "db_range");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.0, 30, "grey", 512, 128), "decay");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 1.0, 30, "grey", 512, 128), "decay");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 0, "grey", 512, 128), "frame_rate");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "rainbow", 512, 128), "colormap");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 0, 128), "width");
+        expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 512, 0), "height");
+        expect_error([] { display_sink_f::make(0, 1e6); }, "vlen");
+        expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 1.5); }, "decay");
+        expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "grey", 0); }, "width");
+        expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "jet"); }, "colormap");
+    }
+
+    void bad_setters_change_nothing()
+    {
+        auto b = gr::gpufft::display_sink_c::make(256, 1e6, 5e6, "simd");
+        expect_error([&] { b->set_decay(1.0); }, "decay");
+        expect_error([&] { b->set_fft_size(0); }, "fft_size");
+        expect_error([&] { b->set_backend("nope"); }, "nope");
+        expect_error([&] { b->set_colormap("jet"); }, "colormap");
+        expect_error([&] { b->set_samp_rate(-1); }, "samp_rate");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(0.98, b->decay(), 0);
+        CPPUNIT_ASSERT_EQUAL(256, b->fft_size());
+        CPPUNIT_ASSERT_EQUAL(std::string("fosphor"), b->colormap());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1e6, b->samp_rate(), 0);
+        b->set_fft_size(512);
+        b->set_window("hann");
+        CPPUNIT_ASSERT_EQUAL(512, b->fft_size());
+        CPPUNIT_ASSERT_EQUAL(std::string("hann"), b->window());
+    }
+};
+
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_display_widget, "display_widget");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_display_sink_params, "display_sink_params");
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (!std::getenv("QT_QPA_PLATFORM"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    int qt_argc = 1;
+    QApplication app(qt_argc, argv);
+    CppUnit::TextTestRunner runner;
+    std::vector<std::string> suites(argv + 1, argv + argc);
+    if (suites.empty())
+        suites = { "display_widget", "display_sink_params" };
+    for (const auto& s : suites)
+        runner.addTest(CppUnit::TestFactoryRegistry::getRegistry(s).makeTest());
+    return runner.run("", false, true, false) ? 0 : 1;
+}
