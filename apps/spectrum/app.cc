@@ -364,7 +364,8 @@ int receive(const options& o)
     const auto max_samples = std::size_t(std::llround(o.radio.duration * c.sample_rate));
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
-        samples = stream_radio(*radio, engine, sink, max_samples, overflows);
+        samples = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
+                               max_samples, overflows);
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
         samples = feed_demo(*demo, engine, sink, progress);

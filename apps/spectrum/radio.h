@@ -37,7 +37,8 @@ struct radio_options {
     std::string sweep;   //!< --sweep as given
     sweep_range range;   //!< parsed from sweep
     double crop = 0.25;  //!< fraction of each hop's bins dropped, half at each edge
-    double settle = 0.01, dwell = 0.05, interval = 0;
+    double settle = 0.01; //!< seconds dropped after each tune (also before a live capture)
+    double dwell = 0.05, interval = 0;
     bool once = false;
     std::string rtl_power; //!< --rtl-power FILE or "-"
 };
@@ -136,11 +137,12 @@ private:
 void list_devices(std::FILE* out);
 
 /*!
- * Streams the radio into the engine until `max_samples` (0: no limit) or a
- * stop signal; returns the samples used. Overflows are counted into `overflows`.
+ * Streams the radio into the engine, after dropping `settle_samples`, until
+ * `max_samples` (0: no limit) or a stop signal; returns the samples used.
+ * Overflows are counted into `overflows`.
  */
 std::size_t stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                         std::size_t max_samples, std::size_t& overflows);
+                         std::size_t settle_samples, std::size_t max_samples, std::size_t& overflows);
 
 //! --sweep: runs the sweeps and writes their outputs; returns the exit status.
 int run_sweep(const options& o, soapy_radio& radio);

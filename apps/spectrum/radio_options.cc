@@ -42,7 +42,7 @@ void add_radio_options(CLI::App& app, radio_options& r)
     app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
         ->check(CLI::Range(0.0, 0.9))
         ->type_name("F");
-    app.add_option("--settle", r.settle, "sweep: seconds discarded after each retune (default 0.01)")
+    app.add_option("--settle", r.settle, "seconds dropped after each retune and before a live capture (default 0.01)")
         ->check(CLI::Range(0.0, 10.0))
         ->type_name("S");
     app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")

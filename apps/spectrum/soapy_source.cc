@@ -190,10 +190,15 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
 }
 
 std::size_t stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                         std::size_t max_samples, std::size_t& overflows)
+                         std::size_t settle_samples, std::size_t max_samples, std::size_t& overflows)
 {
     const std::size_t bps = gpufft::sample_bytes(radio.format());
     std::vector<unsigned char> buf(radio.mtu() * bps);
+    // The tuner's settling after the initial tune is not signal.
+    for (std::size_t dropped = 0; dropped < settle_samples && !stop_signal();) {
+        bool overflow = false;
+        dropped += radio.read(buf.data(), std::min(radio.mtu(), settle_samples - dropped), overflow);
+    }
     std::size_t total = 0;
     while (!stop_signal() && (max_samples == 0 || total < max_samples)) {
         bool overflow = false;

@@ -17,6 +17,8 @@ namespace {
 
 // Largest FFT per hop and most hops per sweep: beyond these the plan is a typo.
 constexpr std::size_t max_hop_fft = std::size_t(1) << 22, min_hop_fft = 8, max_hops = 100000;
+// A hop that overflows this often in a row cannot be measured at this rate.
+constexpr std::size_t max_overflows_per_hop = 20;
 
 std::string hz_text(double f)
 {
@@ -64,7 +66,7 @@ public:
     bool measure(std::size_t h)
     {
         d_radio.tune(d_plan.centers[h]);
-        for (;;) {
+        for (std::size_t overflows_in_a_row = 0;;) {
             if (!discard(d_settle_samples))
                 return false;
             d_engine.reset();
@@ -86,6 +88,10 @@ public:
             }
             if (overflow) { // the spectrum would straddle a gap: measure the hop again
                 ++d_overflows;
+                if (++overflows_in_a_row == max_overflows_per_hop)
+                    throw app_error("the device dropped samples " + std::to_string(max_overflows_per_hop) +
+                                    " times in a row within one hop of " + std::to_string(d_samples_per_hop) +
+                                    " samples: lower --dwell or --rate");
                 continue;
             }
             const auto t = clock_type::now();
@@ -207,9 +213,6 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
     p.fft_size = min_hop_fft;
     while (double(p.fft_size) < ideal * (1 - 1e-9))
         p.fft_size *= 2;
-    if (rate / double(p.fft_size) > range.bin * (1 + 1e-9))
-        throw usage_error("--sweep: a bin width of " + hz_text(range.bin) + " is too wide for the rate " +
-                          hz_text(rate) + " (at most rate / 8)");
     p.bin_hz = rate / double(p.fft_size);
     const std::size_t dropped_each_side = std::size_t(std::floor(double(p.fft_size) * crop / 2));
     p.first_kept = dropped_each_side;
@@ -255,6 +258,9 @@ int run_sweep(const options& o, soapy_radio& radio)
     std::size_t measured = 0; // bins of the last sweep
     while (!stop_signal()) {
         const auto sweep_start = clock_type::now();
+        // Every row of a sweep has its time, as rtl_power writes them: heatmap
+        // tools make one image row of all the rows with one timestamp.
+        const auto sweep_time = std::chrono::system_clock::now();
         std::size_t reached = 0; // bins of this sweep
         for (std::size_t h = 0; h < plan.centers.size() && !out_of_time(); ++h) {
             if (!sweep.measure(h))
@@ -264,7 +270,7 @@ int run_sweep(const options& o, soapy_radio& radio)
             reached = first + n;
             ++hops;
             if (csv)
-                csv->row(std::chrono::system_clock::now(), plan.hz(first), plan.bin_hz, sweep.frames_per_hop(),
+                csv->row(sweep_time, plan.hz(first), plan.bin_hz, sweep.frames_per_hop(),
                          &stitched[first], n);
         }
         if (reached == 0)
