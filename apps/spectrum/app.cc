@@ -360,12 +360,16 @@ int receive(const options& o)
     // With an output on standard output, the report goes to standard error.
     std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
     std::unique_ptr<gpufft::demo_signal> demo;
-    std::size_t samples = 0, overflows = 0;
-    const auto max_samples = std::size_t(std::llround(o.radio.duration * c.sample_rate));
+    std::size_t samples = 0;
+    stream_stats live;
+    // --duration in samples (0: no limit; at least one when given).
+    const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
+    const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
-        samples = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
-                               max_samples, overflows);
+        live = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
+                            max_samples);
+        samples = live.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
         samples = feed_demo(*demo, engine, sink, progress);
@@ -390,8 +394,9 @@ int receive(const options& o)
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
-    if (overflows)
-        std::fprintf(report, "gpufft-spectrum: the device dropped samples %zu times\n", overflows);
+    if (radio)
+        std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
+                     live.wall_s, 100 * live.device_s / live.wall_s, 100 * live.fft_s / live.wall_s, live.overflows);
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
     const auto found = print_peaks(o, src, engine, out, report);

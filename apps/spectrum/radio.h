@@ -136,13 +136,18 @@ private:
 //! --list-devices: every device SoapySDR finds, one line each, to `out`.
 void list_devices(std::FILE* out);
 
+//! What a live capture did.
+struct stream_stats {
+    std::size_t samples = 0;   //!< used (after the settle time)
+    std::size_t overflows = 0; //!< times the device dropped samples
+    double wall_s = 0, device_s = 0, fft_s = 0; //!< in all, waiting on the device, in the engine
+};
 /*!
  * Streams the radio into the engine, after dropping `settle_samples`, until
- * `max_samples` (0: no limit) or a stop signal; returns the samples used.
- * Overflows are counted into `overflows`.
+ * `max_samples` (0: no limit) or a stop signal.
  */
-std::size_t stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                         std::size_t settle_samples, std::size_t max_samples, std::size_t& overflows);
+stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
+                          std::size_t settle_samples, std::size_t max_samples);
 
 //! --sweep: runs the sweeps and writes their outputs; returns the exit status.
 int run_sweep(const options& o, soapy_radio& radio);

@@ -7,6 +7,7 @@
 #include <SoapySDR/Formats.hpp>
 #include <SoapySDR/Logger.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 
@@ -20,6 +21,13 @@ std::string kwargs_text(const SoapySDR::Kwargs& args)
     for (const auto& [key, value] : args)
         s += (s.empty() ? "" : ",") + key + "=" + value;
     return s;
+}
+
+std::string number_text(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
 }
 
 std::string found_devices()
@@ -93,7 +101,7 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
         dev.setSampleRate(rx, 0, rate);
         d_rate = dev.getSampleRate(rx, 0);
         if (!(d_rate > 0))
-            throw app_error("--rate " + std::to_string(rate) + ": the device reports a rate of " + std::to_string(d_rate));
+            throw app_error("--rate " + number_text(rate) + ": the device reports a rate of " + number_text(d_rate));
         if (!r.antenna.empty()) {
             const auto names = dev.listAntennas(rx, 0);
             if (std::find(names.begin(), names.end(), r.antenna) == names.end()) {
@@ -153,7 +161,7 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
         d_description = kwargs_text(dev.getHardwareInfo());
         d_description = dev.getDriverKey() + (d_description.empty() ? "" : " (" + d_description + ")") + ", " +
                         chosen->soapy + (native == chosen->soapy ? " native" : " converted from " + native) +
-                        ", full scale " + std::to_string(int(full_scale)) + ", " + std::to_string(d_rate) + " S/s";
+                        ", full scale " + number_text(full_scale) + ", " + number_text(d_rate) + " S/s";
     } catch (const usage_error&) {
         throw;
     } catch (const app_error&) {
@@ -189,29 +197,41 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
     return std::size_t(got);
 }
 
-std::size_t stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                         std::size_t settle_samples, std::size_t max_samples, std::size_t& overflows)
+stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
+                          std::size_t settle_samples, std::size_t max_samples)
 {
+    using clock = std::chrono::steady_clock;
+    const auto seconds_since = [](clock::time_point t) {
+        return std::chrono::duration<double>(clock::now() - t).count();
+    };
     const std::size_t bps = gpufft::sample_bytes(radio.format());
     std::vector<unsigned char> buf(radio.mtu() * bps);
+    stream_stats st;
+    const auto start = clock::now();
     // The tuner's settling after the initial tune is not signal.
     for (std::size_t dropped = 0; dropped < settle_samples && !stop_signal();) {
         bool overflow = false;
         dropped += radio.read(buf.data(), std::min(radio.mtu(), settle_samples - dropped), overflow);
     }
-    std::size_t total = 0;
-    while (!stop_signal() && (max_samples == 0 || total < max_samples)) {
+    while (!stop_signal() && (max_samples == 0 || st.samples < max_samples)) {
         bool overflow = false;
         std::size_t want = radio.mtu();
         if (max_samples)
-            want = std::min(want, max_samples - total);
+            want = std::min(want, max_samples - st.samples);
+        auto t = clock::now();
         const std::size_t got = radio.read(buf.data(), want, overflow);
-        overflows += overflow;
+        st.device_s += seconds_since(t);
+        st.overflows += overflow;
+        t = clock::now();
         engine.push_bytes(buf.data(), got * bps, sink);
-        total += got;
+        st.fft_s += seconds_since(t);
+        st.samples += got;
     }
+    const auto t = clock::now();
     engine.flush(sink);
-    return total;
+    st.fft_s += seconds_since(t);
+    st.wall_s = seconds_since(start);
+    return st;
 }
 
 } // namespace gpufft_app
