@@ -75,6 +75,7 @@ def main():
                 "rate": rate, "paced": bool(paced), "plan": plan, "hops": int(m.group(2)),
                 "seconds": float(m.group(3)), "hops_per_s": float(m.group(4)),
                 "device_share": float(m.group(5)) / 100, "fft_share": float(m.group(6)) / 100,
+                "fft_path_hops_per_s": int(m.group(2)) / (float(m.group(3)) * float(m.group(6)) / 100),
                 "cpu_share": cpu / wall, "peak_rss_kib": rss})
             print(json.dumps(figures["sweeps"][-1]), flush=True)
 

@@ -402,16 +402,21 @@ int receive(const options& o)
     const auto found = print_peaks(o, src, engine, out, report);
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);
 
-    if (std::fflush(stdout) != 0 && errno == EPIPE)
-        request_stop(SIGPIPE);
-    else if (std::ferror(stdout))
-        throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
+    flush_stdout();
     if (stop_signal())
         return 128 + stop_signal();
     return demo_ok ? exit_ok : exit_failure;
 }
 
 } // namespace
+
+void flush_stdout()
+{
+    if (std::fflush(stdout) != 0 && errno == EPIPE)
+        request_stop(SIGPIPE);
+    else if (std::ferror(stdout))
+        throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
+}
 
 double tone_gain_db(const std::vector<float>& window)
 {

@@ -196,6 +196,9 @@ std::vector<std::size_t> peak_bins(const std::vector<float>& db, double threshol
  */
 double tone_gain_db(const std::vector<float>& window);
 
+//! Flushes standard output: a closed one stops the run (request_stop(SIGPIPE)), another failure throws app_error.
+void flush_stdout();
+
 //! The program: parses options and runs; returns the exit status.
 int run(const std::vector<std::string>& args);
 

@@ -25,36 +25,48 @@ std::string number_error(const std::string& text, double lo, double hi)
 
 void add_radio_options(CLI::App& app, radio_options& r)
 {
+    app.footer(app.get_footer() + R"(
+
+A live radio: --device ARGS opens it through SoapySDR (--list-devices shows
+what is found) and streams at --rate and --center in its native sample format
+(CS8, CS16, CF32). --sweep START:STOP:BIN hops it over a wider band (e.g.
+88M:108M:10k): each hop drops --settle seconds, averages --dwell seconds,
+keeps its middle (--crop) and joins the next; the PNG has a row per sweep over
+the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
+--sweep a row per spectrum) for its heatmap tools.)");
     app.add_option("--device", r.device,
                    "a live radio through SoapySDR, e.g. \"driver=rtlsdr,serial=0001\" (--rate and --center tune it)")
         ->type_name("ARGS");
     app.add_flag("--list-devices", r.list_devices, "list the radios SoapySDR finds, then exit");
     app.add_option("--gain", r.gain, "radio gain: DB (overall), auto, or NAME=DB,... per element")->type_name("G");
     app.add_option("--ppm", r.ppm, "radio frequency correction in ppm")
-        ->check(CLI::Range(-1e4, 1e4))
+        ->check(CLI::Range(-1e4, 1e4).description(""))
         ->type_name("PPM");
     app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
     app.add_option("--duration", r.duration, "stop after this many seconds (of signal; wall time in a sweep)")
-        ->check(CLI::Range(0.0, 1e9))
+        ->check(CLI::Range(0.0, 1e9).description(""))
         ->type_name("S");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
         ->type_name("START:STOP:BIN");
     app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
-        ->check(CLI::Range(0.0, 0.9))
+        ->check(CLI::Range(0.0, 0.9).description(""))
         ->type_name("F");
     app.add_option("--settle", r.settle, "seconds dropped after each retune and before a live capture (default 0.01)")
-        ->check(CLI::Range(0.0, 10.0))
+        ->check(CLI::Range(0.0, 10.0).description(""))
         ->type_name("S");
     app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")
-        ->check(CLI::Range(1e-6, 3600.0))
+        ->check(CLI::Range(1e-6, 3600.0).description(""))
         ->type_name("S");
     app.add_option("--interval", r.interval, "sweep: seconds from one sweep's start to the next (default 0)")
-        ->check(CLI::Range(0.0, 1e6))
+        ->check(CLI::Range(0.0, 1e6).description(""))
         ->type_name("S");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");
     app.add_option("--rtl-power", r.rtl_power,
                    "rtl_power's CSV: a row per hop (sweep) or per spectrum; '-' for standard output")
         ->type_name("FILE");
+    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration", "--sweep",
+                              "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
+        app.get_option(name)->group("Radio (SoapySDR) and sweeps");
 }
 
 void check_radio_options(const CLI::App& app, options& o)

@@ -20,10 +20,14 @@ constexpr std::size_t max_hop_fft = std::size_t(1) << 22, min_hop_fft = 8, max_h
 // A hop that overflows this often in a row cannot be measured at this rate.
 constexpr std::size_t max_overflows_per_hop = 20;
 
+//! "88 MHz", "9.375 kHz", "1.2 GHz".
 std::string hz_text(double f)
 {
+    const double a = std::abs(f);
+    const auto [scale, prefix] = a >= 1e9 ? std::pair{ 1e9, "G" } : a >= 1e6 ? std::pair{ 1e6, "M" }
+                               : a >= 1e3 ? std::pair{ 1e3, "k" } : std::pair{ 1.0, "" };
     char buf[48];
-    std::snprintf(buf, sizeof buf, "%.6g Hz", f);
+    std::snprintf(buf, sizeof buf, "%.9g %sHz", f / scale, prefix);
     return buf;
 }
 
@@ -324,9 +328,8 @@ int run_sweep(const options& o, soapy_radio& radio)
     std::fprintf(report, "peaks (mean spectrum, tone power in dBFS):\n");
     for (std::size_t i : peak_bins(mean, o.peak_threshold, 8, o.peaks))
         std::fprintf(report, "  %14.3f Hz  %7.2f dBFS\n", plan.hz(i), mean[i]);
-    if (std::fflush(report) != 0 && std::ferror(report))
-        throw app_error("cannot write the report");
-    return stopped ? 128 + stopped : exit_ok;
+    flush_stdout();
+    return stop_signal() ? 128 + stop_signal() : exit_ok;
 }
 
 } // namespace gpufft_app
