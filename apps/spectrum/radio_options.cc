@@ -43,7 +43,7 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
         ->check(CLI::Range(-1e4, 1e4).description(""))
         ->type_name("PPM");
     app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
-    app.add_option("--duration", r.duration, "stop after this many seconds (of signal; wall time in a sweep)")
+    app.add_option("--duration", r.duration, "stop after this many seconds of signal (a sweep: the first sweep ending after them)")
         ->check(CLI::Range(0.0, 1e9).description(""))
         ->type_name("S");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")

@@ -257,6 +257,7 @@ int run_sweep(const options& o, soapy_radio& radio)
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();
+    // As rtl_power's -e: --duration is checked between sweeps, so every sweep is whole.
     const auto out_of_time = [&] { return o.radio.duration > 0 && seconds_since(start) >= o.radio.duration; };
     bool partial = false;     // the last sweep stopped before its end
     std::size_t measured = 0; // bins of the last sweep
@@ -266,7 +267,7 @@ int run_sweep(const options& o, soapy_radio& radio)
         // tools make one image row of all the rows with one timestamp.
         const auto sweep_time = std::chrono::system_clock::now();
         std::size_t reached = 0; // bins of this sweep
-        for (std::size_t h = 0; h < plan.centers.size() && !out_of_time(); ++h) {
+        for (std::size_t h = 0; h < plan.centers.size(); ++h) {
             if (!sweep.measure(h))
                 break;
             const std::size_t first = h * plan.kept, n = std::min(plan.kept, total - first);
@@ -293,11 +294,11 @@ int run_sweep(const options& o, soapy_radio& radio)
         if (o.radio.interval > 0)
             sleep_until(sweep_start + std::chrono::duration_cast<clock_type::duration>(
                                           std::chrono::duration<double>(o.radio.interval)));
+        if (out_of_time())
+            break;
     }
     const double wall = seconds_since(start);
     const int stopped = stop_signal();
-    if (sweeps == 0 && !stopped)
-        throw app_error("--duration " + std::to_string(o.radio.duration) + " s ended before the first hop");
     if (sweeps == 0) {
         std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first hop\n", stopped);
         return 128 + stopped;

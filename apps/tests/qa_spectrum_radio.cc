@@ -149,6 +149,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(sweep_finds_tones);
     CPPUNIT_TEST(settle_time_discarded);
     CPPUNIT_TEST(overflows);
+    CPPUNIT_TEST(repeats);
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST_SUITE_END();
@@ -297,6 +298,18 @@ public:
         const auto [status2, out2, err2] = app({ "--device", sim + ",overflow_every=1000", "--sweep", "96M:104M:10k",
                                                  "--once", "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_MESSAGE(err2, status2 == 1 && err2.find("dropped samples") != std::string::npos);
+    }
+
+    // --interval starts a sweep every 0.4 s; --duration ends after the sweep running at 1 s.
+    void repeats()
+    {
+        const std::string csv = temp_path("repeats.csv");
+        const auto [status, out, err] =
+            app({ "--device", sim, "--sweep", "96M:100M:10k", "--interval", "0.4", "--duration", "1", "--rtl-power",
+                  csv, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("3 sweeps, 9 hops") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(9), read_rtl_power(csv).rows);
     }
 
     // Without --sweep the device streams at --center, after the settle time
