@@ -69,7 +69,7 @@ def main():
             out, wall, cpu, rss = run_measured(exe, ["--device", f"driver=gpufftsim,paced={paced},{tones}", "--rate",
                                                      str(rate), "--sweep", a.band, "--once", "--png",
                                                      os.path.join(tmp, "sweep.png")], env)
-            plan = out.splitlines()[0]
+            plan = out.splitlines()[1]
             m = SWEEP.search(out)
             figures["sweeps"].append({
                 "rate": rate, "paced": bool(paced), "plan": plan, "hops": int(m.group(2)),

@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +64,7 @@ sweep_range parse_sweep(const std::string& text);
  * the sweep's spectrum is `total_bins` bins from start on.
  */
 struct sweep_plan {
-    double rate = 0, start = 0, bin_hz = 0;
+    double start = 0, bin_hz = 0;
     std::size_t fft_size = 0, first_kept = 0, kept = 0, total_bins = 0;
     std::vector<double> centers;
     //! Frequency of bin i of the sweep's spectrum (its centre).

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <thread>
 
 namespace gpufft_app {
@@ -207,7 +208,6 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
     if (!(crop >= 0 && crop < 1))
         throw usage_error("--crop must be in [0, 1)");
     sweep_plan p;
-    p.rate = rate;
     p.start = range.start;
     // The bin width is rate / N for the smallest power of two N that gives at most the asked width.
     const double ideal = rate / range.bin;
@@ -241,6 +241,7 @@ int run_sweep(const options& o, soapy_radio& radio)
     if (!o.radio.rtl_power.empty())
         csv.emplace(o.radio.rtl_power);
     sweeper sweep(o, radio, plan);
+    std::fprintf(report, "gpufft-spectrum: %s\n", radio.description().c_str());
     std::fprintf(report,
                  "sweep: %s to %s in %zu hops of %s usable (%zu of %zu bins, %.3g%% cropped), bin %s, N = %zu on %s, "
                  "%zu frames (%zu samples) per hop after %.3g s settling\n",

@@ -42,19 +42,22 @@ struct tone {
     std::complex<double> phasor{ 1, 0 };
 };
 
-double number_arg(const SoapySDR::Kwargs& args, const std::string& key, double absent)
+double number(const std::string& text, const std::string& what)
 {
-    const auto it = args.find(key);
-    if (it == args.end())
-        return absent;
     try {
         std::size_t used = 0;
-        const double v = std::stod(it->second, &used);
-        if (used == it->second.size() && std::isfinite(v))
+        const double v = std::stod(text, &used);
+        if (used == text.size() && std::isfinite(v))
             return v;
     } catch (const std::exception&) {
     }
-    throw std::runtime_error(std::string(driver) + ": " + key + "=" + it->second + " is not a number");
+    throw std::runtime_error(std::string(driver) + ": " + what + " \"" + text + "\" is not a number");
+}
+
+double number_arg(const SoapySDR::Kwargs& args, const std::string& key, double absent)
+{
+    const auto it = args.find(key);
+    return it == args.end() ? absent : number(it->second, key);
 }
 
 std::vector<tone> parse_tones(const std::string& text)
@@ -65,7 +68,7 @@ std::vector<tone> parse_tones(const std::string& text)
         const auto colon = item.find(':');
         if (colon == std::string::npos)
             throw std::runtime_error(std::string(driver) + ": tone \"" + item + "\" is not HZ:DBFS");
-        const double hz = std::stod(item.substr(0, colon)), db = std::stod(item.substr(colon + 1));
+        const double hz = number(item.substr(0, colon), "tone frequency"), db = number(item.substr(colon + 1), "tone power");
         out.push_back({ hz, std::pow(10.0, db / 20) });
     }
     return out;

@@ -150,6 +150,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(settle_time_discarded);
     CPPUNIT_TEST(overflows);
     CPPUNIT_TEST(repeats);
+    CPPUNIT_TEST(gains);
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST_SUITE_END();
@@ -253,6 +254,7 @@ public:
                       "88M:108M:10k", "--once", "--rtl-power", csv, "--png", temp_path("tones.png"), "--quiet" });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
             CPPUNIT_ASSERT_MESSAGE(out, out.find("12 hops") != std::string::npos);
+            CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string(format) + " native") != std::string::npos);
             const auto r = read_rtl_power(csv);
             CPPUNIT_ASSERT_EQUAL(std::size_t(12), r.rows);
             CPPUNIT_ASSERT_EQUAL(p.total_bins, r.bins.size());
@@ -298,6 +300,19 @@ public:
         const auto [status2, out2, err2] = app({ "--device", sim + ",overflow_every=1000", "--sweep", "96M:104M:10k",
                                                  "--once", "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_MESSAGE(err2, status2 == 1 && err2.find("dropped samples") != std::string::npos);
+    }
+
+    // gpufftsim's gains add to the signal: an overall 10 dB, or 4 + 6 per element.
+    void gains()
+    {
+        for (const char* gain : { "10", "LNA=4,VGA=6" }) {
+            const std::string csv = temp_path("gain.csv");
+            const auto [status, out, err] = app({ "--device", sim + ",tones=100.1e6:-40", "--gain", gain, "--antenna",
+                                                  "TEST", "--ppm", "1.5", "--sweep", "99M:101M:10k", "--once",
+                                                  "--rtl-power", csv, "--png", "none", "--quiet" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            expect_tones(read_rtl_power(csv), { { 100.1e6, -30 } }, 9375, 1.0, std::string("--gain ") + gain);
+        }
     }
 
     // --interval starts a sweep every 0.4 s; --duration ends after the sweep running at 1 s.

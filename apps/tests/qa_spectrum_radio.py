@@ -128,6 +128,7 @@ class qa_spectrum_radio(gr_unittest.TestCase):
                 proc = subprocess.Popen(args, stdout=stdout if csv_to_stdout else subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
                 report = proc.stderr if csv_to_stdout else proc.stdout
+                self.assertIn("gpufftsim", report.readline())  # the device
                 self.assertIn("12 hops", report.readline())  # the plan: the sweep has begun
                 time.sleep(1.0)
                 proc.send_signal(signal.SIGINT)
