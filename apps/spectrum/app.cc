@@ -367,6 +367,7 @@ int receive(const options& o)
     const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
+        std::fflush(report); // a live capture runs until stopped: say what it is now
         live = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
                             max_samples);
         samples = live.samples;

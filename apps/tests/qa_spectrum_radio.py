@@ -6,8 +6,8 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
 - the rtl_power CSV, field by field against the format rtl_power.c writes,
   then read the way rtl_power's heatmap.py reads it (rows keyed by date and
   time, a column per bin from Hz low, Hz high and Hz step), tone and all;
-- SIGINT in the middle of a sweep: exit status 130, only complete rows, a
-  PNG whose every chunk and row decodes;
+- SIGINT in the middle of a sweep or a live capture: exit status 130, only
+  complete rows, a PNG whose every chunk and row decodes;
 - memory on a long run stays flat (a run 4 times longer, about the same peak RSS).
 
 The program is $GPUFFT_SPECTRUM_EXE.
@@ -145,6 +145,24 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             width, height = check_png(png)
             self.assertEqual(width, 64 + 1024 + 84)
             self.assertEqual(height, 12 + -(-len(rows) // 12) + 40)
+
+    def test_sigint_live(self):
+        csv, png = self.path("live.csv"), self.path("live.png")
+        proc = subprocess.Popen([EXE, "--device", f"{SIM},tones=100.1e6:-30", "--center", "100e6", "--rtl-power", csv,
+                                 "--png", png, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertIn("gpufftsim", proc.stdout.readline())
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("100099609.375 Hz", out)  # the tone's bin among the peaks
+        with open(csv) as f:
+            rows = f.read().split("\n")
+        self.assertEqual(rows[-1], "")
+        self.assertGreater(len(rows) - 1, 5)  # 25 spectra a second
+        for line in rows[:-1]:
+            self.assertRegex(line, ROW)
+        self.assertEqual(check_png(png)[1], 12 + len(rows) - 1 + 40)
 
     def test_memory_flat(self):
         # One hop per sweep, unpaced: thousands of sweeps a second, each a waterfall row.
