@@ -243,50 +243,56 @@ private:
         d_produced += n;
     }
 
+    // In passes over a float buffer (noise, each tone, then the format), with
+    // complex products written out: std::complex's operator* checks for
+    // infinities (C99 Annex G) and would make the simulator the bottleneck.
     void generate(void* out, std::size_t n)
     {
-        const double scale = scale_of(d_format), gain = gain_factor();
-        std::vector<std::pair<std::complex<double>*, std::complex<double>>> active; // phasor, step
-        std::vector<double> amplitude;
-        for (auto& t : d_tones)
-            if (std::abs(t.hz - d_center) < d_rate / 2) {
-                active.push_back({ &t.phasor, std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate) });
-                amplitude.push_back(t.amplitude * gain);
+        const double gain = gain_factor();
+        d_work.resize(n);
+        const float noise = float(d_noise_amplitude * gain);
+        std::size_t at = d_rng() % d_noise.size();
+        for (std::size_t i = 0; i < n; ++i, at = (at + 1) % d_noise.size())
+            d_work[i] = noise * d_noise[at];
+        for (auto& t : d_tones) {
+            if (std::abs(t.hz - d_center) >= d_rate / 2)
+                continue;
+            const std::complex<double> step = std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate);
+            const double a = t.amplitude * gain, sr = step.real(), si = step.imag();
+            double pr = t.phasor.real(), pi = t.phasor.imag();
+            for (std::size_t i = 0; i < n; ++i) {
+                d_work[i] += std::complex<float>(float(a * pr), float(a * pi));
+                const double r = pr * sr - pi * si;
+                pi = pr * si + pi * sr;
+                pr = r;
             }
-        std::size_t noise_at = d_rng() % d_noise.size();
-        const double noise = d_noise_amplitude * gain;
-        for (std::size_t i = 0; i < n; ++i) {
-            std::complex<double> z;
-            if (d_transient_left) { // the synthesizer has not locked: loud junk
-                --d_transient_left;
-                z = 0.5 * std::complex<double>(d_noise[noise_at]);
-            } else {
-                z = noise * std::complex<double>(d_noise[noise_at]);
-                for (std::size_t k = 0; k < active.size(); ++k)
-                    z += amplitude[k] * *active[k].first;
-            }
-            for (auto& [phasor, step] : active)
-                *phasor *= step;
-            noise_at = (noise_at + 1) % d_noise.size();
-            store(out, i, z * scale);
+            t.phasor = std::complex<double>(pr, pi) / std::hypot(pr, pi); // |phasor| stays 1 against rounding
         }
-        for (auto& [phasor, step] : active) // keep |phasor| at 1 against rounding
-            *phasor /= std::abs(*phasor);
+        for (std::size_t i = 0; i < n && d_transient_left; ++i, --d_transient_left) // not locked yet: loud junk
+            d_work[i] = 0.5f * d_noise[(at + i) % d_noise.size()];
+        store(out, float(scale_of(d_format)));
         d_produced += n;
     }
 
-    void store(void* out, std::size_t i, std::complex<double> z) const
+    void store(void* out, float scale) const
     {
+        const std::size_t n = d_work.size();
         if (d_format == SOAPY_SDR_CF32) {
-            static_cast<std::complex<float>*>(out)[i] = std::complex<float>(z);
-        } else if (d_format == SOAPY_SDR_CS16) {
-            auto* p = static_cast<int16_t*>(out) + 2 * i;
-            p[0] = int16_t(std::clamp(std::lround(z.real()), -32768L, 32767L));
-            p[1] = int16_t(std::clamp(std::lround(z.imag()), -32768L, 32767L));
-        } else {
-            auto* p = static_cast<int8_t*>(out) + 2 * i;
-            p[0] = int8_t(std::clamp(std::lround(z.real()), -128L, 127L));
-            p[1] = int8_t(std::clamp(std::lround(z.imag()), -128L, 127L));
+            for (std::size_t i = 0; i < n; ++i)
+                static_cast<std::complex<float>*>(out)[i] = d_work[i] * scale;
+            return;
+        }
+        const bool cs16 = d_format == SOAPY_SDR_CS16;
+        const float lo = cs16 ? -32768.0f : -128.0f, hi = cs16 ? 32767.0f : 127.0f;
+        const auto quantize = [&](float v) { return std::lrint(std::clamp(v * scale, lo, hi)); };
+        for (std::size_t i = 0; i < n; ++i) {
+            if (cs16) {
+                static_cast<int16_t*>(out)[2 * i] = int16_t(quantize(d_work[i].real()));
+                static_cast<int16_t*>(out)[2 * i + 1] = int16_t(quantize(d_work[i].imag()));
+            } else {
+                static_cast<int8_t*>(out)[2 * i] = int8_t(quantize(d_work[i].real()));
+                static_cast<int8_t*>(out)[2 * i + 1] = int8_t(quantize(d_work[i].imag()));
+            }
         }
     }
 
@@ -296,7 +302,7 @@ private:
     double d_cs16_full_scale, d_transient_s;
     bool d_paced;
     std::size_t d_overflow_every, d_since_overflow = 0;
-    std::vector<std::complex<float>> d_noise;
+    std::vector<std::complex<float>> d_noise, d_work;
     std::minstd_rand d_rng{ 7 };
     std::map<std::string, double> d_gains;
     double d_ppm = 0, d_center = 100e6, d_rate = 2.4e6;
