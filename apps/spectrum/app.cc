@@ -52,6 +52,17 @@ iq_source resolve_source(const options& o)
     return src;
 }
 
+//! A radio's samples as the engine sees them.
+iq_source radio_source(const soapy_radio& radio)
+{
+    iq_source src;
+    src.data_path = radio.description();
+    src.format = radio.format();
+    src.sample_rate = radio.rate();
+    src.center_hz = radio.center();
+    return src;
+}
+
 //! The engine's configuration; --fps is checked against the frame rate here, naming it.
 gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
 {
@@ -89,6 +100,7 @@ class collector
 public:
     collector(const options& o, const iq_source& src, const gpufft::spectrum& engine)
         : d_n(engine.fft_size()),
+          d_frames(engine.frames_per_output()),
           d_gain_db(tone_gain_db(engine.window())),
           d_seconds_per_spectrum(double(engine.frames_per_output() * engine.hop()) / src.sample_rate),
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
@@ -99,6 +111,8 @@ public:
             d_csv.emplace(o.csv);
         if (!o.jsonl.empty())
             d_jsonl.emplace(o.jsonl);
+        if (!o.radio.rtl_power.empty())
+            d_rtl_power.emplace(o.radio.rtl_power);
         if (d_csv) {
             // The first cell says what the values are; the others are each bin's frequency.
             std::fprintf(d_csv->get(), "time_s (values: tone dBFS)");
@@ -136,6 +150,8 @@ public:
             std::fprintf(d_jsonl->get(), "]}\n");
             d_jsonl->check();
         }
+        if (d_rtl_power)
+            d_rtl_power->row(std::chrono::system_clock::now(), d_f0, d_df, d_frames, v, len);
     }
 
     void commit()
@@ -144,6 +160,8 @@ public:
             d_csv->commit();
         if (d_jsonl)
             d_jsonl->commit();
+        if (d_rtl_power)
+            d_rtl_power->commit();
     }
 
     std::size_t spectra() const { return d_spectra; }
@@ -160,13 +178,14 @@ public:
     }
 
 private:
-    std::size_t d_n;
+    std::size_t d_n, d_frames;
     double d_gain_db, d_seconds_per_spectrum, d_f0 = 0, d_df = 0;
     waterfall d_waterfall;
     std::vector<double> d_sum; // linear power
     std::vector<float> d_tone;
     std::size_t d_spectra = 0;
     std::optional<output_file> d_csv, d_jsonl;
+    std::optional<rtl_power_csv> d_rtl_power;
 };
 
 //! The progress line on standard error, at most twice a second.
@@ -203,7 +222,7 @@ private:
 
 //! Reads the input file or standard input; returns the samples used.
 std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                       progress_line& progress)
+                       progress_line& progress, std::size_t max_samples)
 {
     struct input_fd {
         int fd;
@@ -217,7 +236,8 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
         throw app_error(src.data_path + ": cannot open: " + std::strerror(errno));
     std::size_t bytes = 0;
     try {
-        bytes = pump(in.fd, engine, sink, [&](std::size_t b) { progress(b); });
+        bytes = pump(in.fd, engine, sink, [&](std::size_t b) { progress(b); },
+                     max_samples * gpufft::sample_bytes(engine.config().format));
     } catch (const app_error& e) {
         throw app_error((src.data_path == "-" ? "standard input" : src.data_path) + ": " + e.what());
     }
@@ -249,12 +269,18 @@ std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const
 void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
                      std::FILE* report)
 {
-    const waterfall& wf = out.rows();
     axes ax;
     const double rate = engine.config().sample_rate;
     ax.f_lo = src.center_hz + engine.bin_hz(0) - rate / double(engine.fft_size()) / 2;
     ax.f_hi = ax.f_lo + rate;
     ax.seconds = out.seconds();
+    write_waterfall_png(o, out.rows(), ax, report);
+}
+
+} // namespace
+
+void write_waterfall_png(const options& o, const waterfall& wf, axes ax, std::FILE* report)
+{
     std::vector<float> v(wf.rows);
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 50), v.end());
     ax.db_min = std::isnan(o.db_min) ? std::floor(v[v.size() / 50]) : o.db_min;
@@ -264,6 +290,8 @@ void write_waterfall(const options& o, const iq_source& src, const gpufft::spect
     write_png(o.png, wf, ax, o.height ? o.height : std::min<std::size_t>(wf.count(), 1000));
     std::fprintf(report, "waterfall: %s (%g to %g dBFS)\n", o.png.c_str(), ax.db_min, ax.db_max);
 }
+
+namespace {
 
 //! Prints the peaks of the mean spectrum; returns them.
 std::vector<peak> print_peaks(const options& o, const iq_source& src, const gpufft::spectrum& engine,
@@ -306,29 +334,48 @@ bool check_demo(const gpufft::demo_signal& demo, const std::vector<peak>& found,
 //! Runs the options; returns the exit status (errors are thrown).
 int receive(const options& o)
 {
-    const iq_source src = resolve_source(o);
+    std::unique_ptr<soapy_radio> radio;
+    if (!o.radio.device.empty()) {
+        radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
+        if (!o.radio.sweep.empty())
+            return run_sweep(o, *radio);
+    }
+    const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
     std::vector<std::string> inputs;
-    if (!o.demo)
+    if (!o.demo && !radio)
         inputs = { src.data_path };
     if (!src.meta_path.empty())
         inputs.push_back(src.meta_path);
-    refuse_overwriting_inputs(inputs, { { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl } });
+    refuse_overwriting_inputs(inputs, { { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl },
+                                        { "--rtl-power", o.radio.rtl_power } });
 
-    const gpufft::spectrum_config c = engine_config(o, src);
+    gpufft::spectrum_config c = engine_config(o, src);
+    if (radio)
+        c.ref_scale = radio->ref_scale();
     gpufft::spectrum engine(c);
     collector out(o, src, engine);
     const auto sink = [&](const float* db, std::size_t len) { out.add(db, len); };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
 
     // With an output on standard output, the report goes to standard error.
-    std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-") ? stderr : stdout;
+    std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
     std::unique_ptr<gpufft::demo_signal> demo;
     std::size_t samples = 0;
-    if (o.demo) {
+    stream_stats live;
+    // --duration in samples (0: no limit; at least one when given).
+    const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
+    const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
+    if (radio) {
+        std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
+        std::fflush(report); // a live capture runs until stopped: say what it is now
+        live = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
+                            max_samples);
+        samples = live.samples;
+    } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
         samples = feed_demo(*demo, engine, sink, progress);
     } else {
-        samples = read_input(src, engine, sink, progress);
+        samples = read_input(src, engine, sink, progress, max_samples);
     }
     progress.end();
     const int stopped = stop_signal();
@@ -348,21 +395,29 @@ int receive(const options& o)
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
+    if (radio)
+        std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
+                     live.wall_s, 100 * live.device_s / live.wall_s, 100 * live.fft_s / live.wall_s, live.overflows);
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
     const auto found = print_peaks(o, src, engine, out, report);
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);
 
-    if (std::fflush(stdout) != 0 && errno == EPIPE)
-        request_stop(SIGPIPE);
-    else if (std::ferror(stdout))
-        throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
+    flush_stdout();
     if (stop_signal())
         return 128 + stop_signal();
     return demo_ok ? exit_ok : exit_failure;
 }
 
 } // namespace
+
+void flush_stdout()
+{
+    if (std::fflush(stdout) != 0 && errno == EPIPE)
+        request_stop(SIGPIPE);
+    else if (std::ferror(stdout))
+        throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
+}
 
 double tone_gain_db(const std::vector<float>& window)
 {
@@ -377,6 +432,15 @@ std::vector<peak> find_peaks(const std::vector<float>& db,
                              double threshold_db,
                              std::size_t min_sep,
                              std::size_t count)
+{
+    std::vector<peak> out;
+    for (std::size_t i : peak_bins(db, threshold_db, min_sep, count))
+        out.push_back({ s.bin_hz(i), db[i] });
+    return out;
+}
+
+std::vector<std::size_t> peak_bins(const std::vector<float>& db, double threshold_db, std::size_t min_sep,
+                                   std::size_t count)
 {
     const std::size_t n = db.size();
     if (n < 3)
@@ -396,10 +460,7 @@ std::vector<peak> find_peaks(const std::vector<float>& db,
         if (std::all_of(kept.begin(), kept.end(), [&](std::size_t k) { return (i > k ? i - k : k - i) >= min_sep; }))
             kept.push_back(i);
     }
-    std::vector<peak> out;
-    for (std::size_t i : kept)
-        out.push_back({ s.bin_hz(i), db[i] });
-    return out;
+    return kept;
 }
 
 int run(const std::vector<std::string>& args)
@@ -408,6 +469,10 @@ int run(const std::vector<std::string>& args)
         const options o = parse_options(args);
         if (!o.help.empty()) {
             std::fputs(o.help.c_str(), stdout);
+            return exit_ok;
+        }
+        if (o.radio.list_devices) {
+            list_devices(stdout);
             return exit_ok;
         }
         install_stop_handlers();

@@ -3,6 +3,8 @@
 #ifndef GPUFFT_APPS_SPECTRUM_APP_H
 #define GPUFFT_APPS_SPECTRUM_APP_H
 
+#include "radio.h"
+
 #include <gpufft/spectrum.h>
 #include <cmath>
 #include <cstddef>
@@ -48,6 +50,7 @@ struct options {
     double db_min = NAN, db_max = NAN;
     std::string png = "waterfall.png", csv, jsonl;
     int progress = -1; //!< -1: on a terminal
+    radio_options radio; //!< --device, --sweep, --rtl-power, --duration (radio.h)
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
@@ -85,12 +88,12 @@ int stop_signal();
 void request_stop(int signal);
 
 /*!
- * Pushes the input on `fd` into the engine until its end or stop_signal(),
- * then flushes; returns the bytes read. A signal also ends a read that waits
- * for data. A trailing partial sample is left unused.
+ * Pushes the input on `fd` into the engine until its end, `max_bytes` (0:
+ * no limit) or stop_signal(), then flushes; returns the bytes read. A signal
+ * also ends a read that waits for data. A trailing partial sample is left unused.
  */
 std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out,
-                 const std::function<void(std::size_t bytes)>& progress = nullptr);
+                 const std::function<void(std::size_t bytes)>& progress = nullptr, std::size_t max_bytes = 0);
 
 /*!
  * An output file: written under a temporary name in its directory and
@@ -160,6 +163,13 @@ constexpr int margin_left = 64, margin_right = 84, margin_top = 12, margin_botto
  */
 void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height = 0);
 
+/*!
+ * --png: the waterfall with the frequency axis and time span of `a` and the
+ * colour range of --db-min/--db-max (default: 2nd percentile to the
+ * maximum); names it on `report`.
+ */
+void write_waterfall_png(const options& o, const waterfall& w, axes a, std::FILE* report);
+
 //! Viridis at t in [0, 1] (clamped), interpolated from control points.
 void colormap(double t, unsigned char rgb[3]);
 
@@ -176,12 +186,18 @@ struct peak {
  */
 std::vector<peak> find_peaks(const std::vector<float>& db, const gpufft::spectrum& s,
                              double threshold_db, std::size_t min_sep, std::size_t count);
+//! The bins of find_peaks().
+std::vector<std::size_t> peak_bins(const std::vector<float>& db, double threshold_db, std::size_t min_sep,
+                                   std::size_t count);
 
 /*!
  * 10 log10((sum w)^2 / (N sum w^2)): the engine's dB (logpwrfft's scale,
  * |X|^2 / (N sum w^2)) minus this is a tone's power in dBFS, |X|^2 / (sum w)^2.
  */
 double tone_gain_db(const std::vector<float>& window);
+
+//! Flushes standard output: a closed one stops the run (request_stop(SIGPIPE)), another failure throws app_error.
+void flush_stdout();
 
 //! The program: parses options and runs; returns the exit status.
 int run(const std::vector<std::string>& args);

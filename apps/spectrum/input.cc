@@ -3,6 +3,7 @@
 #include "app.h"
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -144,7 +145,8 @@ void request_stop(int signal) { stop_requested = signal; }
 std::size_t pump(int fd,
                  gpufft::spectrum& s,
                  const gpufft::spectrum::sink& out,
-                 const std::function<void(std::size_t)>& progress)
+                 const std::function<void(std::size_t)>& progress,
+                 std::size_t max_bytes)
 {
     std::vector<unsigned char> buf(1 << 20);
     std::size_t total = 0;
@@ -152,7 +154,7 @@ std::size_t pump(int fd,
     sigemptyset(&stops);
     for (int sig : { SIGINT, SIGTERM, SIGHUP })
         sigaddset(&stops, sig);
-    while (!stop_signal()) {
+    while (!stop_signal() && (max_bytes == 0 || total < max_bytes)) {
         // Wait for data with the stop signals blocked except inside ppoll(),
         // so that one arriving just before the wait still ends it.
         pollfd p{ fd, POLLIN, 0 };
@@ -164,7 +166,8 @@ std::size_t pump(int fd,
             throw app_error(std::string("cannot wait for input: ") + std::strerror(poll_errno));
         if (ready <= 0)
             continue;
-        const ssize_t got = ::read(fd, buf.data(), buf.size());
+        const std::size_t want = max_bytes ? std::min(buf.size(), max_bytes - total) : buf.size();
+        const ssize_t got = ::read(fd, buf.data(), want);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0)

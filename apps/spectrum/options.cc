@@ -128,6 +128,7 @@ options parse_options(const std::vector<std::string>& args)
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
+    add_radio_options(app, o.radio);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
     try {
@@ -159,6 +160,7 @@ options parse_options(const std::vector<std::string>& args)
     }
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
+    check_radio_options(app, o);
     return o;
 }
 

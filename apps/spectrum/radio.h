@@ -1,0 +1,156 @@
+/* gpufft-spectrum: live radios through SoapySDR, frequency sweeps and
+ * rtl_power's CSV (internal API, shared by the program and its tests). */
+#ifndef GPUFFT_APPS_SPECTRUM_RADIO_H
+#define GPUFFT_APPS_SPECTRUM_RADIO_H
+
+#include <gpufft/spectrum.h>
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gpufft_app {
+
+class output_file;
+
+//! START:STOP:BIN of --sweep, in Hz.
+struct sweep_range {
+    double start = 0, stop = 0, bin = 0;
+};
+
+//! The radio and sweep options (see add_radio_options).
+struct radio_options {
+    std::string device;        //!< --device: SoapySDR arguments; empty: no radio
+    bool list_devices = false; //!< --list-devices
+    std::string gain;          //!< --gain: "DB", "auto" or "NAME=DB,NAME=DB"
+    double ppm = 0;
+    bool ppm_set = false;
+    std::string antenna;
+    double duration = 0; //!< --duration seconds; 0: until the input ends or a signal
+    std::string sweep;   //!< --sweep as given
+    sweep_range range;   //!< parsed from sweep
+    double crop = 0.25;  //!< fraction of each hop's bins dropped, half at each edge
+    double settle = 0.01; //!< seconds dropped after each tune (also before a live capture)
+    double dwell = 0.05, interval = 0;
+    bool once = false;
+    std::string rtl_power; //!< --rtl-power FILE or "-"
+};
+
+struct options;
+//! Adds the radio and sweep options to the command line.
+void add_radio_options(CLI::App& app, radio_options& r);
+//! After parsing: parses --sweep and checks what needs what; throws usage_error.
+void check_radio_options(const CLI::App& app, options& o);
+
+/*!
+ * A frequency or rate: a number with an optional k, M or G suffix
+ * ("88M", "2.4e6", "10k"); throws usage_error naming `option`.
+ */
+double parse_hz(const std::string& text, const std::string& option);
+//! "START:STOP:BIN" (each parse_hz); throws usage_error naming --sweep.
+sweep_range parse_sweep(const std::string& text);
+
+/*!
+ * How a sweep covers [start, stop): hops of fft_size bins of bin_hz
+ * (rate / fft_size, the widest such bin not above the asked width), each
+ * keeping `kept` bins from bin `first_kept` on (the edges cropped), hop h
+ * tuned to centers[h]; the kept bins of consecutive hops are adjacent, so
+ * the sweep's spectrum is `total_bins` bins from start on.
+ */
+struct sweep_plan {
+    double start = 0, bin_hz = 0;
+    std::size_t fft_size = 0, first_kept = 0, kept = 0, total_bins = 0;
+    std::vector<double> centers;
+    //! Frequency of bin i of the sweep's spectrum (its centre).
+    double hz(std::size_t i) const { return start + double(i) * bin_hz; }
+};
+//! Throws usage_error naming --sweep or --crop when no sensible plan exists.
+sweep_plan plan_sweep(const sweep_range& range, double rate, double crop);
+
+//! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop or spectrum).
+class rtl_power_csv
+{
+public:
+    explicit rtl_power_csv(const std::string& path);
+    ~rtl_power_csv();
+    /*!
+     * One complete row: `n` values in dB for the bins centred at hz_low +
+     * i * step; Hz high is hz_low + n * step; `frames` FFTs were averaged.
+     */
+    void row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
+             const float* db, std::size_t n);
+    void commit();
+
+private:
+    std::unique_ptr<output_file> d_out;
+};
+
+/*!
+ * A SoapySDR receive channel: opened by the --device arguments, with the
+ * rate, centre, gain, correction and antenna set, streaming in the device's
+ * native format when the engine reads it (CS8, CS16, CF32, CU8), else CS16.
+ */
+class soapy_radio
+{
+public:
+    //! Throws usage_error listing the devices SoapySDR found if none matches.
+    soapy_radio(const radio_options& r, double rate, double center);
+    ~soapy_radio();
+    soapy_radio(const soapy_radio&) = delete;
+    soapy_radio& operator=(const soapy_radio&) = delete;
+
+    gpufft::sample_format format() const { return d_format; }
+    //! The engine's ref_scale for which a full-scale tone reads 0 dB.
+    double ref_scale() const { return d_ref_scale; }
+    double rate() const { return d_rate; }
+    double center() const { return d_center; }
+    //! "driver=..., serial=..., CS16 (native, full scale 2048) at ... Hz"
+    const std::string& description() const { return d_description; }
+
+    void tune(double hz);
+    /*!
+     * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
+     * count, 0 on a timeout; sets `overflow` when the device dropped
+     * samples before these.
+     */
+    std::size_t read(void* buf, std::size_t samples, bool& overflow);
+    //! Samples per read the device prefers.
+    std::size_t mtu() const { return d_mtu; }
+
+private:
+    struct handle;
+    std::unique_ptr<handle> d_handle;
+    gpufft::sample_format d_format = gpufft::sample_format::cs16;
+    double d_ref_scale = 2, d_rate = 0, d_center = 0;
+    std::size_t d_mtu = 16384;
+    std::string d_description;
+};
+
+//! --list-devices: every device SoapySDR finds, one line each, to `out`.
+void list_devices(std::FILE* out);
+
+//! What a live capture did.
+struct stream_stats {
+    std::size_t samples = 0;   //!< used (after the settle time)
+    std::size_t overflows = 0; //!< times the device dropped samples
+    double wall_s = 0, device_s = 0, fft_s = 0; //!< in all, waiting on the device, in the engine
+};
+/*!
+ * Streams the radio into the engine, after dropping `settle_samples`, until
+ * `max_samples` (0: no limit) or a stop signal.
+ */
+stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
+                          std::size_t settle_samples, std::size_t max_samples);
+
+//! --sweep: runs the sweeps and writes their outputs; returns the exit status.
+int run_sweep(const options& o, soapy_radio& radio);
+
+} // namespace gpufft_app
+
+#endif

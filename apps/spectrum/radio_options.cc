@@ -1,0 +1,107 @@
+/* gpufft-spectrum: the options of live radios and sweeps (CLI11). */
+#include "app.h"
+
+#include <CLI/CLI.hpp>
+#include <SoapySDR/Types.hpp>
+#include <cstdlib>
+
+namespace gpufft_app {
+
+namespace {
+
+//! "" if `text` is a finite number in [lo, hi], else the reason.
+std::string number_error(const std::string& text, double lo, double hi)
+{
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || !std::isfinite(v))
+        return "expected a number, got \"" + text + "\"";
+    if (!(v >= lo && v <= hi))
+        return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return "";
+}
+
+} // namespace
+
+void add_radio_options(CLI::App& app, radio_options& r)
+{
+    app.footer(app.get_footer() + R"(
+
+A live radio: --device ARGS opens it through SoapySDR (--list-devices shows
+what is found) and streams at --rate and --center in its native sample format
+(CS8, CS16, CF32). --sweep START:STOP:BIN hops it over a wider band (e.g.
+88M:108M:10k): each hop drops --settle seconds, averages --dwell seconds,
+keeps its middle (--crop) and joins the next; the PNG has a row per sweep over
+the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
+--sweep a row per spectrum) for its heatmap tools.)");
+    app.add_option("--device", r.device,
+                   "a live radio through SoapySDR, e.g. \"driver=rtlsdr,serial=0001\" (--rate and --center tune it)")
+        ->type_name("ARGS");
+    app.add_flag("--list-devices", r.list_devices, "list the radios SoapySDR finds, then exit");
+    app.add_option("--gain", r.gain, "radio gain: DB (overall), auto, or NAME=DB,... per element")->type_name("G");
+    app.add_option("--ppm", r.ppm, "radio frequency correction in ppm")
+        ->check(CLI::Range(-1e4, 1e4).description(""))
+        ->type_name("PPM");
+    app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
+    app.add_option("--duration", r.duration, "stop after this many seconds of signal (a sweep: the first sweep ending after them)")
+        ->check(CLI::Range(0.0, 1e9).description(""))
+        ->type_name("S");
+    app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
+        ->type_name("START:STOP:BIN");
+    app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
+        ->check(CLI::Range(0.0, 0.9).description(""))
+        ->type_name("F");
+    app.add_option("--settle", r.settle, "seconds dropped after each retune and before a live capture (default 0.01)")
+        ->check(CLI::Range(0.0, 10.0).description(""))
+        ->type_name("S");
+    app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")
+        ->check(CLI::Range(1e-6, 3600.0).description(""))
+        ->type_name("S");
+    app.add_option("--interval", r.interval, "sweep: seconds from one sweep's start to the next (default 0)")
+        ->check(CLI::Range(0.0, 1e6).description(""))
+        ->type_name("S");
+    app.add_flag("--once", r.once, "sweep: one sweep, then exit");
+    app.add_option("--rtl-power", r.rtl_power,
+                   "rtl_power's CSV: a row per hop (sweep) or per spectrum; '-' for standard output")
+        ->type_name("FILE");
+    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration", "--sweep",
+                              "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
+        app.get_option(name)->group("Radio (SoapySDR) and sweeps");
+}
+
+void check_radio_options(const CLI::App& app, options& o)
+{
+    radio_options& r = o.radio;
+    r.ppm_set = app.get_option("--ppm")->count() > 0;
+    const bool input_given = app.get_option("INPUT")->count() > 0;
+    if (!r.device.empty() && (input_given || o.demo))
+        throw usage_error("--device and an input (" + (o.demo ? std::string("--demo") : o.input) + ") exclude each other");
+    if (r.gain != "auto" && !r.gain.empty()) {
+        if (r.gain.find('=') == std::string::npos) {
+            if (const auto why = number_error(r.gain, -1000, 1000); !why.empty())
+                throw usage_error("--gain: " + why);
+        } else {
+            for (const auto& [name, value] : SoapySDR::KwargsFromString(r.gain))
+                if (const auto why = number_error(value, -1000, 1000); !why.empty())
+                    throw usage_error("--gain " + name + ": " + why);
+        }
+    }
+    if (r.device.empty()) {
+        for (const auto& [given, name] : { std::pair{ !r.gain.empty(), "--gain" }, { r.ppm_set, "--ppm" },
+                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" } })
+            if (given)
+                throw usage_error(std::string(name) + " needs --device");
+    }
+    if (r.sweep.empty()) {
+        if (r.once)
+            throw usage_error("--once needs --sweep");
+        return;
+    }
+    r.range = parse_sweep(r.sweep);
+    if (o.center_set)
+        throw usage_error("--center and --sweep exclude each other (the sweep tunes)");
+    if (!o.csv.empty() || !o.jsonl.empty())
+        throw usage_error("--csv and --jsonl write one capture's bins; a sweep writes --rtl-power");
+}
+
+} // namespace gpufft_app

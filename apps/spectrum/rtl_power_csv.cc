@@ -1,0 +1,38 @@
+/* gpufft-spectrum --rtl-power: rows as rtl_power (rtl-sdr's wide-band
+ * power logger) writes them, so that its heatmap tools read them unchanged.
+ * rtl_power.c (rtl-sdr, csv_dbm() and main()) writes each row as
+ *   "%Y-%m-%d, %H:%M:%S, " (local time), "Hz low, Hz high, Hz step, samples, "
+ * with Hz low and high whole numbers, the step with two decimals, samples the
+ * FFTs averaged, then one "%.2f" dB value per bin, ", " between them. Bin i
+ * is centred at Hz low + i * step and Hz high = Hz low + bins * step. */
+#include "app.h"
+
+#include <cmath>
+#include <ctime>
+
+namespace gpufft_app {
+
+rtl_power_csv::rtl_power_csv(const std::string& path) : d_out(std::make_unique<output_file>(path)) {}
+
+rtl_power_csv::~rtl_power_csv() = default;
+
+void rtl_power_csv::row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
+                        const float* db, std::size_t n)
+{
+    const std::time_t t = std::chrono::system_clock::to_time_t(when);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%d, %H:%M:%S", &local);
+    std::FILE* f = d_out->get();
+    std::fprintf(f, "%s, %lld, %lld, %.2f, %zu", date, std::llround(hz_low),
+                 std::llround(hz_low + double(n) * step), step, frames);
+    for (std::size_t i = 0; i < n; ++i)
+        std::fprintf(f, ", %.2f", db[i]);
+    std::fputc('\n', f);
+    d_out->check();
+}
+
+void rtl_power_csv::commit() { d_out->commit(); }
+
+} // namespace gpufft_app

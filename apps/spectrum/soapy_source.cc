@@ -1,0 +1,237 @@
+/* gpufft-spectrum: a live radio through SoapySDR (the device API behind the
+ * rtl-sdr, HackRF, Airspy, LimeSDR, PlutoSDR and UHD modules). */
+#include "app.h"
+
+#include <SoapySDR/Device.hpp>
+#include <SoapySDR/Errors.hpp>
+#include <SoapySDR/Formats.hpp>
+#include <SoapySDR/Logger.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+
+namespace gpufft_app {
+
+namespace {
+
+std::string kwargs_text(const SoapySDR::Kwargs& args)
+{
+    std::string s;
+    for (const auto& [key, value] : args)
+        s += (s.empty() ? "" : ",") + key + "=" + value;
+    return s;
+}
+
+std::string number_text(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return buf;
+}
+
+std::string found_devices()
+{
+    std::string list;
+    for (const auto& d : SoapySDR::Device::enumerate())
+        list += (list.empty() ? "" : "; ") + kwargs_text(d);
+    return list.empty() ? "none (is the SoapySDR module for it installed? SoapySDRUtil --info)" : list;
+}
+
+// The engine reads these SoapySDR formats as they are, scaled by 1 / divisor
+// (include/gpufft/spectrum.h, sample_format).
+struct stream_format {
+    const char* soapy;
+    gpufft::sample_format engine;
+    double divisor;
+};
+const stream_format engine_formats[] = {
+    { SOAPY_SDR_CS8, gpufft::sample_format::cs8, 128 },
+    { SOAPY_SDR_CS16, gpufft::sample_format::cs16, 32768 },
+    { SOAPY_SDR_CF32, gpufft::sample_format::cf32, 1 },
+    { SOAPY_SDR_CU8, gpufft::sample_format::cu8, 127.5 },
+};
+
+// SoapySDR's log goes to standard error only for warnings and errors.
+void quiet_logger(const SoapySDRLogLevel level, const char* message)
+{
+    if (level <= SOAPY_SDR_WARNING)
+        std::fprintf(stderr, "gpufft-spectrum: SoapySDR: %s\n", message);
+}
+
+} // namespace
+
+struct soapy_radio::handle {
+    SoapySDR::Device* device = nullptr;
+    SoapySDR::Stream* stream = nullptr;
+    ~handle()
+    {
+        if (stream) {
+            device->deactivateStream(stream);
+            device->closeStream(stream);
+        }
+        if (device)
+            SoapySDR::Device::unmake(device);
+    }
+};
+
+void list_devices(std::FILE* out)
+{
+    SoapySDR::registerLogHandler(quiet_logger);
+    const auto devices = SoapySDR::Device::enumerate();
+    if (devices.empty())
+        std::fprintf(out, "no devices found (is the SoapySDR module for yours installed? SoapySDRUtil --info)\n");
+    for (const auto& d : devices)
+        std::fprintf(out, "%s\n", kwargs_text(d).c_str());
+}
+
+soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d_handle(std::make_unique<handle>())
+{
+    SoapySDR::registerLogHandler(quiet_logger);
+    if (SoapySDR::Device::enumerate(r.device).empty())
+        throw usage_error("--device \"" + r.device + "\" matches no device; SoapySDR found: " + found_devices());
+    try {
+        d_handle->device = SoapySDR::Device::make(r.device);
+    } catch (const std::exception& e) {
+        throw app_error("--device \"" + r.device + "\": cannot open: " + e.what());
+    }
+    SoapySDR::Device& dev = *d_handle->device;
+    const int rx = SOAPY_SDR_RX;
+    try {
+        dev.setSampleRate(rx, 0, rate);
+        d_rate = dev.getSampleRate(rx, 0);
+        if (!(d_rate > 0))
+            throw app_error("--rate " + number_text(rate) + ": the device reports a rate of " + number_text(d_rate));
+        if (!r.antenna.empty()) {
+            const auto names = dev.listAntennas(rx, 0);
+            if (std::find(names.begin(), names.end(), r.antenna) == names.end()) {
+                std::string known;
+                for (const auto& n : names)
+                    known += (known.empty() ? "" : ", ") + n;
+                throw usage_error("--antenna " + r.antenna + ": the device has " + (known.empty() ? "none" : known));
+            }
+            dev.setAntenna(rx, 0, r.antenna);
+        }
+        if (r.gain == "auto") {
+            if (!dev.hasGainMode(rx, 0))
+                throw usage_error("--gain auto: the device has no automatic gain");
+            dev.setGainMode(rx, 0, true);
+        } else if (!r.gain.empty()) {
+            if (dev.hasGainMode(rx, 0))
+                dev.setGainMode(rx, 0, false);
+            if (r.gain.find('=') == std::string::npos) {
+                dev.setGain(rx, 0, std::strtod(r.gain.c_str(), nullptr)); // checked by check_radio_options
+            } else {
+                const auto names = dev.listGains(rx, 0);
+                for (const auto& [name, value] : SoapySDR::KwargsFromString(r.gain)) {
+                    if (std::find(names.begin(), names.end(), name) == names.end()) {
+                        std::string known;
+                        for (const auto& n : names)
+                            known += (known.empty() ? "" : ", ") + n;
+                        throw usage_error("--gain: the device has no gain element \"" + name + "\" (it has: " +
+                                          (known.empty() ? "none" : known) + ")");
+                    }
+                    dev.setGain(rx, 0, name, std::strtod(value.c_str(), nullptr));
+                }
+            }
+        }
+        if (r.ppm_set) {
+            if (!dev.hasFrequencyCorrection(rx, 0))
+                throw usage_error("--ppm: the device has no frequency correction");
+            dev.setFrequencyCorrection(rx, 0, r.ppm);
+        }
+        tune(center);
+
+        double full_scale = 0;
+        const std::string native = dev.getNativeStreamFormat(rx, 0, full_scale);
+        const stream_format* chosen = nullptr;
+        for (const auto& f : engine_formats)
+            if (native == f.soapy)
+                chosen = &f;
+        if (!chosen) { // e.g. CS12 or CU16: SoapySDR converts to CS16 at its full scale
+            chosen = &engine_formats[1];
+            full_scale = 32768;
+        }
+        d_format = chosen->engine;
+        d_ref_scale = 2 * full_scale / chosen->divisor;
+        d_handle->stream = dev.setupStream(rx, chosen->soapy, { 0 });
+        d_mtu = std::max<std::size_t>(1024, dev.getStreamMTU(d_handle->stream));
+        if (dev.activateStream(d_handle->stream) != 0)
+            throw app_error("--device \"" + r.device + "\": cannot start the stream");
+        d_description = kwargs_text(dev.getHardwareInfo());
+        d_description = dev.getDriverKey() + (d_description.empty() ? "" : " (" + d_description + ")") + ", " +
+                        chosen->soapy + (native == chosen->soapy ? " native" : " converted from " + native) +
+                        ", full scale " + number_text(full_scale) + ", " + number_text(d_rate) + " S/s";
+    } catch (const usage_error&) {
+        throw;
+    } catch (const app_error&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw app_error("--device \"" + r.device + "\": " + e.what());
+    }
+}
+
+soapy_radio::~soapy_radio() = default;
+
+void soapy_radio::tune(double hz)
+{
+    d_handle->device->setFrequency(SOAPY_SDR_RX, 0, hz);
+    d_center = hz;
+}
+
+std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
+{
+    void* buffs[] = { buf };
+    int flags = 0;
+    long long time_ns = 0;
+    const int got = d_handle->device->readStream(d_handle->stream, buffs, std::min(samples, d_mtu), flags, time_ns,
+                                                 100000);
+    if (got == SOAPY_SDR_OVERFLOW) {
+        overflow = true;
+        return 0;
+    }
+    if (got == SOAPY_SDR_TIMEOUT)
+        return 0;
+    if (got < 0)
+        throw app_error(std::string("the device stopped: ") + SoapySDR::errToStr(got));
+    return std::size_t(got);
+}
+
+stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
+                          std::size_t settle_samples, std::size_t max_samples)
+{
+    using clock = std::chrono::steady_clock;
+    const auto seconds_since = [](clock::time_point t) {
+        return std::chrono::duration<double>(clock::now() - t).count();
+    };
+    const std::size_t bps = gpufft::sample_bytes(radio.format());
+    std::vector<unsigned char> buf(radio.mtu() * bps);
+    stream_stats st;
+    const auto start = clock::now();
+    // The tuner's settling after the initial tune is not signal.
+    for (std::size_t dropped = 0; dropped < settle_samples && !stop_signal();) {
+        bool overflow = false;
+        dropped += radio.read(buf.data(), std::min(radio.mtu(), settle_samples - dropped), overflow);
+    }
+    while (!stop_signal() && (max_samples == 0 || st.samples < max_samples)) {
+        bool overflow = false;
+        std::size_t want = radio.mtu();
+        if (max_samples)
+            want = std::min(want, max_samples - st.samples);
+        auto t = clock::now();
+        const std::size_t got = radio.read(buf.data(), want, overflow);
+        st.device_s += seconds_since(t);
+        st.overflows += overflow;
+        t = clock::now();
+        engine.push_bytes(buf.data(), got * bps, sink);
+        st.fft_s += seconds_since(t);
+        st.samples += got;
+    }
+    const auto t = clock::now();
+    engine.flush(sink);
+    st.fft_s += seconds_since(t);
+    st.wall_s = seconds_since(start);
+    return st;
+}
+
+} // namespace gpufft_app

@@ -1,0 +1,337 @@
+/* gpufft-spectrum --sweep: hops the tuner over a band wider than one
+ * capture, as rtl_power and soapy_power do: after each retune the settle
+ * time is discarded, one averaged spectrum is taken, its edges are cropped
+ * (where the anti-alias filter rolls off), and the hops are stitched into
+ * one spectrum per sweep. */
+#include "app.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <thread>
+
+namespace gpufft_app {
+
+namespace {
+
+// Largest FFT per hop and most hops per sweep: beyond these the plan is a typo.
+constexpr std::size_t max_hop_fft = std::size_t(1) << 22, min_hop_fft = 8, max_hops = 100000;
+// A hop that overflows this often in a row cannot be measured at this rate.
+constexpr std::size_t max_overflows_per_hop = 20;
+
+//! "88 MHz", "9.375 kHz", "1.2 GHz".
+std::string hz_text(double f)
+{
+    const double a = std::abs(f);
+    const auto [scale, prefix] = a >= 1e9 ? std::pair{ 1e9, "G" } : a >= 1e6 ? std::pair{ 1e6, "M" }
+                               : a >= 1e3 ? std::pair{ 1e3, "k" } : std::pair{ 1.0, "" };
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g %sHz", f / scale, prefix);
+    return buf;
+}
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t)
+{
+    return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+//! Sleeps until `t` or a stop signal.
+void sleep_until(clock_type::time_point t)
+{
+    while (!stop_signal() && clock_type::now() < t)
+        std::this_thread::sleep_for(std::min<clock_type::duration>(t - clock_type::now(), std::chrono::milliseconds(50)));
+}
+
+//! One sweep's state: the hop being measured, its timings, the stitched spectrum.
+class sweeper
+{
+public:
+    sweeper(const options& o, soapy_radio& radio, const sweep_plan& plan)
+        : d_radio(radio), d_plan(plan), d_engine(config(o, radio, plan)),
+          d_gain_db(tone_gain_db(d_engine.window())),
+          d_samples_per_hop(d_engine.fft_size() + (d_engine.frames_per_output() - 1) * d_engine.hop()),
+          d_settle_samples(std::size_t(std::llround(o.radio.settle * radio.rate()))),
+          d_buf(radio.mtu() * gpufft::sample_bytes(radio.format())),
+          d_hop(plan.fft_size)
+    {
+    }
+
+    std::size_t frames_per_hop() const { return d_engine.frames_per_output(); }
+    std::size_t samples_per_hop() const { return d_samples_per_hop; }
+    const std::string& backend() const { return d_engine.backend(); }
+
+    /*!
+     * Tunes to hop h, discards the settle time and measures one spectrum
+     * into hop() (tone dBFS); false if a stop signal came first.
+     */
+    bool measure(std::size_t h)
+    {
+        d_radio.tune(d_plan.centers[h]);
+        for (std::size_t overflows_in_a_row = 0;;) {
+            if (!discard(d_settle_samples))
+                return false;
+            d_engine.reset();
+            bool done = false, overflow = false;
+            const auto sink = [&](const float* db, std::size_t n) {
+                for (std::size_t i = 0; i < n; ++i)
+                    d_hop[i] = float(db[i] - d_gain_db);
+                done = true;
+            };
+            const std::size_t bps = gpufft::sample_bytes(d_radio.format());
+            for (std::size_t have = 0; have < d_samples_per_hop && !overflow;) {
+                if (stop_signal())
+                    return false;
+                const std::size_t got = timed_read(d_samples_per_hop - have, overflow);
+                const auto t = clock_type::now();
+                d_engine.push_bytes(d_buf.data(), got * bps, sink);
+                d_fft_s += seconds_since(t);
+                have += got;
+            }
+            if (overflow) { // the spectrum would straddle a gap: measure the hop again
+                ++d_overflows;
+                if (++overflows_in_a_row == max_overflows_per_hop)
+                    throw app_error("the device dropped samples " + std::to_string(max_overflows_per_hop) +
+                                    " times in a row within one hop of " + std::to_string(d_samples_per_hop) +
+                                    " samples: lower --dwell or --rate");
+                continue;
+            }
+            const auto t = clock_type::now();
+            d_engine.flush(sink);
+            d_fft_s += seconds_since(t);
+            if (done)
+                return true;
+        }
+    }
+
+    const std::vector<float>& hop() const { return d_hop; }
+    double device_seconds() const { return d_device_s; }
+    double fft_seconds() const { return d_fft_s; }
+    std::size_t overflows() const { return d_overflows; }
+
+private:
+    static gpufft::spectrum_config config(const options& o, const soapy_radio& radio, const sweep_plan& plan)
+    {
+        gpufft::spectrum_config c;
+        c.fft_size = plan.fft_size;
+        c.sample_rate = radio.rate();
+        c.format = radio.format();
+        c.ref_scale = radio.ref_scale();
+        c.overlap = o.overlap;
+        c.window = o.window;
+        if (!std::isnan(o.window_param))
+            c.window_param = o.window_param;
+        c.average = gpufft::parse_averaging(o.average);
+        c.alpha = o.alpha;
+        c.shift = true;
+        c.backend = o.backend;
+        const std::size_t hop = std::max<std::size_t>(1, plan.fft_size - std::size_t(std::lround(o.overlap * double(plan.fft_size))));
+        c.frames_per_output = o.frames ? o.frames
+                                       : std::max<std::size_t>(1, std::size_t(std::llround(o.radio.dwell * radio.rate() / double(hop))));
+        return c;
+    }
+
+    std::size_t timed_read(std::size_t want, bool& overflow)
+    {
+        const auto t = clock_type::now();
+        const std::size_t got = d_radio.read(d_buf.data(), std::min(want, d_radio.mtu()), overflow);
+        d_device_s += seconds_since(t);
+        return got;
+    }
+
+    //! Reads and drops `n` samples (the tuner settling); false on a stop signal.
+    bool discard(std::size_t n)
+    {
+        for (std::size_t have = 0; have < n;) {
+            if (stop_signal())
+                return false;
+            bool overflow = false;
+            have += timed_read(n - have, overflow);
+        }
+        return true;
+    }
+
+    soapy_radio& d_radio;
+    const sweep_plan& d_plan;
+    gpufft::spectrum d_engine;
+    double d_gain_db;
+    std::size_t d_samples_per_hop, d_settle_samples;
+    std::vector<unsigned char> d_buf;
+    std::vector<float> d_hop;
+    double d_device_s = 0, d_fft_s = 0;
+    std::size_t d_overflows = 0;
+};
+
+} // namespace
+
+double parse_hz(const std::string& text, const std::string& option)
+{
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    const std::string suffix = end ? end : "";
+    if (text.empty() || end == text.c_str() || !std::isfinite(v))
+        throw usage_error(option + ": expected a frequency, got \"" + text + "\"");
+    if (suffix == "k" || suffix == "K")
+        v *= 1e3;
+    else if (suffix == "M")
+        v *= 1e6;
+    else if (suffix == "G")
+        v *= 1e9;
+    else if (!suffix.empty())
+        throw usage_error(option + ": \"" + text + "\": unknown suffix \"" + suffix + "\" (k, M or G)");
+    if (!(std::abs(v) <= max_frequency_hz))
+        throw usage_error(option + ": " + text + " is beyond 1e12 Hz");
+    return v;
+}
+
+sweep_range parse_sweep(const std::string& text)
+{
+    const auto a = text.find(':'), b = a == std::string::npos ? a : text.find(':', a + 1);
+    if (b == std::string::npos || text.find(':', b + 1) != std::string::npos)
+        throw usage_error("--sweep: expected START:STOP:BIN (e.g. 88M:108M:10k), got \"" + text + "\"");
+    sweep_range r;
+    r.start = parse_hz(text.substr(0, a), "--sweep");
+    r.stop = parse_hz(text.substr(a + 1, b - a - 1), "--sweep");
+    r.bin = parse_hz(text.substr(b + 1), "--sweep");
+    if (!(r.stop > r.start))
+        throw usage_error("--sweep: stop " + hz_text(r.stop) + " must be above start " + hz_text(r.start));
+    if (!(r.bin > 0))
+        throw usage_error("--sweep: the bin width must be above 0, got " + text.substr(b + 1));
+    return r;
+}
+
+sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
+{
+    if (!(crop >= 0 && crop < 1))
+        throw usage_error("--crop must be in [0, 1)");
+    sweep_plan p;
+    p.start = range.start;
+    // The bin width is rate / N for the smallest power of two N that gives at most the asked width.
+    const double ideal = rate / range.bin;
+    if (ideal > double(max_hop_fft))
+        throw usage_error("--sweep: a bin width of " + hz_text(range.bin) + " is below what the rate allows (" +
+                          hz_text(rate / double(max_hop_fft)) + " at " + hz_text(rate) + ", an FFT of 2^22)");
+    p.fft_size = min_hop_fft;
+    while (double(p.fft_size) < ideal * (1 - 1e-9))
+        p.fft_size *= 2;
+    p.bin_hz = rate / double(p.fft_size);
+    const std::size_t dropped_each_side = std::size_t(std::floor(double(p.fft_size) * crop / 2));
+    p.first_kept = dropped_each_side;
+    p.kept = p.fft_size - 2 * dropped_each_side;
+    const double hop_hz = double(p.kept) * p.bin_hz;
+    const double hops = std::ceil((range.stop - range.start) / hop_hz - 1e-9);
+    if (hops > double(max_hops))
+        throw usage_error("--sweep: " + hz_text(range.stop - range.start) + " in hops of " + hz_text(hop_hz) +
+                          " takes " + std::to_string(std::llround(hops)) + " hops (at most " +
+                          std::to_string(max_hops) + "): raise --rate or lower --crop");
+    p.total_bins = std::size_t(std::ceil((range.stop - range.start) / p.bin_hz - 1e-9));
+    for (std::size_t h = 0; h < std::size_t(hops); ++h)
+        p.centers.push_back(range.start + double(h) * hop_hz + double(p.fft_size / 2 - p.first_kept) * p.bin_hz);
+    return p;
+}
+
+int run_sweep(const options& o, soapy_radio& radio)
+{
+    const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
+    std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    std::optional<rtl_power_csv> csv;
+    if (!o.radio.rtl_power.empty())
+        csv.emplace(o.radio.rtl_power);
+    sweeper sweep(o, radio, plan);
+    std::fprintf(report, "gpufft-spectrum: %s\n", radio.description().c_str());
+    std::fprintf(report,
+                 "sweep: %s to %s in %zu hops of %s usable (%zu of %zu bins, %.3g%% cropped), bin %s, N = %zu on %s, "
+                 "%zu frames (%zu samples) per hop after %.3g s settling\n",
+                 hz_text(plan.start).c_str(), hz_text(plan.hz(plan.total_bins)).c_str(), plan.centers.size(),
+                 hz_text(double(plan.kept) * plan.bin_hz).c_str(), plan.kept, plan.fft_size,
+                 100.0 * double(plan.fft_size - plan.kept) / double(plan.fft_size), hz_text(plan.bin_hz).c_str(),
+                 plan.fft_size, sweep.backend().c_str(), sweep.frames_per_hop(), sweep.samples_per_hop(),
+                 o.radio.settle);
+    std::fflush(report);
+
+    const std::size_t total = plan.total_bins;
+    waterfall rows(o.width ? o.width : std::min<std::size_t>(total, 1024), 2 * std::max<std::size_t>(o.height, 1024));
+    std::vector<float> stitched(total);
+    std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
+    std::size_t sweeps = 0, hops = 0;
+    const auto start = clock_type::now();
+    // As rtl_power's -e: --duration is checked between sweeps, so every sweep is whole.
+    const auto out_of_time = [&] { return o.radio.duration > 0 && seconds_since(start) >= o.radio.duration; };
+    bool partial = false;     // the last sweep stopped before its end
+    std::size_t measured = 0; // bins of the last sweep
+    while (!stop_signal()) {
+        const auto sweep_start = clock_type::now();
+        // Every row of a sweep has its time, as rtl_power writes them: heatmap
+        // tools make one image row of all the rows with one timestamp.
+        const auto sweep_time = std::chrono::system_clock::now();
+        std::size_t reached = 0; // bins of this sweep
+        for (std::size_t h = 0; h < plan.centers.size(); ++h) {
+            if (!sweep.measure(h))
+                break;
+            const std::size_t first = h * plan.kept, n = std::min(plan.kept, total - first);
+            std::copy_n(sweep.hop().begin() + std::ptrdiff_t(plan.first_kept), n, stitched.begin() + std::ptrdiff_t(first));
+            reached = first + n;
+            ++hops;
+            if (csv)
+                csv->row(sweep_time, plan.hz(first), plan.bin_hz, sweep.frames_per_hop(),
+                         &stitched[first], n);
+        }
+        if (reached == 0)
+            break;
+        measured = reached;
+        partial = measured < total;
+        if (partial) // the bins not reached read as the lowest level measured
+            std::fill(stitched.begin() + std::ptrdiff_t(measured), stitched.end(),
+                      *std::min_element(stitched.begin(), stitched.begin() + std::ptrdiff_t(measured)));
+        rows.add(stitched.data(), total);
+        ++sweeps;
+        for (std::size_t i = 0; i < measured; ++i)
+            sum[i] += std::pow(10.0, stitched[i] / 10);
+        if (partial || o.radio.once || out_of_time())
+            break;
+        if (o.radio.interval > 0)
+            sleep_until(sweep_start + std::chrono::duration_cast<clock_type::duration>(
+                                          std::chrono::duration<double>(o.radio.interval)));
+        if (out_of_time())
+            break;
+    }
+    const double wall = seconds_since(start);
+    const int stopped = stop_signal();
+    if (sweeps == 0) {
+        std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first hop\n", stopped);
+        return 128 + stopped;
+    }
+    if (csv)
+        csv->commit();
+    std::fprintf(report,
+                 "sweep: %zu sweeps%s, %zu hops in %.3f s (%.2f hops/s); device %.1f%%, FFT path %.1f%% of the time; "
+                 "%zu overflows%s\n",
+                 sweeps, partial ? " (the last one partial)" : "", hops, wall, double(hops) / wall,
+                 100 * sweep.device_seconds() / wall, 100 * sweep.fft_seconds() / wall, sweep.overflows(),
+                 stopped ? " (stopped by a signal)" : "");
+    if (o.png != "none") {
+        axes ax;
+        ax.f_lo = plan.start - plan.bin_hz / 2;
+        ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
+        ax.seconds = wall;
+        write_waterfall_png(o, rows, ax, report);
+    }
+    // The mean over the sweeps that reached each bin; bins no sweep reached read as the lowest mean.
+    std::vector<float> mean(total);
+    for (std::size_t i = 0; i < total; ++i) {
+        const std::size_t count = partial && i >= measured ? sweeps - 1 : sweeps;
+        mean[i] = count ? float(10 * std::log10(std::max(sum[i] / double(count), 1e-30))) : NAN;
+    }
+    const float lowest = *std::min_element(mean.begin(), mean.begin() + std::ptrdiff_t(measured));
+    std::replace_if(mean.begin(), mean.end(), [](float v) { return std::isnan(v); }, lowest);
+    std::fprintf(report, "peaks (mean spectrum, tone power in dBFS):\n");
+    for (std::size_t i : peak_bins(mean, o.peak_threshold, 8, o.peaks))
+        std::fprintf(report, "  %14.3f Hz  %7.2f dBFS\n", plan.hz(i), mean[i]);
+    flush_stdout();
+    return stop_signal() ? 128 + stop_signal() : exit_ok;
+}
+
+} // namespace gpufft_app

@@ -1,0 +1,324 @@
+/* gpufftsim: a simulated SDR as a real SoapySDR module (libgpufftsim.so,
+ * found through SOAPY_SDR_PLUGIN_PATH), so that gpufft-spectrum's device
+ * path, sweeps and outputs are tested without hardware.
+ *
+ * Device arguments (all optional):
+ *   tones=100.1e6:-30;433.92e6:-50  absolute frequency (Hz) : power (dBFS) of each tone,
+ *                      separated by ";" (SoapySDR splits the arguments at commas)
+ *   noise=-60          total noise power over the sample rate, dBFS (complex Gaussian)
+ *   format=CS16        native stream format: CS16, CF32 or CS8
+ *   full_scale=2048    CS16's full scale (a 12-bit converter); CS8 128, CF32 1
+ *   transient=0.005    seconds of garbage (loud noise) after each setFrequency
+ *   paced=1            1: samples come at the sample rate (overflow if the reader
+ *                      falls 0.25 s behind); 0: as fast as they are read
+ *   overflow_every=0   if > 0: after this many samples, one readStream returns
+ *                      SOAPY_SDR_OVERFLOW and 1000 samples are lost
+ * A tone is received when it lies within +-rate/2 of the tuned frequency (an
+ * ideal anti-alias filter); gains add to every tone and the noise. */
+#include <SoapySDR/Device.hpp>
+#include <SoapySDR/Errors.hpp>
+#include <SoapySDR/Formats.hpp>
+#include <SoapySDR/Registry.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <map>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace {
+
+constexpr char driver[] = "gpufftsim";
+constexpr char serial[] = "sim0";
+constexpr double min_hz = 1e6, max_hz = 6e9, min_rate = 1e5, max_rate = 61.44e6;
+constexpr std::size_t lost_on_overflow = 1000;
+
+struct tone {
+    double hz;
+    double amplitude; // of full scale
+    std::complex<double> phasor{ 1, 0 };
+};
+
+double number(const std::string& text, const std::string& what)
+{
+    try {
+        std::size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used == text.size() && std::isfinite(v))
+            return v;
+    } catch (const std::exception&) {
+    }
+    throw std::runtime_error(std::string(driver) + ": " + what + " \"" + text + "\" is not a number");
+}
+
+double number_arg(const SoapySDR::Kwargs& args, const std::string& key, double absent)
+{
+    const auto it = args.find(key);
+    return it == args.end() ? absent : number(it->second, key);
+}
+
+std::vector<tone> parse_tones(const std::string& text)
+{
+    std::vector<tone> out;
+    std::istringstream list(text);
+    for (std::string item; std::getline(list, item, ';');) {
+        const auto colon = item.find(':');
+        if (colon == std::string::npos)
+            throw std::runtime_error(std::string(driver) + ": tone \"" + item + "\" is not HZ:DBFS");
+        const double hz = number(item.substr(0, colon), "tone frequency"), db = number(item.substr(colon + 1), "tone power");
+        out.push_back({ hz, std::pow(10.0, db / 20) });
+    }
+    return out;
+}
+
+class sim_device : public SoapySDR::Device
+{
+public:
+    explicit sim_device(const SoapySDR::Kwargs& args)
+        : d_tones(parse_tones(args.count("tones") ? args.at("tones") : "")),
+          d_noise_amplitude(std::pow(10.0, number_arg(args, "noise", -60) / 20)),
+          d_native(args.count("format") ? args.at("format") : SOAPY_SDR_CS16),
+          d_cs16_full_scale(number_arg(args, "full_scale", 2048)),
+          d_transient_s(number_arg(args, "transient", 0.005)),
+          d_paced(number_arg(args, "paced", 1) != 0),
+          d_overflow_every(std::size_t(std::max(0.0, number_arg(args, "overflow_every", 0)))),
+          d_noise(1 << 16)
+    {
+        if (d_native != SOAPY_SDR_CS16 && d_native != SOAPY_SDR_CF32 && d_native != SOAPY_SDR_CS8)
+            throw std::runtime_error(std::string(driver) + ": format=" + d_native + " (known: CS16, CF32, CS8)");
+        // A fixed table of unit-power complex Gaussian noise, read from random offsets.
+        std::mt19937_64 rng(1);
+        std::normal_distribution<float> gauss(0, float(std::sqrt(0.5)));
+        for (auto& z : d_noise)
+            z = { gauss(rng), gauss(rng) };
+    }
+
+    std::string getDriverKey() const override { return driver; }
+    std::string getHardwareKey() const override { return "gpufftsim"; }
+    SoapySDR::Kwargs getHardwareInfo() const override { return { { "serial", serial } }; }
+    std::size_t getNumChannels(const int direction) const override { return direction == SOAPY_SDR_RX ? 1 : 0; }
+
+    std::vector<std::string> getStreamFormats(const int, const std::size_t) const override
+    {
+        return { SOAPY_SDR_CS16, SOAPY_SDR_CF32, SOAPY_SDR_CS8 };
+    }
+    std::string getNativeStreamFormat(const int, const std::size_t, double& full_scale) const override
+    {
+        full_scale = scale_of(d_native);
+        return d_native;
+    }
+
+    SoapySDR::Stream* setupStream(const int direction, const std::string& format,
+                                  const std::vector<std::size_t>& channels, const SoapySDR::Kwargs&) override
+    {
+        if (direction != SOAPY_SDR_RX || (!channels.empty() && channels != std::vector<std::size_t>{ 0 }))
+            throw std::runtime_error("gpufftsim: one RX channel only");
+        if (format != SOAPY_SDR_CS16 && format != SOAPY_SDR_CF32 && format != SOAPY_SDR_CS8)
+            throw std::runtime_error("gpufftsim: stream format " + format + " (known: CS16, CF32, CS8)");
+        d_format = format;
+        return reinterpret_cast<SoapySDR::Stream*>(this);
+    }
+    void closeStream(SoapySDR::Stream*) override {}
+    std::size_t getStreamMTU(SoapySDR::Stream*) const override { return 16384; }
+    int activateStream(SoapySDR::Stream*, const int, const long long, const std::size_t) override
+    {
+        restart_clock();
+        return 0;
+    }
+    int deactivateStream(SoapySDR::Stream*, const int, const long long) override { return 0; }
+
+    int readStream(SoapySDR::Stream*, void* const* buffs, const std::size_t count, int& flags, long long& time_ns,
+                   const long timeout_us) override
+    {
+        flags = 0;
+        time_ns = 0;
+        if (d_overflow_every && d_since_overflow >= d_overflow_every) {
+            d_since_overflow = 0;
+            skip(lost_on_overflow);
+            return SOAPY_SDR_OVERFLOW;
+        }
+        if (d_paced) {
+            // Samples exist once their time has come; a reader 0.25 s behind lost some.
+            const double now = seconds_since_start();
+            const double behind = now - double(d_produced) / d_rate;
+            if (behind > 0.25) {
+                skip(std::size_t(behind * d_rate));
+                return SOAPY_SDR_OVERFLOW;
+            }
+            const double wait = double(d_produced + count) / d_rate - now;
+            if (wait > double(timeout_us) * 1e-6) {
+                std::this_thread::sleep_for(std::chrono::microseconds(timeout_us));
+                return SOAPY_SDR_TIMEOUT;
+            }
+            if (wait > 0)
+                std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+        }
+        std::size_t n = count;
+        if (d_overflow_every)
+            n = std::min(n, d_overflow_every - d_since_overflow);
+        generate(buffs[0], n);
+        d_since_overflow += n;
+        return int(n);
+    }
+
+    std::vector<std::string> listAntennas(const int, const std::size_t) const override { return { "RX", "TEST" }; }
+    void setAntenna(const int, const std::size_t, const std::string& name) override
+    {
+        if (name != "RX" && name != "TEST")
+            throw std::runtime_error("gpufftsim: no antenna " + name);
+        d_antenna = name;
+    }
+    std::string getAntenna(const int, const std::size_t) const override { return d_antenna; }
+
+    std::vector<std::string> listGains(const int, const std::size_t) const override { return { "LNA", "VGA" }; }
+    void setGain(const int, const std::size_t, const std::string& name, const double value) override
+    {
+        d_gains[name] = std::clamp(value, 0.0, name == "LNA" ? 40.0 : 30.0);
+    }
+    double getGain(const int, const std::size_t, const std::string& name) const override
+    {
+        const auto it = d_gains.find(name);
+        return it == d_gains.end() ? 0 : it->second;
+    }
+    SoapySDR::Range getGainRange(const int, const std::size_t, const std::string& name) const override
+    {
+        return SoapySDR::Range(0, name == "LNA" ? 40 : 30, 1);
+    }
+
+    bool hasFrequencyCorrection(const int, const std::size_t) const override { return true; }
+    void setFrequencyCorrection(const int, const std::size_t, const double ppm) override { d_ppm = ppm; }
+    double getFrequencyCorrection(const int, const std::size_t) const override { return d_ppm; }
+
+    void setFrequency(const int, const std::size_t, const double hz, const SoapySDR::Kwargs&) override
+    {
+        d_center = std::clamp(hz, min_hz, max_hz);
+        d_transient_left = std::size_t(d_transient_s * d_rate);
+    }
+    double getFrequency(const int, const std::size_t) const override { return d_center; }
+    SoapySDR::RangeList getFrequencyRange(const int, const std::size_t) const override
+    {
+        return { SoapySDR::Range(min_hz, max_hz) };
+    }
+
+    void setSampleRate(const int, const std::size_t, const double rate) override
+    {
+        d_rate = std::clamp(rate, min_rate, max_rate);
+        restart_clock();
+    }
+    double getSampleRate(const int, const std::size_t) const override { return d_rate; }
+    SoapySDR::RangeList getSampleRateRange(const int, const std::size_t) const override
+    {
+        return { SoapySDR::Range(min_rate, max_rate) };
+    }
+
+private:
+    double scale_of(const std::string& format) const
+    {
+        return format == SOAPY_SDR_CS16 ? d_cs16_full_scale : format == SOAPY_SDR_CS8 ? 128.0 : 1.0;
+    }
+    double gain_factor() const
+    {
+        double db = 0;
+        for (const auto& g : d_gains)
+            db += g.second;
+        return std::pow(10.0, db / 20);
+    }
+    void restart_clock()
+    {
+        d_start = std::chrono::steady_clock::now();
+        d_produced = 0;
+    }
+    double seconds_since_start() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - d_start).count();
+    }
+    //! Lost samples: time and the tones' phases move on, nothing is delivered.
+    void skip(std::size_t n)
+    {
+        for (auto& t : d_tones)
+            t.phasor *= std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate * double(n));
+        d_produced += n;
+    }
+
+    // In passes over a float buffer (noise, each tone, then the format), with
+    // complex products written out: std::complex's operator* checks for
+    // infinities (C99 Annex G) and would make the simulator the bottleneck.
+    void generate(void* out, std::size_t n)
+    {
+        const double gain = gain_factor();
+        d_work.resize(n);
+        const float noise = float(d_noise_amplitude * gain);
+        std::size_t at = d_rng() % d_noise.size();
+        for (std::size_t i = 0; i < n; ++i, at = (at + 1) % d_noise.size())
+            d_work[i] = noise * d_noise[at];
+        for (auto& t : d_tones) {
+            if (std::abs(t.hz - d_center) >= d_rate / 2)
+                continue;
+            const std::complex<double> step = std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate);
+            const double a = t.amplitude * gain, sr = step.real(), si = step.imag();
+            double pr = t.phasor.real(), pi = t.phasor.imag();
+            for (std::size_t i = 0; i < n; ++i) {
+                d_work[i] += std::complex<float>(float(a * pr), float(a * pi));
+                const double r = pr * sr - pi * si;
+                pi = pr * si + pi * sr;
+                pr = r;
+            }
+            t.phasor = std::complex<double>(pr, pi) / std::hypot(pr, pi); // |phasor| stays 1 against rounding
+        }
+        for (std::size_t i = 0; i < n && d_transient_left; ++i, --d_transient_left) // not locked yet: loud junk
+            d_work[i] = 0.5f * d_noise[(at + i) % d_noise.size()];
+        store(out, float(scale_of(d_format)));
+        d_produced += n;
+    }
+
+    void store(void* out, float scale) const
+    {
+        const std::size_t n = d_work.size();
+        if (d_format == SOAPY_SDR_CF32) {
+            for (std::size_t i = 0; i < n; ++i)
+                static_cast<std::complex<float>*>(out)[i] = d_work[i] * scale;
+            return;
+        }
+        const bool cs16 = d_format == SOAPY_SDR_CS16;
+        const float lo = cs16 ? -32768.0f : -128.0f, hi = cs16 ? 32767.0f : 127.0f;
+        const auto quantize = [&](float v) { return std::lrint(std::clamp(v * scale, lo, hi)); };
+        for (std::size_t i = 0; i < n; ++i) {
+            if (cs16) {
+                static_cast<int16_t*>(out)[2 * i] = int16_t(quantize(d_work[i].real()));
+                static_cast<int16_t*>(out)[2 * i + 1] = int16_t(quantize(d_work[i].imag()));
+            } else {
+                static_cast<int8_t*>(out)[2 * i] = int8_t(quantize(d_work[i].real()));
+                static_cast<int8_t*>(out)[2 * i + 1] = int8_t(quantize(d_work[i].imag()));
+            }
+        }
+    }
+
+    std::vector<tone> d_tones;
+    double d_noise_amplitude;
+    std::string d_native, d_format = SOAPY_SDR_CS16, d_antenna = "RX";
+    double d_cs16_full_scale, d_transient_s;
+    bool d_paced;
+    std::size_t d_overflow_every, d_since_overflow = 0;
+    std::vector<std::complex<float>> d_noise, d_work;
+    std::minstd_rand d_rng{ 7 };
+    std::map<std::string, double> d_gains;
+    double d_ppm = 0, d_center = 100e6, d_rate = 2.4e6;
+    std::size_t d_transient_left = 0, d_produced = 0;
+    std::chrono::steady_clock::time_point d_start = std::chrono::steady_clock::now();
+};
+
+SoapySDR::KwargsList find_sim(const SoapySDR::Kwargs& args)
+{
+    if ((args.count("driver") && args.at("driver") != driver) || (args.count("serial") && args.at("serial") != serial))
+        return {};
+    return { { { "driver", driver }, { "serial", serial }, { "label", "gr-gpufft simulated SDR" } } };
+}
+
+SoapySDR::Device* make_sim(const SoapySDR::Kwargs& args) { return new sim_device(args); }
+
+const SoapySDR::Registry registration(driver, &find_sim, &make_sim, SOAPY_SDR_ABI_VERSION);
+
+} // namespace

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""
+QA for gpufft-spectrum's sweeps as separate processes, on gpufftsim (the
+simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
+
+- the rtl_power CSV, field by field against the format rtl_power.c writes,
+  then read the way rtl_power's heatmap.py reads it (rows keyed by date and
+  time, a column per bin from Hz low, Hz high and Hz step), tone and all;
+- SIGINT in the middle of a sweep or a live capture: exit status 130, only
+  complete rows, a PNG whose every chunk and row decodes;
+- memory on a long run stays flat (a run 4 times longer, about the same peak RSS).
+
+The program is $GPUFFT_SPECTRUM_EXE.
+"""
+
+import os
+import re
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import zlib
+
+import numpy as np
+from gnuradio import gr_unittest
+
+EXE = os.environ["GPUFFT_SPECTRUM_EXE"]
+SIM = "driver=gpufftsim"
+
+# rtl_power.c (rtl-sdr), main() and csv_dbm(): "%Y-%m-%d, %H:%M:%S, " then
+# "Hz low, Hz high, Hz step, samples, " as "%i, %i, %.2f, %i, " and each dB
+# as "%.2f" joined by ", ".
+ROW = re.compile(r"^\d{4}-\d\d-\d\d, \d\d:\d\d:\d\d, -?\d+, -?\d+, \d+\.\d\d, \d+(, -?\d+\.\d\d)+$")
+
+
+def heatmap_matrix(path):
+    """rtl_power rows as heatmap.py arranges them: one row per timestamp, one
+    column per bin over the lowest to the highest frequency; NaN where no
+    row said anything. Returns (matrix, first column's Hz, step, times)."""
+    rows = []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        cells = [c.strip() for c in line.strip().split(",")]
+        low, high, step = int(cells[2]), int(cells[3]), float(cells[4])
+        rows.append((cells[0] + " " + cells[1], low, high, step, [float(c) for c in cells[6:]]))
+    times = sorted({r[0] for r in rows})
+    f_min = min(r[1] for r in rows)
+    f_max = max(r[2] for r in rows)
+    step = rows[0][3]
+    matrix = np.full((len(times), int(round((f_max - f_min) / step))), np.nan)
+    for t, low, _, _, values in rows:
+        col = int(round((low - f_min) / step))
+        matrix[times.index(t), col:col + len(values)] = values
+    return matrix, f_min, step, times
+
+
+def check_png(path):
+    """Every chunk's CRC, the IHDR and the image data's size; returns (width, height)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG signature"
+    pos, idat, size = 8, b"", None
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        assert zlib.crc32(kind + body) == crc, f"bad CRC in {kind}"
+        if kind == b"IHDR":
+            size = struct.unpack(">II", body[:8])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+        if kind == b"IEND":
+            break
+    assert pos == len(data), "bytes after IEND"
+    width, height = size
+    assert len(zlib.decompress(idat)) == height * (1 + 3 * width), "image data of the wrong size"
+    return width, height
+
+
+class qa_spectrum_radio(gr_unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_rtl_power_csv_heatmap(self):
+        csv = self.path("sweep.csv")
+        tones = "100.1e6:-30;91.3e6:-45"
+        out = subprocess.run([EXE, "--device", f"{SIM},paced=0,tones={tones}", "--sweep", "88M:108M:10k", "--once",
+                              "--rtl-power", csv, "--png", "none", "--quiet"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(csv) as f:
+            lines = f.read().split("\n")
+        self.assertEqual(lines[-1], "")  # ends with a complete row
+        self.assertEqual(len(lines) - 1, 12)  # a row per hop
+        for line in lines[:-1]:
+            self.assertRegex(line, ROW)
+            cells = line.split(", ")
+            low, high, step, samples = int(cells[2]), int(cells[3]), float(cells[4]), int(cells[5])
+            self.assertAlmostEqual((high - low) / step, len(cells) - 6, delta=0.01)
+            self.assertEqual(step, 9375.0)
+            self.assertGreater(samples, 0)
+        matrix, f0, step, times = heatmap_matrix(csv)
+        self.assertEqual(matrix.shape[1], 2134)  # 20 MHz in 9375 Hz bins: adjacent hops, no gaps
+        self.assertFalse(np.isnan(matrix).any())
+        self.assertEqual(f0, 88000000)
+        for hz, db in ((100.1e6, -30), (91.3e6, -45)):
+            col = int(np.nanargmax(np.where(np.abs(f0 + np.arange(matrix.shape[1]) * step - hz) < 2 * step,
+                                            matrix[0], -np.inf)))
+            self.assertLessEqual(abs(f0 + col * step - hz), step)
+            self.assertLess(abs(matrix[0, col] - db), 1.0)
+
+    def test_sigint_mid_sweep(self):
+        for csv_to_stdout in (False, True):
+            csv, png = self.path("int.csv"), self.path("int.png")
+            # Paced at 2.4 MS/s: 12 hops of about 60 ms, so 1.0 s after the plan is in the second sweep.
+            args = [EXE, "--device", f"{SIM},tones=100.1e6:-30", "--sweep", "88M:108M:10k", "--rtl-power",
+                    "-" if csv_to_stdout else csv, "--png", png, "--quiet"]
+            with open(csv if csv_to_stdout else os.devnull, "w") as stdout:
+                proc = subprocess.Popen(args, stdout=stdout if csv_to_stdout else subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+                report = proc.stderr if csv_to_stdout else proc.stdout
+                self.assertIn("gpufftsim", report.readline())  # the device
+                self.assertIn("12 hops", report.readline())  # the plan: the sweep has begun
+                time.sleep(1.0)
+                proc.send_signal(signal.SIGINT)
+                proc.communicate(timeout=30)
+            self.assertEqual(proc.returncode, 130)
+            with open(csv) as f:
+                text = f.read()
+            self.assertTrue(text.endswith("\n"))
+            rows = text.split("\n")[:-1]
+            self.assertGreater(len(rows), 0)
+            for line in rows:
+                self.assertRegex(line, ROW)
+            # A waterfall row per sweep begun, the interrupted one included.
+            width, height = check_png(png)
+            self.assertEqual(width, 64 + 1024 + 84)
+            self.assertEqual(height, 12 + -(-len(rows) // 12) + 40)
+
+    def test_sigint_live(self):
+        csv, png = self.path("live.csv"), self.path("live.png")
+        proc = subprocess.Popen([EXE, "--device", f"{SIM},tones=100.1e6:-30", "--center", "100e6", "--rtl-power", csv,
+                                 "--png", png, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertIn("gpufftsim", proc.stdout.readline())
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("100099609.375 Hz", out)  # the tone's bin among the peaks
+        with open(csv) as f:
+            rows = f.read().split("\n")
+        self.assertEqual(rows[-1], "")
+        self.assertGreater(len(rows) - 1, 5)  # 25 spectra a second
+        for line in rows[:-1]:
+            self.assertRegex(line, ROW)
+        self.assertEqual(check_png(png)[1], 12 + len(rows) - 1 + 40)
+
+    def test_memory_flat(self):
+        # One hop per sweep, unpaced: thousands of sweeps a second, each a waterfall row.
+        def peak_rss_kib(seconds):
+            args = [EXE, "--device", f"{SIM},paced=0,tones=100.1e6:-30", "--sweep", "100M:101M:10k", "--settle",
+                    "0", "--dwell", "0.001", "--duration", str(seconds), "--rtl-power", os.devnull, "--png",
+                    self.path("mem.png"), "--quiet"]
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            _, status, usage = os.wait4(proc.pid, 0)
+            out = proc.stdout.read()
+            self.assertEqual(os.waitstatus_to_exitcode(status), 0, proc.stderr.read())
+            sweeps = int(re.search(r"sweep: (\d+) sweeps", out).group(1))
+            return usage.ru_maxrss, sweeps
+
+        short, sweeps_short = peak_rss_kib(1.5)
+        long, sweeps_long = peak_rss_kib(6)
+        print(f"peak RSS {short} KiB after {sweeps_short} sweeps, {long} KiB after {sweeps_long} sweeps")
+        self.assertGreater(sweeps_long, 2 * sweeps_short)  # the machine may be shared
+        self.assertLess(long - short, 4096)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_spectrum_radio)
