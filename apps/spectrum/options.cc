@@ -59,11 +59,35 @@ CLI::Validator number_in(double lo, double hi, bool whole = false)
     return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
 }
 
+//! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
+CLI::Validator si_suffix()
+{
+    return CLI::Validator(
+        [](std::string& text) {
+            try {
+                char buf[32];
+                std::snprintf(buf, sizeof buf, "%.17g", parse_si(text));
+                text = buf;
+                return std::string();
+            } catch (const usage_error& e) {
+                return std::string(e.what());
+            }
+        },
+        "");
+}
+
 //! A number option stored as double; a count option converted after parsing.
 CLI::Option* number(CLI::App& app, const std::string& name, double& target, double lo, double hi,
                     const std::string& help, const std::string& unit = "NUM")
 {
     return app.add_option(name, target, help)->check(number_in(lo, hi))->type_name(unit);
+}
+
+//! A frequency or rate: a number option that also takes k, M and G.
+CLI::Option* hertz(CLI::App& app, const std::string& name, double& target, double lo, double hi,
+                   const std::string& help, const std::string& unit = "HZ")
+{
+    return number(app, name, target, lo, hi, help, unit)->transform(si_suffix());
 }
 
 } // namespace
@@ -81,12 +105,13 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("INPUT", o.input, "raw IQ file, '-' (standard input) or a SigMF recording");
     app.add_flag("--demo", o.demo,
                  "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
-    auto* format = app.add_option("--format", o.format, "cf32, cs16, cs8 or cu8 (default cu8, rtl_sdr's)")
+    auto* format = app.add_option("--format", o.format,
+                                  "cf32, cs16, cs8 or cu8; a file's name (.cf32 ...) says it, standard input is cu8 by default")
                        ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
                        ->type_name("F");
-    auto* rate = number(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate (default 2.4e6)", "HZ");
-    auto* center = number(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
-                          "centre frequency (default 0)", "HZ");
+    auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate, e.g. 2.4M (default 2.4e6)");
+    auto* center = hertz(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
+                         "centre frequency, e.g. 100M (default 0)");
     app.add_option("--backend", o.backend, "FFT backend: auto, simd, simd:avx2, ... (default auto)")
         ->type_name("NAME");
     app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")
@@ -108,7 +133,7 @@ options parse_options(const std::vector<std::string>& args)
             ""))
         ->type_name("MODE");
     number(app, "--alpha", o.alpha, 1e-9, 1, "exponential averaging weight, (0, 1] (default 0.1)", "A");
-    auto* fps = number(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
+    auto* fps = hertz(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
     app.add_option("--frames", frames, "frames per spectrum K, instead of --fps")
         ->check(number_in(1, 1e12, true))
         ->type_name("K");
@@ -126,6 +151,11 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
+    app.add_option("--record", o.record, "also write the raw IQ as the SigMF recording NAME.sigmf-data/-meta")
+        ->type_name("NAME");
+    app.add_flag("--annotate", o.annotate,
+                 "signals above --threshold as SigMF annotations: into --record's metadata, else the input's");
+    number(app, "--threshold", o.threshold, 0, 1000, "--annotate: dB over the noise floor (default 10)", "DB");
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
 
@@ -157,6 +187,8 @@ options parse_options(const std::vector<std::string>& args)
             throw usage_error("--window: parameter: " + why);
         o.window_param = std::strtod(param.c_str(), nullptr);
     }
+    if (!o.record.empty() && o.record.back() == '/')
+        throw usage_error("--record: expected a recording's name, got the directory " + o.record);
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     return o;
