@@ -55,6 +55,10 @@ bool parse_utc(const std::string& text, utc_time& out)
 {
     // RFC 3339 date-time with the offset Z (SigMF Specification v1.0.0,
     // "The datetime Pair"); a missing Z, which some recorders write, is read as UTC.
+    const char* shape = "dddd-dd-ddTdd:dd:dd";
+    for (std::size_t i = 0; shape[i]; ++i)
+        if (i >= text.size() || (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != shape[i]))
+            return false;
     int year, mon, day, hour, min, sec, used = 0;
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &mon, &day, &hour, &min, &sec, &used) != 6 ||
         used != 19)
