@@ -200,6 +200,12 @@ class sigmf_recorder
 public:
     sigmf_recorder(const std::string& name, const iq_source& src);
     void write(const unsigned char* data, std::size_t len);
+    /*!
+     * For a source that retunes (a device, a sweep) and has no SigMF
+     * metadata of its own: the samples written from now on are at
+     * `center_hz`, a new capture with the time of the call.
+     */
+    void retune(double center_hz);
     void commit(const std::vector<annotation>& added);
     static std::string data_name(const std::string& name) { return name + ".sigmf-data"; }
     static std::string meta_name(const std::string& name) { return name + ".sigmf-meta"; }
@@ -210,7 +216,7 @@ private:
     output_file d_data;
     std::size_t d_sample_bytes, d_partial = 0; //!< bytes of an incomplete sample held back
     unsigned char d_held[8];
-    std::optional<utc_time> d_first_read;
+    std::uint64_t d_bytes = 0; //!< written or held
 };
 
 /*!

@@ -222,6 +222,8 @@ iq_source open_sigmf(const std::string& path)
         if (!src.captures.empty() && c.sample_start <= src.captures.back().sample_start)
             throw app_error(where + ": core:sample_start " + std::to_string(c.sample_start) +
                             " does not follow the previous capture's (captures must be sorted)");
+        if (index_at(caps[i], "core:header_bytes", where).value_or(0) > 0)
+            throw app_error(where + ": core:header_bytes (a header inside the data file) is not supported");
         c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, 0, where);
         if (const std::string dt_text = string_at(caps[i], "core:datetime", where); !dt_text.empty()) {
             utc_time t;
@@ -315,8 +317,9 @@ sigmf_recorder::sigmf_recorder(const std::string& name, const iq_source& src)
 
 void sigmf_recorder::write(const unsigned char* data, std::size_t len)
 {
-    if (!d_first_read)
-        d_first_read = utc_now();
+    if (d_src.captures.empty()) // a raw input or a device: one capture from the first read
+        d_src.captures.push_back({ 0, d_src.center_hz, utc_now() });
+    d_bytes += len;
     // Whole samples only ("Dataset Format": nothing but samples in the file).
     while (d_partial && len && d_partial < sizeof d_held) {
         d_held[d_partial++] = *data++, --len;
@@ -332,11 +335,19 @@ void sigmf_recorder::write(const unsigned char* data, std::size_t len)
     d_data.check();
 }
 
+void sigmf_recorder::retune(double center_hz)
+{
+    const std::uint64_t next = d_bytes / d_sample_bytes;
+    if (!d_src.captures.empty() && d_src.captures.back().sample_start == next)
+        d_src.captures.pop_back(); // no sample at the previous frequency
+    d_src.captures.push_back({ next, center_hz, utc_now() });
+}
+
 void sigmf_recorder::commit(const std::vector<annotation>& added)
 {
     d_data.commit();
-    if (d_src.captures.empty()) // a raw input: one capture from the first read
-        d_src.captures.push_back({ 0, d_src.center_hz, d_first_read });
+    if (d_src.captures.empty()) // nothing read
+        d_src.captures.push_back({ 0, d_src.center_hz, std::nullopt });
     write_sigmf_meta(meta_name(d_name), d_src, added, ""); // its own data file: conforming names
 }
 

@@ -271,6 +271,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(record_round_trip);
     CPPUNIT_TEST(annotate);
     CPPUNIT_TEST(interrupted_recording);
+    CPPUNIT_TEST(record_errors);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1005,9 +1006,15 @@ public:
             gpufft_app::sigmf_recorder r(base, radio);
             const unsigned char bytes[5] = { 1, 2, 3, 4, 5 };
             r.write(bytes, 3), r.write(bytes + 3, 2); // whole samples across writes
+            r.retune(1.1e9);                          // a device's retune: a new capture at sample 2
+            r.write(bytes, 1), r.write(bytes + 1, 1);
             r.commit({});
         }
-        CPPUNIT_ASSERT_EQUAL(std::string("\x01\x02\x03\x04", 4), read_file(base + ".sigmf-data"));
+        CPPUNIT_ASSERT_EQUAL(std::string("\x01\x02\x03\x04\x05\x01", 6), read_file(base + ".sigmf-data"));
+        const auto retuned = gpufft_app::open_sigmf(base);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), retuned.captures.size());
+        CPPUNIT_ASSERT(retuned.captures[0].center_hz == 1e9 && retuned.captures[1].center_hz == 1.1e9);
+        CPPUNIT_ASSERT(retuned.captures[1].sample_start == 2 && retuned.captures[1].datetime);
         const auto hw = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
         CPPUNIT_ASSERT_EQUAL(std::string("simulated radio, serial 42"), hw["global"]["core:hw"].get<std::string>());
         CPPUNIT_ASSERT_EQUAL(std::string("ci8"), hw["global"]["core:datatype"].get<std::string>());
@@ -1070,6 +1077,29 @@ public:
         const auto [status, out, err] = run_exe(args, in);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate") != std::string::npos);
+    }
+
+    // A recording that cannot be written is an error naming the file (exit
+    // status 1) and leaves no metadata; a data header is refused, not misread.
+    void record_errors()
+    {
+        const std::string in = write_file("rerr.cu8", cu8_tone(64 * 100, 0.1, 0.5)), base = temp_dir() + "/full";
+        ::unlink((base + ".sigmf-data").c_str());
+        ::unlink((base + ".sigmf-meta").c_str());
+        CPPUNIT_ASSERT(::symlink("/dev/full", (base + ".sigmf-data").c_str()) == 0);
+        const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--record", base });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(base + ".sigmf-data") != std::string::npos &&
+                                        err.find("No space left") != std::string::npos);
+        CPPUNIT_ASSERT(!std::filesystem::exists(base + ".sigmf-meta"));
+        const auto [s2, o2, e2] = run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 1, s2);
+        CPPUNIT_ASSERT_EQUAL(2, app({ in, "--record", temp_dir() + "/" }));
+
+        write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0,
+                                        "core:header_bytes": 512}]})");
+        write_file("hdr.sigmf-data", std::string(4096, '\0'));
+        expect_throw<gpufft_app::app_error>("header", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:header_bytes");
     }
 
     // SIGINT while recording from a FIFO: the data holds every whole sample
