@@ -15,12 +15,16 @@ namespace {
 const char* const description = R"(Spectra of an IQ recording or stream, on any gr-gpufft backend: a waterfall
 PNG, optional per-spectrum CSV or JSON lines, and the strongest peaks.
 
-INPUT is a raw IQ file, '-' for standard input (the default, e.g.
-`rtl_sdr -f 100e6 - | gpufft-spectrum --format cu8 --rate 2.4e6 --center 100e6`),
-or a SigMF recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose
-datatype, sample rate and centre frequency come from its metadata.
+INPUT is a raw IQ file named .cu8, .cs8, .cs16 or .cf32 (other names need
+--format), '-' for standard input (the default; cu8 unless --format, e.g.
+`rtl_sdr -f 100M - | gpufft-spectrum --rate 2.4M --center 100M`), or a SigMF
+recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose datatype, sample
+rate, captures (centre and time of each) and annotations come from its metadata.
+Frequencies and rates take k, M and G (2.4M, 100M, 10k, 1.5G).
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
-a full-scale complex tone reads 0 dB whatever the window.
+a full-scale complex tone reads 0 dB whatever the window. CSV rows and JSON
+lines carry the UTC time of the spectrum's last sample: a SigMF capture's
+core:datetime plus the sample's offset, else the time it was read.
 )";
 
 const char* const footer = R"(Outputs are written under a temporary name and renamed when complete; '-'
@@ -147,8 +151,8 @@ options parse_options(const std::vector<std::string>& args)
                    "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
         ->check(number_in(0, 16384, true))
         ->type_name("H");
-    app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
-    app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
+    app.add_option("--csv", o.csv, "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")->type_name("FILE");
+    app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line; '-': standard output")->type_name("FILE");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
     app.add_option("--record", o.record, "also write the raw IQ as the SigMF recording NAME.sigmf-data/-meta")
