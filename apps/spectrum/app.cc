@@ -252,7 +252,9 @@ private:
         while (d_next_annotation < d_input_annotations.size() &&
                d_input_annotations[d_next_annotation].sample_start < end)
             d_active.push_back(&d_input_annotations[d_next_annotation++]);
-        const auto over = [&](const annotation* a) { return a->sample_count && a->sample_start + *a->sample_count <= first; };
+        const auto over = [&](const annotation* a) {
+            return a->sample_count && a->sample_start <= first && *a->sample_count <= first - a->sample_start;
+        };
         d_active.erase(std::remove_if(d_active.begin(), d_active.end(), over), d_active.end());
         if (d_active.empty())
             return;
@@ -436,9 +438,15 @@ std::vector<peak> print_peaks(const collector& out, std::FILE* report)
     return runs.empty() ? std::vector<peak>() : runs.front().peaks;
 }
 
-//! Lists the input's SigMF annotations (at most 20).
+//! Lists the input's SigMF annotations (at most 20), control characters shown as '?'.
 void print_annotations(const iq_source& src, std::FILE* report)
 {
+    const auto printable = [](std::string text) {
+        for (char& c : text)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                c = '?';
+        return text;
+    };
     if (src.annotations.empty())
         return;
     std::fprintf(report, "annotations in %s: %zu\n", src.meta_path.c_str(), src.annotations.size());
@@ -449,8 +457,8 @@ void print_annotations(const iq_source& src, std::FILE* report)
             std::fprintf(report, " + %.6f s", double(*a.sample_count) / src.sample_rate);
         if (a.freq_lower_edge && a.freq_upper_edge)
             std::fprintf(report, ", %.3f to %.3f Hz", *a.freq_lower_edge, *a.freq_upper_edge);
-        std::fprintf(report, "%s%s%s%s\n", a.label.empty() ? "" : ": ", a.label.c_str(),
-                     a.comment.empty() ? "" : " - ", a.comment.c_str());
+        std::fprintf(report, "%s%s%s%s\n", a.label.empty() ? "" : ": ", printable(a.label).c_str(),
+                     a.comment.empty() ? "" : " - ", printable(a.comment).c_str());
     }
     if (src.annotations.size() > 20)
         std::fprintf(report, "  ... and %zu more\n", src.annotations.size() - 20);
@@ -532,7 +540,7 @@ int receive(const options& o)
     const int stopped = stop_signal();
     if (out.spectra() == 0) {
         if (stopped && recorder)
-            recorder->commit({});
+            recorder->commit(std::nullopt);
         if (stopped)
             std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first spectrum\n", stopped);
         else
@@ -544,7 +552,9 @@ int receive(const options& o)
         return 128 + stopped;
     }
     out.commit();
-    const auto detected = out.detected();
+    std::optional<std::vector<annotation>> detected;
+    if (o.annotate)
+        detected = out.detected();
     if (recorder) {
         recorder->commit(detected);
         std::fprintf(report, "recording: %s and %s\n", sigmf_recorder::data_name(o.record).c_str(),
@@ -559,7 +569,7 @@ int receive(const options& o)
         write_sigmf_meta(annotation_meta, annotated, detected, dataset);
     }
     if (o.annotate)
-        std::fprintf(report, "annotations: %zu signals %g dB over the noise floor written to %s%s\n", detected.size(),
+        std::fprintf(report, "annotations: %zu signals %g dB over the noise floor written to %s%s\n", detected->size(),
                      o.threshold, (recorder ? sigmf_recorder::meta_name(o.record) : annotation_meta).c_str(),
                      out.detections_dropped() ? " (more were found than are kept)" : "");
 

@@ -131,12 +131,13 @@ std::string sigmf_datatype(gpufft::sample_format f);
 /*!
  * Writes SigMF metadata to `path` (atomically): `src`'s own .sigmf-meta with
  * every field kept if it has one, else a new one from its format, rate,
- * captures and hardware; with `added` annotations merged in (sorted by
- * core:sample_start). core:dataset: kept as it is if `dataset` is nullopt,
- * else set to it ("" removes it).
+ * captures and hardware. `detected` (--annotate's signals, if it ran)
+ * replace the annotations an earlier run of this program made (core:generator
+ * gpufft-spectrum); the others are kept, all sorted by core:sample_start.
+ * core:dataset: kept as it is if `dataset` is nullopt, else set to it ("" removes it).
  */
-void write_sigmf_meta(const std::string& path, const iq_source& src, const std::vector<annotation>& added,
-                      const std::optional<std::string>& dataset);
+void write_sigmf_meta(const std::string& path, const iq_source& src,
+                      const std::optional<std::vector<annotation>>& detected, const std::optional<std::string>& dataset);
 
 /*!
  * SIGINT, SIGTERM and SIGHUP set a flag that pump() and the demo check
@@ -192,7 +193,7 @@ private:
  * only) into NAME.sigmf-data, and at commit() NAME.sigmf-meta: core:datatype,
  * core:sample_rate, core:version, core:recorder, core:hw if known, the input's
  * captures (or one at sample 0: the centre and the time of the first read)
- * and annotations, plus `added`. Both are written under temporary names
+ * and annotations, plus `detected` (see write_sigmf_meta). Both are written under temporary names
  * and renamed when complete, as every output.
  */
 class sigmf_recorder
@@ -206,7 +207,7 @@ public:
      * `center_hz`, a new capture with the time of the call.
      */
     void retune(double center_hz);
-    void commit(const std::vector<annotation>& added);
+    void commit(const std::optional<std::vector<annotation>>& detected);
     static std::string data_name(const std::string& name) { return name + ".sigmf-data"; }
     static std::string meta_name(const std::string& name) { return name + ".sigmf-meta"; }
 

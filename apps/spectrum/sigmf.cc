@@ -131,6 +131,9 @@ const json& array_at(const json& doc, const char* key, const std::string& meta)
     return *v;
 }
 
+// core:generator of the annotations --annotate writes.
+const char* const generator = "gpufft-spectrum";
+
 json annotation_json(const annotation& a)
 {
     json j{ { "core:sample_start", a.sample_start } };
@@ -144,7 +147,7 @@ json annotation_json(const annotation& a)
         j["core:label"] = a.label;
     if (!a.comment.empty())
         j["core:comment"] = a.comment;
-    j["core:generator"] = "gpufft-spectrum";
+    j["core:generator"] = generator;
     return j;
 }
 
@@ -266,8 +269,8 @@ iq_source open_sigmf(const std::string& path)
     return src;
 }
 
-void write_sigmf_meta(const std::string& path, const iq_source& src, const std::vector<annotation>& added,
-                      const std::optional<std::string>& dataset)
+void write_sigmf_meta(const std::string& path, const iq_source& src,
+                      const std::optional<std::vector<annotation>>& detected, const std::optional<std::string>& dataset)
 {
     json doc;
     if (!src.meta_path.empty()) {
@@ -295,10 +298,14 @@ void write_sigmf_meta(const std::string& path, const iq_source& src, const std::
     else if (dataset)
         doc["global"]["core:dataset"] = *dataset;
     // "Annotations Array": sorted by core:sample_start.
-    json anns = doc.contains("annotations") && doc["annotations"].is_array() ? doc["annotations"]
-                                                                                       : json::array();
-    for (const auto& a : added)
-        anns.push_back(annotation_json(a));
+    json anns = json::array();
+    if (doc.contains("annotations") && doc["annotations"].is_array())
+        for (const auto& a : doc["annotations"])
+            if (!detected || !a.is_object() || a.value("core:generator", "") != generator)
+                anns.push_back(a);
+    if (detected)
+        for (const auto& a : *detected)
+            anns.push_back(annotation_json(a));
     std::stable_sort(anns.begin(), anns.end(), [](const json& a, const json& b) {
         return a.value("core:sample_start", std::uint64_t(0)) < b.value("core:sample_start", std::uint64_t(0));
     });
@@ -343,12 +350,12 @@ void sigmf_recorder::retune(double center_hz)
     d_src.captures.push_back({ next, center_hz, utc_now() });
 }
 
-void sigmf_recorder::commit(const std::vector<annotation>& added)
+void sigmf_recorder::commit(const std::optional<std::vector<annotation>>& detected)
 {
     d_data.commit();
     if (d_src.captures.empty()) // nothing read
         d_src.captures.push_back({ 0, d_src.center_hz, std::nullopt });
-    write_sigmf_meta(meta_name(d_name), d_src, added, ""); // its own data file: conforming names
+    write_sigmf_meta(meta_name(d_name), d_src, detected, ""); // its own data file: conforming names
 }
 
 } // namespace gpufft_app

@@ -1008,7 +1008,7 @@ public:
             r.write(bytes, 3), r.write(bytes + 3, 2); // whole samples across writes
             r.retune(1.1e9);                          // a device's retune: a new capture at sample 2
             r.write(bytes, 1), r.write(bytes + 1, 1);
-            r.commit({});
+            r.commit(std::nullopt);
         }
         CPPUNIT_ASSERT_EQUAL(std::string("\x01\x02\x03\x04\x05\x01", 6), read_file(base + ".sigmf-data"));
         const auto retuned = gpufft_app::open_sigmf(base);
@@ -1071,6 +1071,16 @@ public:
         const auto own = check(temp_dir() + "/own-ann.sigmf-meta");
         CPPUNIT_ASSERT_EQUAL(std::string("t\u00e9st \"q\""), own["global"]["core:description"].get<std::string>());
         CPPUNIT_ASSERT(!own["global"].contains("core:dataset"));
+        // Annotating again replaces this program's annotations, and keeps the others.
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        check(temp_dir() + "/own-ann.sigmf-meta");
+        auto foreign = nlohmann::json::parse(read_file(temp_dir() + "/own-ann.sigmf-meta"));
+        foreign["annotations"].push_back({ { "core:sample_start", 1 }, { "core:label", "by hand" } });
+        write_file("own-ann.sigmf-meta", foreign.dump());
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        const auto both = nlohmann::json::parse(read_file(temp_dir() + "/own-ann.sigmf-meta"))["annotations"];
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(both.dump(), std::size_t(2), both.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("by hand"), both[0]["core:label"].get<std::string>()); // sorted by sample_start
         // Standard input has nothing to annotate without --record.
         args = common;
         args.insert(args.begin(), "-");
