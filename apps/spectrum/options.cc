@@ -69,9 +69,12 @@ CLI::Validator si_suffix()
     return CLI::Validator(
         [](std::string& text) {
             try {
-                char buf[32];
-                std::snprintf(buf, sizeof buf, "%.17g", parse_si(text));
-                text = buf;
+                const double v = parse_si(text);
+                if (std::isalpha(static_cast<unsigned char>(text.back()))) { // a plain number stays as written
+                    char buf[32];
+                    std::snprintf(buf, sizeof buf, "%.17g", v);
+                    text = buf;
+                }
                 return std::string();
             } catch (const usage_error& e) {
                 return std::string(e.what());
