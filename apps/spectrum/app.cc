@@ -238,8 +238,7 @@ private:
     utc_time sample_time(std::uint64_t i)
     {
         if (d_capture.datetime) {
-            const double offset = (double(i) - double(d_capture.sample_start)) / d_rate;
-            return *d_capture.datetime + std::chrono::nanoseconds(std::llround(offset * 1e9));
+            return utc_after(*d_capture.datetime, (double(i) - double(d_capture.sample_start)) / d_rate);
         }
         while (d_reads.size() > 1 && d_reads.front().first <= i)
             d_reads.pop_front();

@@ -68,12 +68,15 @@ constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;
  */
 double parse_si(const std::string& text);
 
-//! A UTC time, nanoseconds since the Unix epoch.
+//! A UTC time, nanoseconds since the Unix epoch (64 bits: years 1678 to 2261).
 using utc_time = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
+constexpr std::int64_t max_utc_seconds = 9000000000; //!< within the 64-bit count, both ways
 utc_time utc_now();
+//! `seconds` after `t` (before if negative), to the nanosecond, saturating at the range's ends.
+utc_time utc_after(utc_time t, double seconds);
 //! ISO 8601 in UTC with microseconds: 2026-11-24T20:31:05.123456Z.
 std::string format_utc(utc_time t);
-//! Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z); false if it is not one.
+//! Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z); false if it is not one or out of range.
 bool parse_utc(const std::string& text, utc_time& out);
 
 //! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").

@@ -2,6 +2,7 @@
  * in ISO 8601, for every option and output that takes or gives one. */
 #include "app.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
@@ -82,8 +83,22 @@ bool parse_utc(const std::string& text, utc_time& out)
     tm.tm_year = year - 1900, tm.tm_mon = mon - 1, tm.tm_mday = day;
     tm.tm_hour = hour, tm.tm_min = min, tm.tm_sec = sec;
     const std::time_t s = timegm(&tm);
+    // utc_time counts nanoseconds in 64 bits: years 1678 to 2261.
+    if (s < -max_utc_seconds || s > max_utc_seconds)
+        return false;
     out = utc_time(std::chrono::nanoseconds(std::int64_t(s) * 1000000000 + ns));
     return true;
+}
+
+utc_time utc_after(utc_time t, double seconds)
+{
+    const double limit = double(max_utc_seconds) * 1e9;
+    const auto ns = std::int64_t(std::llround(std::clamp(seconds * 1e9, -limit, limit)));
+    const std::int64_t since = t.time_since_epoch().count();
+    std::int64_t sum;
+    if (__builtin_add_overflow(since, ns, &sum)) // saturate instead
+        sum = ns > 0 ? INT64_MAX : INT64_MIN;
+    return utc_time(std::chrono::nanoseconds(sum));
 }
 
 utc_time utc_now() { return std::chrono::time_point_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now()); }

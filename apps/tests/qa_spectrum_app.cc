@@ -768,6 +768,11 @@ public:
         CPPUNIT_ASSERT(gpufft_app::parse_utc("2017-02-01T11:33:17.053240428Z", t)); // nanoseconds
         CPPUNIT_ASSERT_EQUAL(std::string("2017-02-01T11:33:17.053240Z"), gpufft_app::format_utc(t));
         CPPUNIT_ASSERT(gpufft_app::parse_utc("2020-12-20T17:32:07.142626", t)); // no Z: read as UTC
+        // The range of 64-bit nanoseconds, and how far an offset goes.
+        CPPUNIT_ASSERT(!gpufft_app::parse_utc("9999-12-31T23:59:59Z", t) && !gpufft_app::parse_utc("1000-01-01T00:00:00Z", t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2250-01-01T00:00:00Z", t));
+        CPPUNIT_ASSERT(gpufft_app::utc_after(t, 1e30) > t && gpufft_app::utc_after(t, -1e30) < t);
+        CPPUNIT_ASSERT_EQUAL(std::string("2250-01-01T00:00:01.500000Z"), gpufft_app::format_utc(gpufft_app::utc_after(t, 1.5)));
         for (const char* bad : { "", "2026-11-24", "2026-13-01T00:00:00Z", "2026-11-24T20:31:05.Z",
                                  "2026-11-24T20:31:05+01:00", "yesterday", "2026-11-24 20:31:05Z" })
             CPPUNIT_ASSERT_MESSAGE(bad, !gpufft_app::parse_utc(bad, t));
