@@ -280,8 +280,8 @@ private:
         for (std::size_t i = 0; i < d_sum.size(); ++i)
             mean[i] = float(10 * std::log10(std::max(d_sum[i] / double(d_run_spectra), 1e-30)));
         d_runs.push_back({ d_center, d_run_first, d_run_spectra,
-                           find_peaks(mean, d_engine, d_options.peak_threshold,
-                                      std::max<std::size_t>(8, d_n / 256), d_options.peaks) });
+                           find_peaks(mean, d_engine, d_options.peak_threshold, std::max<std::size_t>(8, d_n / 256),
+                                      d_options.peaks) });
         std::fill(d_sum.begin(), d_sum.end(), 0.0);
         d_run_spectra = 0;
     }
@@ -499,7 +499,9 @@ int receive(const options& o)
         inputs = { src.data_path };
     if (!src.meta_path.empty())
         inputs.push_back(src.meta_path);
-    std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl } };
+    std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
+                                                              { "--csv", o.csv },
+                                                              { "--jsonl", o.jsonl } };
     if (!o.record.empty()) {
         outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
         outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });

@@ -140,7 +140,8 @@ std::string sigmf_datatype(gpufft::sample_format f);
  * core:dataset: kept as it is if `dataset` is nullopt, else set to it ("" removes it).
  */
 void write_sigmf_meta(const std::string& path, const iq_source& src,
-                      const std::optional<std::vector<annotation>>& detected, const std::optional<std::string>& dataset);
+                      const std::optional<std::vector<annotation>>& detected,
+                      const std::optional<std::string>& dataset);
 
 /*!
  * SIGINT, SIGTERM and SIGHUP set a flag that pump() and the demo check

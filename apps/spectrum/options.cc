@@ -112,10 +112,11 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("INPUT", o.input, "raw IQ file, '-' (standard input) or a SigMF recording");
     app.add_flag("--demo", o.demo,
                  "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
-    auto* format = app.add_option("--format", o.format,
-                                  "cf32, cs16, cs8 or cu8; a file's name (.cf32 ...) says it, standard input is cu8 by default")
-                       ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
-                       ->type_name("F");
+    auto* format =
+        app.add_option("--format", o.format,
+                       "cf32, cs16, cs8 or cu8; a file's name (.cf32 ...) says it, standard input is cu8 by default")
+            ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
+            ->type_name("F");
     auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate, e.g. 2.4M (default 2.4e6)");
     auto* center = hertz(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
                          "centre frequency, e.g. 100M (default 0)");
@@ -154,7 +155,9 @@ options parse_options(const std::vector<std::string>& args)
                    "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
         ->check(number_in(0, 16384, true))
         ->type_name("H");
-    app.add_option("--csv", o.csv, "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")->type_name("FILE");
+    app.add_option("--csv", o.csv,
+                   "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")
+        ->type_name("FILE");
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line; '-': standard output")->type_name("FILE");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");

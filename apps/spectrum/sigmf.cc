@@ -58,8 +58,7 @@ std::string directory_of(const std::string& path)
 }
 
 // The member `key` of an object as a number in [lo, hi], or `absent`.
-double number_at(const json& obj, const std::string& key, double lo, double hi, double absent,
-                 const std::string& where)
+double number_at(const json& obj, const std::string& key, double lo, double hi, double absent, const std::string& where)
 {
     const auto v = obj.find(key);
     if (v == obj.end())
@@ -174,8 +173,9 @@ gpufft::sample_format raw_format(const std::string& path, const std::string& for
         return gpufft::parse_sample_format(format);
     if (stream)
         return gpufft::sample_format::cu8;
-    throw usage_error(path + ": cannot tell the sample format from the name; name it .cf32, .cs16, .cs8 or .cu8, or give --format " +
-                      choices);
+    throw usage_error(
+        path + ": cannot tell the sample format from the name; name it .cf32, .cs16, .cs8 or .cu8, or give --format " +
+        choices);
 }
 
 std::string sigmf_datatype(gpufft::sample_format f)
@@ -188,8 +188,7 @@ std::string sigmf_datatype(gpufft::sample_format f)
 
 bool is_sigmf(const std::string& path)
 {
-    return ends_with(path, ".sigmf-meta") || ends_with(path, ".sigmf-data") ||
-           file_exists(path + ".sigmf-meta");
+    return ends_with(path, ".sigmf-meta") || ends_with(path, ".sigmf-data") || file_exists(path + ".sigmf-meta");
 }
 
 iq_source open_sigmf(const std::string& path)

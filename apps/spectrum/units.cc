@@ -47,8 +47,8 @@ std::string format_utc(utc_time t)
     std::tm tm{};
     gmtime_r(&tt, &tm);
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ns / 1000));
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                  tm.tm_hour, tm.tm_min, tm.tm_sec, int(ns / 1000));
     return buf;
 }
 
@@ -58,7 +58,8 @@ bool parse_utc(const std::string& text, utc_time& out)
     // "The datetime Pair"); a missing Z, which some recorders write, is read as UTC.
     const char* shape = "dddd-dd-ddTdd:dd:dd";
     for (std::size_t i = 0; shape[i]; ++i)
-        if (i >= text.size() || (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != shape[i]))
+        if (i >= text.size() ||
+            (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != shape[i]))
             return false;
     int year, mon, day, hour, min, sec, used = 0;
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &mon, &day, &hour, &min, &sec, &used) != 6 ||

@@ -1,8 +1,9 @@
 /* gpufft-spectrum's parsers under random and mutated input: the SigMF reader,
  * the IQ decoders (through the engine), the command line, the number and
- * time parsers, and the whole program (--record and --annotate included). Each input must end in success or a clear error (app_error,
- * usage_error, gpufft::error; exit status 1 or 2), never a crash, another
- * exception or a hang (SIGALRM after 20 s on one input ends the run).
+ * time parsers, and the whole program (--record and --annotate included).
+ * Each input must end in success or a clear error (app_error, usage_error,
+ * gpufft::error; exit status 1 or 2), never a crash, another exception or a
+ * hang (SIGALRM after 20 s on one input ends the run).
  *
  *   fuzz_spectrum [SECONDS]   (default 20): half with the fixed seed 1, half
  *                             with a fresh one, printed; GPUFFT_FUZZ_SEED=S
@@ -138,9 +139,9 @@ void units(const std::uint8_t* data, std::size_t size)
     } catch (const gpufft_app::usage_error&) {
     }
     gpufft_app::utc_time t, again;
+    const auto us = [](gpufft_app::utc_time u) { return u.time_since_epoch() / std::chrono::microseconds(1); };
     if (gpufft_app::parse_utc(text, t) &&
-        (!gpufft_app::parse_utc(gpufft_app::format_utc(t), again) || again.time_since_epoch() / std::chrono::microseconds(1) !=
-                                                                        t.time_since_epoch() / std::chrono::microseconds(1)))
+        (!gpufft_app::parse_utc(gpufft_app::format_utc(t), again) || us(again) != us(t)))
         std::abort();
 }
 

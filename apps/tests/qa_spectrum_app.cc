@@ -728,25 +728,31 @@ public:
     void si_suffixes()
     {
         const std::pair<const char*, double> good[] = {
-            { "100M", 100e6 }, { "2.4M", 2.4e6 }, { "10k", 10e3 },  { "1.5G", 1.5e9 }, { "2.4e6", 2.4e6 },
-            { "433.92m", 433.92e6 }, { "10K", 10e3 }, { "1g", 1e9 },   { "-5k", -5e3 },  { "0", 0 },
-            { "1e3k", 1e6 },   { "250", 250 },     { ".5M", 0.5e6 },
+            { "100M", 100e6 },       { "2.4M", 2.4e6 }, { "10k", 10e3 },  { "1.5G", 1.5e9 }, { "2.4e6", 2.4e6 },
+            { "433.92m", 433.92e6 }, { "10K", 10e3 },   { "1g", 1e9 },    { "-5k", -5e3 },   { "0", 0 },
+            { "1e3k", 1e6 },         { "250", 250 },    { ".5M", 0.5e6 },
         };
         for (const auto& [text, want] : good)
             CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(text, want, gpufft_app::parse_si(text), std::abs(want) * 1e-15);
-        for (const char* bad : { "", "M", "k10", "1.5X", "10 k", " 1M", "1M ", "1MM", "1kHz", "nan", "1e400", "0x", "--1" })
-            expect_throw<gpufft_app::usage_error>(bad, [&] { gpufft_app::parse_si(bad); },
-                                                  std::string(bad).empty() ? "suffix" : bad);
+        for (const char* bad :
+             { "", "M", "k10", "1.5X", "10 k", " 1M", "1M ", "1MM", "1kHz", "nan", "1e400", "0x", "--1" })
+            expect_throw<gpufft_app::usage_error>(
+                bad, [&] { gpufft_app::parse_si(bad); }, std::string(bad).empty() ? "suffix" : bad);
         // Through the options, --x=v and --x v alike; a bad one names its option (exit status 2).
         const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--threshold=6" });
         CPPUNIT_ASSERT(o.rate == 2.4e6 && o.center == 100e6 && o.fps == 1e3 && o.threshold == 6);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(-5e3, gpufft_app::parse_options({ "--center=-5k" }).center, 0);
         const std::pair<std::vector<std::string>, const char*> bad[] = {
-            { { "--rate", "2.4X" }, "--rate" }, { { "--rate=2.4MM" }, "--rate" }, { { "--center", "2000G" }, "--center" },
-            { { "--rate", "0k" }, "--rate" },   { { "--fps=k" }, "--fps" },       { { "--threshold", "1k" }, "--threshold" },
+            { { "--rate", "2.4X" }, "--rate" },
+            { { "--rate=2.4MM" }, "--rate" },
+            { { "--center", "2000G" }, "--center" },
+            { { "--rate", "0k" }, "--rate" },
+            { { "--fps=k" }, "--fps" },
+            { { "--threshold", "1k" }, "--threshold" },
         };
         for (const auto& [args, word] : bad) {
-            expect_throw<gpufft_app::usage_error>(args[0], [&] { gpufft_app::parse_options(args); }, word);
+            expect_throw<gpufft_app::usage_error>(
+                args[0], [&] { gpufft_app::parse_options(args); }, word);
             const auto [status, out, err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find(word) != std::string::npos && lines_of(err).size() == 1);
@@ -769,10 +775,12 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("2017-02-01T11:33:17.053240Z"), gpufft_app::format_utc(t));
         CPPUNIT_ASSERT(gpufft_app::parse_utc("2020-12-20T17:32:07.142626", t)); // no Z: read as UTC
         // The range of 64-bit nanoseconds, and how far an offset goes.
-        CPPUNIT_ASSERT(!gpufft_app::parse_utc("9999-12-31T23:59:59Z", t) && !gpufft_app::parse_utc("1000-01-01T00:00:00Z", t));
+        CPPUNIT_ASSERT(!gpufft_app::parse_utc("9999-12-31T23:59:59Z", t) &&
+                       !gpufft_app::parse_utc("1000-01-01T00:00:00Z", t));
         CPPUNIT_ASSERT(gpufft_app::parse_utc("2250-01-01T00:00:00Z", t));
         CPPUNIT_ASSERT(gpufft_app::utc_after(t, 1e30) > t && gpufft_app::utc_after(t, -1e30) < t);
-        CPPUNIT_ASSERT_EQUAL(std::string("2250-01-01T00:00:01.500000Z"), gpufft_app::format_utc(gpufft_app::utc_after(t, 1.5)));
+        CPPUNIT_ASSERT_EQUAL(std::string("2250-01-01T00:00:01.500000Z"),
+                             gpufft_app::format_utc(gpufft_app::utc_after(t, 1.5)));
         for (const char* bad : { "", "2026-11-24", "2026-13-01T00:00:00Z", "2026-11-24T20:31:05.Z",
                                  "2026-11-24T20:31:05+01:00", "yesterday", "2026-11-24 20:31:05Z" })
             CPPUNIT_ASSERT_MESSAGE(bad, !gpufft_app::parse_utc(bad, t));
@@ -784,18 +792,21 @@ public:
     void format_from_name()
     {
         const std::pair<const char*, sample_format> named[] = { { "x.cu8", sample_format::cu8 },
-                                                                 { "x.cs8", sample_format::cs8 },
-                                                                 { "x.cs16", sample_format::cs16 },
-                                                                 { "x.cf32", sample_format::cf32 } };
+                                                                { "x.cs8", sample_format::cs8 },
+                                                                { "x.cs16", sample_format::cs16 },
+                                                                { "x.cf32", sample_format::cf32 } };
         for (const auto& [name, f] : named) {
             CPPUNIT_ASSERT(gpufft_app::raw_format(name, "") == f);
             CPPUNIT_ASSERT(gpufft_app::raw_format(name, gpufft::format_name(f)) == f);
             const char* other = f == sample_format::cu8 ? "cs8" : "cu8";
-            expect_throw<gpufft_app::usage_error>(name, [&] { gpufft_app::raw_format(name, other); }, name);
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, other); }, name);
         }
         for (const char* name : { "x.iq", "x.raw", "x.bin", "capture", "x.CU8" }) {
-            expect_throw<gpufft_app::usage_error>(name, [&] { gpufft_app::raw_format(name, ""); }, name);
-            expect_throw<gpufft_app::usage_error>(name, [&] { gpufft_app::raw_format(name, ""); }, "cf32, cs16, cs8 or cu8");
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, ""); }, name);
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, ""); }, "cf32, cs16, cs8 or cu8");
             CPPUNIT_ASSERT(gpufft_app::raw_format(name, "cs16") == sample_format::cs16);
         }
         CPPUNIT_ASSERT(gpufft_app::raw_format("-", "") == sample_format::cu8); // rtl_sdr's, as documented
@@ -807,22 +818,27 @@ public:
         std::vector<std::complex<float>> x(n * 8);
         for (std::size_t i = 0; i < x.size(); ++i)
             x[i] = std::polar(0.5f, float(2 * M_PI * double(i * 32 % n) / double(n)));
-        const std::string cf32 = write_file("named.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * 8));
-        const auto [status, out, err] = run_exe({ cf32, "--rate", "256", "--fft", "256", "--png", "none", "--peaks", "1" });
+        const std::string cf32 =
+            write_file("named.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * 8));
+        const auto [status, out, err] =
+            run_exe({ cf32, "--rate", "256", "--fft", "256", "--png", "none", "--peaks", "1" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("          32.000 Hz    -6.02 dBFS") != std::string::npos);
         const std::string iq = write_file("named.iq", std::string(x.size() * 8, '\0'));
         for (const auto& args : { std::vector<std::string>{ iq }, { cf32, "--format", "cu8" } }) {
             const auto [bad_status, bad_out, bad_err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(bad_err, 2, bad_status);
-            CPPUNIT_ASSERT_MESSAGE(bad_err, bad_err.find(args[0]) != std::string::npos && lines_of(bad_err).size() == 1);
+            CPPUNIT_ASSERT_MESSAGE(bad_err,
+                                   bad_err.find(args[0]) != std::string::npos && lines_of(bad_err).size() == 1);
         }
-        CPPUNIT_ASSERT_EQUAL(0, app({ iq, "--format", "cf32", "--fft", "256", "--frames", "1", "--png", "none", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ iq, "--format", "cf32", "--fft", "256", "--frames", "1", "--png", "none", "--quiet" }));
         // A SigMF datatype and another --format disagree too.
         write_file("typed.sigmf-meta", sigmf_meta("cu8"));
         write_file("typed.sigmf-data", std::string(4096, '\x80'));
         CPPUNIT_ASSERT_EQUAL(2, app({ temp_dir() + "/typed", "--format", "cf32", "--png", "none", "--quiet" }));
-        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/typed", "--format", "cu8", "--fft", "64", "--frames", "1", "--png", "none", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/typed", "--format", "cu8", "--fft", "64", "--frames", "1", "--png",
+                                      "none", "--quiet" }));
     }
 
     // --csv - and --jsonl - write to standard output, nothing else does
@@ -832,8 +848,8 @@ public:
         const std::string in = write_file("out.cu8", cu8_tone(64 * 10, 0.125, 0.5));
         const std::string dash = std::filesystem::current_path() / "-";
         for (const char* option : { "--csv", "--jsonl" }) {
-            const auto [status, out, err] = run_exe({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none",
-                                                      option, "-" });
+            const auto [status, out, err] =
+                run_exe({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", option, "-" });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
             const auto rows = lines_of(out);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(out, std::size_t(std::string(option) == "--csv" ? 11 : 10), rows.size());
@@ -854,8 +870,8 @@ public:
         const std::string in = write_file("when.cu8", cu8_tone(n * 20, 0.125, 0.5));
         const std::string csv = temp_dir() + "/when.csv";
         const auto before = gpufft_app::utc_now();
-        CPPUNIT_ASSERT_EQUAL(0, app({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--csv", csv,
-                                      "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--csv", csv, "--quiet" }));
         const auto after = gpufft_app::utc_now();
         const auto rows = lines_of(read_file(csv));
         CPPUNIT_ASSERT_EQUAL(std::size_t(21), rows.size());
@@ -866,7 +882,8 @@ public:
             CPPUNIT_ASSERT_MESSAGE(utc, t >= before - std::chrono::microseconds(1) && t <= after);
         }
 
-        const std::string meta = R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1000, "core:version": "1.0.0"},
+        const std::string meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1000, "core:version": "1.0.0"},
             "captures": [{"core:sample_start": 0, "core:frequency": 1e6, "core:datetime": "2026-11-24T20:31:05.5Z"}]})";
         write_file("dated.sigmf-meta", meta);
         write_file("dated.sigmf-data", cu8_tone(n * 20, 0.125, 0.5));
@@ -893,7 +910,8 @@ public:
     void multi_capture()
     {
         const std::size_t n = 128, boundary = 5000;
-        const std::string meta = R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0"},
+        const std::string meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0"},
             "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-01-02T03:04:05Z"},
                          {"core:sample_start": 5000, "core:frequency": 2e8, "core:datetime": "2026-01-02T03:05:00.5Z"}],
             "annotations": [{"core:sample_start": 6000, "core:sample_count": 1000, "core:label": "burst",
@@ -904,8 +922,8 @@ public:
                        return std::polar(0.5, 2 * M_PI * cycles * double(i));
                    }));
         const std::string jsonl = temp_dir() + "/hop.jsonl";
-        const auto [status, out, err] = run_exe({ temp_dir() + "/hop", "--fft", "128", "--overlap", "0", "--frames", "4",
-                                                  "--png", "none", "--jsonl", jsonl, "--peaks", "1" });
+        const auto [status, out, err] = run_exe({ temp_dir() + "/hop", "--fft", "128", "--overlap", "0", "--frames",
+                                                  "4", "--png", "none", "--jsonl", jsonl, "--peaks", "1" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         const auto lines = lines_of(read_file(jsonl));
         const std::size_t per_capture = boundary / (4 * n); // 9: the rest of each capture goes into none
@@ -940,12 +958,16 @@ public:
         // Captures out of order, or a bad datetime, are errors naming them.
         write_file("hop.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 9},
                                          {"core:sample_start": 3}]})");
-        expect_throw<gpufft_app::app_error>("order", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "captures[1]");
-        write_file("hop.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:datetime": "noon"}]})");
-        expect_throw<gpufft_app::app_error>("datetime", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "core:datetime");
-        write_file("hop.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "annotations": [{"core:sample_start": -1}]})");
-        expect_throw<gpufft_app::app_error>("annotation", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); },
-                                            "annotations[0]");
+        expect_throw<gpufft_app::app_error>(
+            "order", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "captures[1]");
+        write_file("hop.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:datetime": "noon"}]})");
+        expect_throw<gpufft_app::app_error>(
+            "datetime", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "core:datetime");
+        write_file("hop.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8"}, "annotations": [{"core:sample_start": -1}]})");
+        expect_throw<gpufft_app::app_error>(
+            "annotation", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "annotations[0]");
     }
 
     // --record writes the raw IQ as read and metadata that the SigMF reader
@@ -960,8 +982,9 @@ public:
         const std::string in = write_file("rt.cs16", raw), base = temp_dir() + "/rt-rec";
         const std::string jsonl_a = temp_dir() + "/rt-a.jsonl", jsonl_b = temp_dir() + "/rt-b.jsonl";
         const auto before = gpufft_app::utc_now();
-        CPPUNIT_ASSERT_EQUAL(0, app({ in, "--rate", "250k", "--center", "433.92M", "--fft", "64", "--overlap", "0",
-                                      "--frames", "1", "--png", "none", "--record", base, "--jsonl", jsonl_a, "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ in, "--rate", "250k", "--center", "433.92M", "--fft", "64", "--overlap", "0", "--frames", "1",
+                     "--png", "none", "--record", base, "--jsonl", jsonl_a, "--quiet" }));
         CPPUNIT_ASSERT(read_file(base + ".sigmf-data") == raw.substr(0, raw.size() - 3));
         const auto meta = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
         CPPUNIT_ASSERT_EQUAL(std::string("ci16_le"), meta["global"]["core:datatype"].get<std::string>());
@@ -978,8 +1001,8 @@ public:
         const auto src = gpufft_app::open_sigmf(base);
         CPPUNIT_ASSERT(src.format == sample_format::cs16 && src.sample_rate == 250e3 && src.center_hz == 433.92e6);
         CPPUNIT_ASSERT(src.captures.size() == 1 && src.captures[0].datetime == t);
-        CPPUNIT_ASSERT_EQUAL(0, app({ base, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--jsonl",
-                                      jsonl_b, "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(0, app({ base, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none",
+                                      "--jsonl", jsonl_b, "--quiet" }));
         const auto a = lines_of(read_file(jsonl_a)), b = lines_of(read_file(jsonl_b));
         CPPUNIT_ASSERT_EQUAL(std::size_t(50), a.size());
         CPPUNIT_ASSERT_EQUAL(a.size(), b.size());
@@ -988,17 +1011,21 @@ public:
 
         // A SigMF input's captures and annotations carry over; a device's description is core:hw.
         multi_capture();
-        const std::string hop_meta = R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0",
+        const std::string hop_meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0",
             "core:description": "two hops"}, "captures": [{"core:sample_start": 0, "core:frequency": 1e8,
             "core:datetime": "2026-01-02T03:04:05Z"}, {"core:sample_start": 5000, "core:frequency": 2e8}],
             "annotations": [{"core:sample_start": 6000, "core:label": "burst"}]})";
         write_file("hop.sigmf-meta", hop_meta);
-        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/hop", "--fft", "128", "--png", "none", "--record", base, "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ temp_dir() + "/hop", "--fft", "128", "--png", "none", "--record", base, "--quiet" }));
         CPPUNIT_ASSERT(read_file(base + ".sigmf-data") == read_file(temp_dir() + "/hop.sigmf-data"));
         const auto hop = gpufft_app::open_sigmf(base);
         CPPUNIT_ASSERT_EQUAL(std::size_t(2), hop.captures.size());
-        CPPUNIT_ASSERT(hop.captures[1].sample_start == 5000 && hop.captures[1].center_hz == 2e8 && !hop.captures[1].datetime);
-        CPPUNIT_ASSERT(hop.captures[0].datetime && gpufft_app::format_utc(*hop.captures[0].datetime) == "2026-01-02T03:04:05.000000Z");
+        CPPUNIT_ASSERT(hop.captures[1].sample_start == 5000 && hop.captures[1].center_hz == 2e8 &&
+                       !hop.captures[1].datetime);
+        CPPUNIT_ASSERT(hop.captures[0].datetime &&
+                       gpufft_app::format_utc(*hop.captures[0].datetime) == "2026-01-02T03:04:05.000000Z");
         CPPUNIT_ASSERT(hop.annotations.size() == 1 && hop.annotations[0].label == "burst");
         CPPUNIT_ASSERT(read_file(base + ".sigmf-meta").find("two hops") != std::string::npos);
 
@@ -1037,9 +1064,9 @@ public:
             return i >= on && i < off ? w + std::polar(0.3, 2 * M_PI * double(i % 8) / 8) : w;
         });
         const std::string in = write_file("ann.cu8", data), base = temp_dir() + "/ann-rec";
-        const std::vector<std::string> common{ "--rate", "100k", "--center", "100M", "--fft", "128", "--overlap", "0",
-                                               "--frames", "1", "--png", "none", "--quiet", "--annotate",
-                                               "--threshold", "20" };
+        const std::vector<std::string> common{ "--rate",    "100k",       "--center",    "100M", "--fft", "128",
+                                               "--overlap", "0",          "--frames",    "1",    "--png", "none",
+                                               "--quiet",   "--annotate", "--threshold", "20" };
         const auto check = [&](const std::string& meta_path) {
             const auto meta = nlohmann::json::parse(read_file(meta_path));
             const auto& anns = meta["annotations"];
@@ -1085,7 +1112,8 @@ public:
         CPPUNIT_ASSERT_EQUAL(0, app(args));
         const auto both = nlohmann::json::parse(read_file(temp_dir() + "/own-ann.sigmf-meta"))["annotations"];
         CPPUNIT_ASSERT_EQUAL_MESSAGE(both.dump(), std::size_t(2), both.size());
-        CPPUNIT_ASSERT_EQUAL(std::string("by hand"), both[0]["core:label"].get<std::string>()); // sorted by sample_start
+        CPPUNIT_ASSERT_EQUAL(std::string("by hand"),
+                             both[0]["core:label"].get<std::string>()); // sorted by sample_start
         // Standard input has nothing to annotate without --record.
         args = common;
         args.insert(args.begin(), "-");
@@ -1107,14 +1135,16 @@ public:
         CPPUNIT_ASSERT_MESSAGE(err, err.find(base + ".sigmf-data") != std::string::npos &&
                                         err.find("No space left") != std::string::npos);
         CPPUNIT_ASSERT(!std::filesystem::exists(base + ".sigmf-meta"));
-        const auto [s2, o2, e2] = run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
+        const auto [s2, o2, e2] =
+            run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 1, s2);
         CPPUNIT_ASSERT_EQUAL(2, app({ in, "--record", temp_dir() + "/" }));
 
         write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0,
                                         "core:header_bytes": 512}]})");
         write_file("hdr.sigmf-data", std::string(4096, '\0'));
-        expect_throw<gpufft_app::app_error>("header", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:header_bytes");
+        expect_throw<gpufft_app::app_error>(
+            "header", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:header_bytes");
     }
 
     // SIGINT while recording from a FIFO: the data holds every whole sample
@@ -1125,8 +1155,8 @@ public:
         ::unlink(fifo.c_str());
         CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
         const int err_fd = ::open((temp_dir() + "/intr.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        child c({ fifo, "--fft", "256", "--frames", "1", "--rate", "1M", "--center", "100M", "--png", "none", "--record",
-                  base, "--annotate", "--quiet" },
+        child c({ fifo, "--fft", "256", "--frames", "1", "--rate", "1M", "--center", "100M", "--png", "none",
+                  "--record", base, "--annotate", "--quiet" },
                 -1, err_fd, err_fd);
         ::close(err_fd);
         const int w = ::open(fifo.c_str(), O_WRONLY);
@@ -1146,7 +1176,7 @@ public:
         CPPUNIT_ASSERT(!meta["annotations"].empty()); // the tone (and the spurs of its 8-bit samples)
         for (const auto& a : meta["annotations"])
             CPPUNIT_ASSERT(a.contains("core:sample_count") && a.contains("core:freq_upper_edge"));
-        CPPUNIT_ASSERT(names_starting(temp_dir(), ".intr").empty());     // no temporary file left
+        CPPUNIT_ASSERT(names_starting(temp_dir(), ".intr").empty()); // no temporary file left
     }
 
     // A reader that goes away ends the program quietly (no message) with 141.
