@@ -267,6 +267,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(format_from_name);
     CPPUNIT_TEST(outputs_to_stdout);
     CPPUNIT_TEST(timestamps);
+    CPPUNIT_TEST(arrival_times);
     CPPUNIT_TEST(multi_capture);
     CPPUNIT_TEST(record_round_trip);
     CPPUNIT_TEST(annotate);
@@ -902,6 +903,36 @@ public:
         }
         CPPUNIT_ASSERT_EQUAL(std::string("2026-11-24T20:31:05.627000Z"),
                              nlohmann::json::parse(lines[0])["utc"].get<std::string>());
+    }
+
+    // On a stream, a spectrum's time is when its last sample arrived: 20
+    // spectra, a pause of 1 s, 20 more; the second 20 are a second later.
+    void arrival_times()
+    {
+        const std::size_t n = 64;
+        const std::string fifo = temp_dir() + "/live.fifo", jsonl = temp_dir() + "/live.jsonl";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
+        child c({ fifo, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--jsonl", jsonl, "--quiet" },
+                -1, -1, -1);
+        const int w = ::open(fifo.c_str(), O_WRONLY);
+        CPPUNIT_ASSERT(w >= 0);
+        const std::string half = cu8_tone(n * 20, 0.125, 0.5);
+        CPPUNIT_ASSERT(::write(w, half.data(), half.size()) == ssize_t(half.size()));
+        wait_until_waiting(w, c.pid);
+        const auto pause = gpufft_app::utc_now();
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        CPPUNIT_ASSERT(::write(w, half.data(), half.size()) == ssize_t(half.size()));
+        ::close(w);
+        CPPUNIT_ASSERT_EQUAL(0, c.wait(30));
+        const auto lines = lines_of(read_file(jsonl));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(40), lines.size());
+        for (std::size_t k = 0; k < lines.size(); ++k) {
+            gpufft_app::utc_time t;
+            CPPUNIT_ASSERT(gpufft_app::parse_utc(nlohmann::json::parse(lines[k])["utc"].get<std::string>(), t));
+            const auto waited = std::chrono::duration<double>(t - pause).count();
+            CPPUNIT_ASSERT_MESSAGE(lines[k].substr(0, 80), k < 20 ? waited <= 0 : waited >= 0.9);
+        }
     }
 
     // Two captures at different centres, the boundary inside a frame: each
