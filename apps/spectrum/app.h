@@ -137,7 +137,8 @@ std::string sigmf_datatype(gpufft::sample_format f);
  * captures and hardware. `detected` (--annotate's signals, if it ran)
  * replace the annotations an earlier run of this program made (core:generator
  * gpufft-spectrum); the others are kept, all sorted by core:sample_start.
- * core:dataset: kept as it is if `dataset` is nullopt, else set to it ("" removes it).
+ * core:dataset: kept as it is if `dataset` is nullopt, else set to it ("" removes
+ * it), and then core:sha512 removed (it is the other file's).
  */
 void write_sigmf_meta(const std::string& path, const iq_source& src,
                       const std::optional<std::vector<annotation>>& detected,

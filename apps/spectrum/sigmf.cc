@@ -211,6 +211,8 @@ iq_source open_sigmf(const std::string& path)
     // Optional in SigMF (0: unknown); when given it must be a rate.
     src.sample_rate = number_at(global, "core:sample_rate", 1e-3, max_sample_rate_hz, 0, meta);
     src.hardware = string_at(global, "core:hw", meta);
+    if (number_at(global, "core:num_channels", 0, 1e9, 1, meta) != 1)
+        throw app_error(meta + ": core:num_channels is not 1 (interleaved channels are not supported)");
 
     // "Captures Array": sorted by core:sample_start; each segment's values
     // apply from its sample_start to the next one's (nothing carries over).
@@ -292,6 +294,8 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
     }
     if (!src.hardware.empty())
         doc["global"]["core:hw"] = src.hardware;
+    if (dataset) // another data file: the input's hash is not its
+        doc["global"].erase("core:sha512");
     if (dataset && dataset->empty())
         doc["global"].erase("core:dataset");
     else if (dataset)

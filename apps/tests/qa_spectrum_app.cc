@@ -1044,8 +1044,9 @@ public:
         multi_capture();
         const std::string hop_meta =
             R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0",
-            "core:description": "two hops"}, "captures": [{"core:sample_start": 0, "core:frequency": 1e8,
-            "core:datetime": "2026-01-02T03:04:05Z"}, {"core:sample_start": 5000, "core:frequency": 2e8}],
+            "core:description": "two hops", "core:sha512": "00"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-01-02T03:04:05Z"},
+                         {"core:sample_start": 5000, "core:frequency": 2e8}],
             "annotations": [{"core:sample_start": 6000, "core:label": "burst"}]})";
         write_file("hop.sigmf-meta", hop_meta);
         CPPUNIT_ASSERT_EQUAL(
@@ -1059,6 +1060,7 @@ public:
                        gpufft_app::format_utc(*hop.captures[0].datetime) == "2026-01-02T03:04:05.000000Z");
         CPPUNIT_ASSERT(hop.annotations.size() == 1 && hop.annotations[0].label == "burst");
         CPPUNIT_ASSERT(read_file(base + ".sigmf-meta").find("two hops") != std::string::npos);
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-meta").find("core:sha512") == std::string::npos);
 
         gpufft_app::iq_source radio;
         radio.format = sample_format::cs8;
@@ -1176,6 +1178,9 @@ public:
         write_file("hdr.sigmf-data", std::string(4096, '\0'));
         expect_throw<gpufft_app::app_error>(
             "header", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:header_bytes");
+        write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:num_channels": 2}})");
+        expect_throw<gpufft_app::app_error>(
+            "channels", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:num_channels");
     }
 
     // SIGINT while recording from a FIFO: the data holds every whole sample
