@@ -4,14 +4,17 @@
 
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
+#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <deque>
 #include <fcntl.h>
 #include <memory>
 #include <optional>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gpufft_app {
@@ -35,7 +38,6 @@ iq_source resolve_source(const options& o)
 {
     iq_source src;
     src.data_path = o.input;
-    src.format = gpufft::parse_sample_format(o.format);
     src.sample_rate = o.rate;
     src.center_hz = o.center;
     if (o.demo) {
@@ -46,8 +48,10 @@ iq_source resolve_source(const options& o)
         if (src.sample_rate <= 0)
             src.sample_rate = o.rate; // optional in SigMF
         if (o.format_set && gpufft::parse_sample_format(o.format) != src.format)
-            std::fprintf(stderr, "gpufft-spectrum: --format ignored, the SigMF datatype is %s\n",
-                         gpufft::format_name(src.format).c_str());
+            throw usage_error(o.input + ": its SigMF datatype is " + sigmf_datatype(src.format) + " but --format is " +
+                              o.format + " (drop --format)");
+    } else {
+        src.format = raw_format(o.input, o.format_set ? o.format : "");
     }
     return src;
 }
@@ -60,8 +64,27 @@ iq_source radio_source(const soapy_radio& radio)
     src.format = radio.format();
     src.sample_rate = radio.rate();
     src.center_hz = radio.center();
+    src.hardware = radio.description(); // core:hw of a --record
     return src;
 }
+
+//! Where --annotate writes without --record: the input's .sigmf-meta, or one next to a raw file naming it.
+std::string annotation_meta_path(const options& o, const iq_source& src)
+{
+    if (!o.annotate || !o.record.empty())
+        return "";
+    if (!src.meta_path.empty())
+        return src.meta_path;
+    struct stat st;
+    if (o.demo || o.input == "-" || (::stat(o.input.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+        throw usage_error("--annotate without --record needs an input file to annotate");
+    const auto slash = o.input.rfind('/'), dot = o.input.rfind('.');
+    const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+    return (has_ext ? o.input.substr(0, dot) : o.input) + ".sigmf-meta";
+}
+
+//! A file's name without its directory.
+std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
 //! The engine's configuration; --fps is checked against the frame rate here, naming it.
 gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
@@ -94,13 +117,29 @@ gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
     return c;
 }
 
-//! Everything the spectra feed: waterfall rows, the mean for the peaks, CSV and JSON lines.
+//! The peaks of the mean spectrum over a run of spectra at one centre frequency.
+struct peak_run {
+    double center_hz;
+    std::uint64_t first_sample;
+    std::size_t spectra;
+    std::vector<peak> peaks;
+};
+
+/*!
+ * Everything the spectra feed: waterfall rows, the mean for the peaks, CSV
+ * and JSON lines, the signal detector. The input comes in segments (SigMF
+ * captures; one for other inputs), each from a fresh engine, so a spectrum's
+ * samples are [start + (k-1) K hop, start + (k K - 1) hop + N) of its segment's k-th.
+ */
 class collector
 {
 public:
     collector(const options& o, const iq_source& src, const gpufft::spectrum& engine)
-        : d_n(engine.fft_size()),
-          d_frames(engine.frames_per_output()),
+        : d_engine(engine),
+          d_options(o),
+          d_rate(src.sample_rate),
+          d_input_annotations(src.annotations),
+          d_n(engine.fft_size()),
           d_gain_db(tone_gain_db(engine.window())),
           d_seconds_per_spectrum(double(engine.frames_per_output() * engine.hop()) / src.sample_rate),
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
@@ -113,16 +152,40 @@ public:
             d_jsonl.emplace(o.jsonl);
         if (!o.radio.rtl_power.empty())
             d_rtl_power.emplace(o.radio.rtl_power);
+        if (o.annotate)
+            d_detector.emplace(o.threshold);
+        std::stable_sort(d_input_annotations.begin(), d_input_annotations.end(),
+                         [](const annotation& a, const annotation& b) { return a.sample_start < b.sample_start; });
         if (d_csv) {
-            // The first cell says what the values are; the others are each bin's frequency.
-            std::fprintf(d_csv->get(), "time_s (values: tone dBFS)");
+            // The first cell says what the values are; then the time and the
+            // centre, and each bin's frequency at the first capture's centre.
+            std::fprintf(d_csv->get(), "time_s (values: tone dBFS),utc,center_hz");
             for (std::size_t i = 0; i < d_n; ++i)
                 std::fprintf(d_csv->get(), ",%.3f", src.center_hz + engine.bin_hz(i));
             std::fprintf(d_csv->get(), "\n");
             d_csv->check();
         }
-        d_f0 = src.center_hz + engine.bin_hz(0);
+        d_center = src.center_hz;
         d_df = src.sample_rate / double(d_n);
+    }
+
+    //! A segment of the input: from sample `start` on, the capture `c` applies (the engine restarted).
+    void begin_segment(const capture& c, std::uint64_t start)
+    {
+        if (c.center_hz != d_center)
+            end_run();
+        d_center = c.center_hz;
+        d_segment_start = start;
+        d_segment_spectra = 0;
+        d_capture = c;
+    }
+
+    //! After each read: the samples so far arrived now (a spectrum's time without a SigMF datetime).
+    void note_read(std::uint64_t samples)
+    {
+        if (d_reads.size() == max_reads)
+            d_reads.pop_front(); // only when no spectrum comes out for that long: a later time then
+        d_reads.push_back({ samples, utc_now() });
     }
 
     //! One spectrum in the engine's dB.
@@ -131,28 +194,48 @@ public:
         for (std::size_t i = 0; i < len; ++i)
             d_tone[i] = float(db[i] - d_gain_db);
         const float* v = d_tone.data();
-        const double t = double(++d_spectra) * d_seconds_per_spectrum;
+        ++d_spectra;
+        const std::uint64_t k = ++d_segment_spectra, frames = d_engine.frames_per_output(), hop = d_engine.hop();
+        const std::uint64_t first = d_segment_start + (k - 1) * frames * hop,
+                            end = d_segment_start + (k * frames - 1) * hop + d_n;
+        const double t = double(end) / d_rate;
+        const std::string utc = format_utc(sample_time(end - 1));
+        const double f0 = d_center + d_engine.bin_hz(0);
         d_waterfall.add(v, len);
         for (std::size_t i = 0; i < len; ++i)
             d_sum[i] += std::pow(10.0, v[i] / 10);
+        if (d_run_spectra++ == 0)
+            d_run_first = first;
+        if (d_detector)
+            d_detector->add(v, len, f0, d_df, first, end);
         if (d_csv) {
-            std::fprintf(d_csv->get(), "%.6f", t);
+            std::fprintf(d_csv->get(), "%.6f,%s,%.3f", t, utc.c_str(), d_center);
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_csv->get(), ",%.2f", v[i]);
             std::fprintf(d_csv->get(), "\n");
             d_csv->check();
         }
         if (d_jsonl) {
-            std::fprintf(d_jsonl->get(), "{\"time_s\":%.6f,\"f0_hz\":%.3f,\"df_hz\":%.6f,\"db_scale\":\"tone dBFS\",\"db\":[",
-                         t, d_f0, d_df);
+            std::fprintf(d_jsonl->get(),
+                         "{\"time_s\":%.6f,\"utc\":\"%s\",\"center_hz\":%.3f,\"f0_hz\":%.3f,\"df_hz\":%.6f,"
+                         "\"db_scale\":\"tone dBFS\",",
+                         t, utc.c_str(), d_center, f0, d_df);
+            write_annotations(first, end);
+            std::fprintf(d_jsonl->get(), "\"db\":[");
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_jsonl->get(), "%s%.2f", i ? "," : "", v[i]);
             std::fprintf(d_jsonl->get(), "]}\n");
             d_jsonl->check();
         }
         if (d_rtl_power)
-            d_rtl_power->row(std::chrono::system_clock::now(), d_f0, d_df, d_frames, v, len);
+            d_rtl_power->row(std::chrono::system_clock::now(), f0, d_df, frames, v, len);
     }
+
+    //! Ends the last run of peaks.
+    void finish() { end_run(); }
+    const std::vector<peak_run>& runs() const { return d_runs; }
+    std::vector<annotation> detected() { return d_detector ? d_detector->finish() : std::vector<annotation>(); }
+    std::size_t detections_dropped() const { return d_detector ? d_detector->dropped() : 0; }
 
     void commit()
     {
@@ -168,22 +251,77 @@ public:
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
 
-    //! The mean spectrum (tone dBFS).
-    std::vector<float> mean() const
+private:
+    //! When sample i was taken: its capture's core:datetime plus its offset, else when it was read.
+    utc_time sample_time(std::uint64_t i)
     {
-        std::vector<float> out(d_sum.size());
-        for (std::size_t i = 0; i < d_sum.size(); ++i)
-            out[i] = float(10 * std::log10(std::max(d_sum[i] / double(d_spectra), 1e-30)));
-        return out;
+        if (d_capture.datetime) {
+            return utc_after(*d_capture.datetime, (double(i) - double(d_capture.sample_start)) / d_rate);
+        }
+        while (d_reads.size() > 1 && d_reads.front().first <= i)
+            d_reads.pop_front();
+        return d_reads.empty() ? utc_now() : d_reads.front().second;
     }
 
-private:
-    std::size_t d_n, d_frames;
-    double d_gain_db, d_seconds_per_spectrum, d_f0 = 0, d_df = 0;
+    //! The input's annotations that overlap samples [first, end), as a JSON member.
+    void write_annotations(std::uint64_t first, std::uint64_t end)
+    {
+        while (d_next_annotation < d_input_annotations.size() &&
+               d_input_annotations[d_next_annotation].sample_start < end)
+            d_active.push_back(&d_input_annotations[d_next_annotation++]);
+        const auto over = [&](const annotation* a) {
+            return a->sample_count && a->sample_start <= first && *a->sample_count <= first - a->sample_start;
+        };
+        d_active.erase(std::remove_if(d_active.begin(), d_active.end(), over), d_active.end());
+        if (d_active.empty())
+            return;
+        nlohmann::json list = nlohmann::json::array();
+        for (const annotation* a : d_active) {
+            nlohmann::json j{ { "sample_start", a->sample_start }, { "label", a->label }, { "comment", a->comment } };
+            if (a->sample_count)
+                j["sample_count"] = *a->sample_count;
+            if (a->freq_lower_edge)
+                j["freq_lower_edge"] = *a->freq_lower_edge;
+            if (a->freq_upper_edge)
+                j["freq_upper_edge"] = *a->freq_upper_edge;
+            list.push_back(j);
+        }
+        const std::string text = list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        std::fprintf(d_jsonl->get(), "\"annotations\":%s,", text.c_str());
+    }
+
+    void end_run()
+    {
+        if (!d_run_spectra)
+            return;
+        std::vector<float> mean(d_sum.size());
+        for (std::size_t i = 0; i < d_sum.size(); ++i)
+            mean[i] = float(10 * std::log10(std::max(d_sum[i] / double(d_run_spectra), 1e-30)));
+        d_runs.push_back({ d_center, d_run_first, d_run_spectra,
+                           find_peaks(mean, d_engine, d_options.peak_threshold, std::max<std::size_t>(8, d_n / 256),
+                                      d_options.peaks) });
+        std::fill(d_sum.begin(), d_sum.end(), 0.0);
+        d_run_spectra = 0;
+    }
+
+    static constexpr std::size_t max_reads = 4096;
+    const gpufft::spectrum& d_engine;
+    const options& d_options;
+    double d_rate;
+    std::vector<annotation> d_input_annotations; // by sample_start
+    std::size_t d_next_annotation = 0;
+    std::vector<const annotation*> d_active;
+    std::size_t d_n;
+    double d_gain_db, d_seconds_per_spectrum, d_center = 0, d_df = 0;
     waterfall d_waterfall;
-    std::vector<double> d_sum; // linear power
+    std::vector<double> d_sum; // linear power, this run
     std::vector<float> d_tone;
-    std::size_t d_spectra = 0;
+    std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0;
+    std::uint64_t d_segment_start = 0, d_run_first = 0;
+    capture d_capture;
+    std::deque<std::pair<std::uint64_t, utc_time>> d_reads; // samples read so far, and when
+    std::vector<peak_run> d_runs;
+    std::optional<signal_detector> d_detector;
     std::optional<output_file> d_csv, d_jsonl;
     std::optional<rtl_power_csv> d_rtl_power;
 };
@@ -220,9 +358,9 @@ private:
     std::chrono::steady_clock::time_point d_start = std::chrono::steady_clock::now(), d_last = d_start;
 };
 
-//! Reads the input file or standard input; returns the samples used.
+//! Reads the input file or standard input, capture by capture; returns the samples used.
 std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                       progress_line& progress, std::size_t max_samples)
+                       collector& out, const read_hook& on_read, std::size_t max_samples)
 {
     struct input_fd {
         int fd;
@@ -234,14 +372,35 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
     } in{ src.data_path == "-" ? STDIN_FILENO : ::open(src.data_path.c_str(), O_RDONLY | O_CLOEXEC) };
     if (in.fd < 0)
         throw app_error(src.data_path + ": cannot open: " + std::strerror(errno));
+    const std::size_t bps = gpufft::sample_bytes(engine.config().format);
+    const std::size_t budget = max_samples && max_samples < SIZE_MAX / bps ? max_samples * bps : SIZE_MAX; // --duration
     std::size_t bytes = 0;
     try {
-        bytes = pump(in.fd, engine, sink, [&](std::size_t b) { progress(b); },
-                     max_samples * gpufft::sample_bytes(engine.config().format));
+        if (src.captures.size() <= 1) {
+            out.begin_segment(src.captures.empty() ? capture{ 0, src.center_hz, std::nullopt } : src.captures[0], 0);
+            bytes = pump(in.fd, engine, sink, on_read, budget);
+        }
+        // Several captures (a retune each): every capture from a fresh engine,
+        // so that no frame mixes two captures' samples; the samples after a
+        // capture's last whole spectrum go into none.
+        for (std::size_t i = 0; src.captures.size() > 1 && i < src.captures.size() && bytes < budget && !stop_signal();
+             ++i) {
+            const std::uint64_t start = i ? src.captures[i].sample_start : 0;
+            const std::uint64_t samples = i + 1 < src.captures.size() ? src.captures[i + 1].sample_start - start : 0;
+            const std::size_t capture_bytes =
+                samples && samples < SIZE_MAX / bps ? std::size_t(samples) * bps : SIZE_MAX;
+            const std::size_t limit = std::min(budget - bytes, capture_bytes);
+            if (i)
+                engine.reset();
+            out.begin_segment(src.captures[i], start);
+            const std::size_t got = pump(in.fd, engine, sink, on_read, limit);
+            bytes += got;
+            if (got < limit)
+                break;
+        }
     } catch (const app_error& e) {
         throw app_error((src.data_path == "-" ? "standard input" : src.data_path) + ": " + e.what());
     }
-    const std::size_t bps = gpufft::sample_bytes(engine.config().format);
     if (bytes % bps && !stop_signal())
         std::fprintf(stderr, "gpufft-spectrum: ignored %zu trailing bytes (a partial %s sample)\n", bytes % bps,
                      gpufft::format_name(engine.config().format).c_str());
@@ -250,7 +409,7 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
 
 //! Synthesizes the demo signal into the engine; returns the samples used.
 std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                      progress_line& progress)
+                      const read_hook& on_read)
 {
     std::vector<gpufft::complex> chunk(1 << 16);
     const auto total = std::size_t(demo_seconds * engine.config().sample_rate);
@@ -258,8 +417,8 @@ std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const
     for (; done < total && !stop_signal(); done += chunk.size()) {
         const std::size_t len = std::min(chunk.size(), total - done);
         demo.generate(chunk.data(), len);
+        on_read(reinterpret_cast<const unsigned char*>(chunk.data()), len * sizeof(gpufft::complex));
         engine.push(chunk.data(), len, sink);
-        progress((done + len) * sizeof(gpufft::complex));
     }
     engine.flush(sink);
     return std::min(done, total);
@@ -293,16 +452,46 @@ void write_waterfall_png(const options& o, const waterfall& wf, axes ax, std::FI
 
 namespace {
 
-//! Prints the peaks of the mean spectrum; returns them.
-std::vector<peak> print_peaks(const options& o, const iq_source& src, const gpufft::spectrum& engine,
-                              const collector& out, std::FILE* report)
+//! Prints the peaks of the mean spectrum (one per run of captures at one centre); returns the first run's.
+std::vector<peak> print_peaks(const collector& out, std::FILE* report)
 {
-    const std::size_t n = engine.fft_size();
-    const auto found = find_peaks(out.mean(), engine, o.peak_threshold, std::max<std::size_t>(8, n / 256), o.peaks);
-    std::fprintf(report, "peaks (mean spectrum, tone power in dBFS):\n");
-    for (const auto& p : found)
-        std::fprintf(report, "  %s  %7.2f dBFS\n", hz(src.center_hz + p.hz).c_str(), p.db);
-    return found;
+    const auto& runs = out.runs();
+    for (const auto& run : runs) {
+        if (runs.size() == 1)
+            std::fprintf(report, "peaks (mean spectrum, tone power in dBFS):\n");
+        else
+            std::fprintf(report, "peaks at centre %s (from sample %llu, mean of %zu spectra, tone dBFS):\n",
+                         hz(run.center_hz).c_str(), (unsigned long long)run.first_sample, run.spectra);
+        for (const auto& p : run.peaks)
+            std::fprintf(report, "  %s  %7.2f dBFS\n", hz(run.center_hz + p.hz).c_str(), p.db);
+    }
+    return runs.empty() ? std::vector<peak>() : runs.front().peaks;
+}
+
+//! Lists the input's SigMF annotations (at most 20), control characters shown as '?'.
+void print_annotations(const iq_source& src, std::FILE* report)
+{
+    const auto printable = [](std::string text) {
+        for (char& c : text)
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+                c = '?';
+        return text;
+    };
+    if (src.annotations.empty())
+        return;
+    std::fprintf(report, "annotations in %s: %zu\n", src.meta_path.c_str(), src.annotations.size());
+    for (std::size_t i = 0; i < src.annotations.size() && i < 20; ++i) {
+        const annotation& a = src.annotations[i];
+        std::fprintf(report, "  %.6f s", double(a.sample_start) / src.sample_rate);
+        if (a.sample_count)
+            std::fprintf(report, " + %.6f s", double(*a.sample_count) / src.sample_rate);
+        if (a.freq_lower_edge && a.freq_upper_edge)
+            std::fprintf(report, ", %.3f to %.3f Hz", *a.freq_lower_edge, *a.freq_upper_edge);
+        std::fprintf(report, "%s%s%s%s\n", a.label.empty() ? "" : ": ", printable(a.label).c_str(),
+                     a.comment.empty() ? "" : " - ", printable(a.comment).c_str());
+    }
+    if (src.annotations.size() > 20)
+        std::fprintf(report, "  ... and %zu more\n", src.annotations.size() - 20);
 }
 
 //! The demo's check: every synthesized tone among the peaks, within 1 dB.
@@ -337,17 +526,28 @@ int receive(const options& o)
     std::unique_ptr<soapy_radio> radio;
     if (!o.radio.device.empty()) {
         radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
-        if (!o.radio.sweep.empty())
+        if (!o.radio.sweep.empty()) {
+            if (!o.record.empty() || o.annotate)
+                throw usage_error("--record and --annotate take one capture; they do not combine with --sweep");
             return run_sweep(o, *radio);
+        }
     }
     const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
+    const std::string annotation_meta = annotation_meta_path(o, src);
     std::vector<std::string> inputs;
     if (!o.demo && !radio)
         inputs = { src.data_path };
     if (!src.meta_path.empty())
         inputs.push_back(src.meta_path);
-    refuse_overwriting_inputs(inputs, { { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl },
-                                        { "--rtl-power", o.radio.rtl_power } });
+    std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
+                                                              { "--csv", o.csv },
+                                                              { "--jsonl", o.jsonl },
+                                                              { "--rtl-power", o.radio.rtl_power } };
+    if (!o.record.empty()) {
+        outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
+        outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
+    }
+    refuse_overwriting_inputs(inputs, outputs);
 
     gpufft::spectrum_config c = engine_config(o, src);
     if (radio)
@@ -356,6 +556,18 @@ int receive(const options& o)
     collector out(o, src, engine);
     const auto sink = [&](const float* db, std::size_t len) { out.add(db, len); };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
+    std::optional<sigmf_recorder> recorder;
+    if (!o.record.empty())
+        recorder.emplace(o.record, src);
+    std::size_t bytes_read = 0;
+    const std::size_t bps = gpufft::sample_bytes(c.format);
+    const read_hook on_read = [&](const unsigned char* data, std::size_t len) {
+        bytes_read += len;
+        if (recorder)
+            recorder->write(data, len);
+        out.note_read(bytes_read / bps);
+        progress(bytes_read);
+    };
 
     // With an output on standard output, the report goes to standard error.
     std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
@@ -369,17 +581,20 @@ int receive(const options& o)
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
         live = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
-                            max_samples);
+                            max_samples, on_read);
         samples = live.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
-        samples = feed_demo(*demo, engine, sink, progress);
+        samples = feed_demo(*demo, engine, sink, on_read);
     } else {
-        samples = read_input(src, engine, sink, progress, max_samples);
+        samples = read_input(src, engine, sink, out, on_read, max_samples);
     }
     progress.end();
+    out.finish();
     const int stopped = stop_signal();
     if (out.spectra() == 0) {
+        if (stopped && recorder)
+            recorder->commit(std::nullopt);
         if (stopped)
             std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first spectrum\n", stopped);
         else
@@ -391,6 +606,26 @@ int receive(const options& o)
         return 128 + stopped;
     }
     out.commit();
+    std::optional<std::vector<annotation>> detected;
+    if (o.annotate)
+        detected = out.detected();
+    if (recorder) {
+        recorder->commit(detected);
+        std::fprintf(report, "recording: %s and %s\n", sigmf_recorder::data_name(o.record).c_str(),
+                     sigmf_recorder::meta_name(o.record).c_str());
+    } else if (!annotation_meta.empty()) {
+        iq_source annotated = src;
+        std::optional<std::string> dataset; // a SigMF input's own: kept
+        if (src.meta_path.empty()) {        // a raw file: named by core:dataset
+            annotated.captures = { { 0, src.center_hz, std::nullopt } };
+            dataset = file_name(src.data_path);
+        }
+        write_sigmf_meta(annotation_meta, annotated, detected, dataset);
+    }
+    if (o.annotate)
+        std::fprintf(report, "annotations: %zu signals %g dB over the noise floor written to %s%s\n", detected->size(),
+                     o.threshold, (recorder ? sigmf_recorder::meta_name(o.record) : annotation_meta).c_str(),
+                     out.detections_dropped() ? " (more were found than are kept)" : "");
 
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
@@ -400,7 +635,8 @@ int receive(const options& o)
                      live.wall_s, 100 * live.device_s / live.wall_s, 100 * live.fft_s / live.wall_s, live.overflows);
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
-    const auto found = print_peaks(o, src, engine, out, report);
+    print_annotations(src, report);
+    const auto found = print_peaks(out, report);
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);
 
     flush_stdout();

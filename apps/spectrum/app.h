@@ -6,10 +6,13 @@
 #include "radio.h"
 
 #include <gpufft/spectrum.h>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -51,6 +54,9 @@ struct options {
     std::string png = "waterfall.png", csv, jsonl;
     int progress = -1; //!< -1: on a terminal
     radio_options radio; //!< --device, --sweep, --rtl-power, --duration (radio.h)
+    std::string record; //!< --record NAME: NAME.sigmf-data and NAME.sigmf-meta
+    bool annotate = false;
+    double threshold = 10; //!< --annotate: dB over the noise floor
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
@@ -58,24 +64,88 @@ options parse_options(const std::vector<std::string>& args);
 //! Frequencies and rates the program accepts (Hz), so that bins stay resolvable in double.
 constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;
 
+/*!
+ * A number with an optional suffix k, M or G (x 1e3, 1e6, 1e9; m and g too,
+ * as rtl_power reads them): "100M", "2.4M", "10k", "1.5G", "2.4e6". Throws
+ * usage_error saying what was expected. For every frequency and rate taken.
+ */
+double parse_si(const std::string& text);
+
+//! A UTC time, nanoseconds since the Unix epoch (64 bits: years 1678 to 2261).
+using utc_time = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
+constexpr std::int64_t max_utc_seconds = 9000000000; //!< within the 64-bit count, both ways
+utc_time utc_now();
+//! `seconds` after `t` (before if negative), to the nanosecond, saturating at the range's ends.
+utc_time utc_after(utc_time t, double seconds);
+//! ISO 8601 in UTC with microseconds: 2026-11-24T20:31:05.123456Z.
+std::string format_utc(utc_time t);
+//! Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z); false if it is not one or out of range.
+bool parse_utc(const std::string& text, utc_time& out);
+
+//! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").
+struct capture {
+    std::uint64_t sample_start = 0;
+    double center_hz = 0;
+    std::optional<utc_time> datetime; //!< of the sample at sample_start
+};
+
+//! A SigMF annotation segment (SigMF Specification v1.0.0, "Annotation Segment Objects").
+struct annotation {
+    std::uint64_t sample_start = 0;
+    std::optional<std::uint64_t> sample_count;
+    std::optional<double> freq_lower_edge, freq_upper_edge; //!< Hz
+    std::string label, comment;
+};
+
 //! Where samples come from and what they are.
 struct iq_source {
     std::string data_path; //!< "-" is standard input
     std::string meta_path; //!< the SigMF metadata, if any
     gpufft::sample_format format = gpufft::sample_format::cu8;
     double sample_rate = 0; //!< Hz; 0 if unknown
-    double center_hz = 0;
+    double center_hz = 0;   //!< the first capture's
+    std::vector<capture> captures; //!< sorted by sample_start; empty but for SigMF
+    std::vector<annotation> annotations;
+    //! core:hw of a recording: what a device source knows of its radio ("" for none).
+    std::string hardware;
 };
 
 /*!
  * Reads a SigMF recording given its .sigmf-meta, its .sigmf-data or the
  * name without extension: global core:datatype (cf32_le, ci16_le, ci8, cu8;
- * anything else is refused), core:sample_rate (optional, > 0), and the first
- * capture's core:frequency. The data file must exist.
+ * anything else is refused), core:sample_rate (optional, > 0), core:dataset
+ * (a data file of another name, in the metadata's directory), every capture
+ * (core:sample_start ascending, core:frequency, core:datetime) and every
+ * annotation. The data file must exist.
  */
 iq_source open_sigmf(const std::string& path);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
+
+/*!
+ * The sample format of a raw IQ file from its extension (.cu8, .cs8, .cs16,
+ * .cf32) or `format` (--format, "" if not given). A name and a --format that
+ * disagree, and a file of another extension (.iq, .raw, ...) without
+ * --format, are usage errors naming the file. Standard input ("-"), FIFOs
+ * and devices are streams: --format, else cu8 (rtl_sdr's).
+ */
+gpufft::sample_format raw_format(const std::string& path, const std::string& format);
+
+//! SigMF core:datatype of a format (cu8, ci8, ci16_le, cf32_le).
+std::string sigmf_datatype(gpufft::sample_format f);
+
+/*!
+ * Writes SigMF metadata to `path` (atomically): `src`'s own .sigmf-meta with
+ * every field kept if it has one, else a new one from its format, rate,
+ * captures and hardware. `detected` (--annotate's signals, if it ran)
+ * replace the annotations an earlier run of this program made (core:generator
+ * gpufft-spectrum); the others are kept, all sorted by core:sample_start.
+ * core:dataset: kept as it is if `dataset` is nullopt, else set to it ("" removes
+ * it), and then core:sha512 removed (it is the other file's).
+ */
+void write_sigmf_meta(const std::string& path, const iq_source& src,
+                      const std::optional<std::vector<annotation>>& detected,
+                      const std::optional<std::string>& dataset);
 
 /*!
  * SIGINT, SIGTERM and SIGHUP set a flag that pump() and the demo check
@@ -87,13 +157,16 @@ void install_stop_handlers();
 int stop_signal();
 void request_stop(int signal);
 
+//! Each read's bytes, before they go into the engine (recording, arrival times, progress).
+using read_hook = std::function<void(const unsigned char* data, std::size_t len)>;
+
 /*!
- * Pushes the input on `fd` into the engine until its end, `max_bytes` (0:
- * no limit) or stop_signal(), then flushes; returns the bytes read. A signal
- * also ends a read that waits for data. A trailing partial sample is left unused.
+ * Pushes the input on `fd` into the engine until its end, `limit` bytes or
+ * stop_signal(), then flushes; returns the bytes read. A signal also ends a
+ * read that waits for data. A trailing partial sample is left unused.
  */
-std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out,
-                 const std::function<void(std::size_t bytes)>& progress = nullptr, std::size_t max_bytes = 0);
+std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out, const read_hook& on_read = nullptr,
+                 std::size_t limit = SIZE_MAX);
 
 /*!
  * An output file: written under a temporary name in its directory and
@@ -121,6 +194,71 @@ public:
 private:
     std::string d_path, d_temp;
     std::FILE* d_file = nullptr;
+};
+
+/*!
+ * --record NAME: the raw IQ as read (the input's own format, whole samples
+ * only) into NAME.sigmf-data, and at commit() NAME.sigmf-meta: core:datatype,
+ * core:sample_rate, core:version, core:recorder, core:hw if known, the input's
+ * captures (or one at sample 0: the centre and the time of the first read)
+ * and annotations, plus `detected` (see write_sigmf_meta). Both are written under temporary names
+ * and renamed when complete, as every output.
+ */
+class sigmf_recorder
+{
+public:
+    sigmf_recorder(const std::string& name, const iq_source& src);
+    void write(const unsigned char* data, std::size_t len);
+    /*!
+     * For a source that retunes (a device, a sweep) and has no SigMF
+     * metadata of its own: the samples written from now on are at
+     * `center_hz`, a new capture with the time of the call.
+     */
+    void retune(double center_hz);
+    void commit(const std::optional<std::vector<annotation>>& detected);
+    static std::string data_name(const std::string& name) { return name + ".sigmf-data"; }
+    static std::string meta_name(const std::string& name) { return name + ".sigmf-meta"; }
+
+private:
+    std::string d_name;
+    iq_source d_src;
+    output_file d_data;
+    std::size_t d_sample_bytes, d_partial = 0; //!< bytes of an incomplete sample held back
+    unsigned char d_held[8];
+    std::uint64_t d_bytes = 0; //!< written or held
+};
+
+/*!
+ * --annotate: bins at least `threshold_db` over the spectrum's noise floor
+ * (its median), adjacent ones grouped into a signal; a signal in the next
+ * spectrum overlapping its frequencies continues it, one absent from a
+ * spectrum ends. Each signal becomes an annotation: its lowest and highest
+ * bin's edges, the samples from its first spectrum's first to its last
+ * spectrum's last, label "signal" and its peak in the comment. At most
+ * max_signals are kept (memory stays flat); later ones are counted.
+ */
+class signal_detector
+{
+public:
+    explicit signal_detector(double threshold_db, std::size_t max_signals = 100000);
+    //! A spectrum (tone dBFS) whose bin i is at f0_hz + i * df_hz, of samples [first, end).
+    void add(const float* db, std::size_t n, double f0_hz, double df_hz, std::uint64_t first, std::uint64_t end);
+    //! Ends the open signals; returns every signal, by sample_start.
+    std::vector<annotation> finish();
+    std::size_t dropped() const { return d_dropped; }
+
+private:
+    struct open_signal {
+        double lo_hz, hi_hz, peak_db, floor_db;
+        std::uint64_t first, end;
+        bool seen;
+    };
+    void close(const open_signal& s);
+    double d_threshold_db;
+    std::size_t d_max, d_dropped = 0;
+    std::vector<open_signal> d_open;
+    std::vector<annotation> d_done;
+    std::vector<float> d_sorted;
 };
 
 /*!

@@ -15,12 +15,16 @@ namespace {
 const char* const description = R"(Spectra of an IQ recording or stream, on any gr-gpufft backend: a waterfall
 PNG, optional per-spectrum CSV or JSON lines, and the strongest peaks.
 
-INPUT is a raw IQ file, '-' for standard input (the default, e.g.
-`rtl_sdr -f 100e6 - | gpufft-spectrum --format cu8 --rate 2.4e6 --center 100e6`),
-or a SigMF recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose
-datatype, sample rate and centre frequency come from its metadata.
+INPUT is a raw IQ file named .cu8, .cs8, .cs16 or .cf32 (other names need
+--format), '-' for standard input (the default; cu8 unless --format, e.g.
+`rtl_sdr -f 100M - | gpufft-spectrum --rate 2.4M --center 100M`), or a SigMF
+recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose datatype, sample
+rate, captures (centre and time of each) and annotations come from its metadata.
+Frequencies and rates take k, M and G (2.4M, 100M, 10k, 1.5G).
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
-a full-scale complex tone reads 0 dB whatever the window.
+a full-scale complex tone reads 0 dB whatever the window. CSV rows and JSON
+lines carry the UTC time of the spectrum's last sample: a SigMF capture's
+core:datetime plus the sample's offset, else the time it was read.
 )";
 
 const char* const footer = R"(Outputs are written under a temporary name and renamed when complete; '-'
@@ -59,11 +63,38 @@ CLI::Validator number_in(double lo, double hi, bool whole = false)
     return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
 }
 
+//! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
+CLI::Validator si_suffix()
+{
+    return CLI::Validator(
+        [](std::string& text) {
+            try {
+                const double v = parse_si(text);
+                if (std::isalpha(static_cast<unsigned char>(text.back()))) { // a plain number stays as written
+                    char buf[32];
+                    std::snprintf(buf, sizeof buf, "%.17g", v);
+                    text = buf;
+                }
+                return std::string();
+            } catch (const usage_error& e) {
+                return std::string(e.what());
+            }
+        },
+        "");
+}
+
 //! A number option stored as double; a count option converted after parsing.
 CLI::Option* number(CLI::App& app, const std::string& name, double& target, double lo, double hi,
                     const std::string& help, const std::string& unit = "NUM")
 {
     return app.add_option(name, target, help)->check(number_in(lo, hi))->type_name(unit);
+}
+
+//! A frequency or rate: a number option that also takes k, M and G.
+CLI::Option* hertz(CLI::App& app, const std::string& name, double& target, double lo, double hi,
+                   const std::string& help, const std::string& unit = "HZ")
+{
+    return number(app, name, target, lo, hi, help, unit)->transform(si_suffix());
 }
 
 } // namespace
@@ -81,12 +112,14 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("INPUT", o.input, "raw IQ file, '-' (standard input) or a SigMF recording");
     app.add_flag("--demo", o.demo,
                  "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
-    auto* format = app.add_option("--format", o.format, "cf32, cs16, cs8 or cu8 (default cu8, rtl_sdr's)")
-                       ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
-                       ->type_name("F");
-    auto* rate = number(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate (default 2.4e6)", "HZ");
-    auto* center = number(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
-                          "centre frequency (default 0)", "HZ");
+    auto* format =
+        app.add_option("--format", o.format,
+                       "cf32, cs16, cs8 or cu8; a file's name (.cf32 ...) says it, standard input is cu8 by default")
+            ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
+            ->type_name("F");
+    auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate, e.g. 2.4M (default 2.4e6)");
+    auto* center = hertz(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
+                         "centre frequency, e.g. 100M (default 0)");
     app.add_option("--backend", o.backend, "FFT backend: auto, simd, simd:avx2, ... (default auto)")
         ->type_name("NAME");
     app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")
@@ -108,7 +141,7 @@ options parse_options(const std::vector<std::string>& args)
             ""))
         ->type_name("MODE");
     number(app, "--alpha", o.alpha, 1e-9, 1, "exponential averaging weight, (0, 1] (default 0.1)", "A");
-    auto* fps = number(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
+    auto* fps = hertz(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
     app.add_option("--frames", frames, "frames per spectrum K, instead of --fps")
         ->check(number_in(1, 1e12, true))
         ->type_name("K");
@@ -122,10 +155,17 @@ options parse_options(const std::vector<std::string>& args)
                    "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
         ->check(number_in(0, 16384, true))
         ->type_name("H");
-    app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
-    app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
+    app.add_option("--csv", o.csv,
+                   "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")
+        ->type_name("FILE");
+    app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line; '-': standard output")->type_name("FILE");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
+    app.add_option("--record", o.record, "also write the raw IQ as the SigMF recording NAME.sigmf-data/-meta")
+        ->type_name("NAME");
+    app.add_flag("--annotate", o.annotate,
+                 "signals above --threshold as SigMF annotations: into --record's metadata, else the input's");
+    number(app, "--threshold", o.threshold, 0, 1000, "--annotate: dB over the noise floor (default 10)", "DB");
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
     add_radio_options(app, o.radio);
@@ -158,6 +198,8 @@ options parse_options(const std::vector<std::string>& args)
             throw usage_error("--window: parameter: " + why);
         o.window_param = std::strtod(param.c_str(), nullptr);
     }
+    if (!o.record.empty() && o.record.back() == '/')
+        throw usage_error("--record: expected a recording's name, got the directory " + o.record);
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     check_radio_options(app, o);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -143,10 +144,12 @@ struct stream_stats {
 };
 /*!
  * Streams the radio into the engine, after dropping `settle_samples`, until
- * `max_samples` (0: no limit) or a stop signal.
+ * `max_samples` (0: no limit) or a stop signal; `on_read` gets each buffer
+ * before the engine does (recording, arrival times, progress).
  */
 stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                          std::size_t settle_samples, std::size_t max_samples);
+                          std::size_t settle_samples, std::size_t max_samples,
+                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read);
 
 //! --sweep: runs the sweeps and writes their outputs; returns the exit status.
 int run_sweep(const options& o, soapy_radio& radio);

@@ -198,7 +198,8 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
 }
 
 stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                          std::size_t settle_samples, std::size_t max_samples)
+                          std::size_t settle_samples, std::size_t max_samples,
+                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read)
 {
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) {
@@ -222,6 +223,7 @@ stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gp
         const std::size_t got = radio.read(buf.data(), want, overflow);
         st.device_s += seconds_since(t);
         st.overflows += overflow;
+        on_read(buf.data(), got * bps);
         t = clock::now();
         engine.push_bytes(buf.data(), got * bps, sink);
         st.fft_s += seconds_since(t);

@@ -169,19 +169,12 @@ private:
 
 double parse_hz(const std::string& text, const std::string& option)
 {
-    char* end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    const std::string suffix = end ? end : "";
-    if (text.empty() || end == text.c_str() || !std::isfinite(v))
-        throw usage_error(option + ": expected a frequency, got \"" + text + "\"");
-    if (suffix == "k" || suffix == "K")
-        v *= 1e3;
-    else if (suffix == "M")
-        v *= 1e6;
-    else if (suffix == "G")
-        v *= 1e9;
-    else if (!suffix.empty())
-        throw usage_error(option + ": \"" + text + "\": unknown suffix \"" + suffix + "\" (k, M or G)");
+    double v = 0;
+    try {
+        v = parse_si(text);
+    } catch (const usage_error& e) {
+        throw usage_error(option + ": " + e.what());
+    }
     if (!(std::abs(v) <= max_frequency_hz))
         throw usage_error(option + ": " + text + " is beyond 1e12 Hz");
     return v;

@@ -1,8 +1,9 @@
 /* gpufft-spectrum's parsers under random and mutated input: the SigMF reader,
- * the IQ decoders (through the engine), the command line and the whole
- * program. Each input must end in success or a clear error (app_error,
- * usage_error, gpufft::error; exit status 1 or 2), never a crash, another
- * exception or a hang (SIGALRM after 20 s on one input ends the run).
+ * the IQ decoders (through the engine), the command line, the number and
+ * time parsers, and the whole program (--record and --annotate included).
+ * Each input must end in success or a clear error (app_error, usage_error,
+ * gpufft::error; exit status 1 or 2), never a crash, another exception or a
+ * hang (SIGALRM after 20 s on one input ends the run).
  *
  *   fuzz_spectrum [SECONDS]   (default 20): half with the fixed seed 1, half
  *                             with a fresh one, printed; GPUFFT_FUZZ_SEED=S
@@ -26,6 +27,9 @@
 #include <string>
 #include <unistd.h>
 #include <vector>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 // The sanitizer runtimes' report stream (sanitizer/common_interface_defs.h);
 // weak, so a build without sanitizers links without it.
@@ -129,6 +133,22 @@ void decoders(const std::uint8_t* data, std::size_t size)
     }
 }
 
+//! parse_si and parse_utc: a value or a usage error; a time read is written back as read (to the microsecond).
+void units(const std::uint8_t* data, std::size_t size)
+{
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    try {
+        if (std::isnan(gpufft_app::parse_si(text)))
+            std::abort();
+    } catch (const gpufft_app::usage_error&) {
+    }
+    gpufft_app::utc_time t, again;
+    const auto us = [](gpufft_app::utc_time u) { return u.time_since_epoch() / std::chrono::microseconds(1); };
+    if (gpufft_app::parse_utc(text, t) &&
+        (!gpufft_app::parse_utc(gpufft_app::format_utc(t), again) || us(again) != us(t)))
+        std::abort();
+}
+
 //! The program on a file: the arguments, then (after two NULs) the file's bytes.
 void program(const std::uint8_t* data, std::size_t size)
 {
@@ -136,12 +156,14 @@ void program(const std::uint8_t* data, std::size_t size)
     std::vector<std::string> args = split_args(data, size, used);
     const std::string input = work_dir() + "/input";
     write_file(input, data + used, size - used);
-    args.insert(args.begin(), input);
+    // A name without extension needs --format; the fuzzed arguments, later, may give another.
+    args.insert(args.begin(), { input, "--format", "cu8" });
     // Last one counts: keep each run small (the sizes themselves are the command line's target).
     for (const char* a : { "--fft", "64", "--width", "64", "--height", "64", "--quiet", "--png" })
         args.push_back(a);
     args.push_back(size > 0 && (data[0] & 1) == 0 ? work_dir() + "/out.png" : "none");
     const int status = gpufft_app::run(args);
+    ::unlink((input + ".sigmf-meta").c_str()); // --annotate's: the next input is raw again
     if (status != 0 && status != 1 && status != 2)
         std::abort();
 }
@@ -153,7 +175,7 @@ void fuzz_one(const std::uint8_t* data, std::size_t size)
 {
     if (size == 0)
         return;
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0:
         return sigmf(data + 1, size - 1, true);
     case 1:
@@ -162,6 +184,8 @@ void fuzz_one(const std::uint8_t* data, std::size_t size)
         return command_line(data + 1, size - 1);
     case 3:
         return decoders(data + 1, size - 1);
+    case 5:
+        return units(data + 1, size - 1);
     default:
         return program(data + 1, size - 1);
     }
@@ -211,6 +235,11 @@ std::vector<bytes> seeds()
         of(0, meta),
         of(0, "\xef\xbb\xbf" + meta),
         of(1, meta),
+        of(0, R"({"global": {"core:datatype": "ci16_le", "core:sample_rate": 1e6, "core:dataset": "x.cs16"},
+                  "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-11-24T20:31:05.5Z"},
+                               {"core:sample_start": 100, "core:frequency": 2e8}],
+                  "annotations": [{"core:sample_start": 5, "core:sample_count": 9, "core:label": "a",
+                                   "core:freq_lower_edge": 1e8, "core:freq_upper_edge": 1.1e8}]})"),
         of(2, args({ "--format", "cs16", "--rate=1e6", "--center", "-5e3", "--fft", "4096", "--overlap", "0.25",
                      "--window", "kaiser:8.6", "--average", "peak", "--fps", "10", "--db-min", "-100" })),
         of(2, args({ "--frames", "3", "--alpha", "0.5", "--width", "300", "--height", "200", "--peaks", "3",
@@ -218,7 +247,12 @@ std::vector<bytes> seeds()
         of(3, std::string("\x01\x20\x05", 3) + iq),
         of(3, std::string("\x03\x3f\x02", 3) + iq),
         of(4, args({ "--format", "cu8", "--frames", "1", "--overlap", "0" }) + '\0' + iq),
-        of(5, args({ "--format", "cs8", "--rate", "1e3", "--fps", "1", "--average", "min" }) + '\0' + iq),
+        of(4, args({ "--format", "cs8", "--rate", "1e3", "--fps", "1", "--average", "min" }) + '\0' + iq),
+        of(4, args({ "--rate=2.4M", "--center", "100M", "--frames", "1", "--record", "rec", "--annotate", "--threshold",
+                     "3", "--jsonl", "-" }) + '\0' + iq),
+        of(2, args({ "--rate", "10k", "--center=1.5G", "--fps", "0.5k", "--record=r", "--annotate" })),
+        of(5, "2.4M"),
+        of(5, "2026-11-24T20:31:05.123456789Z"),
     };
 }
 
@@ -227,7 +261,8 @@ const char* const tokens[] = { "1e400", "-0", "1e-400", "NaN", "inf", "\"", "{",
                                "\\ud800", "\xef\xbb\xbf", "\xff", "=", "--", "-", "--rate", "--fft", "--fps",
                                "--center", "--window", "kaiser:", "1e22", "0", "-1", "4294967296", "1e300",
                                "core:sample_rate", "core:frequency", "core:datatype", "ci16_le", "cf32_le", "null",
-                               "true" };
+                               "true", "k", "M", "G", "--record", "--annotate", "core:datetime", "core:sample_start",
+                               "core:dataset", "captures", "annotations", "T", "Z", ".", "60", "99" };
 
 void mutate(bytes& b, std::mt19937_64& g)
 {
@@ -306,6 +341,10 @@ int main(int argc, char** argv)
     const double seconds = argc > 1 ? std::atof(argv[1]) : 20;
     // The program's own messages (thousands of expected errors) go to /dev/null.
     const int report_fd = ::dup(2);
+#ifdef __SANITIZE_ADDRESS__
+    // ASan's and UBSan's reports too, which went to /dev/null with the rest.
+    __sanitizer_set_report_fd(reinterpret_cast<void*>(std::intptr_t(report_fd)));
+#endif
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1), ::dup2(null, 2);
     if (__sanitizer_set_report_fd) // a sanitizer's finding is not one of those

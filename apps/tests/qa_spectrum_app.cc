@@ -198,6 +198,42 @@ std::string cu8_tone(std::size_t samples, double cycles_per_sample, double amp)
     return data;
 }
 
+//! cu8 samples of f(i), a complex value of full scale 1 (clipped).
+std::string cu8_of(std::size_t samples, const std::function<std::complex<double>(std::size_t)>& f)
+{
+    std::string data(2 * samples, '\0');
+    const auto byte = [](double v) { return char(std::lround(std::clamp(127.5 + 127.5 * v, 0.0, 255.0))); };
+    for (std::size_t i = 0; i < samples; ++i) {
+        const auto v = f(i);
+        data[2 * i] = byte(v.real()), data[2 * i + 1] = byte(v.imag());
+    }
+    return data;
+}
+
+//! Waits until the program has read everything written to `w` and waits in poll() for more.
+void wait_until_waiting(int w, pid_t pid)
+{
+    for (int tries = 0; tries < 400; ++tries) {
+        int unread = -1;
+        ::ioctl(w, FIONREAD, &unread);
+        if (unread == 0 && read_file("/proc/" + std::to_string(pid) + "/wchan").find("poll") != std::string::npos)
+            return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+//! An ISO 8601 UTC time as the outputs write it: 2026-11-24T20:31:05.123456Z.
+bool is_iso_utc(const std::string& t)
+{
+    const char* shape = "dddd-dd-ddTdd:dd:dd.ddddddZ";
+    if (t.size() != std::strlen(shape))
+        return false;
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(t[i])) : t[i] != shape[i])
+            return false;
+    return true;
+}
+
 std::vector<std::string> lines_of(const std::string& text)
 {
     std::vector<std::string> out;
@@ -226,6 +262,17 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(no_partial_outputs);
     CPPUNIT_TEST(signals);
     CPPUNIT_TEST(closed_stdout);
+    CPPUNIT_TEST(si_suffixes);
+    CPPUNIT_TEST(utc_times);
+    CPPUNIT_TEST(format_from_name);
+    CPPUNIT_TEST(outputs_to_stdout);
+    CPPUNIT_TEST(timestamps);
+    CPPUNIT_TEST(arrival_times);
+    CPPUNIT_TEST(multi_capture);
+    CPPUNIT_TEST(record_round_trip);
+    CPPUNIT_TEST(annotate);
+    CPPUNIT_TEST(interrupted_recording);
+    CPPUNIT_TEST(record_errors);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -448,7 +495,7 @@ public:
                                       "--csv", csv, "--jsonl", jsonl, "--png", "none", "--quiet" }));
         const std::string text = read_file(csv);
         CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(1 + frames / 4), std::count(text.begin(), text.end(), '\n'));
-        CPPUNIT_ASSERT(text.rfind("time_s (values: tone dBFS),432950000.000,", 0) == 0);
+        CPPUNIT_ASSERT(text.rfind("time_s (values: tone dBFS),utc,center_hz,432950000.000,", 0) == 0);
         const std::string lines = read_file(jsonl);
         CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(frames / 4), std::count(lines.begin(), lines.end(), '\n'));
         const auto first = nlohmann::json::parse(lines.substr(0, lines.find('\n')));
@@ -493,7 +540,7 @@ public:
             std::istringstream cells(rows.at(1));
             for (std::string cell; std::getline(cells, cell, ',');)
                 values.push_back(std::stod(cell));
-            const double csv_db = *std::max_element(values.begin() + 1, values.end());
+            const double csv_db = *std::max_element(values.begin() + 3, values.end()); // after time_s, utc, center_hz
             const auto line = nlohmann::json::parse(lines_of(read_file(jsonl)).at(0));
             const auto db = line["db"].get<std::vector<double>>();
             const double json_db = *std::max_element(db.begin(), db.end());
@@ -671,11 +718,501 @@ public:
             const auto rows = lines_of(text);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::size_t(51), rows.size());
             for (const auto& row : rows)
-                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::ptrdiff_t(n), std::count(row.begin(), row.end(), ','));
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::ptrdiff_t(n + 2), std::count(row.begin(), row.end(), ','));
             const auto lines = lines_of(read_file(jsonl));
             CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::size_t(50), lines.size());
             CPPUNIT_ASSERT_EQUAL(n, nlohmann::json::parse(lines.back())["db"].size());
         }
+    }
+
+    // k/M/G suffixes: one parser for every frequency and rate; bad input a clear error.
+    void si_suffixes()
+    {
+        const std::pair<const char*, double> good[] = {
+            { "100M", 100e6 },       { "2.4M", 2.4e6 }, { "10k", 10e3 },  { "1.5G", 1.5e9 }, { "2.4e6", 2.4e6 },
+            { "433.92m", 433.92e6 }, { "10K", 10e3 },   { "1g", 1e9 },    { "-5k", -5e3 },   { "0", 0 },
+            { "1e3k", 1e6 },         { "250", 250 },    { ".5M", 0.5e6 },
+        };
+        for (const auto& [text, want] : good)
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(text, want, gpufft_app::parse_si(text), std::abs(want) * 1e-15);
+        for (const char* bad :
+             { "", "M", "k10", "1.5X", "10 k", " 1M", "1M ", "1MM", "1kHz", "nan", "1e400", "0x", "--1" })
+            expect_throw<gpufft_app::usage_error>(
+                bad, [&] { gpufft_app::parse_si(bad); }, std::string(bad).empty() ? "suffix" : bad);
+        // Through the options, --x=v and --x v alike; a bad one names its option (exit status 2).
+        const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--threshold=6" });
+        CPPUNIT_ASSERT(o.rate == 2.4e6 && o.center == 100e6 && o.fps == 1e3 && o.threshold == 6);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(-5e3, gpufft_app::parse_options({ "--center=-5k" }).center, 0);
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { { "--rate", "2.4X" }, "--rate" },
+            { { "--rate=2.4MM" }, "--rate" },
+            { { "--center", "2000G" }, "--center" },
+            { { "--rate", "0k" }, "--rate" },
+            { { "--fps=k" }, "--fps" },
+            { { "--threshold", "1k" }, "--threshold" },
+        };
+        for (const auto& [args, word] : bad) {
+            expect_throw<gpufft_app::usage_error>(
+                args[0], [&] { gpufft_app::parse_options(args); }, word);
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(word) != std::string::npos && lines_of(err).size() == 1);
+        }
+        // Every option takes --opt=value.
+        const auto e = gpufft_app::parse_options({ "--record=r", "--annotate", "--csv=-", "--jsonl=-", "--png=none",
+                                                   "--format=cs8", "--peaks=2", "--width=10" });
+        CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "none");
+        CPPUNIT_ASSERT(e.format == "cs8" && e.peaks == 2 && e.width == 10);
+    }
+
+    void utc_times()
+    {
+        gpufft_app::utc_time t;
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2026-11-24T20:31:05.123456Z", t));
+        CPPUNIT_ASSERT_EQUAL(std::string("2026-11-24T20:31:05.123456Z"), gpufft_app::format_utc(t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("1970-01-01T00:00:01Z", t));
+        CPPUNIT_ASSERT_EQUAL(std::int64_t(1000000000), std::int64_t(t.time_since_epoch().count()));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2017-02-01T11:33:17.053240428Z", t)); // nanoseconds
+        CPPUNIT_ASSERT_EQUAL(std::string("2017-02-01T11:33:17.053240Z"), gpufft_app::format_utc(t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2020-12-20T17:32:07.142626", t)); // no Z: read as UTC
+        // The range of 64-bit nanoseconds, and how far an offset goes.
+        CPPUNIT_ASSERT(!gpufft_app::parse_utc("9999-12-31T23:59:59Z", t) &&
+                       !gpufft_app::parse_utc("1000-01-01T00:00:00Z", t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2250-01-01T00:00:00Z", t));
+        CPPUNIT_ASSERT(gpufft_app::utc_after(t, 1e30) > t && gpufft_app::utc_after(t, -1e30) < t);
+        CPPUNIT_ASSERT_EQUAL(std::string("2250-01-01T00:00:01.500000Z"),
+                             gpufft_app::format_utc(gpufft_app::utc_after(t, 1.5)));
+        for (const char* bad : { "", "2026-11-24", "2026-13-01T00:00:00Z", "2026-11-24T20:31:05.Z",
+                                 "2026-11-24T20:31:05+01:00", "yesterday", "2026-11-24 20:31:05Z" })
+            CPPUNIT_ASSERT_MESSAGE(bad, !gpufft_app::parse_utc(bad, t));
+        CPPUNIT_ASSERT(is_iso_utc(gpufft_app::format_utc(gpufft_app::utc_now())));
+    }
+
+    // The sample format from the name; a name and --format that disagree,
+    // and .iq/.raw without --format, are usage errors naming the file.
+    void format_from_name()
+    {
+        const std::pair<const char*, sample_format> named[] = { { "x.cu8", sample_format::cu8 },
+                                                                { "x.cs8", sample_format::cs8 },
+                                                                { "x.cs16", sample_format::cs16 },
+                                                                { "x.cf32", sample_format::cf32 } };
+        for (const auto& [name, f] : named) {
+            CPPUNIT_ASSERT(gpufft_app::raw_format(name, "") == f);
+            CPPUNIT_ASSERT(gpufft_app::raw_format(name, gpufft::format_name(f)) == f);
+            const char* other = f == sample_format::cu8 ? "cs8" : "cu8";
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, other); }, name);
+        }
+        for (const char* name : { "x.iq", "x.raw", "x.bin", "capture", "x.CU8" }) {
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, ""); }, name);
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::raw_format(name, ""); }, "cf32, cs16, cs8 or cu8");
+            CPPUNIT_ASSERT(gpufft_app::raw_format(name, "cs16") == sample_format::cs16);
+        }
+        CPPUNIT_ASSERT(gpufft_app::raw_format("-", "") == sample_format::cu8); // rtl_sdr's, as documented
+        CPPUNIT_ASSERT(gpufft_app::raw_format("-", "cf32") == sample_format::cf32);
+        CPPUNIT_ASSERT(gpufft_app::raw_format("/dev/null", "") == sample_format::cu8); // a device is a stream
+
+        // A .cf32 file without --format: read as cf32 (it used to be decoded as cu8: wrong peaks).
+        const std::size_t n = 256;
+        std::vector<std::complex<float>> x(n * 8);
+        for (std::size_t i = 0; i < x.size(); ++i)
+            x[i] = std::polar(0.5f, float(2 * M_PI * double(i * 32 % n) / double(n)));
+        const std::string cf32 =
+            write_file("named.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * 8));
+        const auto [status, out, err] =
+            run_exe({ cf32, "--rate", "256", "--fft", "256", "--png", "none", "--peaks", "1" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("          32.000 Hz    -6.02 dBFS") != std::string::npos);
+        const std::string iq = write_file("named.iq", std::string(x.size() * 8, '\0'));
+        for (const auto& args : { std::vector<std::string>{ iq }, { cf32, "--format", "cu8" } }) {
+            const auto [bad_status, bad_out, bad_err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad_err, 2, bad_status);
+            CPPUNIT_ASSERT_MESSAGE(bad_err,
+                                   bad_err.find(args[0]) != std::string::npos && lines_of(bad_err).size() == 1);
+        }
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ iq, "--format", "cf32", "--fft", "256", "--frames", "1", "--png", "none", "--quiet" }));
+        // A SigMF datatype and another --format disagree too.
+        write_file("typed.sigmf-meta", sigmf_meta("cu8"));
+        write_file("typed.sigmf-data", std::string(4096, '\x80'));
+        CPPUNIT_ASSERT_EQUAL(2, app({ temp_dir() + "/typed", "--format", "cf32", "--png", "none", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/typed", "--format", "cu8", "--fft", "64", "--frames", "1", "--png",
+                                      "none", "--quiet" }));
+    }
+
+    // --csv - and --jsonl - write to standard output, nothing else does
+    // (the report goes to standard error), and no file named '-' appears.
+    void outputs_to_stdout()
+    {
+        const std::string in = write_file("out.cu8", cu8_tone(64 * 10, 0.125, 0.5));
+        const std::string dash = std::filesystem::current_path() / "-";
+        for (const char* option : { "--csv", "--jsonl" }) {
+            const auto [status, out, err] =
+                run_exe({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", option, "-" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            const auto rows = lines_of(out);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(out, std::size_t(std::string(option) == "--csv" ? 11 : 10), rows.size());
+            if (std::string(option) == "--jsonl")
+                for (const auto& row : rows)
+                    CPPUNIT_ASSERT_EQUAL(std::size_t(64), nlohmann::json::parse(row)["db"].size());
+            CPPUNIT_ASSERT_MESSAGE(err, err.find("peaks") != std::string::npos);
+            CPPUNIT_ASSERT(!std::filesystem::exists(dash));
+        }
+    }
+
+    // Every CSV row and JSON line has a UTC time in ISO 8601: for a raw file
+    // the time it was read; for SigMF the capture's core:datetime plus the
+    // offset of the spectrum's last sample.
+    void timestamps()
+    {
+        const std::size_t n = 64;
+        const std::string in = write_file("when.cu8", cu8_tone(n * 20, 0.125, 0.5));
+        const std::string csv = temp_dir() + "/when.csv";
+        const auto before = gpufft_app::utc_now();
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--csv", csv, "--quiet" }));
+        const auto after = gpufft_app::utc_now();
+        const auto rows = lines_of(read_file(csv));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(21), rows.size());
+        for (std::size_t r = 1; r < rows.size(); ++r) {
+            const std::string utc = rows[r].substr(rows[r].find(',') + 1, 27);
+            gpufft_app::utc_time t;
+            CPPUNIT_ASSERT_MESSAGE(utc, is_iso_utc(utc) && gpufft_app::parse_utc(utc, t));
+            CPPUNIT_ASSERT_MESSAGE(utc, t >= before - std::chrono::microseconds(1) && t <= after);
+        }
+
+        const std::string meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1000, "core:version": "1.0.0"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e6, "core:datetime": "2026-11-24T20:31:05.5Z"}]})";
+        write_file("dated.sigmf-meta", meta);
+        write_file("dated.sigmf-data", cu8_tone(n * 20, 0.125, 0.5));
+        const std::string jsonl = temp_dir() + "/dated.jsonl";
+        CPPUNIT_ASSERT_EQUAL(0, app({ temp_dir() + "/dated", "--fft", "64", "--overlap", "0", "--frames", "2", "--png",
+                                      "none", "--jsonl", jsonl, "--quiet" }));
+        const auto lines = lines_of(read_file(jsonl));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(10), lines.size());
+        gpufft_app::utc_time start;
+        gpufft_app::parse_utc("2026-11-24T20:31:05.5Z", start);
+        for (std::size_t k = 0; k < lines.size(); ++k) {
+            const std::string utc = nlohmann::json::parse(lines[k])["utc"];
+            // Spectrum k's last sample is 128 k + 127, at 1 ms a sample.
+            const auto want = start + std::chrono::microseconds((128 * k + 127) * 1000);
+            CPPUNIT_ASSERT_EQUAL(gpufft_app::format_utc(want), utc);
+        }
+        CPPUNIT_ASSERT_EQUAL(std::string("2026-11-24T20:31:05.627000Z"),
+                             nlohmann::json::parse(lines[0])["utc"].get<std::string>());
+    }
+
+    // On a stream, a spectrum's time is when its last sample arrived: 20
+    // spectra, a pause of 1 s, 20 more; the second 20 are a second later.
+    void arrival_times()
+    {
+        const std::size_t n = 64;
+        const std::string fifo = temp_dir() + "/live.fifo", jsonl = temp_dir() + "/live.jsonl";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
+        child c({ fifo, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--jsonl", jsonl, "--quiet" },
+                -1, -1, -1);
+        const int w = ::open(fifo.c_str(), O_WRONLY);
+        CPPUNIT_ASSERT(w >= 0);
+        const std::string half = cu8_tone(n * 20, 0.125, 0.5);
+        CPPUNIT_ASSERT(::write(w, half.data(), half.size()) == ssize_t(half.size()));
+        wait_until_waiting(w, c.pid);
+        const auto pause = gpufft_app::utc_now();
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        CPPUNIT_ASSERT(::write(w, half.data(), half.size()) == ssize_t(half.size()));
+        ::close(w);
+        CPPUNIT_ASSERT_EQUAL(0, c.wait(30));
+        const auto lines = lines_of(read_file(jsonl));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(40), lines.size());
+        for (std::size_t k = 0; k < lines.size(); ++k) {
+            gpufft_app::utc_time t;
+            CPPUNIT_ASSERT(gpufft_app::parse_utc(nlohmann::json::parse(lines[k])["utc"].get<std::string>(), t));
+            const auto waited = std::chrono::duration<double>(t - pause).count();
+            CPPUNIT_ASSERT_MESSAGE(lines[k].substr(0, 80), k < 20 ? waited <= 0 : waited >= 0.9);
+        }
+    }
+
+    // Two captures at different centres, the boundary inside a frame: each
+    // spectrum has its capture's centre and time, the peaks of each are at
+    // the right absolute frequency, and the annotations are reported.
+    void multi_capture()
+    {
+        const std::size_t n = 128, boundary = 5000;
+        const std::string meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-01-02T03:04:05Z"},
+                         {"core:sample_start": 5000, "core:frequency": 2e8, "core:datetime": "2026-01-02T03:05:00.5Z"}],
+            "annotations": [{"core:sample_start": 6000, "core:sample_count": 1000, "core:label": "burst",
+                             "core:freq_lower_edge": 1.999e8, "core:freq_upper_edge": 2.0001e8}]})";
+        write_file("hop.sigmf-meta", meta);
+        write_file("hop.sigmf-data", cu8_of(2 * boundary, [&](std::size_t i) {
+                       const double cycles = i < boundary ? 1.0 / 8 : -1.0 / 4;
+                       return std::polar(0.5, 2 * M_PI * cycles * double(i));
+                   }));
+        const std::string jsonl = temp_dir() + "/hop.jsonl";
+        const auto [status, out, err] = run_exe({ temp_dir() + "/hop", "--fft", "128", "--overlap", "0", "--frames",
+                                                  "4", "--png", "none", "--jsonl", jsonl, "--peaks", "1" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const auto lines = lines_of(read_file(jsonl));
+        const std::size_t per_capture = boundary / (4 * n); // 9: the rest of each capture goes into none
+        CPPUNIT_ASSERT_EQUAL(2 * per_capture, lines.size());
+        for (std::size_t k = 0; k < lines.size(); ++k) {
+            const auto line = nlohmann::json::parse(lines[k]);
+            const bool second = k >= per_capture;
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(second ? 2e8 : 1e8, line["center_hz"].get<double>(), 0);
+            const auto db = line["db"].get<std::vector<double>>();
+            const std::size_t want_bin = second ? n / 2 - n / 4 : n / 2 + n / 8;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(k), std::ptrdiff_t(want_bin),
+                                         std::max_element(db.begin(), db.end()) - db.begin());
+            // Spectra of [5000, 5512), [5512, 6024), ... : the 2nd to 4th overlap the annotation's [6000, 7000).
+            const std::size_t j = k - per_capture;
+            const bool annotated = second && j >= 1 && j <= 3;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(lines[k].substr(0, 300), annotated, line.contains("annotations"));
+            if (annotated)
+                CPPUNIT_ASSERT_EQUAL(std::string("burst"), line["annotations"][0]["label"].get<std::string>());
+        }
+        CPPUNIT_ASSERT_EQUAL(std::string("2026-01-02T03:04:05.005110Z"),
+                             nlohmann::json::parse(lines[0])["utc"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(std::string("2026-01-02T03:05:00.505110Z"),
+                             nlohmann::json::parse(lines[per_capture])["utc"].get<std::string>());
+        // The peak list: one per centre, at the absolute frequency.
+        const auto first = out.find("peaks at centre  100000000.000 Hz"),
+                   second = out.find("peaks at centre  200000000.000 Hz");
+        CPPUNIT_ASSERT_MESSAGE(out, first != std::string::npos && second != std::string::npos && first < second);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("100012500.000 Hz", first) < second);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("199975000.000 Hz", second) != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("burst") != std::string::npos);
+
+        // Captures out of order, or a bad datetime, are errors naming them.
+        write_file("hop.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 9},
+                                         {"core:sample_start": 3}]})");
+        expect_throw<gpufft_app::app_error>(
+            "order", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "captures[1]");
+        write_file("hop.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:datetime": "noon"}]})");
+        expect_throw<gpufft_app::app_error>(
+            "datetime", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "core:datetime");
+        write_file("hop.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8"}, "annotations": [{"core:sample_start": -1}]})");
+        expect_throw<gpufft_app::app_error>(
+            "annotation", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "annotations[0]");
+    }
+
+    // --record writes the raw IQ as read and metadata that the SigMF reader
+    // reads back as the same recording: same samples, same spectra.
+    void record_round_trip()
+    {
+        const std::size_t n = 64;
+        std::string raw(n * 50 * 4 + 3, '\0'); // cs16, and a partial sample (not recorded)
+        auto g = qa::rng_for("record");
+        for (auto& c : raw)
+            c = char(g());
+        const std::string in = write_file("rt.cs16", raw), base = temp_dir() + "/rt-rec";
+        const std::string jsonl_a = temp_dir() + "/rt-a.jsonl", jsonl_b = temp_dir() + "/rt-b.jsonl";
+        const auto before = gpufft_app::utc_now();
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ in, "--rate", "250k", "--center", "433.92M", "--fft", "64", "--overlap", "0", "--frames", "1",
+                     "--png", "none", "--record", base, "--jsonl", jsonl_a, "--quiet" }));
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-data") == raw.substr(0, raw.size() - 3));
+        const auto meta = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
+        CPPUNIT_ASSERT_EQUAL(std::string("ci16_le"), meta["global"]["core:datatype"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(250e3, meta["global"]["core:sample_rate"].get<double>());
+        CPPUNIT_ASSERT_EQUAL(std::string("1.0.0"), meta["global"]["core:version"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(std::string("gpufft-spectrum"), meta["global"]["core:recorder"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), meta["captures"].size());
+        CPPUNIT_ASSERT_EQUAL(433.92e6, meta["captures"][0]["core:frequency"].get<double>());
+        CPPUNIT_ASSERT_EQUAL(0, meta["captures"][0]["core:sample_start"].get<int>());
+        gpufft_app::utc_time t;
+        CPPUNIT_ASSERT(gpufft_app::parse_utc(meta["captures"][0]["core:datetime"].get<std::string>(), t));
+        CPPUNIT_ASSERT(t >= before - std::chrono::microseconds(1) && t <= gpufft_app::utc_now());
+        CPPUNIT_ASSERT(meta["annotations"].is_array() && meta["annotations"].empty());
+        const auto src = gpufft_app::open_sigmf(base);
+        CPPUNIT_ASSERT(src.format == sample_format::cs16 && src.sample_rate == 250e3 && src.center_hz == 433.92e6);
+        CPPUNIT_ASSERT(src.captures.size() == 1 && src.captures[0].datetime == t);
+        CPPUNIT_ASSERT_EQUAL(0, app({ base, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none",
+                                      "--jsonl", jsonl_b, "--quiet" }));
+        const auto a = lines_of(read_file(jsonl_a)), b = lines_of(read_file(jsonl_b));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(50), a.size());
+        CPPUNIT_ASSERT_EQUAL(a.size(), b.size());
+        for (std::size_t k = 0; k < a.size(); ++k)
+            CPPUNIT_ASSERT(nlohmann::json::parse(a[k])["db"] == nlohmann::json::parse(b[k])["db"]);
+
+        // A SigMF input's captures and annotations carry over; a device's description is core:hw.
+        multi_capture();
+        const std::string hop_meta =
+            R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e5, "core:version": "1.0.0",
+            "core:description": "two hops", "core:sha512": "00"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-01-02T03:04:05Z"},
+                         {"core:sample_start": 5000, "core:frequency": 2e8}],
+            "annotations": [{"core:sample_start": 6000, "core:label": "burst"}]})";
+        write_file("hop.sigmf-meta", hop_meta);
+        CPPUNIT_ASSERT_EQUAL(
+            0, app({ temp_dir() + "/hop", "--fft", "128", "--png", "none", "--record", base, "--quiet" }));
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-data") == read_file(temp_dir() + "/hop.sigmf-data"));
+        const auto hop = gpufft_app::open_sigmf(base);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), hop.captures.size());
+        CPPUNIT_ASSERT(hop.captures[1].sample_start == 5000 && hop.captures[1].center_hz == 2e8 &&
+                       !hop.captures[1].datetime);
+        CPPUNIT_ASSERT(hop.captures[0].datetime &&
+                       gpufft_app::format_utc(*hop.captures[0].datetime) == "2026-01-02T03:04:05.000000Z");
+        CPPUNIT_ASSERT(hop.annotations.size() == 1 && hop.annotations[0].label == "burst");
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-meta").find("two hops") != std::string::npos);
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-meta").find("core:sha512") == std::string::npos);
+
+        gpufft_app::iq_source radio;
+        radio.format = sample_format::cs8;
+        radio.sample_rate = 2e6;
+        radio.center_hz = 1e9;
+        radio.hardware = "simulated radio, serial 42";
+        {
+            gpufft_app::sigmf_recorder r(base, radio);
+            const unsigned char bytes[5] = { 1, 2, 3, 4, 5 };
+            r.write(bytes, 3), r.write(bytes + 3, 2); // whole samples across writes
+            r.retune(1.1e9);                          // a device's retune: a new capture at sample 2
+            r.write(bytes, 1), r.write(bytes + 1, 1);
+            r.commit(std::nullopt);
+        }
+        CPPUNIT_ASSERT_EQUAL(std::string("\x01\x02\x03\x04\x05\x01", 6), read_file(base + ".sigmf-data"));
+        const auto retuned = gpufft_app::open_sigmf(base);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), retuned.captures.size());
+        CPPUNIT_ASSERT(retuned.captures[0].center_hz == 1e9 && retuned.captures[1].center_hz == 1.1e9);
+        CPPUNIT_ASSERT(retuned.captures[1].sample_start == 2 && retuned.captures[1].datetime);
+        const auto hw = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
+        CPPUNIT_ASSERT_EQUAL(std::string("simulated radio, serial 42"), hw["global"]["core:hw"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(std::string("ci8"), hw["global"]["core:datatype"].get<std::string>());
+    }
+
+    // --annotate: a tone present in spectra 31 to 60 of 100 over noise is one
+    // annotation: its edges around the tone, its samples those spectra's.
+    void annotate()
+    {
+        const std::size_t n = 128, on = 30 * n, off = 60 * n;
+        auto g = qa::rng_for("annotate");
+        std::normal_distribution<double> noise(0, 0.01);
+        const std::string data = cu8_of(100 * n, [&](std::size_t i) {
+            const std::complex<double> w(noise(g), noise(g));
+            return i >= on && i < off ? w + std::polar(0.3, 2 * M_PI * double(i % 8) / 8) : w;
+        });
+        const std::string in = write_file("ann.cu8", data), base = temp_dir() + "/ann-rec";
+        const std::vector<std::string> common{ "--rate",    "100k",       "--center",    "100M", "--fft", "128",
+                                               "--overlap", "0",          "--frames",    "1",    "--png", "none",
+                                               "--quiet",   "--annotate", "--threshold", "20" };
+        const auto check = [&](const std::string& meta_path) {
+            const auto meta = nlohmann::json::parse(read_file(meta_path));
+            const auto& anns = meta["annotations"];
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(anns.dump(), std::size_t(1), anns.size());
+            const auto& a = anns[0];
+            CPPUNIT_ASSERT_EQUAL(std::uint64_t(on), a["core:sample_start"].get<std::uint64_t>());
+            CPPUNIT_ASSERT_EQUAL(std::uint64_t(off - on), a["core:sample_count"].get<std::uint64_t>());
+            const double tone = 100e6 + 12500, bin = 100e3 / 128;
+            const double lo = a["core:freq_lower_edge"], hi = a["core:freq_upper_edge"];
+            CPPUNIT_ASSERT_MESSAGE(a.dump(), lo < tone - bin / 2 && hi > tone + bin / 2);
+            CPPUNIT_ASSERT_MESSAGE(a.dump(), lo > tone - 8 * bin && hi < tone + 8 * bin);
+            CPPUNIT_ASSERT_EQUAL(std::string("signal"), a["core:label"].get<std::string>());
+            return meta;
+        };
+        // Into the recording's metadata.
+        auto args = common;
+        args.insert(args.begin(), { in, "--record", base });
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        check(base + ".sigmf-meta");
+        // Without --record: a .sigmf-meta next to the raw file names it in core:dataset.
+        args = common;
+        args.insert(args.begin(), in);
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        const auto meta = check(temp_dir() + "/ann.sigmf-meta");
+        CPPUNIT_ASSERT_EQUAL(std::string("ann.cu8"), meta["global"]["core:dataset"].get<std::string>());
+        const auto src = gpufft_app::open_sigmf(temp_dir() + "/ann");
+        CPPUNIT_ASSERT(src.data_path == in && src.annotations.size() == 1 && src.center_hz == 100e6);
+        // A SigMF input: its own metadata, every other field kept.
+        write_file("own-ann.sigmf-meta", sigmf_meta("cu8", "1e5", "1e8"));
+        write_file("own-ann.sigmf-data", data);
+        args = std::vector<std::string>(common.begin() + 4, common.end());
+        args.insert(args.begin(), temp_dir() + "/own-ann");
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        const auto own = check(temp_dir() + "/own-ann.sigmf-meta");
+        CPPUNIT_ASSERT_EQUAL(std::string("t\u00e9st \"q\""), own["global"]["core:description"].get<std::string>());
+        CPPUNIT_ASSERT(!own["global"].contains("core:dataset"));
+        // Annotating again replaces this program's annotations, and keeps the others.
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        check(temp_dir() + "/own-ann.sigmf-meta");
+        auto foreign = nlohmann::json::parse(read_file(temp_dir() + "/own-ann.sigmf-meta"));
+        foreign["annotations"].push_back({ { "core:sample_start", 1 }, { "core:label", "by hand" } });
+        write_file("own-ann.sigmf-meta", foreign.dump());
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        const auto both = nlohmann::json::parse(read_file(temp_dir() + "/own-ann.sigmf-meta"))["annotations"];
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(both.dump(), std::size_t(2), both.size());
+        CPPUNIT_ASSERT_EQUAL(std::string("by hand"),
+                             both[0]["core:label"].get<std::string>()); // sorted by sample_start
+        // Standard input has nothing to annotate without --record.
+        args = common;
+        args.insert(args.begin(), "-");
+        const auto [status, out, err] = run_exe(args, in);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate") != std::string::npos);
+    }
+
+    // A recording that cannot be written is an error naming the file (exit
+    // status 1) and leaves no metadata; a data header is refused, not misread.
+    void record_errors()
+    {
+        const std::string in = write_file("rerr.cu8", cu8_tone(64 * 100, 0.1, 0.5)), base = temp_dir() + "/full";
+        ::unlink((base + ".sigmf-data").c_str());
+        ::unlink((base + ".sigmf-meta").c_str());
+        CPPUNIT_ASSERT(::symlink("/dev/full", (base + ".sigmf-data").c_str()) == 0);
+        const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--record", base });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(base + ".sigmf-data") != std::string::npos &&
+                                        err.find("No space left") != std::string::npos);
+        CPPUNIT_ASSERT(!std::filesystem::exists(base + ".sigmf-meta"));
+        const auto [s2, o2, e2] =
+            run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 1, s2);
+        CPPUNIT_ASSERT_EQUAL(2, app({ in, "--record", temp_dir() + "/" }));
+
+        write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0,
+                                        "core:header_bytes": 512}]})");
+        write_file("hdr.sigmf-data", std::string(4096, '\0'));
+        expect_throw<gpufft_app::app_error>(
+            "header", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:header_bytes");
+        write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:num_channels": 2}})");
+        expect_throw<gpufft_app::app_error>(
+            "channels", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:num_channels");
+    }
+
+    // SIGINT while recording from a FIFO: the data holds every whole sample
+    // read, and the metadata is complete, valid JSON (exit status 130).
+    void interrupted_recording()
+    {
+        const std::string fifo = temp_dir() + "/rec.fifo", base = temp_dir() + "/intr";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
+        const int err_fd = ::open((temp_dir() + "/intr.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        child c({ fifo, "--fft", "256", "--frames", "1", "--rate", "1M", "--center", "100M", "--png", "none",
+                  "--record", base, "--annotate", "--quiet" },
+                -1, err_fd, err_fd);
+        ::close(err_fd);
+        const int w = ::open(fifo.c_str(), O_WRONLY);
+        CPPUNIT_ASSERT(w >= 0);
+        const std::string data = cu8_tone(256 * 40, 0.125, 0.5) + "\x80"; // and half a sample
+        CPPUNIT_ASSERT(::write(w, data.data(), data.size()) == ssize_t(data.size()));
+        wait_until_waiting(w, c.pid);
+        ::kill(c.pid, SIGINT);
+        const int status = c.wait(30);
+        ::close(w);
+        const std::string err = read_file(temp_dir() + "/intr.err");
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 130, status);
+        CPPUNIT_ASSERT(read_file(base + ".sigmf-data") == data.substr(0, data.size() - 1));
+        const auto meta = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
+        CPPUNIT_ASSERT_EQUAL(std::string("cu8"), meta["global"]["core:datatype"].get<std::string>());
+        CPPUNIT_ASSERT_EQUAL(100e6, meta["captures"][0]["core:frequency"].get<double>());
+        CPPUNIT_ASSERT(!meta["annotations"].empty()); // the tone (and the spurs of its 8-bit samples)
+        for (const auto& a : meta["annotations"])
+            CPPUNIT_ASSERT(a.contains("core:sample_count") && a.contains("core:freq_upper_edge"));
+        CPPUNIT_ASSERT(names_starting(temp_dir(), ".intr").empty()); // no temporary file left
     }
 
     // A reader that goes away ends the program quietly (no message) with 141.
