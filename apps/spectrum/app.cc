@@ -1,6 +1,7 @@
 /* gpufft-spectrum: the run itself, step by step (source, engine, outputs,
  * reading, waterfall, peaks), and the exit status. */
 #include "app.h"
+#include "live.h"
 
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
@@ -146,6 +147,8 @@ public:
             d_jsonl->commit();
     }
 
+    //! The newest spectrum (tone dBFS).
+    const float* latest() const { return d_tone.data(); }
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
@@ -316,8 +319,12 @@ int receive(const options& o)
 
     const gpufft::spectrum_config c = engine_config(o, src);
     gpufft::spectrum engine(c);
+    live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
-    const auto sink = [&](const float* db, std::size_t len) { out.add(db, len); };
+    const auto sink = [&](const float* db, std::size_t len) {
+        out.add(db, len);
+        live.publish(out.latest(), len, out.seconds(), src, engine);
+    };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
 
     // With an output on standard output, the report goes to standard error.

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
+#include <unistd.h>
 
 namespace gpufft_app {
 
@@ -124,6 +125,13 @@ options parse_options(const std::vector<std::string>& args)
         ->type_name("H");
     app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
+    app.add_option("--serve", o.serve,
+                   "web view (waterfall, spectrum) on HOST:PORT, or PORT on 127.0.0.1; another host only when named")
+        ->type_name("ADDR");
+    app.add_option("--zmq-pub", o.zmq_pub, "publish every spectrum on ZeroMQ (e.g. tcp://127.0.0.1:5555)")
+        ->type_name("ENDPOINT");
+    app.add_option("--name", o.name, "receiver name in the web view and ZeroMQ tags (default: host name)")
+        ->type_name("NAME");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
@@ -149,6 +157,10 @@ options parse_options(const std::vector<std::string>& args)
         o.progress = 1;
     if (quiet->count())
         o.progress = 0;
+    if (o.name.empty()) {
+        char host[256] = {};
+        o.name = ::gethostname(host, sizeof host - 1) == 0 ? host : "gpufft-spectrum";
+    }
     const auto colon = window.find(':');
     o.window = window.substr(0, colon);
     if (colon != std::string::npos) {
