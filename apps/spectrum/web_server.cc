@@ -133,6 +133,7 @@ private:
 void ws_session::start(http::request<http::string_body> request)
 {
     d_ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    d_ws.auto_fragment(false); // a frame is one message, whatever its size
     d_ws.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
         if (ec)
             return;

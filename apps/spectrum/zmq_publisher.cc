@@ -20,8 +20,8 @@ constexpr std::uint16_t gr_header_magic = 0x5FF0;
 constexpr std::uint8_t gr_header_version = 0x01;
 
 // PMT serialization type codes and big-endian numbers (gnuradio-runtime/lib/pmt/pmt_serialize.cc).
-constexpr unsigned char pst_false = 0x01, pst_symbol = 0x02, pst_double = 0x04, pst_tuple = 0x0a,
-                        pst_uint64 = 0x0c;
+constexpr unsigned char pst_false = 0x01, pst_symbol = 0x02, pst_double = 0x04, pst_uint64 = 0x0b,
+                        pst_tuple = 0x0c;
 
 template <typename T>
 void put_host(std::string& out, T v)
