@@ -30,7 +30,8 @@ SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full
 (a signal ignored at start, as under nohup, stays ignored; a second one kills).
 
 Exit status: 0 done; 1 bad input, a read or write error, or a failed --demo
-check; 2 bad command line; 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
+check; 2 bad command line (a --serve or --zmq-pub address that cannot be bound
+among them); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
 129 SIGHUP) with complete outputs; 141 standard output was closed.)";
 
 std::string shortest(double v)

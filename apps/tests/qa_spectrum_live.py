@@ -300,17 +300,17 @@ class qa_spectrum_live(gr_unittest.TestCase):
             rc, out, err = rx.finish()
         self.assertEqual(rc, 0, err)
 
-    def run_fixed_input(self, path, clients):
-        """Seconds from the first byte to the end of a fixed input, with `clients` ("read", "stall")."""
-        rx = receiver("--serve", "127.0.0.1:0", "--frames", "1", "--format", "cu8")
-        attached = []
-        for kind in clients:
-            attached.append((kind, ws_client(rx.url, rcvbuf=4096 if kind == "stall" else None)))
+    def run_fixed_input(self, block, repeat, clients):
+        """A fixed input (`block` `repeat` times) with `clients` ("read" or "stall") attached:
+        (seconds from the first byte to the program's exit, messages each client got)."""
+        rx = receiver("--serve", "127.0.0.1:0", "--fft", "4096", "--frames", "1", "--format", "cu8")
+        # A stalled client reads nothing; its small receive buffer soon fills the server's send buffer.
+        attached = [(kind, ws_client(rx.url, rcvbuf=4096 if kind == "stall" else None)) for kind in clients]
         time.sleep(0.2)  # the server has them all (it sends nothing before the first spectrum)
         stop = threading.Event()
-        received = []
+        received = {}
 
-        def drain(c):
+        def drain(i, c):
             count = 0
             try:
                 while not stop.is_set():
@@ -318,46 +318,94 @@ class qa_spectrum_live(gr_unittest.TestCase):
                     count += 1
             except (OSError, EOFError):
                 pass
-            received.append(count)
-        readers = [threading.Thread(target=drain, args=(c,)) for k, c in attached if k == "read"]
+            received[i] = count
+        readers = [threading.Thread(target=drain, args=(i, c)) for i, (k, c) in enumerate(attached) if k == "read"]
         for r in readers:
             r.start()
+
+        def write():
+            try:
+                for _ in range(repeat):
+                    rx.proc.stdin.write(block)
+                rx.proc.stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass
+        writer = threading.Thread(target=write)
         t0 = time.monotonic()
-        with open(path, "rb") as f:
-            shutil.copyfileobj(f, rx.proc.stdin, 1 << 20)
-        rc, out, err = rx.finish(timeout=120)
+        writer.start()
+        try:
+            rx.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            rx.proc.kill()
+            self.fail(f"with clients {clients}: the run stalled")
+        finally:
+            writer.join()
         seconds = time.monotonic() - t0
         stop.set()
-        for _, c in attached:
-            c.sock.shutdown(socket.SHUT_RDWR)
-            c.close()
+        for i, (kind, c) in enumerate(attached):
+            if kind == "stall":  # what reached it before the end: it fell behind and lost rows
+                c.sock.settimeout(2)
+                count = 0
+                try:
+                    while True:
+                        c.message()
+                        count += 1
+                except (OSError, EOFError):
+                    pass
+                received[i] = count
         for r in readers:
             r.join()
-        self.assertEqual(rc, 0, err)
-        return seconds, received
+        for _, c in attached:
+            c.close()
+        self.assertEqual(rx.proc.returncode, 0, rx.proc.stderr.read().decode())
+        return seconds, [received[i] for i in range(len(attached))]
 
     def test_stalled_client_does_not_slow_capture(self):
-        # 48 M cu8 samples, a spectrum every 512 samples (94 k spectra): the
-        # web output sees every one of them.
-        path = os.path.join(self.tmp, "input.cu8")
-        rng = np.random.default_rng(1)
-        with open(path, "wb") as f:
-            block = rng.integers(0, 256, 1 << 22, dtype=np.uint8).tobytes()
-            for _ in range(24):
-                f.write(block)
-        cases = {"none": [], "stall": ["stall"], "read+read": ["read", "read"], "stall+read": ["stall", "read"]}
+        # 256 MB of cu8, a spectrum every 2048 samples (65 k spectra, each
+        # into the web output's traces; rows at 60 a second, 24 KB each).
+        block = np.random.default_rng(1).integers(0, 256, 1 << 22, dtype=np.uint8).tobytes()
+        cases = {"none": [], "stall": ["stall"], "read+read": ["read", "read"],
+                 "stall+read+read": ["stall", "read", "read"]}
         runs = {name: [] for name in cases}
-        for _ in range(3):  # rounds of every case, so that a busy moment of the machine hits them alike
-            for name, clients in cases.items():
-                seconds, received = self.run_fixed_input(path, clients)
+        names = list(cases)
+        for r in range(3):  # rounds of every case, each in another order, so that load hits them alike
+            for name in names[r:] + names[:r]:
+                clients = cases[name]
+                seconds, received = self.run_fixed_input(block, 64, clients)
                 runs[name].append(seconds)
-                # The reading clients got frames while the stalled one held its own back.
+                if name == "stall+read+read":  # the stalled one lost rows, the others did not wait for it
+                    self.assertLess(received[0], min(received[1:]) / 2, received)
                 self.assertTrue(all(n > 10 for n in received), (name, received))
         times = {name: min(r) for name, r in runs.items()}
         print("\nfixed input, best of 3 (s): " + ", ".join(f"{k} {v:.2f}" for k, v in times.items()),
               file=sys.stderr)
         for name, seconds in times.items():
             self.assertLess(seconds, times["none"] * 1.15 + 0.2, f"{name}: {times}")
+
+    def test_signal_ends_a_run_with_live_outputs(self):
+        # A signal while the input pipe is quiet and a client is connected:
+        # the run ends at once with complete outputs, whatever thread the
+        # server and libzmq started.
+        import signal
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            csv = os.path.join(self.tmp, f"spectra{sig}.csv")
+            rx = receiver("--serve", "127.0.0.1:0", "--zmq-pub", f"tcp://127.0.0.1:{free_port()}", "--csv", csv)
+            rx.feed(125 * BIN, seconds=0.5)
+            client = ws_client(rx.url)
+            client.message()  # the metadata: spectra are flowing
+            rx.thread.join()  # the input stays open, with nothing more to read
+            time.sleep(0.3)
+            t0 = time.monotonic()
+            rx.proc.send_signal(sig)
+            rx.proc.wait(timeout=10)
+            self.assertLess(time.monotonic() - t0, 5)
+            client.close()
+            rc, out, err = rx.finish()
+            self.assertEqual(rc, 128 + sig, err)
+            with open(csv) as f:
+                rows = f.read().splitlines()
+            self.assertGreater(len(rows), 10)
+            self.assertTrue(all(len(r.split(",")) == FFT + 1 for r in rows), "a partial CSV row")
 
     def test_port_in_use(self):
         with socket.socket() as busy:
