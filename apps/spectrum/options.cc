@@ -127,7 +127,7 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
     app.add_option("--serve", o.serve,
-                   "web view (waterfall, spectrum) on HOST:PORT, or PORT on 127.0.0.1; another host only when named")
+                   "live web view on HOST:PORT (PORT alone: on 127.0.0.1)")
         ->type_name("ADDR");
     app.add_option("--zmq-pub", o.zmq_pub, "publish every spectrum on ZeroMQ (e.g. tcp://127.0.0.1:5555)")
         ->type_name("ENDPOINT");

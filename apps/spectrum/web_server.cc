@@ -65,10 +65,8 @@ public:
                 // The front is being written; drop the oldest row behind it.
                 const auto oldest = std::find_if(d_queue.begin() + (d_writing ? 1 : 0), d_queue.end(),
                                                  [](const frame& q) { return !q.text; });
-                if (oldest != d_queue.end()) {
+                if (oldest != d_queue.end())
                     d_queue.erase(oldest);
-                    ++d_dropped;
-                }
             }
         }
         d_queue.push_back(f);
@@ -96,7 +94,6 @@ private:
     beast::flat_buffer d_in;
     std::deque<frame> d_queue;
     bool d_writing = false;
-    std::size_t d_dropped = 0;
 };
 
 //! The clients, touched only on the server's thread, and the metadata a new one gets first.
@@ -206,7 +203,7 @@ private:
     http::response<http::string_body> d_response;
 };
 
-//! "HOST:PORT", "[V6]:PORT" or "PORT" (on 127.0.0.1).
+//! "HOST:PORT", "[V6]:PORT", "PORT" or ":PORT" (the last two on 127.0.0.1).
 tcp::endpoint parse_address(const std::string& address)
 {
     const auto colon = address.rfind(':');
@@ -214,6 +211,8 @@ tcp::endpoint parse_address(const std::string& address)
     const std::string port = colon == std::string::npos ? address : address.substr(colon + 1);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
         host = host.substr(1, host.size() - 2);
+    if (host.empty()) // ":8073"
+        host = "127.0.0.1";
     char* end = nullptr;
     const long number = std::strtol(port.c_str(), &end, 10);
     if (port.empty() || *end || number < 0 || number > 65535)
