@@ -54,10 +54,16 @@ class ws_session : public std::enable_shared_from_this<ws_session>
 public:
     ws_session(tcp::socket&& socket, hub& h) : d_ws(std::move(socket)), d_hub(h) {}
     void start(http::request<http::string_body> request);
-    //! On the server's thread: queues a frame (a row replaces the oldest waiting one when full).
+    /*!
+     * On the server's thread: queues a frame. A row beyond max_queued_rows
+     * drops the oldest waiting row; new metadata drops everything waiting
+     * (rows of the old metadata, older metadata), so the queue stays bounded.
+     */
     void send(const frame& f)
     {
-        if (!f.text) {
+        if (f.text) {
+            d_queue.erase(d_queue.begin() + (d_writing ? 1 : 0), d_queue.end());
+        } else {
             std::size_t rows = 0;
             for (const auto& q : d_queue)
                 rows += !q.text;
