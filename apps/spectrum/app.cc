@@ -1,6 +1,7 @@
 /* gpufft-spectrum: the run itself, step by step (source, engine, outputs,
  * reading, waterfall, peaks), and the exit status. */
 #include "app.h"
+#include "live.h"
 
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
@@ -247,6 +248,8 @@ public:
             d_rtl_power->commit();
     }
 
+    //! The newest spectrum (tone dBFS).
+    const float* latest() const { return d_tone.data(); }
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
@@ -553,8 +556,12 @@ int receive(const options& o)
     if (radio)
         c.ref_scale = radio->ref_scale();
     gpufft::spectrum engine(c);
+    live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
-    const auto sink = [&](const float* db, std::size_t len) { out.add(db, len); };
+    const auto sink = [&](const float* db, std::size_t len) {
+        out.add(db, len);
+        live.publish(out.latest(), len, out.seconds(), src, engine);
+    };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
     std::optional<sigmf_recorder> recorder;
     if (!o.record.empty())
@@ -573,16 +580,16 @@ int receive(const options& o)
     std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
     std::unique_ptr<gpufft::demo_signal> demo;
     std::size_t samples = 0;
-    stream_stats live;
+    stream_stats device_stats;
     // --duration in samples (0: no limit; at least one when given).
     const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
     const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
-        live = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
-                            max_samples, on_read);
-        samples = live.samples;
+        device_stats = stream_radio(*radio, engine, sink,
+                                    std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read);
+        samples = device_stats.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
         samples = feed_demo(*demo, engine, sink, on_read);
@@ -632,7 +639,8 @@ int receive(const options& o)
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
     if (radio)
         std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
-                     live.wall_s, 100 * live.device_s / live.wall_s, 100 * live.fft_s / live.wall_s, live.overflows);
+                     device_stats.wall_s, 100 * device_stats.device_s / device_stats.wall_s,
+                     100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
     print_annotations(src, report);

@@ -52,6 +52,8 @@ struct options {
     double overlap = 0.5, alpha = 0.1, fps = 0, peak_threshold = 10;
     double db_min = NAN, db_max = NAN;
     std::string png = "waterfall.png", csv, jsonl;
+    std::string serve, zmq_pub; //!< live outputs (live.h): web view address, ZeroMQ endpoint
+    std::string name;           //!< the receiver's name in the live outputs (default: the host name)
     int progress = -1; //!< -1: on a terminal
     radio_options radio; //!< --device, --sweep, --rtl-power, --duration (radio.h)
     std::string record; //!< --record NAME: NAME.sigmf-data and NAME.sigmf-meta

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
+#include <unistd.h>
 
 namespace gpufft_app {
 
@@ -33,7 +34,8 @@ SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full
 (a signal ignored at start, as under nohup, stays ignored; a second one kills).
 
 Exit status: 0 done; 1 bad input, a read or write error, or a failed --demo
-check; 2 bad command line; 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
+check; 2 bad command line (a --serve or --zmq-pub address that cannot be bound
+among them); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM,
 129 SIGHUP) with complete outputs; 141 standard output was closed.)";
 
 std::string shortest(double v)
@@ -159,6 +161,13 @@ options parse_options(const std::vector<std::string>& args)
                    "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")
         ->type_name("FILE");
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line; '-': standard output")->type_name("FILE");
+    app.add_option("--serve", o.serve,
+                   "live web view on HOST:PORT (PORT alone: on 127.0.0.1)")
+        ->type_name("ADDR");
+    app.add_option("--zmq-pub", o.zmq_pub, "publish every spectrum on ZeroMQ (e.g. tcp://127.0.0.1:5555)")
+        ->type_name("ENDPOINT");
+    app.add_option("--name", o.name, "receiver name in the web view and ZeroMQ tags (default: host name)")
+        ->type_name("NAME");
     app.add_option("--peaks", peaks, "peaks to list (default 10)")->check(number_in(0, 1e6, true))->type_name("K");
     number(app, "--peak-threshold", o.peak_threshold, 0, 1000, "peaks are this far above the median (default 10)", "DB");
     app.add_option("--record", o.record, "also write the raw IQ as the SigMF recording NAME.sigmf-data/-meta")
@@ -190,6 +199,10 @@ options parse_options(const std::vector<std::string>& args)
         o.progress = 1;
     if (quiet->count())
         o.progress = 0;
+    if (o.name.empty()) {
+        char host[256] = {};
+        o.name = ::gethostname(host, sizeof host - 1) == 0 ? host : "gpufft-spectrum";
+    }
     const auto colon = window.find(':');
     o.window = window.substr(0, colon);
     if (colon != std::string::npos) {

@@ -1,0 +1,74 @@
+/* gpufft-spectrum: the live outputs, which get every spectrum as it is made
+ * (--serve: a web page over WebSocket; --zmq-pub: ZeroMQ for GNU Radio and
+ * collectors). Formats: README.md, "Web view" and "ZeroMQ feed". */
+#ifndef GPUFFT_APPS_SPECTRUM_LIVE_H
+#define GPUFFT_APPS_SPECTRUM_LIVE_H
+
+#include "app.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpufft_app {
+
+//! One spectrum and what it means.
+struct live_spectrum {
+    const float* db = nullptr; //!< tone dBFS, lowest frequency first
+    std::size_t bins = 0;
+    double f0_hz = 0;       //!< frequency of bin 0
+    double bin_hz = 0;      //!< bin spacing
+    double center_hz = 0;   //!< the tuner's centre
+    double sample_rate = 0; //!< Hz
+    std::size_t fft_size = 0;
+    double unix_time = 0;   //!< end of the spectrum's last frame, seconds since 1970-01-01 UTC
+    std::uint64_t index = 0; //!< spectra before this one
+};
+
+//! A live output: publish() never waits on a reader.
+class live_output
+{
+public:
+    virtual ~live_output() = default;
+    //! Called from the capture thread for every spectrum; `s.db` is valid only during the call.
+    virtual void publish(const live_spectrum& s) = 0;
+};
+
+/*!
+ * The web view on HOST:PORT (or PORT, on 127.0.0.1): the page and its
+ * WebSocket, served on a thread of its own. Binds now: a bad address or a
+ * port in use is a usage_error naming --serve. Warns on standard error when
+ * the address is not a loopback one.
+ */
+std::unique_ptr<live_output> make_web_server(const std::string& address, const std::string& name);
+
+/*!
+ * A ZeroMQ PUB socket bound to `endpoint` (tcp://HOST:PORT, ipc://PATH...):
+ * each spectrum is one message in gr-zeromq's tagged format. Binds now; a
+ * bad endpoint or one in use is a usage_error naming --zmq-pub.
+ */
+std::unique_ptr<live_output> make_zmq_publisher(const std::string& endpoint, const std::string& name);
+
+//! The live outputs the options ask for, with the run's wall-clock start.
+class live_outputs
+{
+public:
+    //! Binds every server (before any output file exists, so that a failure leaves none).
+    explicit live_outputs(const options& o);
+    /*!
+     * One spectrum of `bins` tone dBFS values, `seconds` of signal after the
+     * start, from `engine` on `src`.
+     */
+    void publish(const float* db, std::size_t bins, double seconds, const iq_source& src,
+                 const gpufft::spectrum& engine);
+
+private:
+    std::vector<std::unique_ptr<live_output>> d_outputs;
+    double d_start_unix;
+    std::uint64_t d_count = 0;
+};
+
+} // namespace gpufft_app
+
+#endif

@@ -1,0 +1,123 @@
+/* gpufft-spectrum: --zmq-pub, every spectrum as one ZeroMQ PUB message in
+ * gr-zeromq's tagged format, so that GNU Radio's ZMQ SUB Source with
+ * pass_tags gets the bins as a float vector and the metadata as stream tags
+ * (README.md, "ZeroMQ feed"). */
+#include "live.h"
+
+#include <zmq.hpp>
+#include <cmath>
+#include <cstring>
+
+namespace gpufft_app {
+
+namespace {
+
+/* gr-zeromq's message header (gr-zeromq/lib/tag_headers.cc in GNU Radio
+ * 3.8 to 3.10): magic, version, the first item's offset, the tag count, then
+ * per tag its offset and key, value and source id, each a serialized PMT;
+ * numbers in host order (little-endian here), the items follow. */
+constexpr std::uint16_t gr_header_magic = 0x5FF0;
+constexpr std::uint8_t gr_header_version = 0x01;
+
+// PMT serialization type codes and big-endian numbers (gnuradio-runtime/lib/pmt/pmt_serialize.cc).
+constexpr unsigned char pst_false = 0x01, pst_symbol = 0x02, pst_double = 0x04, pst_uint64 = 0x0b,
+                        pst_tuple = 0x0c;
+
+template <typename T>
+void put_host(std::string& out, T v)
+{
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+void put_big_endian(std::string& out, std::uint64_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; --i)
+        out.push_back(char((v >> (8 * i)) & 0xff));
+}
+
+void pmt_symbol(std::string& out, const std::string& s)
+{
+    out.push_back(char(pst_symbol));
+    put_big_endian(out, std::min<std::size_t>(s.size(), 0xffff), 2);
+    out.append(s, 0, 0xffff);
+}
+
+void pmt_double(std::string& out, double d)
+{
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    out.push_back(char(pst_double));
+    put_big_endian(out, bits, 8);
+}
+
+void pmt_uint64(std::string& out, std::uint64_t v)
+{
+    out.push_back(char(pst_uint64));
+    put_big_endian(out, v, 8);
+}
+
+//! gr-uhd's rx_time: (whole seconds as uint64, fraction as double).
+void pmt_time(std::string& out, double unix_time)
+{
+    const double whole = std::floor(unix_time);
+    out.push_back(char(pst_tuple));
+    put_big_endian(out, 2, 4);
+    pmt_uint64(out, std::uint64_t(whole));
+    pmt_double(out, unix_time - whole);
+}
+
+class zmq_publisher final : public live_output
+{
+public:
+    zmq_publisher(const std::string& endpoint, const std::string& name) : d_name(name)
+    {
+        try {
+            // A slow subscriber loses whole messages beyond this many, never stalls publish().
+            d_socket.set(zmq::sockopt::sndhwm, 64);
+            // At exit, at most this long to hand the last spectra to the subscribers.
+            d_socket.set(zmq::sockopt::linger, 500);
+            d_socket.bind(endpoint);
+        } catch (const zmq::error_t& e) {
+            throw usage_error("--zmq-pub " + endpoint + ": " + e.what());
+        }
+    }
+
+    void publish(const live_spectrum& s) override
+    {
+        d_message.clear();
+        put_host(d_message, gr_header_magic);
+        put_host(d_message, gr_header_version);
+        put_host(d_message, std::uint64_t(s.index)); // this message's item (vector) offset
+        put_host(d_message, std::uint64_t(7));       // tags, all on this vector
+        const auto tag = [&](const char* key) {
+            put_host(d_message, std::uint64_t(s.index));
+            pmt_symbol(d_message, key);
+        };
+        const auto source = [&] { d_message.push_back(char(pst_false)); };
+        tag("rx_time"), pmt_time(d_message, s.unix_time), source();
+        tag("rx_freq"), pmt_double(d_message, s.center_hz), source();
+        tag("rx_rate"), pmt_double(d_message, s.sample_rate), source();
+        tag("bin_hz"), pmt_double(d_message, s.bin_hz), source();
+        tag("f0_hz"), pmt_double(d_message, s.f0_hz), source();
+        tag("fft_size"), pmt_uint64(d_message, s.fft_size), source();
+        tag("name"), pmt_symbol(d_message, d_name), source();
+        d_message.append(reinterpret_cast<const char*>(s.db), s.bins * sizeof(float));
+        // PUB drops a message rather than block when a subscriber's queue is full.
+        (void)d_socket.send(zmq::buffer(d_message), zmq::send_flags::dontwait);
+    }
+
+private:
+    std::string d_name;
+    zmq::context_t d_context{ 1 };
+    zmq::socket_t d_socket{ d_context, zmq::socket_type::pub };
+    std::string d_message;
+};
+
+} // namespace
+
+std::unique_ptr<live_output> make_zmq_publisher(const std::string& endpoint, const std::string& name)
+{
+    return std::make_unique<zmq_publisher>(endpoint, name);
+}
+
+} // namespace gpufft_app

@@ -1,0 +1,563 @@
+#!/usr/bin/env python3
+"""QA for gpufft-spectrum's live outputs, the program in subprocesses:
+--serve (the page in headless Chromium, two clients, a stalled client, a port
+in use) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags, and
+examples/zmq_collector.py merging two receivers).
+
+    GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
+
+GPUFFT_SHOTS=DIR keeps the screenshots there."""
+
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import zlib
+
+import numpy as np
+from gnuradio import gr, gr_unittest, blocks, zeromq
+
+EXE = os.environ.get("GPUFFT_SPECTRUM", "gpufft-spectrum")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTOR = os.path.join(ROOT, "examples", "zmq_collector.py")
+RATE = 1e6
+FFT = 1024
+BIN = RATE / FFT  # tones on bin centres: no scalloping, a tone reads its power
+
+
+def tone_iq(samples, tone_hz, seed, amplitude=0.5, noise=0.01, start=0):
+    """cf32 bytes: a complex tone at tone_hz (relative to the centre) plus Gaussian noise."""
+    rng = np.random.default_rng(seed)
+    n = np.arange(start, start + samples)
+    x = amplitude * np.exp(2j * np.pi * tone_hz / RATE * n)
+    x += noise * (rng.standard_normal(samples) + 1j * rng.standard_normal(samples))
+    return x.astype(np.complex64).tobytes()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http_get(hostport, path="/"):
+    """The raw HTTP/1.1 response to GET path (the server closes the connection)."""
+    host, port = hostport.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n".encode())
+        response = b""
+        while chunk := s.recv(65536):
+            response += chunk
+            head, _, body = response.partition(b"\r\n\r\n")
+            length = re.search(rb"(?i)content-length: *(\d+)", head)
+            if length and len(body) >= int(length.group(1)):
+                break  # DevTools keeps the connection open
+    return response.decode("utf-8", "replace")
+
+
+class receiver:
+    """gpufft-spectrum reading cf32 from a pipe; feed() writes a tone in real time on a thread."""
+
+    def __init__(self, *args, center=100e6, fps=50):
+        self.proc = subprocess.Popen(
+            [EXE, "--format", "cf32", "--rate", str(RATE), "--center", str(center), "--fft", str(FFT),
+             "--fps", str(fps), "--png", "none", "--quiet", *args],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.url = None
+        self.stderr = []
+        if any(a.startswith("--serve") for a in args):
+            for line in self.proc.stderr:  # the first lines say where it listens
+                line = line.decode()
+                self.stderr.append(line)
+                m = re.search(r"web view on http://([^/]+)/", line)
+                if m:
+                    self.url = m.group(1)
+                    break
+            if self.url is None:
+                raise AssertionError("no 'web view on' line: " + "".join(self.stderr))
+        self.stop_feed = threading.Event()
+        self.thread = None
+
+    def feed(self, tone_hz, seconds=None, chunk=20000):
+        def run():
+            t0, sent = time.monotonic(), 0
+            try:
+                while not self.stop_feed.is_set() and (seconds is None or sent < seconds * RATE):
+                    self.proc.stdin.write(tone_iq(chunk, tone_hz, sent, start=sent))
+                    self.proc.stdin.flush()
+                    sent += chunk
+                    ahead = sent / RATE - (time.monotonic() - t0)
+                    if ahead > 0:
+                        time.sleep(ahead)
+            except (BrokenPipeError, ValueError):
+                pass
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def finish(self, timeout=30):
+        self.stop_feed.set()
+        if self.thread:
+            self.thread.join()
+        out, err = self.proc.communicate(timeout=timeout)  # closes standard input: the end of the stream
+        return self.proc.returncode, out.decode(), "".join(self.stderr) + err.decode()
+
+
+class ws_client:
+    """A minimal WebSocket client (RFC 6455) on a plain socket, so that a test can also stop reading."""
+
+    def __init__(self, hostport, rcvbuf=None, path="/ws"):
+        host, port = hostport.rsplit(":", 1)
+        self.sock = socket.socket()
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(10)
+        self.sock.connect((host, int(port)))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
+                           f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                           "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += self.sock.recv(1)
+        accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode())
+                                  .digest()).decode()
+        assert head.startswith(b"HTTP/1.1 101") and accept.encode() in head, head
+
+    def _exact(self, n):
+        data = b""
+        while len(data) < n:
+            got = self.sock.recv(n - len(data))
+            if not got:
+                raise EOFError("connection closed")
+            data += got
+        return data
+
+    def message(self):
+        """(text, payload) of the next data message (unmasked frames: from a server)."""
+        opcode, payload = None, b""
+        while True:
+            b0, b1 = self._exact(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = struct.unpack(">H", self._exact(2))[0]
+            elif n == 127:
+                n = struct.unpack(">Q", self._exact(8))[0]
+            data = self._exact(n)
+            if b0 & 0x0F in (0, 1, 2):  # a continuation, text or binary frame
+                opcode = opcode or b0 & 0x0F
+                payload += data
+                if b0 & 0x80:  # FIN
+                    return opcode == 1, payload
+
+    def send_text(self, text):
+        """One text frame, masked as a client's must be."""
+        data, mask = text.encode(), os.urandom(4)
+        n = len(data)
+        head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n))
+        self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def close(self):
+        self.sock.close()
+
+
+def chromium_screenshot(chromium, url, width, height, seconds, workdir):
+    """The page at `url` after `seconds` of real time, as PNG bytes, through the DevTools protocol
+    (--screenshot alone does not wait for WebSocket frames)."""
+    port = free_port()
+    browser = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                "--force-device-scale-factor=1", f"--window-size={width},{height}",
+                                f"--remote-debugging-port={port}", f"--user-data-dir={workdir}", url],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        pages = []
+        while not pages:
+            if time.monotonic() > deadline:
+                raise AssertionError("chromium's DevTools did not list the page")
+            time.sleep(0.2)
+            try:
+                listing = http_get(f"127.0.0.1:{port}", "/json/list")
+                pages = [p for p in json.loads(listing.split("\r\n\r\n", 1)[1]) if p.get("type") == "page"]
+            except (OSError, ValueError, IndexError):
+                pass
+        time.sleep(seconds)
+        devtools = ws_client(f"127.0.0.1:{port}", path=pages[0]["webSocketDebuggerUrl"].split(str(port), 1)[1])
+        devtools.send_text(json.dumps({"id": 1, "method": "Page.captureScreenshot", "params": {"format": "png"}}))
+        while True:
+            reply = json.loads(devtools.message()[1])
+            if reply.get("id") == 1:
+                devtools.close()
+                return base64.b64decode(reply["result"]["data"])
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
+
+
+def parse_frame(payload):
+    """The binary frame: (columns, index, unix time, {trace: float32 row})."""
+    magic, columns, traces, index, t = struct.unpack_from("<4sIIId", payload)
+    assert magic == b"GFSP", magic
+    rows = np.frombuffer(payload, dtype="<f4", offset=24).reshape(traces, columns)
+    return columns, index, t, rows
+
+
+def decode_png(data):
+    """An 8-bit RGB or RGBA, non-interlaced PNG (what Chromium writes) as an H x W x 3 array."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack_from(">I4s", data, pos)
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = 3 if colour == 2 else 4
+    raw = np.frombuffer(zlib.decompress(idat), dtype=np.uint8).reshape(h, 1 + w * bpp)
+    out = np.zeros((h, w * bpp), dtype=np.int32)
+    prev = np.zeros(w * bpp, dtype=np.int32)
+    for y in range(h):
+        kind, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        cur = np.zeros_like(line)
+        if kind == 0:
+            cur = line
+        elif kind == 2:
+            cur = (line + prev) & 0xFF
+        else:  # sub, average and Paeth depend on the left neighbour: byte by byte
+            for i in range(len(line)):
+                a = cur[i - bpp] if i >= bpp else 0
+                b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+                if kind == 1:
+                    pred = a
+                elif kind == 3:
+                    pred = (a + b) // 2
+                else:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                cur[i] = (line[i] + pred) & 0xFF
+        out[y], prev = cur, cur
+    return out.reshape(h, w, bpp)[:, :, :3]
+
+
+class qa_spectrum_live(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="qa_spectrum_live_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_page_and_two_clients(self):
+        tone = 125 * BIN
+        rx = receiver("--serve", "127.0.0.1:0", "--name", "mast")
+        rx.feed(tone)
+        try:
+            page = http_get(rx.url)
+            self.assertTrue(page.startswith("HTTP/1.1 200"), page[:100])
+            self.assertIn("<canvas", page)
+            self.assertNotIn("https://", page)  # nothing from the network
+            self.assertTrue(http_get(rx.url, "/nothing").startswith("HTTP/1.1 404"))
+            clients = [ws_client(rx.url), ws_client(rx.url)]
+            for c in clients:
+                text, payload = c.message()
+                self.assertTrue(text)
+                meta = json.loads(payload)
+                self.assertEqual(meta["name"], "mast")
+                self.assertEqual(meta["center_hz"], 100e6)
+                self.assertEqual(meta["sample_rate"], RATE)
+                self.assertEqual(meta["fft_size"], FFT)
+                self.assertEqual(meta["columns"], FFT)
+                self.assertEqual(meta["traces"], ["waterfall", "average", "max_hold"])
+                indices = []
+                for _ in range(5):
+                    text, payload = c.message()
+                    self.assertFalse(text)
+                    columns, index, t, rows = parse_frame(payload)
+                    self.assertEqual(columns, meta["columns"])
+                    self.assertLess(abs(t - time.time()), 30)
+                    column = (100e6 + tone - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * columns
+                    for trace in rows:  # the tone at its column in every trace, 0 dBFS less 6 dB
+                        self.assertLessEqual(abs(int(np.argmax(trace)) - int(column)), 1)
+                        self.assertAlmostEqual(float(np.max(trace)), -6.02, delta=1.0)
+                    indices.append(index)
+                self.assertEqual(indices, sorted(indices))
+            for c in clients:
+                c.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+    def run_fixed_input(self, block, repeat, clients):
+        """A fixed input (`block` `repeat` times) with `clients` ("read" or "stall") attached:
+        (seconds from the first byte to the program's exit, messages each client got)."""
+        rx = receiver("--serve", "127.0.0.1:0", "--fft", "4096", "--frames", "1", "--format", "cu8")
+        # A stalled client reads nothing; its small receive buffer soon fills the server's send buffer.
+        attached = [(kind, ws_client(rx.url, rcvbuf=4096 if kind == "stall" else None)) for kind in clients]
+        time.sleep(0.2)  # the server has them all (it sends nothing before the first spectrum)
+        stop = threading.Event()
+        received = {}
+
+        def drain(i, c):
+            count = 0
+            try:
+                while not stop.is_set():
+                    c.message()
+                    count += 1
+            except (OSError, EOFError):
+                pass
+            received[i] = count
+        readers = [threading.Thread(target=drain, args=(i, c)) for i, (k, c) in enumerate(attached) if k == "read"]
+        for r in readers:
+            r.start()
+
+        def write():
+            try:
+                for _ in range(repeat):
+                    rx.proc.stdin.write(block)
+                rx.proc.stdin.close()
+            except (BrokenPipeError, ValueError):
+                pass
+        writer = threading.Thread(target=write)
+        t0 = time.monotonic()
+        writer.start()
+        try:
+            rx.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            rx.proc.kill()
+            self.fail(f"with clients {clients}: the run stalled")
+        finally:
+            writer.join()
+        seconds = time.monotonic() - t0
+        stop.set()
+        for i, (kind, c) in enumerate(attached):
+            if kind == "stall":  # what reached it before the end: it fell behind and lost rows
+                c.sock.settimeout(2)
+                count = 0
+                try:
+                    while True:
+                        c.message()
+                        count += 1
+                except (OSError, EOFError):
+                    pass
+                received[i] = count
+        for r in readers:
+            r.join()
+        for _, c in attached:
+            c.close()
+        self.assertEqual(rx.proc.returncode, 0, rx.proc.stderr.read().decode())
+        return seconds, [received[i] for i in range(len(attached))]
+
+    def test_stalled_client_does_not_slow_capture(self):
+        # 256 MB of cu8, a spectrum every 2048 samples (65 k spectra, each
+        # into the web output's traces; rows at 60 a second, 24 KB each).
+        block = np.random.default_rng(1).integers(0, 256, 1 << 22, dtype=np.uint8).tobytes()
+        cases = {"none": [], "stall": ["stall"], "read+read": ["read", "read"],
+                 "stall+read+read": ["stall", "read", "read"]}
+        runs = {name: [] for name in cases}
+        names = list(cases)
+        for r in range(3):  # rounds of every case, each in another order, so that load hits them alike
+            for name in names[r:] + names[:r]:
+                clients = cases[name]
+                seconds, received = self.run_fixed_input(block, 64, clients)
+                runs[name].append(seconds)
+                if name == "stall+read+read":  # the stalled one lost rows, the others did not wait for it
+                    self.assertLess(received[0], min(received[1:]) / 2, received)
+                self.assertTrue(all(n > 10 for n in received), (name, received))
+        times = {name: min(r) for name, r in runs.items()}
+        print("\nfixed input, best of 3 (s): " + ", ".join(f"{k} {v:.2f}" for k, v in times.items()),
+              file=sys.stderr)
+        for name, seconds in times.items():
+            self.assertLess(seconds, times["none"] * 1.15 + 0.2, f"{name}: {times}")
+
+    def test_signal_ends_a_run_with_live_outputs(self):
+        # A signal while the input pipe is quiet and a client is connected:
+        # the run ends at once with complete outputs, whatever thread the
+        # server and libzmq started.
+        import signal
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            csv = os.path.join(self.tmp, f"spectra{sig}.csv")
+            rx = receiver("--serve", "127.0.0.1:0", "--zmq-pub", f"tcp://127.0.0.1:{free_port()}", "--csv", csv)
+            rx.feed(125 * BIN, seconds=0.5)
+            client = ws_client(rx.url)
+            client.message()  # the metadata: spectra are flowing
+            rx.thread.join()  # the input stays open, with nothing more to read
+            time.sleep(0.3)
+            t0 = time.monotonic()
+            rx.proc.send_signal(sig)
+            rx.proc.wait(timeout=10)
+            self.assertLess(time.monotonic() - t0, 5)
+            client.close()
+            rc, out, err = rx.finish()
+            self.assertEqual(rc, 128 + sig, err)
+            with open(csv) as f:
+                rows = f.read().splitlines()
+            self.assertGreater(len(rows), 10)
+            self.assertTrue(all(len(r.split(",")) == FFT + 3 for r in rows), "a partial CSV row")  # time_s, utc, center_hz, bins
+
+    def test_port_in_use(self):
+        with socket.socket() as busy:
+            busy.bind(("127.0.0.1", 0))
+            busy.listen()
+            port = busy.getsockname()[1]
+            csv = os.path.join(self.tmp, "out.csv")
+            p = subprocess.run([EXE, "--demo", "--serve", f"127.0.0.1:{port}", "--csv", csv,
+                                "--png", os.path.join(self.tmp, "w.png")],
+                               capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn(f"--serve 127.0.0.1:{port}", p.stderr)
+        self.assertIn("in use", p.stderr)
+        self.assertEqual(os.listdir(self.tmp), [])  # no output, no temporary file
+        for bad in ("127.0.0.1:99999", "127.0.0.1:x", "no.such.host.invalid:80"):
+            p = subprocess.run([EXE, "--demo", "--serve", bad], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--serve " + bad, p.stderr)
+
+    def test_non_loopback_warns(self):
+        p = subprocess.run([EXE, "--demo", "--png", "none", "--serve", "0.0.0.0:0"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("reachable from the network", p.stderr)
+        p = subprocess.run([EXE, "--demo", "--png", "none", "--serve", "0"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertNotIn("reachable", p.stderr)
+        self.assertIn("web view on http://127.0.0.1:", p.stderr)
+
+    def test_page_in_chromium(self):
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not chromium:
+            self.skipTest("no chromium")
+        tone = 256 * BIN  # at 3/4 of the band
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(tone)
+        try:
+            page = http_get(rx.url)
+            layout = {k: int(re.search(k + r" = (\d+)", page).group(1))
+                      for k in ("PLOT_LEFT", "PLOT_RIGHT", "STATUS_H", "SPECTRUM_H", "AXIS_H", "BOTTOM")}
+            width, height = 1000, 700
+            png = chromium_screenshot(chromium, f"http://{rx.url}/", width, height, 4,
+                                      os.path.join(self.tmp, "chromium"))
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+        if os.environ.get("GPUFFT_SHOTS"):
+            with open(os.path.join(os.environ["GPUFFT_SHOTS"], "page.png"), "wb") as f:
+                f.write(png)
+        img = decode_png(png)
+        height, width = img.shape[:2]  # the viewport: the window less the browser's frame
+        self.assertGreater(height, 400)
+        plot_w = width - layout["PLOT_LEFT"] - layout["PLOT_RIGHT"]
+        top = layout["STATUS_H"] + layout["SPECTRUM_H"] + layout["AXIS_H"]
+        waterfall = img[top:height - layout["BOTTOM"], layout["PLOT_LEFT"]:layout["PLOT_LEFT"] + plot_w]
+        drawn = waterfall[waterfall.any(axis=(1, 2))]  # rows with a spectrum: viridis is never black
+        self.assertGreater(len(drawn), 50)  # 4 s at 50 spectra a second
+        waterfall = drawn
+        # Brightness (viridis: yellow is high) per column over the newest rows.
+        brightness = waterfall.sum(axis=2).mean(axis=0)
+        f_lo = 100e6 - RATE / 2 - RATE / FFT / 2  # the left edge of bin 0 (N even: bin 0 is -fs/2)
+        expected = (100e6 + tone - f_lo) / RATE * plot_w
+        found = int(np.argmax(brightness))
+        self.assertLessEqual(abs(found - expected), 3, (found, expected))
+        noise = np.median(brightness)
+        self.assertGreater(brightness[found], noise + 150, (brightness[found], noise))
+        # Drawn rows, not a blank or poisoned canvas: the noise columns are dark but coloured (viridis' low end).
+        self.assertGreater(noise, 50)
+        self.assertLess(noise, 400)
+
+
+class qa_spectrum_zmq(gr_unittest.TestCase):
+
+    def test_gnuradio_sub_source(self):
+        tone, center = -204 * BIN, 433.92e6
+        address = f"tcp://127.0.0.1:{free_port()}"
+        rx = receiver("--zmq-pub", address, "--name", "north", center=center)
+        tb = gr.top_block()
+        src = zeromq.sub_source(gr.sizeof_float, FFT, address, 100, True, -1, "")
+        head = blocks.head(gr.sizeof_float * FFT, 20)
+        sink = blocks.vector_sink_f(FFT)
+        tb.connect(src, head, sink)
+        tb.start()
+        time.sleep(0.3)  # the subscription reaches the publisher before the spectra start
+        rx.feed(tone)
+        tb.wait()
+        rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+        data = np.array(sink.data()).reshape(-1, FFT)
+        self.assertEqual(len(data), 20)
+        bin_hz = RATE / FFT
+        for v in data:
+            self.assertEqual(int(np.argmax(v)), FFT // 2 + round(tone / bin_hz))
+            self.assertAlmostEqual(float(np.max(v)), -6.02, delta=1.0)
+        tags = {}
+        for t in sink.tags():
+            tags.setdefault(gr.pmt.symbol_to_string(t.key), []).append((t.offset, t.value))
+        self.assertEqual(sorted(tags), ["bin_hz", "f0_hz", "fft_size", "name", "rx_freq", "rx_rate", "rx_time"])
+        for key, values in tags.items():
+            self.assertEqual([o for o, _ in values], list(range(20)), key)  # one of each on every vector
+        pmt = gr.pmt
+        self.assertEqual(pmt.to_double(tags["rx_freq"][0][1]), center)
+        self.assertEqual(pmt.to_double(tags["rx_rate"][0][1]), RATE)
+        self.assertEqual(pmt.to_double(tags["bin_hz"][0][1]), bin_hz)
+        self.assertEqual(pmt.to_double(tags["f0_hz"][0][1]), center - RATE / 2)
+        self.assertEqual(pmt.to_uint64(tags["fft_size"][0][1]), FFT)
+        self.assertEqual(pmt.symbol_to_string(tags["name"][0][1]), "north")
+        times = [pmt.to_uint64(pmt.tuple_ref(v, 0)) + pmt.to_double(pmt.tuple_ref(v, 1)) for _, v in tags["rx_time"]]
+        self.assertLess(abs(times[0] - time.time()), 30)
+        self.assertEqual(times, sorted(times))
+
+    def test_collector_merges_two_receivers(self):
+        addresses = [f"tcp://127.0.0.1:{free_port()}" for _ in range(2)]
+        # Two receivers 820 bins (0.8 MHz) apart, so that their 1 MHz bands overlap, a tone each.
+        tones = (100e6 - 307 * BIN, 100e6 + (820 + 205) * BIN)
+        north = receiver("--zmq-pub", addresses[0], "--name", "north", center=100e6)
+        south = receiver("--zmq-pub", addresses[1], "--name", "south", center=100e6 + 820 * BIN)
+        out = os.path.join(tempfile.mkdtemp(prefix="qa_collector_"), "merged.jsonl")
+        collector = subprocess.Popen([sys.executable, COLLECTOR, *addresses, "--count", "5", "--timeout", "20",
+                                      "--jsonl", out], stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        north.feed(-307 * BIN)
+        south.feed(205 * BIN)
+        try:
+            table = collector.communicate(timeout=60)[1]
+        finally:
+            results = [north.finish(), south.finish()]
+        self.assertEqual(collector.returncode, 0, table)
+        for rc, _, err in results:
+            self.assertEqual(rc, 0, err)
+        with open(out) as f:
+            lines = [json.loads(l) for l in f]
+        self.assertEqual(len(lines), 5)
+        bin_hz = RATE / FFT
+        for line in lines:
+            self.assertEqual([r["name"] for r in line["receivers"]], ["north", "south"])
+            self.assertEqual(line["bin_hz"], bin_hz)
+            self.assertAlmostEqual(line["f0_hz"], 100e6 - RATE / 2)
+            db = np.array([-200 if v is None else v for v in line["db"]])
+            self.assertEqual(len(db), 820 + FFT)
+            for f in tones:
+                k = round((f - line["f0_hz"]) / bin_hz)
+                self.assertAlmostEqual(db[k], -6.02, delta=1.0)
+            # The two strongest cells are the two tones; elsewhere noise.
+            strongest = np.argsort(db)[-2:]
+            self.assertEqual(sorted(line["f0_hz"] + strongest * bin_hz), list(tones))
+            self.assertLess(np.median(db), -40)
+        self.assertRegex(table, r"north +100000000\.0 +1000000\.0 +976\.562 +99700195\.3 +-6\.")
+        self.assertRegex(table, r"south +100800781\.2 +1000000\.0 +976\.562 +101000976\.6 +-6\.")
+
+
+if __name__ == "__main__":
+    gr_unittest.run(gr_unittest.TestSuite([
+        gr_unittest.TestLoader().loadTestsFromTestCase(c) for c in (qa_spectrum_live, qa_spectrum_zmq)]))
