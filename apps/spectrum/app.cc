@@ -1,6 +1,7 @@
 /* gpufft-spectrum: the run itself, step by step (source, engine, outputs,
  * reading, waterfall, peaks), and the exit status. */
 #include "app.h"
+#include "persistence.h"
 
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
@@ -83,7 +84,7 @@ gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
     return c;
 }
 
-//! Everything the spectra feed: waterfall rows, the mean for the peaks, CSV and JSON lines.
+//! Everything the spectra feed: waterfall rows, the persistence view, the mean for the peaks, CSV and JSON lines.
 class collector
 {
 public:
@@ -99,6 +100,10 @@ public:
             d_csv.emplace(o.csv);
         if (!o.jsonl.empty())
             d_jsonl.emplace(o.jsonl);
+        if (!o.persistence.empty()) {
+            d_persistence_file.emplace(o.persistence);
+            d_persistence.emplace(d_waterfall.width, o.height ? o.height : 256, o.db_min, o.db_max);
+        }
         if (d_csv) {
             // The first cell says what the values are; the others are each bin's frequency.
             std::fprintf(d_csv->get(), "time_s (values: tone dBFS)");
@@ -119,6 +124,8 @@ public:
         const float* v = d_tone.data();
         const double t = double(++d_spectra) * d_seconds_per_spectrum;
         d_waterfall.add(v, len);
+        if (d_persistence)
+            d_persistence->add(v, len);
         for (std::size_t i = 0; i < len; ++i)
             d_sum[i] += std::pow(10.0, v[i] / 10);
         if (d_csv) {
@@ -149,6 +156,14 @@ public:
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
+    //! Writes the persistence PNG, if asked for; returns its dB range.
+    std::optional<std::pair<double, double>> write_persistence(const axes& a)
+    {
+        if (!d_persistence)
+            return std::nullopt;
+        d_persistence->write_png(*d_persistence_file, a);
+        return std::pair{ d_persistence->db_min(), d_persistence->db_max() };
+    }
 
     //! The mean spectrum (tone dBFS).
     std::vector<float> mean() const
@@ -166,7 +181,8 @@ private:
     std::vector<double> d_sum; // linear power
     std::vector<float> d_tone;
     std::size_t d_spectra = 0;
-    std::optional<output_file> d_csv, d_jsonl;
+    std::optional<output_file> d_csv, d_jsonl, d_persistence_file;
+    std::optional<persistence> d_persistence;
 };
 
 //! The progress line on standard error, at most twice a second.
@@ -245,16 +261,23 @@ std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const
     return std::min(done, total);
 }
 
-//! The waterfall PNG; its colour range comes from the data unless given.
-void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
-                     std::FILE* report)
+//! The frequency and time axes of the PNG views (the dB range is each view's).
+axes view_axes(const iq_source& src, const gpufft::spectrum& engine, const collector& out)
 {
-    const waterfall& wf = out.rows();
     axes ax;
     const double rate = engine.config().sample_rate;
     ax.f_lo = src.center_hz + engine.bin_hz(0) - rate / double(engine.fft_size()) / 2;
     ax.f_hi = ax.f_lo + rate;
     ax.seconds = out.seconds();
+    return ax;
+}
+
+//! The waterfall PNG; its colour range comes from the data unless given.
+void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
+                     std::FILE* report)
+{
+    const waterfall& wf = out.rows();
+    axes ax = view_axes(src, engine, out);
     std::vector<float> v(wf.rows);
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 50), v.end());
     ax.db_min = std::isnan(o.db_min) ? std::floor(v[v.size() / 50]) : o.db_min;
@@ -263,6 +286,15 @@ void write_waterfall(const options& o, const iq_source& src, const gpufft::spect
         ax.db_max = ax.db_min + 1;
     write_png(o.png, wf, ax, o.height ? o.height : std::min<std::size_t>(wf.count(), 1000));
     std::fprintf(report, "waterfall: %s (%g to %g dBFS)\n", o.png.c_str(), ax.db_min, ax.db_max);
+}
+
+//! The persistence PNG, if asked for; its dB range was fixed by the first spectrum unless given.
+void write_persistence(const options& o, const iq_source& src, const gpufft::spectrum& engine, collector& out,
+                       std::FILE* report)
+{
+    if (const auto range = out.write_persistence(view_axes(src, engine, out)))
+        std::fprintf(report, "persistence: %s (%g to %g dBFS)\n", o.persistence.c_str(), range->first,
+                     range->second);
 }
 
 //! Prints the peaks of the mean spectrum; returns them.
@@ -312,7 +344,8 @@ int receive(const options& o)
         inputs = { src.data_path };
     if (!src.meta_path.empty())
         inputs.push_back(src.meta_path);
-    refuse_overwriting_inputs(inputs, { { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl } });
+    refuse_overwriting_inputs(inputs, { { "--png", o.png }, { "--csv", o.csv }, { "--jsonl", o.jsonl },
+                                       { "--persistence", o.persistence } });
 
     const gpufft::spectrum_config c = engine_config(o, src);
     gpufft::spectrum engine(c);
@@ -321,7 +354,7 @@ int receive(const options& o)
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
 
     // With an output on standard output, the report goes to standard error.
-    std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-") ? stderr : stdout;
+    std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.persistence == "-") ? stderr : stdout;
     std::unique_ptr<gpufft::demo_signal> demo;
     std::size_t samples = 0;
     if (o.demo) {
@@ -350,6 +383,7 @@ int receive(const options& o)
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
+    write_persistence(o, src, engine, out, report);
     const auto found = print_peaks(o, src, engine, out, report);
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);
 

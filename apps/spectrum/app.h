@@ -47,6 +47,7 @@ struct options {
     double overlap = 0.5, alpha = 0.1, fps = 0, peak_threshold = 10;
     double db_min = NAN, db_max = NAN;
     std::string png = "waterfall.png", csv, jsonl;
+    std::string persistence; //!< the persistence PNG, if any
     int progress = -1; //!< -1: on a terminal
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
