@@ -123,7 +123,7 @@ options parse_options(const std::vector<std::string>& args)
         ->check(number_in(0, 16384, true))
         ->type_name("H");
     app.add_option("--persistence", o.persistence,
-                   "persistence view (histogram of power per frequency, average and max-hold) over the run")
+                   "persistence view of the run: how often each power was seen per frequency (default none)")
         ->type_name("FILE");
     app.add_option("--csv", o.csv, "every spectrum as a CSV row (time, then dB per bin)")->type_name("FILE");
     app.add_option("--jsonl", o.jsonl, "every spectrum as a JSON line")->type_name("FILE");
@@ -160,6 +160,8 @@ options parse_options(const std::vector<std::string>& args)
             throw usage_error("--window: parameter: " + why);
         o.window_param = std::strtod(param.c_str(), nullptr);
     }
+    if (o.persistence == "none") // as --png none
+        o.persistence.clear();
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     return o;

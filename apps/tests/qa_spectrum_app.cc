@@ -298,6 +298,7 @@ public:
         CPPUNIT_ASSERT(o.progress == 0 && o.backend == "simd" && o.persistence == "p.png");
         const auto d = gpufft_app::parse_options({});
         CPPUNIT_ASSERT(d.input == "-" && d.fft == 2048 && d.png == "waterfall.png" && !d.rate_set);
+        CPPUNIT_ASSERT(d.persistence.empty() && gpufft_app::parse_options({ "--persistence", "none" }).persistence.empty());
         CPPUNIT_ASSERT(std::isnan(d.window_param) && d.frames == 0);
         CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--demo" }).input);
         CPPUNIT_ASSERT_EQUAL(std::size_t(7), gpufft_app::parse_options({ "--frames", "7" }).frames);
