@@ -2,6 +2,7 @@
  * reading, waterfall, peaks), and the exit status. */
 #include "app.h"
 #include "live.h"
+#include "persistence.h"
 
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>
@@ -127,8 +128,8 @@ struct peak_run {
 };
 
 /*!
- * Everything the spectra feed: waterfall rows, the mean for the peaks, CSV
- * and JSON lines, the signal detector. The input comes in segments (SigMF
+ * Everything the spectra feed: waterfall rows, the persistence view, the mean
+ * for the peaks, CSV and JSON lines, the signal detector. The input comes in segments (SigMF
  * captures; one for other inputs), each from a fresh engine, so a spectrum's
  * samples are [start + (k-1) K hop, start + (k K - 1) hop + N) of its segment's k-th.
  */
@@ -157,6 +158,10 @@ public:
             d_detector.emplace(o.threshold);
         std::stable_sort(d_input_annotations.begin(), d_input_annotations.end(),
                          [](const annotation& a, const annotation& b) { return a.sample_start < b.sample_start; });
+        if (!o.persistence.empty()) {
+            d_persistence_file.emplace(o.persistence);
+            d_persistence.emplace(d_waterfall.width, o.height ? o.height : 256, o.db_min, o.db_max);
+        }
         if (d_csv) {
             // The first cell says what the values are; then the time and the
             // centre, and each bin's frequency at the first capture's centre.
@@ -203,6 +208,8 @@ public:
         const std::string utc = format_utc(sample_time(end - 1));
         const double f0 = d_center + d_engine.bin_hz(0);
         d_waterfall.add(v, len);
+        if (d_persistence)
+            d_persistence->add(v, len);
         for (std::size_t i = 0; i < len; ++i)
             d_sum[i] += std::pow(10.0, v[i] / 10);
         if (d_run_spectra++ == 0)
@@ -253,6 +260,14 @@ public:
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
+    //! Writes the persistence PNG, if asked for; returns its dB range.
+    std::optional<std::pair<double, double>> write_persistence(const axes& a)
+    {
+        if (!d_persistence)
+            return std::nullopt;
+        d_persistence->write_png(*d_persistence_file, a);
+        return std::pair{ d_persistence->db_min(), d_persistence->db_max() };
+    }
 
 private:
     //! When sample i was taken: its capture's core:datetime plus its offset, else when it was read.
@@ -325,7 +340,8 @@ private:
     std::deque<std::pair<std::uint64_t, utc_time>> d_reads; // samples read so far, and when
     std::vector<peak_run> d_runs;
     std::optional<signal_detector> d_detector;
-    std::optional<output_file> d_csv, d_jsonl;
+    std::optional<output_file> d_csv, d_jsonl, d_persistence_file;
+    std::optional<persistence> d_persistence;
     std::optional<rtl_power_csv> d_rtl_power;
 };
 
@@ -427,16 +443,22 @@ std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const
     return std::min(done, total);
 }
 
-//! The waterfall PNG; its colour range comes from the data unless given.
-void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
-                     std::FILE* report)
+//! The frequency and time axes of the PNG views (the dB range is each view's).
+axes view_axes(const iq_source& src, const gpufft::spectrum& engine, const collector& out)
 {
     axes ax;
     const double rate = engine.config().sample_rate;
     ax.f_lo = src.center_hz + engine.bin_hz(0) - rate / double(engine.fft_size()) / 2;
     ax.f_hi = ax.f_lo + rate;
     ax.seconds = out.seconds();
-    write_waterfall_png(o, out.rows(), ax, report);
+    return ax;
+}
+
+//! The waterfall PNG; its colour range comes from the data unless given.
+void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
+                     std::FILE* report)
+{
+    write_waterfall_png(o, out.rows(), view_axes(src, engine, out), report);
 }
 
 } // namespace
@@ -454,6 +476,15 @@ void write_waterfall_png(const options& o, const waterfall& wf, axes ax, std::FI
 }
 
 namespace {
+
+//! The persistence PNG, if asked for; its dB range was fixed by the first spectrum unless given.
+void write_persistence(const options& o, const iq_source& src, const gpufft::spectrum& engine, collector& out,
+                       std::FILE* report)
+{
+    if (const auto range = out.write_persistence(view_axes(src, engine, out)))
+        std::fprintf(report, "persistence: %s (%g to %g dBFS)\n", o.persistence.c_str(), range->first,
+                     range->second);
+}
 
 //! Prints the peaks of the mean spectrum (one per run of captures at one centre); returns the first run's.
 std::vector<peak> print_peaks(const collector& out, std::FILE* report)
@@ -545,7 +576,8 @@ int receive(const options& o)
     std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
                                                               { "--csv", o.csv },
                                                               { "--jsonl", o.jsonl },
-                                                              { "--rtl-power", o.radio.rtl_power } };
+                                                              { "--rtl-power", o.radio.rtl_power },
+                                                              { "--persistence", o.persistence } };
     if (!o.record.empty()) {
         outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
         outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
@@ -577,7 +609,9 @@ int receive(const options& o)
     };
 
     // With an output on standard output, the report goes to standard error.
-    std::FILE* report = (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    std::FILE* report =
+        (o.png == "-" || o.csv == "-" || o.jsonl == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr
+                                                                                                              : stdout;
     std::unique_ptr<gpufft::demo_signal> demo;
     std::size_t samples = 0;
     stream_stats device_stats;
@@ -643,6 +677,7 @@ int receive(const options& o)
                      100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
+    write_persistence(o, src, engine, out, report);
     print_annotations(src, report);
     const auto found = print_peaks(out, report);
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);

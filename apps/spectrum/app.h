@@ -54,6 +54,7 @@ struct options {
     std::string png = "waterfall.png", csv, jsonl;
     std::string serve, zmq_pub; //!< live outputs (live.h): web view address, ZeroMQ endpoint
     std::string name;           //!< the receiver's name in the live outputs (default: the host name)
+    std::string persistence; //!< the persistence PNG, if any
     int progress = -1; //!< -1: on a terminal
     radio_options radio; //!< --device, --sweep, --rtl-power, --duration (radio.h)
     std::string record; //!< --record NAME: NAME.sigmf-data and NAME.sigmf-meta

@@ -147,16 +147,19 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("--frames", frames, "frames per spectrum K, instead of --fps")
         ->check(number_in(1, 1e12, true))
         ->type_name("K");
-    number(app, "--db-min", o.db_min, -1000, 1000, "waterfall colour range, low end (default: from the data)", "DB");
-    number(app, "--db-max", o.db_max, -1000, 1000, "waterfall colour range, high end (default: from the data)", "DB");
+    number(app, "--db-min", o.db_min, -1000, 1000, "waterfall colours and persistence rows, low end (default: from the data)", "DB");
+    number(app, "--db-max", o.db_max, -1000, 1000, "waterfall colours and persistence rows, high end (default: from the data)", "DB");
     app.add_option("--png", o.png, "waterfall image (default waterfall.png; 'none' for none)")->type_name("FILE");
     app.add_option("--width", width, "plot width in pixels, up to 16384 (default min(N, 1024))")
         ->check(number_in(0, 16384, true))
         ->type_name("W");
     app.add_option("--height", height,
-                   "plot height in pixels, up to 16384 (default: a row per spectrum, <= 1000)")
+                   "plot height in pixels, up to 16384 (default: waterfall a row per spectrum, <= 1000; persistence 256)")
         ->check(number_in(0, 16384, true))
         ->type_name("H");
+    app.add_option("--persistence", o.persistence,
+                   "persistence view of the run: how often each power was seen per frequency (default none)")
+        ->type_name("FILE");
     app.add_option("--csv", o.csv,
                    "every spectrum as a CSV row (time_s, utc, center_hz, dB per bin); '-': standard output")
         ->type_name("FILE");
@@ -213,6 +216,8 @@ options parse_options(const std::vector<std::string>& args)
     }
     if (!o.record.empty() && o.record.back() == '/')
         throw usage_error("--record: expected a recording's name, got the directory " + o.record);
+    if (o.persistence == "none") // as --png none
+        o.persistence.clear();
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     check_radio_options(app, o);

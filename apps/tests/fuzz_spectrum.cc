@@ -162,6 +162,10 @@ void program(const std::uint8_t* data, std::size_t size)
     for (const char* a : { "--fft", "64", "--width", "64", "--height", "64", "--quiet", "--png" })
         args.push_back(a);
     args.push_back(size > 0 && (data[0] & 1) == 0 ? work_dir() + "/out.png" : "none");
+    if (size > 0 && (data[0] & 2)) { // the persistence view too, on the same random spectra and dB ranges
+        args.push_back("--persistence");
+        args.push_back(work_dir() + "/persistence.png");
+    }
     const int status = gpufft_app::run(args);
     ::unlink((input + ".sigmf-meta").c_str()); // --annotate's: the next input is raw again
     if (status != 0 && status != 1 && status != 2)

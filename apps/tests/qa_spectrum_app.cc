@@ -6,6 +6,7 @@
  *
  * Random data is fresh each run; GPUFFT_TEST_SEED reproduces one. */
 #include "spectrum/app.h"
+#include "spectrum/persistence.h"
 #include "qa_common.h"
 
 #include <nlohmann/json.hpp>
@@ -107,6 +108,49 @@ std::pair<unsigned, unsigned> decode_png(const std::string& path)
     png_destroy_read_struct(&png, &info, nullptr);
     std::fclose(f);
     return size;
+}
+
+//! An 8-bit RGB PNG's pixels, row by row; empty if it is not one.
+struct rgb_image {
+    unsigned width = 0, height = 0;
+    std::vector<unsigned char> px;
+    const unsigned char* at(unsigned x, unsigned y) const { return px.data() + 3 * (std::size_t(y) * width + x); }
+};
+rgb_image decode_rgb(const std::string& path)
+{
+    rgb_image img;
+    const auto [w, h] = decode_png(path);
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f || !w)
+        return f ? (std::fclose(f), img) : img;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png)) == 0) {
+        png_init_io(png, f);
+        png_read_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
+        png_bytepp rows = png_get_rows(png, info);
+        img.width = w, img.height = h;
+        for (unsigned y = 0; y < h; ++y)
+            img.px.insert(img.px.end(), rows[y], rows[y] + 3 * w);
+    }
+    png_destroy_read_struct(&png, &info, nullptr);
+    std::fclose(f);
+    return img;
+}
+
+//! The viridis position t of a pixel (nearest of 1001 samples), or -1 if no viridis colour is that close.
+double viridis_t(const unsigned char* rgb)
+{
+    double best = -1;
+    int best_d = 12; // a trace or the black background is farther than this from every sample
+    for (int i = 0; i <= 1000; ++i) {
+        unsigned char c[3];
+        gpufft_app::colormap(i / 1000.0, c);
+        const int d = std::abs(c[0] - rgb[0]) + std::abs(c[1] - rgb[1]) + std::abs(c[2] - rgb[2]);
+        if (d < best_d)
+            best_d = d, best = i / 1000.0;
+    }
+    return best;
 }
 
 //! Runs the program in this process; returns its exit status.
@@ -256,6 +300,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(csv_and_peaks);
     CPPUNIT_TEST(db_scale);
     CPPUNIT_TEST(waterfall_bounded);
+    CPPUNIT_TEST(persistence_view);
     CPPUNIT_TEST(memory_on_stream);
     CPPUNIT_TEST(write_errors);
     CPPUNIT_TEST(output_names_input);
@@ -285,7 +330,7 @@ public:
                                                    "--db-min", "-100", "--db-max=-10", "--png", "none",
                                                    "--width", "300", "--height", "200", "--csv", "a.csv",
                                                    "--jsonl", "b.jsonl", "--peaks", "3", "--peak-threshold", "6",
-                                                   "--quiet", "--backend", "simd" });
+                                                   "--quiet", "--backend", "simd", "--persistence", "p.png" });
         CPPUNIT_ASSERT_EQUAL(std::string("in.cu8"), o.input);
         CPPUNIT_ASSERT(o.format == "cs16" && o.format_set && o.rate_set && o.center_set && o.fps_set);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(1e6, o.rate, 0);
@@ -297,9 +342,10 @@ public:
         CPPUNIT_ASSERT(o.db_min == -100 && o.db_max == -10);
         CPPUNIT_ASSERT(o.png == "none" && o.csv == "a.csv" && o.jsonl == "b.jsonl");
         CPPUNIT_ASSERT(o.width == 300 && o.height == 200 && o.peaks == 3 && o.peak_threshold == 6);
-        CPPUNIT_ASSERT(o.progress == 0 && o.backend == "simd");
+        CPPUNIT_ASSERT(o.progress == 0 && o.backend == "simd" && o.persistence == "p.png");
         const auto d = gpufft_app::parse_options({});
         CPPUNIT_ASSERT(d.input == "-" && d.fft == 2048 && d.png == "waterfall.png" && !d.rate_set);
+        CPPUNIT_ASSERT(d.persistence.empty() && gpufft_app::parse_options({ "--persistence", "none" }).persistence.empty());
         CPPUNIT_ASSERT(std::isnan(d.window_param) && d.frames == 0);
         CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--demo" }).input);
         CPPUNIT_ASSERT_EQUAL(std::size_t(7), gpufft_app::parse_options({ "--frames", "7" }).frames);
@@ -579,15 +625,97 @@ public:
             CPPUNIT_ASSERT_EQUAL_MESSAGE(std::to_string(r), r == spike / w.span ? 0.0f : -100.0f, w.rows[r * 8 + 3]);
     }
 
+    // A tone and white noise of known powers: in the persistence PNG the tone
+    // is the highest column at the pixel its frequency maps to and its row
+    // that of its dB; the noise floor's most counted row and its average
+    // trace lie at the rows their dB map to.
+    void persistence_view()
+    {
+        const std::size_t n = 256, frames = 2000, tone_bin = 64;
+        const double rate = 256e3, center = 1e6, amp = 0.5, noise_power = 1e-4;
+        auto g = qa::rng_for("persistence");
+        std::normal_distribution<float> gauss(0, float(std::sqrt(noise_power / 2)));
+        std::vector<std::complex<float>> x(n * frames);
+        for (std::size_t i = 0; i < x.size(); ++i) // on a bin: no scalloping
+            x[i] = std::polar(float(amp), float(2 * M_PI * double(i * tone_bin % n) / double(n))) +
+                   std::complex<float>(gauss(g), gauss(g));
+        const std::string in = write_file("pers.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * sizeof x[0]));
+        const std::string png = temp_dir() + "/pers.png";
+        const double db_min = -100, db_max = 0;
+        const unsigned height = 200;
+        const auto [status, out, err] =
+            run_exe({ in, "--format", "cf32", "--rate", std::to_string(rate), "--center", std::to_string(center),
+                      "--fft", std::to_string(n), "--overlap", "0", "--frames", "1", "--width", std::to_string(n),
+                      "--height", std::to_string(height), "--db-min", "-100", "--db-max", "0", "--png", "none",
+                      "--persistence", png, "--peaks", "0" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("persistence: " + png) != std::string::npos);
+        const rgb_image img = decode_rgb(png);
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + n + gpufft_app::margin_right), img.width);
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + height + gpufft_app::margin_bottom), img.height);
+        // Pixel row (from the plot's top) of a dB value, as gpufft::display counts rows.
+        const auto row_of = [&](double db) {
+            const double r = std::floor((db - db_min) * height / (db_max - db_min));
+            return int(height - 1) - int(std::clamp(r, 0.0, double(height - 1)));
+        };
+        const auto pixel = [&](unsigned col, int row) { return img.at(gpufft_app::margin_left + col, gpufft_app::margin_top + row); };
+        const auto black = [](const unsigned char* p) { return p[0] == 0 && p[1] == 0 && p[2] == 0; };
+
+        // The tone's column from its frequency and the axis (f_lo is the left edge of bin 0).
+        const double df = rate / double(n), tone_hz = center + double(tone_bin) * df;
+        const double f_lo = center - rate / 2 - df / 2;
+        const auto tone_col = unsigned(std::floor((tone_hz - f_lo) / rate * double(n)));
+        std::vector<int> top(n, int(height));
+        for (unsigned c = 0; c < n; ++c)
+            for (int r = 0; r < int(height); ++r)
+                if (!black(pixel(c, r))) {
+                    top[c] = r;
+                    break;
+                }
+        CPPUNIT_ASSERT_EQUAL(std::ptrdiff_t(tone_col), std::min_element(top.begin(), top.end()) - top.begin());
+        const double tone_db = 20 * std::log10(amp);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(top[tone_col]), std::abs(top[tone_col] - row_of(tone_db)) <= 1);
+
+        // The noise floor per bin in tone dBFS: power * sum w^2 / (sum w)^2.
+        spectrum_config c;
+        c.fft_size = n;
+        const spectrum s(c);
+        const double noise_db = 10 * std::log10(noise_power / double(n)) - gpufft_app::tone_gain_db(s.window());
+        std::vector<double> share(height, 0.0);
+        std::size_t white_at_mean = 0, noise_cols = 0;
+        // The mean of a bin's dB is 10 log10(e) * Euler's gamma (2.51 dB) below its mean power's.
+        const int mean_row = row_of(noise_db - 10 * std::log10(std::exp(1.0)) * 0.5772156649);
+        for (unsigned col = 0; col < n; ++col) {
+            if (col + 4 >= tone_col && col <= tone_col + 4)
+                continue;
+            ++noise_cols;
+            for (int r = 0; r < int(height); ++r) {
+                const double t = viridis_t(pixel(col, r));
+                if (t >= 0)
+                    share[r] += std::pow(10.0, 3 * (t - 1));
+            }
+            for (int r = mean_row - 1; r <= mean_row + 1; ++r)
+                if (pixel(col, r)[0] == 255 && pixel(col, r)[1] == 255 && pixel(col, r)[2] == 255) {
+                    ++white_at_mean;
+                    break;
+                }
+        }
+        const int mode_row = int(std::max_element(share.begin(), share.end()) - share.begin());
+        const std::string what = "noise " + std::to_string(noise_db) + " dB: row " + std::to_string(row_of(noise_db)) +
+                                 ", most counted row " + std::to_string(mode_row);
+        CPPUNIT_ASSERT_MESSAGE(what, std::abs(mode_row - row_of(noise_db)) <= 2); // 1 dB
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(what, noise_cols, white_at_mean);
+    }
+
     // 200 MB of cu8 through a pipe as 780k spectra: the process stays small
     // (it kept every row, 200 MB here, and copied them at the end).
     void memory_on_stream()
     {
         int p[2];
         CPPUNIT_ASSERT(::pipe2(p, O_CLOEXEC) == 0); // the program holds only its own end
-        const std::string png = temp_dir() + "/stream.png";
+        const std::string png = temp_dir() + "/stream.png", persistence = temp_dir() + "/stream-persistence.png";
         child c({ "-", "--fft", "64", "--overlap", "0", "--frames", "1", "--rate", "1e6", "--png", png, "--quiet",
-                  "--peaks", "0" },
+                  "--peaks", "0", "--persistence", persistence },
                 p[0], -1, -1);
         ::close(p[0]);
         std::signal(SIGPIPE, SIG_IGN);
@@ -601,19 +729,28 @@ public:
 #ifndef __SANITIZE_ADDRESS__ // ASan's shadow memory and quarantine inflate RSS
         CPPUNIT_ASSERT_MESSAGE(std::to_string(ru.ru_maxrss / 1024) + " MB", ru.ru_maxrss < 100 * 1024);
 #endif
-        CPPUNIT_ASSERT(decode_png(png).first > 0);
+        CPPUNIT_ASSERT(decode_png(png).first > 0 && decode_png(persistence).first > 0);
     }
 
     // A failed write is an error naming the file (exit status 1), from stdio and from libpng.
     void write_errors()
     {
         const std::string in = write_file("full.cu8", cu8_tone(64 * 400, 0.1, 0.5));
-        for (const char* option : { "--png", "--csv", "--jsonl" }) {
+        for (const char* option : { "--png", "--csv", "--jsonl", "--persistence" }) {
             std::vector<std::string> args{ in, "--fft", "64", "--frames", "1", "--png", "none", option, "/dev/full" };
             const auto [status, out, err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(option, 1, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find("/dev/full") != std::string::npos &&
                                             err.find("No space left") != std::string::npos);
+        }
+        // A folder that does not exist, or one that is not writable: the message names the file and why.
+        ::mkdir((temp_dir() + "/locked").c_str(), 0500);
+        for (const std::string& path : { temp_dir() + "/absent/p.png", temp_dir() + "/locked/p.png" }) {
+            const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--persistence", path });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(path + ": cannot write") != std::string::npos);
+            if (::geteuid() == 0) // root writes into a read-only folder
+                break;
         }
         // The report on standard output, to a full device.
         const int full = ::open("/dev/full", O_WRONLY);
@@ -633,7 +770,7 @@ public:
         CPPUNIT_ASSERT(::link(in.c_str(), link.c_str()) == 0);
         for (const auto& [option, path] : { std::pair<std::string, std::string>{ "--csv", in },
                                             { "--jsonl", temp_dir() + "/../" + temp_dir().substr(5) + "/keep.cu8" },
-                                            { "--png", link } }) {
+                                            { "--png", link }, { "--persistence", in } }) {
             const auto [status, out, err] = run_exe({ in, "--fft", "64", option, path });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(option, 2, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find(option) != std::string::npos && err.find("input") != std::string::npos);
@@ -684,14 +821,15 @@ public:
         const std::size_t n = 256;
         for (int sig : { SIGINT, SIGTERM, SIGHUP }) {
             const std::string fifo = temp_dir() + "/in.fifo", png = temp_dir() + "/sig.png",
+                              persistence = temp_dir() + "/sig-persistence.png",
                               csv = temp_dir() + "/sig.csv", jsonl = temp_dir() + "/sig.jsonl";
             ::unlink(fifo.c_str());
-            for (const auto& f : { png, csv, jsonl })
+            for (const auto& f : { png, csv, jsonl, persistence })
                 ::unlink(f.c_str());
             CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
             const int err_fd = ::open((temp_dir() + "/sig.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             child c({ fifo, "--fft", std::to_string(n), "--overlap", "0", "--frames", "1", "--rate", "1e6", "--png",
-                      png, "--csv", csv, "--jsonl", jsonl, "--quiet" },
+                      png, "--csv", csv, "--jsonl", jsonl, "--persistence", persistence, "--quiet" },
                     -1, err_fd, err_fd);
             ::close(err_fd);
             const int w = ::open(fifo.c_str(), O_WRONLY); // waits for the program to open it
@@ -713,6 +851,7 @@ public:
                                      read_file(temp_dir() + "/sig.err");
             CPPUNIT_ASSERT_EQUAL_MESSAGE(what, 128 + sig, status);
             CPPUNIT_ASSERT_MESSAGE(what, decode_png(png).first > 0);
+            CPPUNIT_ASSERT_MESSAGE(what, decode_png(persistence).first > 0);
             const std::string text = read_file(csv);
             CPPUNIT_ASSERT_MESSAGE(what, !text.empty() && text.back() == '\n');
             const auto rows = lines_of(text);
