@@ -35,7 +35,8 @@ __kernel void display_decay(__global float* hist, uint cells, __global const flo
     hist[i] = y < CELL_FLOOR ? 0.0f : y;
 }
 
-/* db: `frames` frames of n dB values. first: the W + 1 column edges, column
+/* db: `frames` frames of n dB values. first: the W + 1 column edges (the last
+ * is bin_end: the columns show the bins [first[0], first[W])), column
  * c covering bins [first[c], max(first[c] + 1, first[c + 1])). avg_count:
  * frames already in the average; peak_started: the max-hold trace holds a
  * frame; ring_next: the ring row the call's first frame writes. The

@@ -40,6 +40,11 @@ struct GPUFFT_API display_config {
     double alpha = 0.1;          //!< exponential weight of the newest frame, (0, 1]
     bool max_hold = true;        //!< keep the max-hold trace
     std::size_t waterfall_rows = 1; //!< waterfall rows kept (a ring), >= 1
+    //! The bins the W columns show, [bin_begin, bin_end) with
+    //! bin_begin < bin_end <= n; bin_end 0 means n (the whole frame: the default).
+    //! gpufft::display::config() reads bin_end resolved.
+    std::size_t bin_begin = 0;
+    std::size_t bin_end = 0;
     //! The largest W * H and W * waterfall_rows (cells, 1 GiB of floats).
     static constexpr std::size_t max_cells = std::size_t(1) << 28;
 };
@@ -57,10 +62,14 @@ struct GPUFFT_API display_config {
  *
  * The definition, which every backend's implementation matches:
  *
- * 1. Columns. Column c (0 <= c < W) covers bins [b0(c), b1(c)) with
- *    b0(c) = floor(c n / W) and b1(c) = max(b0(c) + 1, floor((c + 1) n / W)):
- *    W <= n splits the bins into W runs of floor or ceil(n / W) bins;
- *    W > n repeats each bin over the columns whose left edge lies in it.
+ * 1. Columns. The columns show the bins [begin, end) = [bin_begin, bin_end),
+ *    m = end - begin of them (all n by default; a zoomed display sets a
+ *    narrower range, so that its W columns hold detail, not stretched
+ *    columns). Column c (0 <= c < W) covers bins [b0(c), b1(c)) with
+ *    b0(c) = begin + floor(c m / W) and
+ *    b1(c) = max(b0(c) + 1, begin + floor((c + 1) m / W)):
+ *    W <= m splits the range into W runs of floor or ceil(m / W) bins;
+ *    W > m repeats each bin over the columns whose left edge lies in it.
  *    v[c] = max (or mean, per `resample`) of the frame's dB values over
  *    those bins.
  * 2. Rows. The histogram row of a value v is
@@ -130,6 +139,14 @@ public:
     void set_average(display_average mode, double alpha);
     //! Off: the max-hold trace is not kept and reads NaN; on: it starts at the next frame.
     void set_max_hold(bool on);
+    /*!
+     * Shows the bins [begin, end) from the next frame (definition step 1).
+     * Every column then means other frequencies, so the histogram is
+     * cleared and the traces and waterfall rows read NaN until the next
+     * frame (as after reset(), except that frames() keeps counting).
+     * Throws gpufft::error unless begin < end <= n (and changes nothing then).
+     */
+    void set_bin_range(std::size_t begin, std::size_t end);
 
     //! The histogram, H x W floats, row 0 (db_min) first.
     void read_histogram(float* out) const;

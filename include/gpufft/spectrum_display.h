@@ -54,6 +54,8 @@ public:
     void set_resample(display_resample mode);
     void set_average(display_average mode, double alpha);
     void set_max_hold(bool on);
+    //! The bins [begin, end) of the fft_size the columns show (gpufft::display::set_bin_range).
+    void set_bin_range(std::size_t begin, std::size_t end);
     void read_histogram(float* out) const;
     void read_average(float* out) const;
     void read_max_hold(float* out) const;

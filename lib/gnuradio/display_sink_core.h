@@ -116,6 +116,8 @@ public:
         s.width = c.width;
         s.height = c.height;
         s.bins = c.n;
+        s.bin_begin = c.bin_begin;
+        s.bin_end = c.bin_end;
         s.db_min = c.db_min;
         s.db_max = c.db_max;
         s.decay = c.decay;
@@ -153,6 +155,14 @@ public:
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         d_engine->reset_max_hold();
+    }
+    //! A range past the engine's bins (rebuilt with a smaller N since the
+    //! widget read it) is ignored: the widget sets one again after its next read.
+    void set_bin_range(std::size_t begin, std::size_t end) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (begin < end && end <= settings_of(*d_engine).n)
+            d_engine->set_bin_range(begin, end);
     }
     void clicked(double hz) override
     {

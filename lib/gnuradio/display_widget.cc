@@ -298,6 +298,10 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
 
     d_timer = new QTimer(this);
     connect(d_timer, &QTimer::timeout, this, &display_widget::refresh);
+    d_bin_range_timer = new QTimer(this);
+    d_bin_range_timer->setSingleShot(true);
+    d_bin_range_timer->setInterval(bin_range_delay_ms);
+    connect(d_bin_range_timer, &QTimer::timeout, this, &display_widget::apply_view_bins);
     set_colormap(colormap);
     set_frame_rate(frame_rate);
     resize(900, 700);
@@ -360,8 +364,34 @@ void display_widget::set_view(double lo_hz, double hi_hz)
     d_view_lo = lo;
     d_view_hi = lo + span;
     d_view_full = span >= right - left && lo <= left;
+    // The bin range follows once the view stays (restarted at every change).
+    if (view_bins() != std::make_pair(d_snap.bin_begin, d_snap.bin_end))
+        d_bin_range_timer->start();
+    else
+        d_bin_range_timer->stop();
     d_spectrum->update();
     d_waterfall->update();
+}
+
+std::pair<std::size_t, std::size_t> display_widget::view_bins() const
+{
+    const double n = double(d_snap.bins), bin_hz = d_snap.sample_rate / std::max(n, 1.0);
+    // A hair inside the edges, so that rounding does not add a bin.
+    const double lo = std::floor((d_view_lo - band_left()) / bin_hz + 1e-6);
+    const double hi = std::ceil((d_view_hi - band_left()) / bin_hz - 1e-6);
+    const auto begin = std::size_t(std::clamp(lo, 0.0, std::max(n - 1, 0.0)));
+    const auto end = std::size_t(std::clamp(hi, double(begin + 1), std::max(n, 1.0)));
+    return { begin, end };
+}
+
+void display_widget::apply_view_bins()
+{
+    d_bin_range_timer->stop();
+    const auto bins = view_bins();
+    if (d_snap.bins == 0 || bins == std::make_pair(d_snap.bin_begin, d_snap.bin_end))
+        return;
+    d_feed->set_bin_range(bins.first, bins.second);
+    refresh();
 }
 
 void display_widget::zoom(double factor, double at_hz)
@@ -394,10 +424,12 @@ void display_widget::refresh()
     // What the read may change besides the images.
     const auto geometry = [this] { return std::make_pair(d_snap.width, d_snap.height); };
     const auto band = [this] { return std::make_tuple(d_snap.bins, d_snap.center_freq, d_snap.sample_rate); };
+    const auto bins = [this] { return std::make_pair(d_snap.bin_begin, d_snap.bin_end); };
     const auto range = [this] { return std::make_pair(d_snap.db_min, d_snap.db_max); };
     const auto geometry_before = geometry();
     const auto band_before = band();
     const auto range_before = range();
+    const auto bins_before = bins();
     const double decay_before = d_snap.decay;
     const std::size_t engine_before = d_snap.engine;
     d_feed->read(d_snap, d_frames_seen);
@@ -405,9 +437,11 @@ void display_widget::refresh()
     const bool new_band = new_geometry || band() != band_before;
     const bool new_range = range() != range_before;
     const bool new_engine = d_snap.engine != engine_before;
+    const bool new_bins = bins() != bins_before;
     const bool new_frames = new_engine || d_snap.frames != d_frames_seen;
-    if (new_geometry || new_engine) {
-        // A rebuilt display: the waterfall history meant other columns or frames.
+    if (new_geometry || new_engine || new_bins) {
+        // A rebuilt display or a new bin range: the waterfall history meant
+        // other columns or frames.
         const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
         d_wf_head = 0;
@@ -435,8 +469,11 @@ void display_widget::refresh()
             }
         add_waterfall_row(row.data());
     }
+    // A rebuilt display shows the whole band: the zoomed view's bins follow.
+    if (!d_bin_range_timer->isActive() && view_bins() != bins())
+        d_bin_range_timer->start();
     sync_controls();
-    if (!(new_frames || new_band || new_range || new_geometry))
+    if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
     if (new_frames)
         ++d_redraws;
@@ -490,16 +527,35 @@ QRgb display_widget::waterfall_colour(float db) const
     return d_lut[std::size_t(std::clamp(t * 255.0 + 0.5, 0.0, 255.0))];
 }
 
-std::vector<std::size_t> display_widget::columns_under(int pixels) const
+double display_widget::columns_left() const
 {
-    // Column c is drawn over [band_left + c fs / W, band_left + (c + 1) fs / W).
+    return band_left() + double(d_snap.bin_begin) * d_snap.sample_rate / double(std::max<std::size_t>(d_snap.bins, 1));
+}
+
+double display_widget::column_hz() const
+{
+    const double bins = double(d_snap.bin_end - d_snap.bin_begin);
+    return bins * d_snap.sample_rate / double(std::max<std::size_t>(d_snap.bins, 1)) /
+           double(std::max<std::size_t>(d_snap.width, 1));
+}
+
+std::vector<display_widget::column_span> display_widget::columns_under(int pixels) const
+{
+    // Column c is drawn over [columns_left + c column_hz, columns_left + (c + 1) column_hz).
     const double w = double(d_snap.width);
-    const double c0 = (d_view_lo - band_left()) / d_snap.sample_rate * w;
-    const double per_pixel = (d_view_hi - d_view_lo) / d_snap.sample_rate * w / pixels;
-    std::vector<std::size_t> columns(std::size_t(std::max(pixels, 0)));
-    for (int x = 0; x < pixels; ++x)
-        columns[std::size_t(x)] =
-            std::size_t(std::clamp(std::floor(c0 + (x + 0.5) * per_pixel), 0.0, w - 1));
+    const double c0 = (d_view_lo - columns_left()) / column_hz();
+    const double per_pixel = (d_view_hi - d_view_lo) / column_hz() / pixels;
+    std::vector<column_span> columns(std::size_t(std::max(pixels, 0)));
+    for (int x = 0; x < pixels; ++x) {
+        double a = std::floor(c0 + (x + 0.5) * per_pixel), b = a + 1;
+        if (per_pixel > 1) {
+            a = std::floor(c0 + x * per_pixel);
+            b = std::ceil(c0 + (x + 1) * per_pixel);
+        }
+        a = std::clamp(a, 0.0, w);
+        b = std::clamp(b, a, w);
+        columns[std::size_t(x)] = { std::size_t(a), std::size_t(b) };
+    }
     return columns;
 }
 
@@ -554,8 +610,9 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
             const float* cells = &d_snap.histogram[row * w];
             auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
             for (int x = 0; x < plot.width(); ++x) {
-                const float i = std::min(cells[columns[std::size_t(x)]] * scale + 0.5f, float(count_lut_size - 1));
-                line[x] = d_count_lut[std::size_t(i)];
+                const auto span = columns[std::size_t(x)];
+                const float count = span.first < span.last ? *std::max_element(cells + span.first, cells + span.last) : 0.0f;
+                line[x] = d_count_lut[std::size_t(std::min(count * scale + 0.5f, float(count_lut_size - 1)))];
             }
         }
         p.drawImage(plot.topLeft(), d_histogram_image);
@@ -566,9 +623,9 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
     // any width).
     p.save();
     p.setClipRect(plot);
-    const double column_hz = d_snap.sample_rate / double(w);
-    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - band_left()) / column_hz) - 1, 0.0, double(w)));
-    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - band_left()) / column_hz) + 1, 0.0, double(w)));
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(w)));
+    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(w)));
     QPolygonF line;
     auto trace = [&](const std::vector<float>& v, const QColor& colour) {
         p.setPen(QPen(colour, 1));
@@ -579,7 +636,7 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
                 line.clear();
                 continue;
             }
-            line << QPointF(x_of(band_left() + (double(c) + 0.5) * column_hz),
+            line << QPointF(x_of(left + (double(c) + 0.5) * col_hz),
                             y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
         }
         p.drawPolyline(line);
@@ -619,8 +676,14 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot)
     for (int y = 0; y < rows; ++y) {
         const float* row = &d_wf_rows[((d_wf_head + std::size_t(y)) % d_wf_capacity) * d_snap.width];
         auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(y));
-        for (int x = 0; x < plot.width(); ++x)
-            line[x] = waterfall_colour(row[columns[std::size_t(x)]]);
+        for (int x = 0; x < plot.width(); ++x) {
+            const auto span = columns[std::size_t(x)];
+            // The max that is a number (NaN: no data yet).
+            float v = std::numeric_limits<float>::quiet_NaN();
+            for (std::size_t c = span.first; c < span.last; ++c)
+                v = row[c] > v || std::isnan(v) ? row[c] : v;
+            line[x] = waterfall_colour(v);
+        }
     }
     p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, 0, plot.width(), rows));
     p.setPen(Qt::lightGray);

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 class QCheckBox;
@@ -27,6 +28,7 @@ struct display_snapshot {
     std::size_t width = 0;  //!< columns W
     std::size_t height = 0; //!< histogram rows H
     std::size_t bins = 0;   //!< FFT size N (bins across the band)
+    std::size_t bin_begin = 0, bin_end = 0; //!< the bins [begin, end) the W columns show
     double db_min = -120.0, db_max = 0.0;
     double decay = 0.99;
     double center_freq = 0.0, sample_rate = 1.0; //!< Hz
@@ -58,6 +60,8 @@ public:
     virtual void set_db_range(double db_min, double db_max) = 0;
     virtual void set_max_hold(bool on) = 0;
     virtual void reset_max_hold() = 0;
+    //! The columns show the bins [begin, end) from the next frame (gpufft::display::set_bin_range).
+    virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     //! The user clicked at \p hz (absolute frequency).
     virtual void clicked(double hz) = 0;
 };
@@ -69,10 +73,17 @@ public:
  *
  * Frequency axis: the band is [band_left(), band_left() + fs), the N bins
  * side by side (bin k, fftshifted, is centred on centre + (k - floor(N / 2))
- * fs / N); column c of the W columns is drawn over
- * [band_left() + c fs / W, band_left() + (c + 1) fs / W) (exactly its bins
- * when W divides N, within a bin otherwise). The plot shows
+ * fs / N). The W columns show the bins [b, e) the display computes (its bin
+ * range), i.e. [band_left() + b fs / N, band_left() + e fs / N), each an
+ * equal W-th of that (exactly its bins when W divides e - b, within a bin
+ * otherwise); outside it the plots are empty. The plot shows
  * [view_lo(), view_hi()] across its width, linearly.
+ * Zoom with detail: a new view moves the axis at once; once the view has
+ * stayed 150 ms (bin_range_delay_ms, so that a wheel spin clears the
+ * histogram once, not at every notch), the display's bin range becomes the
+ * bins under the view (display_feed::set_bin_range), so the W columns
+ * resample those bins and not the whole band. A new range clears the
+ * histogram, traces and waterfall (their columns meant other bins).
  * dB axis: db_max at the top of the spectrum plot, db_min at the bottom.
  * Waterfall: one row per redraw (the maximum of the frames since the last),
  * newest at the top.
@@ -93,6 +104,8 @@ class display_widget : public QWidget
     Q_PROPERTY(bool frozen READ frozen WRITE set_frozen)
     Q_PROPERTY(bool show_average READ show_average WRITE set_show_average)
     Q_PROPERTY(qulonglong frames_drawn READ frames_drawn)
+    Q_PROPERTY(qulonglong bin_begin READ bin_begin)
+    Q_PROPERTY(qulonglong bin_end READ bin_end)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -126,6 +139,16 @@ public:
     double band_right() const;
     //! Reads the feed and schedules a repaint now (what the timer does).
     void refresh();
+    //! The bins under the view [view_lo(), view_hi()], at least one.
+    std::pair<std::size_t, std::size_t> view_bins() const;
+    /*!
+     * Sets the display's bin range to view_bins() if it differs, and
+     * refreshes (what the debounce timer does bin_range_delay_ms after the
+     * view last changed).
+     */
+    void apply_view_bins();
+    //! How long the view must stay before the bin range follows it.
+    static constexpr int bin_range_delay_ms = 150;
 
     //! The plot areas, in this widget's coordinates.
     QRect spectrum_plot_rect() const;
@@ -137,6 +160,9 @@ public:
     std::size_t redraws() const { return d_redraws.load(); }
     //! The display's frame count at the last redraw (frames since it was built).
     qulonglong frames_drawn() const { return d_frames_seen; }
+    //! The display's bin range at the last read: [bin_begin, bin_end).
+    qulonglong bin_begin() const { return d_snap.bin_begin; }
+    qulonglong bin_end() const { return d_snap.bin_end; }
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -152,8 +178,18 @@ private:
     void build_luts();
     void sync_controls();
     void pan(double fraction);
-    // For each of `pixels` plot columns, the display column under its centre.
-    std::vector<std::size_t> columns_under(int pixels) const;
+    // For each of `pixels` plot columns, the display columns [first, last)
+    // it shows: the one under its centre where a column is a pixel or
+    // wider, every column it overlaps where they are narrower (the pixel
+    // shows their max, so a one-column peak never falls between pixels);
+    // empty outside the bin range.
+    struct column_span {
+        std::size_t first, last;
+    };
+    std::vector<column_span> columns_under(int pixels) const;
+    // The frequencies the columns span: the bin range's edges.
+    double columns_left() const;
+    double column_hz() const;
     // The colour of a dB value on the waterfall.
     QRgb waterfall_colour(float db) const;
 
@@ -180,6 +216,7 @@ private:
     std::atomic<std::size_t> d_redraws{ 0 };
 
     QTimer* d_timer;
+    QTimer* d_bin_range_timer; // single shot: the view stayed, the bin range follows
     QSplitter* d_splitter;
     pane* d_spectrum;
     pane* d_waterfall;

@@ -60,6 +60,7 @@ public:
     virtual void set_resample(display_resample mode) = 0;
     virtual void set_average(display_average mode, double alpha) = 0;
     virtual void set_max_hold(bool on) = 0;
+    virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     virtual void read_histogram(float* out) const = 0;
     virtual void read_average(float* out) const = 0;
     virtual void read_max_hold(float* out) const = 0;

@@ -80,7 +80,14 @@ void check_resample(display_resample mode)
                     "unknown resample mode " + str(int(mode)));
 }
 
-void check_display_config(const display_config& c)
+void check_bin_range(std::size_t begin, std::size_t end, std::size_t n)
+{
+    display_require(begin < end && end <= n, "bin range [" + str(begin) + ", " + str(end) +
+                                                 ") must be non-empty and within the frame's n = " + str(n) +
+                                                 " bins");
+}
+
+display_config checked_display_config(display_config c)
 {
     display_require(c.n >= 1, "n (bins per frame) must be at least 1");
     display_require(std::uint64_t(c.n) <= std::uint64_t(1) << 32, "n " + str(c.n) + " is too large (at most 2^32)");
@@ -97,6 +104,10 @@ void check_display_config(const display_config& c)
     check_decay(c.decay);
     check_resample(c.resample);
     check_average(c.average, c.alpha);
+    if (c.bin_end == 0)
+        c.bin_end = c.n;
+    check_bin_range(c.bin_begin, c.bin_end, c.n);
+    return c;
 }
 
 void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
@@ -109,7 +120,8 @@ void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
 std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col)
 {
     // 64-bit products: n <= 2^32 and W < 2^28.
-    const auto edge = [&](std::size_t k) { return std::size_t(std::uint64_t(k) * c.n / c.width); };
+    const std::uint64_t m = c.bin_end - c.bin_begin;
+    const auto edge = [&](std::size_t k) { return c.bin_begin + std::size_t(std::uint64_t(k) * m / c.width); };
     return { edge(col), std::max(edge(col) + 1, edge(col + 1)) };
 }
 
@@ -134,15 +146,12 @@ display_average parse_display_average(const std::string& name)
 }
 
 struct display::impl {
-    explicit impl(const display_config& config) : c(config)
+    explicit impl(const display_config& config) : c(detail::checked_display_config(config))
     {
-        detail::check_display_config(c);
-
         const std::size_t w = c.width;
         first.resize(w);
         last.resize(w);
-        for (std::size_t col = 0; col < w; ++col)
-            std::tie(first[col], last[col]) = detail::display_column_bins(c, col);
+        lay_out_columns();
         hist.assign(w * c.height, 0.0f);
         column.resize(w);
         scratch.resize(w);
@@ -151,6 +160,12 @@ struct display::impl {
         ring.resize(w * c.waterfall_rows);
         set_range(c.db_min, c.db_max);
         clear();
+    }
+
+    void lay_out_columns()
+    {
+        for (std::size_t col = 0; col < c.width; ++col)
+            std::tie(first[col], last[col]) = detail::display_column_bins(c, col);
     }
 
     void set_range(double db_min, double db_max)
@@ -361,6 +376,17 @@ void display::set_max_hold(bool on)
 {
     d_impl->c.max_hold = on;
     reset_max_hold();
+}
+
+void display::set_bin_range(std::size_t begin, std::size_t end)
+{
+    detail::check_bin_range(begin, end, d_impl->c.n);
+    d_impl->c.bin_begin = begin;
+    d_impl->c.bin_end = end;
+    d_impl->lay_out_columns();
+    const std::size_t frames = d_impl->count;
+    d_impl->clear();
+    d_impl->count = frames;
 }
 
 void display::read_histogram(float* out) const

@@ -13,8 +13,13 @@ namespace gpufft::detail {
 //! Throws gpufft::error "gpufft: display: <msg>" unless ok.
 void display_require(bool ok, const std::string& msg);
 
-//! The constructor's checks: throws gpufft::error naming the bad parameter.
-void check_display_config(const display_config& c);
+/*!
+ * The constructor's checks: throws gpufft::error naming the bad parameter.
+ * Returns c with bin_end resolved (0 means n).
+ */
+display_config checked_display_config(display_config c);
+//! begin < end <= n, else throws gpufft::error naming the range.
+void check_bin_range(std::size_t begin, std::size_t end, std::size_t n);
 void check_db_range(double db_min, double db_max, std::size_t height);
 void check_decay(double decay);
 void check_average(display_average mode, double alpha);
@@ -22,7 +27,7 @@ void check_resample(display_resample mode);
 //! read_waterfall's rows in [1, total] and a non-null output.
 void check_waterfall_read(const float* out, std::size_t rows, std::size_t total);
 
-//! [b0, b1): the bins column c of `c.width` covers (gpufft::display, step 1).
+//! [b0, b1): the bins column c of `c.width` covers within [c.bin_begin, c.bin_end) (gpufft::display, step 1).
 std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col);
 
 } // namespace gpufft::detail

@@ -24,8 +24,7 @@ spectrum_config per_frame_spectra(spectrum_config c)
 display_config sized_for(display_config c, std::size_t fft_size)
 {
     c.n = fft_size;
-    detail::check_display_config(c);
-    return c;
+    return detail::checked_display_config(c);
 }
 
 //! gpufft::display behind the chain's display_stage interface.
@@ -42,6 +41,7 @@ public:
     void set_resample(display_resample mode) override { d.set_resample(mode); }
     void set_average(display_average mode, double alpha) override { d.set_average(mode, alpha); }
     void set_max_hold(bool on) override { d.set_max_hold(on); }
+    void set_bin_range(std::size_t begin, std::size_t end) override { d.set_bin_range(begin, end); }
     void read_histogram(float* out) const override { d.read_histogram(out); }
     void read_average(float* out) const override { d.read_average(out); }
     void read_max_hold(float* out) const override { d.read_max_hold(out); }
@@ -102,6 +102,7 @@ void spectrum_display::set_decay(double decay) { d_impl->stage.set_decay(decay);
 void spectrum_display::set_resample(display_resample mode) { d_impl->stage.set_resample(mode); }
 void spectrum_display::set_average(display_average mode, double alpha) { d_impl->stage.set_average(mode, alpha); }
 void spectrum_display::set_max_hold(bool on) { d_impl->stage.set_max_hold(on); }
+void spectrum_display::set_bin_range(std::size_t begin, std::size_t end) { d_impl->stage.set_bin_range(begin, end); }
 void spectrum_display::read_histogram(float* out) const { d_impl->stage.read_histogram(out); }
 void spectrum_display::read_average(float* out) const { d_impl->stage.read_average(out); }
 void spectrum_display::read_max_hold(float* out) const { d_impl->stage.read_max_hold(out); }

@@ -40,7 +40,8 @@ std::string describe(const display_config& c)
     s << "n=" << c.n << " W=" << c.width << " H=" << c.height << " dB [" << c.db_min << ", " << c.db_max
       << "] decay=" << c.decay << " resample=" << (c.resample == display_resample::max ? "max" : "mean")
       << " average=" << (c.average == display_average::exponential ? "exp" : "linear") << " alpha=" << c.alpha
-      << " max_hold=" << c.max_hold << " rows=" << c.waterfall_rows;
+      << " max_hold=" << c.max_hold << " rows=" << c.waterfall_rows << " bins [" << c.bin_begin << ", "
+      << (c.bin_end ? c.bin_end : c.n) << ")";
     return s.str();
 }
 
@@ -60,8 +61,10 @@ public:
         peak_started = false;
     }
 
-    std::size_t b0(std::size_t col) const { return col * c.n / c.width; }
-    std::size_t b1(std::size_t col) const { return std::max(b0(col) + 1, (col + 1) * c.n / c.width); }
+    std::size_t begin() const { return c.bin_begin; }
+    std::size_t bins() const { return (c.bin_end ? c.bin_end : c.n) - c.bin_begin; } // m
+    std::size_t b0(std::size_t col) const { return begin() + col * bins() / c.width; }
+    std::size_t b1(std::size_t col) const { return std::max(b0(col) + 1, begin() + (col + 1) * bins() / c.width); }
 
     //! Step 1, in double.
     std::vector<double> columns(const float* x) const
@@ -216,11 +219,17 @@ public:
     // Every read-out after every batch, over sizes with even and uneven runs
     // of bins per column, short (inline) and long (VOLK) runs, and W > n;
     // decays that fold the scale every few frames (1e-3) or every ~60 (0.5).
+    // Bin ranges: the whole frame, and (from the third shape on) a part
+    // that starts and ends inside it, of more bins than columns or fewer.
     void against_reference()
     {
         auto g = rng_for("reference");
         failures f;
-        const std::size_t shapes[][2] = { { 64, 64 }, { 1000, 128 }, { 4096, 100 }, { 50, 137 }, { 7, 3 }, { 1, 5 } };
+        const std::size_t shapes[][4] = { // n, W, bin_begin, bin_end (0: n)
+                                          { 64, 64, 0, 0 },      { 1000, 128, 0, 0 },  { 4096, 100, 0, 0 },
+                                          { 50, 137, 0, 0 },     { 7, 3, 0, 0 },       { 1, 5, 0, 0 },
+                                          { 4096, 100, 1234, 2999 }, { 4096, 256, 2000, 2064 },
+                                          { 1000, 128, 999, 1000 },  { 50, 137, 0, 31 },  { 7, 3, 2, 6 } };
         for (const auto& shape : shapes)
             for (auto resample : { display_resample::max, display_resample::mean })
                 for (auto average : { display_average::exponential, display_average::linear })
@@ -228,6 +237,8 @@ public:
                         display_config c;
                         c.n = shape[0];
                         c.width = shape[1];
+                        c.bin_begin = shape[2];
+                        c.bin_end = shape[3];
                         c.height = 1 + g() % 200;
                         c.db_min = -100 - double(g() % 20);
                         c.db_max = c.db_min + 10 + double(g() % 100);
@@ -378,6 +389,23 @@ public:
         d.reset_max_hold();
         ref.peak_started = false;
         step("max-hold reset");
+        // A new bin range: every column means other bins (histogram 0,
+        // traces and waterfall NaN until the next frame), the frame count goes on.
+        for (const auto& range : { std::make_pair(17, 251), std::make_pair(100, 130), std::make_pair(0, 300) }) {
+            const std::size_t frames = d.frames();
+            d.set_bin_range(std::size_t(range.first), std::size_t(range.second));
+            ref.c.bin_begin = std::size_t(range.first);
+            ref.c.bin_end = std::size_t(range.second);
+            const auto pushed = std::move(ref.rows);
+            ref.clear();
+            ref.rows.assign(pushed.size(), std::vector<double>(c.width, nan_d));
+            const std::string what = "bins [" + std::to_string(range.first) + ", " + std::to_string(range.second) + ")";
+            CPPUNIT_ASSERT_EQUAL(frames, d.frames());
+            CPPUNIT_ASSERT_EQUAL(ref.b0(0), d.column_bins(0).first);
+            CPPUNIT_ASSERT_EQUAL(ref.b1(c.width - 1), d.column_bins(c.width - 1).second);
+            compare(f, what + " before a frame", d, ref);
+            step(what);
+        }
         d.reset();
         ref.clear();
         CPPUNIT_ASSERT_EQUAL(std::size_t(0), d.frames());
@@ -464,6 +492,9 @@ public:
         expect_error("alpha 1.5", with([](auto& c) { c.alpha = 1.5; }), { "alpha" });
         expect_error("resample 7", with([](auto& c) { c.resample = display_resample(7); }), { "resample" });
         expect_error("average 7", with([](auto& c) { c.average = display_average(7); }), { "average" });
+        expect_error("empty bin range", with([](auto& c) { c.bin_begin = c.bin_end = 5; }), { "bin range" });
+        expect_error("bin_begin n", with([](auto& c) { c.bin_begin = c.n; }), { "bin range" });
+        expect_error("bin_end past n", with([](auto& c) { c.bin_end = c.n + 1; }), { "bin range", "1024" });
         expect_error("resample name", [] { gpufft::parse_display_resample("median"); }, { "resample", "median" });
         expect_error("average name", [] { gpufft::parse_display_average("peak"); }, { "average", "peak" });
         CPPUNIT_ASSERT(gpufft::parse_display_resample("mean") == display_resample::mean);
@@ -478,11 +509,16 @@ public:
         expect_error("waterfall rows 0", [&] { d.read_waterfall(out.data(), 0); }, { "rows" });
         expect_error("waterfall rows 2 of 1", [&] { d.read_waterfall(out.data(), 2); }, { "rows" });
         expect_error("column 1024", [&] { d.column_bins(1024); }, { "column" });
+        expect_error("set_bin_range empty", [&] { d.set_bin_range(7, 7); }, { "bin range" });
+        expect_error("set_bin_range inverted", [&] { d.set_bin_range(8, 7); }, { "bin range" });
+        expect_error("set_bin_range past n", [&] { d.set_bin_range(0, 1025); }, { "bin range", "1024" });
         expect_error("push null", [&] { d.push(nullptr, 1); }, { "null" });
         expect_error("read null", [&] { d.read_histogram(nullptr); }, { "null" });
         // A failed setter changes nothing.
         CPPUNIT_ASSERT_EQUAL(0.99, d.config().decay);
         CPPUNIT_ASSERT_EQUAL(-120.0, d.config().db_min);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(0), d.config().bin_begin);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1024), d.config().bin_end); // 0 resolved to n
     }
     // gpufft::spectrum_display on raw bytes equals gpufft::spectrum (one dB,
     // shifted frame per output) feeding gpufft::display, whatever the

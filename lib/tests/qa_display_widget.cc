@@ -20,7 +20,9 @@
 #include <gpufft/gnuradio/display_sink_f.h>
 #include <QApplication>
 #include <QKeyEvent>
+#include <QElapsedTimer>
 #include <QMouseEvent>
+#include <QThread>
 #include <QWheelEvent>
 #include <cppunit/TestAssert.h>
 #include <cppunit/TextTestRunner.h>
@@ -112,15 +114,17 @@ std::string list(const std::vector<int>& xs)
 
 //! A widget over a real display (the display_sink_f path), fed by hand.
 struct fixture {
-    display_sink_settings settings{ fc, fs, 0.0, 120.0, 0.9, 30.0, "grey", int(width), int(height) };
+    const std::size_t bins;
+    display_sink_settings settings;
     std::shared_ptr<display_sink_core<::gpufft::display>> core;
     std::unique_ptr<display_widget> widget;
     std::vector<double> clicks;
 
-    fixture()
+    explicit fixture(std::size_t bins = n, std::size_t columns = width)
+        : bins(bins), settings{ fc, fs, 0.0, 120.0, 0.9, 30.0, "grey", int(columns), int(height) }
     {
         core = std::make_shared<display_sink_core<::gpufft::display>>(
-            std::make_unique<::gpufft::display>(settings.display(n)), settings, "test");
+            std::make_unique<::gpufft::display>(settings.display(bins)), settings, "test");
         core->on_click([this](double hz) { clicks.push_back(hz); });
         widget = std::make_unique<display_widget>(core, settings.colormap, settings.frame_rate);
         widget->resize(900, 700);
@@ -131,14 +135,35 @@ struct fixture {
         core->set_max_hold(false);
     }
 
-    //! `count` frames: every bin at floor_db, bin `tone` at tone_db.
-    void push(std::size_t tone, std::size_t count = 50)
+    //! `count` frames: every bin at floor_db, the bins `tones` at tone_db.
+    void push(const std::vector<std::size_t>& tones, std::size_t count = 50)
     {
-        std::vector<float> frames(n * count, float(floor_db));
+        std::vector<float> frames(bins * count, float(floor_db));
         for (std::size_t f = 0; f < count; ++f)
-            frames[f * n + tone] = float(tone_db);
+            for (std::size_t t : tones)
+                frames[f * bins + t] = float(tone_db);
         core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), count); });
         widget->refresh();
+    }
+    void push(std::size_t tone, std::size_t count = 50) { push(std::vector<std::size_t>{ tone }, count); }
+
+    //! The engine's bin range.
+    std::pair<std::size_t, std::size_t> engine_bins()
+    {
+        return core->with_engine([](::gpufft::display& d) {
+            return std::make_pair(d.config().bin_begin, d.config().bin_end);
+        });
+    }
+
+    //! Runs the event loop for `ms` milliseconds (the widget's timers fire).
+    static void wait(int ms)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < ms) {
+            QApplication::processEvents(QEventLoop::AllEvents, 5);
+            QThread::msleep(2);
+        }
     }
 
     QImage grab(const char* name)
@@ -184,6 +209,8 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(db_range_moves_the_floor);
     CPPUNIT_TEST(keys_set_the_db_range);
     CPPUNIT_TEST(colour_maps);
+    CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
+    CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -236,6 +263,7 @@ public:
         const double c = (lo0 + hi0) / 2, lo = c - (c - lo0) / 2, hi = c + (hi0 - c) / 2;
         CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-3);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-3);
+        f.widget->apply_view_bins(); // as after the delay: the display computes the view's bins
         f.push(tone_bin);
         const QImage img = f.grab("zoom");
         const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
@@ -271,6 +299,7 @@ public:
         const double lo = at - (at - lo0) / 1.5625, hi = at + (hi0 - at) / 1.5625;
         CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-3);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-3);
+        f.widget->apply_view_bins();
         f.push(tone_bin);
         const QImage img = f.grab("wheel");
         const QRect wf = f.widget->waterfall_plot_rect();
@@ -421,6 +450,109 @@ public:
         // The peak-hold key switches the engine's max-hold trace on (the fixture turned it off).
         f.key(Qt::Key_P, "p");
         f.core->with_engine([](::gpufft::display& d) { CPPUNIT_ASSERT(d.config().max_hold); });
+    }
+
+    // The axis moves at once; the display's bin range follows the view
+    // once it has stayed bin_range_delay_ms (a wheel spin clears the
+    // histogram once), then the view's bins are the range.
+    void bin_range_follows_the_view_after_a_pause()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const auto whole = std::make_pair(std::size_t(0), n);
+        CPPUNIT_ASSERT(f.engine_bins() == whole);
+        QWidget* pane = f.widget->spectrum_pane();
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const QPointF p = f.in_pane(pane, QPoint(sp.left() + sp.width() / 3, sp.center().y()));
+        const auto notch = [&] {
+            QWheelEvent wheel(p, p, QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(pane, &wheel);
+        };
+        QElapsedTimer since_first;
+        since_first.start();
+        notch();
+        const double lo1 = f.widget->view_lo();
+        CPPUNIT_ASSERT(lo1 > bin_centre(0)); // the axis moved at once
+        fixture::wait(60);
+        notch(); // the second notch restarts the delay
+        QElapsedTimer since_second;
+        since_second.start();
+        fixture::wait(display_widget::bin_range_delay_ms - 60);
+        // Qt may fire a coarse timer 5% early: only a wait well inside the
+        // delay since the second notch (and past it since the first) tells.
+        if (since_second.elapsed() < display_widget::bin_range_delay_ms * 9 / 10)
+            CPPUNIT_ASSERT_MESSAGE("the range followed " + std::to_string(since_first.elapsed()) +
+                                       " ms after the first notch, before the delay after the second",
+                                   f.engine_bins() == whole);
+        for (int k = 0; k < 100 && f.engine_bins() == whole; ++k)
+            fixture::wait(20);
+        const auto bins = f.engine_bins();
+        CPPUNIT_ASSERT(bins == f.widget->view_bins());
+        // The view's bins: the bins whose span meets [view_lo, view_hi].
+        const double bin_hz = fs / n, left = bin_centre(0) - bin_hz / 2;
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        CPPUNIT_ASSERT_EQUAL(std::size_t(std::floor((lo - left) / bin_hz)), bins.first);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(std::ceil((hi - left) / bin_hz)), bins.second);
+        // Back to the whole band: the whole frame again.
+        f.key(Qt::Key_0, "0");
+        f.widget->apply_view_bins();
+        CPPUNIT_ASSERT(f.engine_bins() == whole);
+    }
+
+    // 65536 bins on 1024 columns (64 bins each): two tones 32 bins apart
+    // share one column and draw as one. Zoomed 16x (about 4 bins a column),
+    // they are two bright runs at their own pixels, in the histogram and
+    // the waterfall, with the floor between them.
+    void zoom_resolves_tones_within_a_column()
+    {
+        const std::size_t bins = 65536, columns = 1024;
+        const std::size_t t1 = bins / 2 + 64 * 37 + 16, t2 = t1 + 32; // both in column 512 + 37
+        fixture f(bins, columns);
+        const auto hz = [&](std::size_t k) { return fc + (double(k) - double(bins / 2)) * fs / double(bins); };
+        const auto bright_runs = [](const QImage& img, int y, int x0, int x1) {
+            std::vector<std::pair<int, int>> runs; // [first, last] pixels brighter than the floor's colour
+            for (int x = x0; x <= x1; ++x)
+                if (grey(img, x, y) > 160) {
+                    if (!runs.empty() && runs.back().second == x - 1)
+                        runs.back().second = x;
+                    else
+                        runs.emplace_back(x, x);
+                }
+            return runs;
+        };
+        const auto describe = [](const std::vector<std::pair<int, int>>& runs) {
+            std::string s;
+            for (const auto& r : runs)
+                s += " [" + std::to_string(r.first) + ", " + std::to_string(r.second) + "]";
+            return s;
+        };
+        const auto check = [&](const char* name, std::size_t want_runs) {
+            const QImage img = f.grab(name);
+            const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+            const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+            const int x1 = pixel_of(hz(t1), sp, lo, hi), x2 = pixel_of(hz(t2), sp, lo, hi);
+            const int tone_y = int(std::lround(row_of(tone_db, sp) - 0.5 * sp.height() / double(height)));
+            for (const auto& [what, y] : { std::make_pair("waterfall", wf.top()), std::make_pair("histogram", tone_y) }) {
+                const auto runs = bright_runs(img, y, sp.left(), sp.right());
+                const std::string m = std::string(name) + ": " + what + " row " + std::to_string(y) +
+                                      ": bright runs" + describe(runs) + ", tones at pixels " + std::to_string(x1) +
+                                      " and " + std::to_string(x2);
+                CPPUNIT_ASSERT_MESSAGE(m, runs.size() == want_runs);
+                for (int x : { x1, x2 })
+                    CPPUNIT_ASSERT_MESSAGE(m, std::any_of(runs.begin(), runs.end(), [&](const auto& r) {
+                                               return r.first - 1 <= x && x <= r.second + 1;
+                                           }));
+            }
+        };
+        f.push({ t1, t2 });
+        check("zoom_detail_whole_band", 1);
+        f.widget->zoom(16.0, (hz(t1) + hz(t2)) / 2);
+        f.widget->apply_view_bins();
+        const auto range = f.engine_bins();
+        CPPUNIT_ASSERT_MESSAGE("bin range [" + std::to_string(range.first) + ", " + std::to_string(range.second) + ")",
+                               range.second - range.first <= bins / 16 + 2 && range.first < t1 && t2 < range.second);
+        f.push({ t1, t2 });
+        check("zoom_detail_16x", 2);
     }
 
     void colour_maps()

@@ -55,7 +55,8 @@ std::string describe(const spectrum_config& s, const display_config& c)
       << " W=" << c.width << " H=" << c.height << " dB [" << c.db_min << ", " << c.db_max << "] decay=" << c.decay
       << " resample=" << (c.resample == display_resample::max ? "max" : "mean")
       << " average=" << (c.average == display_average::exponential ? "exp" : "linear") << " alpha=" << c.alpha
-      << " rows=" << c.waterfall_rows;
+      << " rows=" << c.waterfall_rows << " bins [" << c.bin_begin << ", " << (c.bin_end ? c.bin_end : s.fft_size)
+      << ")";
     return m.str();
 }
 
@@ -194,7 +195,7 @@ void check_config(failures& f, spectrum_config s, const display_config& c, std::
         return;
     }
     const std::size_t frame_bytes = s.fft_size * gpufft::sample_bytes(s.format);
-    const auto raw = test_signal(s.format, 30 * s.fft_size, name);
+    const auto raw = test_signal(s.format, 40 * s.fft_size, name);
     std::size_t at = 0;
     // Pushes a random part of the signal (whole frames or not) to both.
     const auto push = [&](const std::string& step) {
@@ -233,6 +234,16 @@ void check_config(failures& f, spectrum_config s, const display_config& c, std::
     dev.set_max_hold(true);
     cpu.set_max_hold(true);
     push("after set_max_hold(true)");
+    // Zoomed: a range of more bins than columns, then one of fewer (each
+    // bin over several columns), at random places.
+    for (const std::size_t m : { c.width + 1 + g() % c.width, 1 + g() % c.width }) {
+        const std::size_t bins = std::min(m, s.fft_size), begin = g() % (s.fft_size - bins + 1);
+        dev.set_bin_range(begin, begin + bins);
+        cpu.set_bin_range(begin, begin + bins);
+        const std::string step = "after set_bin_range(" + std::to_string(begin) + ", " + std::to_string(begin + bins) + ")";
+        compare(f, name + " " + step + ", before a frame", dev, cpu);
+        push(step);
+    }
     dev.reset();
     cpu.reset();
     // reset() drops a pending partial sample: go on from a sample's start.
@@ -281,6 +292,10 @@ public:
             c.average = average;
             c.alpha = 0.05 + 0.9 * double(g() % 100) / 100;
             c.waterfall_rows = 1 + g() % 6;
+            if (i % 3 == 2) { // a range from the start
+                c.bin_begin = g() % (n / 2);
+                c.bin_end = c.bin_begin + 1 + g() % (n - c.bin_begin);
+            }
             ++i;
             try {
                 check_config(f, s, c, g);
@@ -325,9 +340,14 @@ public:
         expect_error("waterfall rows 2 of 1", [&] { d.read_waterfall(out.data(), 2); }, { "rows" });
         expect_error("read null", [&] { d.read_histogram(nullptr); }, { "null" });
         expect_error("read null average", [&] { d.read_average(nullptr); }, { "null" });
+        expect_error("empty bin range", [&] { d.set_bin_range(5, 5); }, { "bin range" });
+        expect_error("bin range past n", [&] { d.set_bin_range(0, 1025); }, { "bin range", "1024" });
+        c.bin_begin = 1024;
+        expect_error("bin_begin n", [&] { spectrum_display e(s, c); }, { "bin range" });
         // A failed setter changes nothing.
         CPPUNIT_ASSERT_EQUAL(0.9, d.display_settings().decay);
         CPPUNIT_ASSERT_EQUAL(-120.0, d.display_settings().db_min);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1024), d.display_settings().bin_end);
     }
 };
 

@@ -22,23 +22,33 @@ print(f"qa_display: random seed {SEED} (replay with GPUFFT_QA_SEED={SEED})")
 class Reference:
     """The display's definition in float64, step by step (display.h)."""
 
-    def __init__(self, n, width, height, db_min, db_max, decay, resample, average, alpha, max_hold, rows):
+    def __init__(self, n, width, height, db_min, db_max, decay, resample, average, alpha, max_hold, rows,
+                 bin_begin=0, bin_end=None):
         self.n, self.width, self.height = n, width, height
         self.db_min, self.db_max, self.decay = db_min, db_max, decay
         self.resample, self.average, self.alpha, self.max_hold = resample, average, alpha, max_hold
-        c = np.arange(width)
-        self.b0 = c * n // width
-        self.b1 = np.maximum(self.b0 + 1, (c + 1) * n // width)
-        self.hist = np.zeros((height, width))
-        self.avg = np.full(width, np.nan)
-        self.peak = np.full(width, np.nan)
         self.rows = [np.full(width, np.nan)] * rows
+        self.set_bin_range(bin_begin, n if bin_end is None else bin_end)
+        self.count = 0
+
+    def set_bin_range(self, begin, end):
+        """Step 1's columns over the bins [begin, end); every trace, row and
+        cell starts again (display.h, set_bin_range)."""
+        self.begin, self.end = begin, end
+        c, m = np.arange(self.width), end - begin
+        self.b0 = begin + c * m // self.width
+        self.b1 = np.maximum(self.b0 + 1, begin + (c + 1) * m // self.width)
+        self.hist = np.zeros((self.height, self.width))
+        self.avg = np.full(self.width, np.nan)
+        self.peak = np.full(self.width, np.nan)
+        self.rows = [np.full(self.width, np.nan)] * len(self.rows)
         self.count = 0
 
     def columns(self, x):
         """Step 1: max or mean over bins [b0, b1) of each column (reduceat
-        over b0: a repeated start, W > n, takes the single bin)."""
-        x = x.astype(np.float64)
+        over b0 of the bins before `end`: a repeated start, W > m, takes the
+        single bin)."""
+        x = x[:self.end].astype(np.float64)
         if self.resample == "max":
             return np.maximum.reduceat(x, self.b0)
         return np.add.reduceat(x, self.b0) / (self.b1 - self.b0)
@@ -80,7 +90,7 @@ def make(ref):
     return gpufft.display(ref.n, width=ref.width, height=ref.height, db_min=ref.db_min,
                           db_max=ref.db_max, decay=ref.decay, resample=ref.resample,
                           average=ref.average, alpha=ref.alpha, max_hold=ref.max_hold,
-                          waterfall_rows=len(ref.rows))
+                          waterfall_rows=len(ref.rows), bin_begin=ref.begin, bin_end=ref.end)
 
 
 class qa_display(gr_unittest.TestCase):
@@ -95,11 +105,15 @@ class qa_display(gr_unittest.TestCase):
         np.testing.assert_allclose(d.max_hold(), ref.peak, rtol=0, atol=1e-4, err_msg=what + ": max-hold")
         np.testing.assert_allclose(d.waterfall(), np.array(ref.rows), rtol=0, atol=1e-4,
                                    err_msg=what + ": waterfall")
-        self.assertEqual(d.frames, ref.count)
+        self.assertEqual(d.bin_range, (ref.begin, ref.end))
 
     def test_against_reference(self):
-        shapes = [(64, 64), (1000, 128), (4096, 100), (50, 137), (7, 3), (1, 5)]
-        for n, width in shapes:
+        """Every read-out after every batch; bin ranges of the whole frame,
+        and parts inside it of more bins than columns or fewer."""
+        shapes = [(64, 64, 0, 64), (1000, 128, 0, 1000), (4096, 100, 0, 4096), (50, 137, 0, 50), (7, 3, 0, 7),
+                  (1, 5, 0, 1), (4096, 100, 1234, 2999), (4096, 256, 2000, 2064), (1000, 128, 999, 1000),
+                  (50, 137, 0, 31), (7, 3, 2, 6)]
+        for n, width, bin_begin, bin_end in shapes:
             for resample in ("max", "mean"):
                 for average in ("exponential", "linear"):
                     for decay in (0.9, 0.5, 1e-3):
@@ -107,8 +121,10 @@ class qa_display(gr_unittest.TestCase):
                         ref = Reference(n, width, int(self.rng.integers(1, 200)), db_min,
                                         db_min + 10 + self.rng.integers(100), decay, resample,
                                         average, float(self.rng.uniform(0.05, 0.95)),
-                                        bool(self.rng.integers(4)), int(self.rng.integers(1, 7)))
-                        what = (f"n={n} W={width} H={ref.height} [{ref.db_min}, {ref.db_max}] dB "
+                                        bool(self.rng.integers(4)), int(self.rng.integers(1, 7)),
+                                        bin_begin, bin_end)
+                        what = (f"n={n} W={width} bins [{bin_begin}, {bin_end}) H={ref.height} "
+                                f"[{ref.db_min}, {ref.db_max}] dB "
                                 f"decay={decay} {resample} {average} max_hold={ref.max_hold}")
                         d = make(ref)
                         # Before the first frame: histogram 0, traces and rows NaN.
@@ -122,6 +138,7 @@ class qa_display(gr_unittest.TestCase):
                                 ref.push(frame)
                             d.push(x if batch > 1 else x[0])
                             self.assert_matches(d, ref, f"{what} after {ref.count} frames")
+                        self.assertEqual(d.frames, ref.count)
 
     def test_tone_and_noise_floor(self):
         """A tone at a known frequency is the top of its column with max
@@ -193,6 +210,16 @@ class qa_display(gr_unittest.TestCase):
         self.assertEqual(d.frames, d_frames + 5)
         d.set_max_hold(False)
         self.assertTrue(np.all(np.isnan(d.max_hold())))
+        d.set_max_hold(True)
+        ref.average = "exponential"
+        d.set_average("exponential", ref.alpha)
+        for begin, end in ((17, 251), (100, 130), (0, 300)):
+            frames = d.frames
+            d.set_bin_range(begin, end)
+            ref.set_bin_range(begin, end)
+            self.assertEqual(d.frames, frames)  # a new range keeps counting frames
+            self.assert_matches(d, ref, f"bins [{begin}, {end}) before a frame")
+            step(f"bins [{begin}, {end})")
         d.reset()
         self.assertEqual(d.frames, 0)
         self.assertTrue(np.all(d.histogram() == 0))
@@ -282,6 +309,12 @@ class qa_display(gr_unittest.TestCase):
             d.set_db_range(0, 0)
         with self.assertRaisesRegex(gpufft.error, "resample"):
             d.set_resample("median")
+        with self.assertRaisesRegex(gpufft.error, "bin range"):
+            d.set_bin_range(5, 5)
+        with self.assertRaisesRegex(gpufft.error, "bin range.*64"):
+            d.set_bin_range(0, 65)
+        with self.assertRaisesRegex(gpufft.error, "bin range"):
+            gpufft.display(64, bin_begin=64)
         self.assertEqual(d.frames, 0)
 
 

@@ -3,8 +3,9 @@
 QA for gpufft.display_sink_c and gpufft.display_sink_f in flowgraphs, drawn
 headless (Qt offscreen) and grabbed: a tone's column and the noise floor's row
 lie at the pixels the frequency and dB axes put them (computed here from the
-centre frequency, the sample rate and N), also after a zoom by key; a click
-sends ("freq" . Hz) on the message port; every frame reaches the display;
+centre frequency, the sample rate and N), also after a zoom and pan by key
+(the display then computes the view's bins); a click sends ("freq" . Hz) on
+the message port; every frame reaches the display;
 runtime setters; bad parameters raise gpufft.error naming them, and the GRC
 definitions' asserts refuse them too.
 """
@@ -118,11 +119,34 @@ class qa_display_sink(gr_unittest.TestCase):
         self.assertAlmostEqual(w.property("view_lo"), lo, delta=1e-3)
         self.assertAlmostEqual(w.property("view_hi"), hi, delta=1e-3)
         self.check_tone_and_floor(w, "full", lo, hi)
-        # Zoom 2x (key +) about the view's centre: the tone moves out, the floor stays.
+
+    def test_zoom_computes_the_view(self):
+        """Zoom 2x (key +) about the view's centre and pan right a tenth (key
+        Right), so that the tone is inside: the axis moves at once, the
+        display's bin range follows once the view stays (the bins under the
+        view, each now two columns); frames drawn after that put the tone and
+        the floor at their pixels of the zoomed axis."""
+        frames = 100
+        tb = gr.top_block()
+        sink = self.sink_c()
+        tb.connect(blocks.vector_source_c(self.tone(frames).tolist()), sink)
+        w = sink.pyqwidget()
+        w.resize(1000, 700)
+        w.show()
+        self.lines_off(w)
+        band_lo, band_hi = band(self.fc, self.fs, self.n)
         QtTest.QTest.keyClick(w, QtCore.Qt.Key_Plus)
-        c = (lo + hi) / 2
-        lo, hi = c - (c - lo) / 2, c + (hi - c) / 2
+        QtTest.QTest.keyClick(w, QtCore.Qt.Key_Right)
+        span = (band_hi - band_lo) / 2
+        lo = band_lo + span / 2 + span / 10
+        hi = lo + span
         self.assertAlmostEqual(w.property("view_lo"), lo, delta=1e-3)
+        bin_hz = self.fs / self.n
+        want = (int(np.floor((lo - band_lo) / bin_hz)), int(np.ceil((hi - band_lo) / bin_hz)))
+        self.assertTrue(wait_for(lambda: w.property("bin_begin") != 0, 2), "the bin range did not follow the view")
+        self.assertEqual((w.property("bin_begin"), w.property("bin_end")), want)
+        tb.run()
+        self.assertTrue(wait_for(lambda: w.property("frames_drawn") == sink.frames_displayed()))
         self.check_tone_and_floor(w, "zoom", lo, hi)
 
     def test_8bit_input(self):

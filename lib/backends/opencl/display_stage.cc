@@ -38,9 +38,8 @@ std::size_t rounded_up(std::size_t n, std::size_t group) { return (n + group - 1
 } // namespace
 
 device_display::device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames)
-    : d_queue(q), d_c(c), d_weights(max_frames + 1)
+    : d_queue(q), d_c(gpufft::detail::checked_display_config(c)), d_weights(max_frames + 1)
 {
-    gpufft::detail::check_display_config(c);
     const device_entry& dev = ctx.device;
     const std::size_t w = c.width, cells = w * c.height, ring = w * c.waterfall_rows;
     display_require(c.n < (std::size_t(1) << 32) && cells < (std::size_t(1) << 32),
@@ -61,13 +60,7 @@ device_display::device_display(device_context& ctx, cl_command_queue q, const di
     d_ring = buffer(ctx, 4 * ring, d_device_bytes);
     d_weights_dev = buffer(ctx, 4 * (max_frames + 1), d_device_bytes);
 
-    std::vector<cl_uint> first(w + 1);
-    for (std::size_t col = 0; col < w; ++col)
-        first[col] = cl_uint(gpufft::detail::display_column_bins(c, col).first);
-    first[w] = cl_uint(c.n);
-    check(api()->clEnqueueWriteBuffer(q, d_first.get(), CL_TRUE, 0, 4 * (w + 1), first.data(), 0, nullptr,
-                                      nullptr),
-          "clEnqueueWriteBuffer (display columns)");
+    upload_columns();
 
     program_handle prog = build_program(ctx, display_cl, "-cl-std=CL1.2");
     d_decay = make_kernel(prog.get(), "display_decay");
@@ -123,6 +116,19 @@ void device_display::set_settings()
     set_arg(k, 15, sizeof alpha, &alpha);
     set_arg(k, 16, sizeof keep, &keep);
     set_arg(k, 18, sizeof max_hold, &max_hold);
+}
+
+// The W + 1 column edges display_frames reads: the columns' first bins, then bin_end.
+void device_display::upload_columns()
+{
+    const std::size_t w = d_c.width;
+    std::vector<cl_uint> first(w + 1);
+    for (std::size_t col = 0; col < w; ++col)
+        first[col] = cl_uint(gpufft::detail::display_column_bins(d_c, col).first);
+    first[w] = cl_uint(d_c.bin_end);
+    check(api()->clEnqueueWriteBuffer(d_queue, d_first.get(), CL_TRUE, 0, 4 * (w + 1), first.data(), 0, nullptr,
+                                      nullptr),
+          "clEnqueueWriteBuffer (display columns)");
 }
 
 void device_display::upload_weights()
@@ -231,6 +237,17 @@ void device_display::set_max_hold(bool on)
     d_c.max_hold = on;
     set_settings();
     reset_max_hold();
+}
+
+void device_display::set_bin_range(std::size_t begin, std::size_t end)
+{
+    gpufft::detail::check_bin_range(begin, end, d_c.n);
+    d_c.bin_begin = begin;
+    d_c.bin_end = end;
+    upload_columns(); // blocking: no frame in flight reads the old edges after it
+    const std::size_t frames = d_count;
+    reset();
+    d_count = frames;
 }
 
 void device_display::read_histogram(float* out) const

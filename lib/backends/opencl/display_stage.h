@@ -32,6 +32,7 @@ public:
     void set_resample(display_resample mode) override;
     void set_average(display_average mode, double alpha) override;
     void set_max_hold(bool on) override;
+    void set_bin_range(std::size_t begin, std::size_t end) override;
     void read_histogram(float* out) const override;
     void read_average(float* out) const override;
     void read_max_hold(float* out) const override;
@@ -47,6 +48,7 @@ private:
     void fill(const mem_handle& m, float value, std::size_t count);
     void read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const;
     void upload_weights();
+    void upload_columns();
     void set_settings();
 
     cl_command_queue d_queue;

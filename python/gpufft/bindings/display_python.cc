@@ -133,6 +133,19 @@ void bind_display_common(py::class_<guarded<D>>& cls)
             py::arg("alpha") = 0.1)
         .def(
             "set_max_hold", [](G& d, bool on) { d.locked([&](D& e) { e.set_max_hold(on); }); }, py::arg("on"))
+        .def(
+            "set_bin_range",
+            [](G& d, std::size_t begin, std::size_t end) { d.locked([&](D& e) { e.set_bin_range(begin, end); }); },
+            py::arg("begin"),
+            py::arg("end"),
+            "The columns show the bins [begin, end) from the next frame; clears the\n"
+            "histogram, traces and waterfall (frames keeps counting).")
+        .def_property_readonly("bin_range",
+                               [](G& d) {
+                                   const auto& c = settings(d.engine());
+                                   return std::make_pair(c.bin_begin, c.bin_end);
+                               },
+                               "(begin, end): the bins the columns show.")
         .def_property_readonly("frames", [](G& d) { return d.engine().frames(); })
         .def_property_readonly("width", [](G& d) { return settings(d.engine()).width; })
         .def_property_readonly("height", [](G& d) { return settings(d.engine()).height; });
@@ -148,7 +161,9 @@ gpufft::display_config display_settings(std::size_t n,
                                         const std::string& average,
                                         double alpha,
                                         bool max_hold,
-                                        std::size_t waterfall_rows)
+                                        std::size_t waterfall_rows,
+                                        std::size_t bin_begin,
+                                        std::size_t bin_end)
 {
     gpufft::display_config c;
     c.n = n;
@@ -162,6 +177,8 @@ gpufft::display_config display_settings(std::size_t n,
     c.alpha = alpha;
     c.max_hold = max_hold;
     c.waterfall_rows = waterfall_rows;
+    c.bin_begin = bin_begin;
+    c.bin_end = bin_end;
     return c;
 }
 
@@ -195,9 +212,10 @@ void bind_display(py::module& m)
                                    "'Display pipeline', and include/gpufft/display.h.");
     d.def(py::init([](std::size_t n, std::size_t width, std::size_t height, double db_min, double db_max,
                       double decay, const std::string& resample, const std::string& average, double alpha,
-                      bool max_hold, std::size_t waterfall_rows) {
-              return std::make_unique<guarded<display>>(display_settings(
-                  n, width, height, db_min, db_max, decay, resample, average, alpha, max_hold, waterfall_rows));
+                      bool max_hold, std::size_t waterfall_rows, std::size_t bin_begin, std::size_t bin_end) {
+              return std::make_unique<guarded<display>>(display_settings(n, width, height, db_min, db_max, decay,
+                                                                         resample, average, alpha, max_hold,
+                                                                         waterfall_rows, bin_begin, bin_end));
           }),
           py::arg("n"),
           py::arg("width") = 1024,
@@ -210,8 +228,11 @@ void bind_display(py::module& m)
           py::arg("alpha") = 0.1,
           py::arg("max_hold") = true,
           py::arg("waterfall_rows") = 1,
+          py::arg("bin_begin") = 0,
+          py::arg("bin_end") = 0,
           "resample: max or mean over the bins of a column; average: exponential\n"
-          "(alpha) or linear. Raises gpufft.error naming a bad parameter.")
+          "(alpha) or linear; the columns show the bins [bin_begin, bin_end)\n"
+          "(bin_end 0: n). Raises gpufft.error naming a bad parameter.")
         .def("push", &push_frames, py::arg("frames"), "Push float32 dB frames, shape (count, n) or (n,).")
         .def_property_readonly("n", [](guarded<display>& g) { return g.engine().config().n; })
         .def_property_readonly(
@@ -240,7 +261,8 @@ void bind_display(py::module& m)
     s.def(py::init([](std::size_t fft_size, std::size_t width, std::size_t height, double db_min, double db_max,
                       double decay, const std::string& resample, const std::string& average, double alpha,
                       bool max_hold, std::size_t waterfall_rows, double sample_rate, const std::string& format,
-                      double overlap, const std::string& window, std::size_t batch, const std::string& backend) {
+                      double overlap, const std::string& window, std::size_t batch, const std::string& backend,
+                      std::size_t bin_begin, std::size_t bin_end) {
               gpufft::spectrum_config sc;
               sc.fft_size = fft_size;
               sc.sample_rate = sample_rate;
@@ -250,7 +272,7 @@ void bind_display(py::module& m)
               sc.batch = batch;
               sc.backend = backend;
               const auto dc = display_settings(fft_size, width, height, db_min, db_max, decay, resample, average,
-                                               alpha, max_hold, waterfall_rows);
+                                               alpha, max_hold, waterfall_rows, bin_begin, bin_end);
               py::gil_scoped_release nogil;
               return std::make_unique<G>(sc, dc);
           }),
@@ -271,6 +293,8 @@ void bind_display(py::module& m)
           py::arg("window") = "blackmanharris",
           py::arg("batch") = 0,
           py::arg("backend") = "auto",
+          py::arg("bin_begin") = 0,
+          py::arg("bin_end") = 0,
           "The display's settings as gpufft.display's (n = fft_size), the spectrum's as\n"
           "gpufft.spectrum's. Raises gpufft.error naming a bad parameter.")
         .def(
