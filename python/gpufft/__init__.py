@@ -22,6 +22,9 @@ The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
 (dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
 gpufft.demo_signal). Importing this module sends the library's log lines to
 GNU Radio's logger.
+gpufft.fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfftn and irfftn
+are numpy.fft's functions on gpufft plans (single precision, normalized as
+numpy's; see gpufft.numpy_fft, which is also a scipy.fft backend).
 """
 
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
@@ -40,15 +43,39 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     window,
     window_names,
 )
+from . import numpy_fft  # noqa: F401
+from .numpy_fft import (  # noqa: F401
+    fft,
+    fft2,
+    fftn,
+    ifft,
+    ifft2,
+    ifftn,
+    irfft,
+    irfftn,
+    rfft,
+    rfftn,
+)
 
 __all__ = [
     "backends",
     "demo_signal",
     "display",
     "error",
+    "fft",
+    "fft2",
+    "fftn",
     "fft_vcc",
+    "ifft",
+    "ifft2",
+    "ifftn",
     "iq_replay_source",
+    "irfft",
+    "irfftn",
+    "numpy_fft",
     "plan",
+    "rfft",
+    "rfftn",
     "route_log_to_gnuradio",
     "spectrum",
     "spectrum_c",
