@@ -18,7 +18,8 @@ display draws: d.push(frames), then d.histogram(), d.average(),
 d.max_hold() and d.waterfall() as arrays; gpufft.spectrum_display(fft_size,
 width, height, ..., backend=...) does both from raw I/Q (on the device for
 opencl): d.push(samples), then the same read-outs.
-The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
+The blocks: gpufft.fft_vcc and gpufft.fft_vfc (drop-ins for fft.fft_vcc and
+fft.fft_vfc), gpufft.spectrum_c
 (dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
 gpufft.demo_signal). Importing this module sends the library's log lines to
 GNU Radio's logger.
@@ -33,6 +34,7 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     display,
     error,
     fft_vcc,
+    fft_vfc,
     iq_replay_source,
     plan,
     route_log_to_gnuradio,
@@ -66,6 +68,7 @@ __all__ = [
     "fft2",
     "fftn",
     "fft_vcc",
+    "fft_vfc",
     "ifft",
     "ifft2",
     "ifftn",
