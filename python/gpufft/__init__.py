@@ -19,7 +19,8 @@ d.max_hold() and d.waterfall() as arrays; gpufft.spectrum_display(fft_size,
 width, height, ..., backend=...) does both from raw I/Q (on the device for
 opencl): d.push(samples), then the same read-outs.
 The blocks: gpufft.fft_vcc and gpufft.fft_vfc (drop-ins for fft.fft_vcc and
-fft.fft_vfc), gpufft.spectrum_c
+fft.fft_vfc), gpufft.range_doppler_c (a 2-D FFT of M vectors: a
+range-Doppler map), gpufft.spectrum_c
 (dB spectra) and gpufft.iq_replay_source (an IQ file in a loop, or
 gpufft.demo_signal). Importing this module sends the library's log lines to
 GNU Radio's logger.
@@ -37,6 +38,7 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     fft_vfc,
     iq_replay_source,
     plan,
+    range_doppler_c,
     route_log_to_gnuradio,
     spectrum,
     spectrum_c,
@@ -77,6 +79,7 @@ __all__ = [
     "irfftn",
     "numpy_fft",
     "plan",
+    "range_doppler_c",
     "rfft",
     "rfftn",
     "route_log_to_gnuradio",
