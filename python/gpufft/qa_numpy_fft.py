@@ -70,6 +70,13 @@ class qa_numpy_fft(gr_unittest.TestCase):
                                f"{name} {shape} axis {axis} norm {norm}", shape[axis])
                     np.testing.assert_array_equal(x, kept, f"{name} changed its input")
 
+    def test_strided_and_fortran_input(self):
+        x = self.complex_data((6, 40))
+        for view in (x[:, ::2], x[::2, 1::3], np.asfortranarray(x), x.T):
+            for axis in (0, 1):
+                self.check(gpufft.fft(view, axis=axis), np.fft.fft(view.astype(np.complex128), axis=axis),
+                           f"fft of a {view.strides} view, axis {axis}", view.shape[axis])
+
     def test_1d_n_crops_and_pads(self):
         x = self.complex_data((3, 50))
         for name, ref in C2C.items():
@@ -170,6 +177,11 @@ class qa_numpy_fft(gr_unittest.TestCase):
     def test_backend_argument(self):
         x = self.complex_data((2, 24, 5))
         self.check(gpufft.fftn(x, backend="simd:scalar"), np.fft.fftn(x), "fftn on simd:scalar")
+        for backend in [b["name"] for b in gpufft.backends() if b["usable"]]:
+            r = self.real_data((6, 15))
+            self.check(gpufft.fft2(x, backend=backend), np.fft.fft2(x), f"fft2 on {backend}")
+            self.check(gpufft.irfftn(gpufft.rfftn(r, backend=backend), s=r.shape, backend=backend), r,
+                       f"irfftn(rfftn) on {backend}")
         with self.assertRaisesRegex(ValueError, "nosuch"):
             gpufft.fft(x, backend="nosuch")
 
