@@ -93,6 +93,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
         self.velocity_res = velocity_res = wavelength / (2 * num_chirps * chirp_time)
         self.targets = targets = [(40.0, 10.0, 1.0), (120.0, -15.0, 0.5), (200.0, 0.0, 0.25)]
         self.range_res = range_res = light_speed / (2 * bandwidth)
+        self.display_every = display_every = max(1, int(samp_rate / (fft_size * num_chirps) / 2))
 
         ##################################################
         # Blocks
@@ -113,14 +114,14 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
             None
         )
 
-        self.qtgui_time_raster_sink_x_0.set_update_time(0.10)
+        self.qtgui_time_raster_sink_x_0.set_update_time(0)
         self.qtgui_time_raster_sink_x_0.set_intensity_range(20, 80)
         self.qtgui_time_raster_sink_x_0.enable_grid(False)
         self.qtgui_time_raster_sink_x_0.enable_axis_labels(True)
         self.qtgui_time_raster_sink_x_0.set_x_label("Velocity (m/s)")
         self.qtgui_time_raster_sink_x_0.set_x_range(-num_chirps / 2 * velocity_res, (num_chirps / 2 - 1) * velocity_res)
         self.qtgui_time_raster_sink_x_0.set_y_label("Range (m)")
-        self.qtgui_time_raster_sink_x_0.set_y_range(0.0, (fft_size - 1) * range_res)
+        self.qtgui_time_raster_sink_x_0.set_y_range((fft_size - 1) * range_res, 0.0)
 
         labels = ['', '', '', '', '',
             '', '', '', '', '']
@@ -143,6 +144,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
         self.blocks_vector_to_stream_0 = blocks.vector_to_stream(gr.sizeof_float*1, (fft_size * num_chirps))
         self.blocks_throttle_0 = blocks.throttle(gr.sizeof_gr_complex*1, samp_rate,True)
         self.blocks_stream_to_vector_0 = blocks.stream_to_vector(gr.sizeof_gr_complex*1, fft_size)
+        self.blocks_keep_one_in_n_0 = blocks.keep_one_in_n(gr.sizeof_float*(fft_size * num_chirps), display_every)
         self.blocks_file_sink_0 = blocks.file_sink(gr.sizeof_float*(fft_size * num_chirps), out_file, False)
         self.blocks_file_sink_0.set_unbuffered(False)
         self.blocks_add_xx_0 = blocks.add_vcc(1)
@@ -152,12 +154,13 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
         # Connections
         ##################################################
         self.connect((self.blocks_add_xx_0, 0), (self.blocks_throttle_0, 0))
+        self.connect((self.blocks_keep_one_in_n_0, 0), (self.blocks_vector_to_stream_0, 0))
         self.connect((self.blocks_stream_to_vector_0, 0), (self.range_doppler, 0))
         self.connect((self.blocks_throttle_0, 0), (self.blocks_stream_to_vector_0, 0))
         self.connect((self.blocks_vector_to_stream_0, 0), (self.qtgui_time_raster_sink_x_0, 0))
         self.connect((self.noise, 0), (self.blocks_add_xx_0, 3))
         self.connect((self.range_doppler, 0), (self.blocks_file_sink_0, 0))
-        self.connect((self.range_doppler, 0), (self.blocks_vector_to_stream_0, 0))
+        self.connect((self.range_doppler, 0), (self.blocks_keep_one_in_n_0, 0))
         self.connect((self.target_1, 0), (self.blocks_add_xx_0, 0))
         self.connect((self.target_2, 0), (self.blocks_add_xx_0, 1))
         self.connect((self.target_3, 0), (self.blocks_add_xx_0, 2))
@@ -184,6 +187,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
         self.set_chirp_time(self.fft_size / self.samp_rate)
+        self.set_display_every(max(1, int(self.samp_rate / (self.fft_size * self.num_chirps) / 2)))
         self.target_1.set_sampling_freq(self.samp_rate)
         self.target_2.set_sampling_freq(self.samp_rate)
         self.target_3.set_sampling_freq(self.samp_rate)
@@ -203,6 +207,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
     def set_fft_size(self, fft_size):
         self.fft_size = fft_size
         self.set_chirp_time(self.fft_size / self.samp_rate)
+        self.set_display_every(max(1, int(self.samp_rate / (self.fft_size * self.num_chirps) / 2)))
         self.qtgui_time_raster_sink_x_0.set_num_rows(self.fft_size)
 
     def get_carrier(self):
@@ -228,6 +233,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
     def set_num_chirps(self, num_chirps):
         self.num_chirps = num_chirps
         self.set_velocity_res(self.wavelength / (2 * self.num_chirps * self.chirp_time))
+        self.set_display_every(max(1, int(self.samp_rate / (self.fft_size * self.num_chirps) / 2)))
         self.qtgui_time_raster_sink_x_0.set_num_cols(self.num_chirps)
 
     def get_chirp_time(self):
@@ -273,6 +279,13 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
         self.target_1.set_frequency((self.targets[0][0] / self.range_res / self.chirp_time + 2 * self.targets[0][1] / self.wavelength))
         self.target_2.set_frequency((self.targets[1][0] / self.range_res / self.chirp_time + 2 * self.targets[1][1] / self.wavelength))
         self.target_3.set_frequency((self.targets[2][0] / self.range_res / self.chirp_time + 2 * self.targets[2][1] / self.wavelength))
+
+    def get_display_every(self):
+        return self.display_every
+
+    def set_display_every(self, display_every):
+        self.display_every = display_every
+        self.blocks_keep_one_in_n_0.set_n(self.display_every)
 
 
 
