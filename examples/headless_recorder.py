@@ -86,6 +86,7 @@ class headless_recorder(gr.top_block):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
 
     def get_fft_size(self):
         return self.fft_size

@@ -165,6 +165,7 @@ class waterfall(gr.top_block, Qt.QWidget):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
 
     def get_frame_rate(self):
         return self.frame_rate

@@ -172,6 +172,7 @@ void spectrum_c_impl::rebuild(const params& p)
     // old and e are freed here, on the caller's thread.
 }
 
+void spectrum_c_impl::set_sample_rate(double v) { set(&params::sample_rate, v); }
 void spectrum_c_impl::set_window(const std::string& v) { set(&params::window, v); }
 void spectrum_c_impl::set_window_param(double v) { set(&params::window_param, v); }
 void spectrum_c_impl::set_average(const std::string& v) { set(&params::average, v); }

@@ -37,6 +37,7 @@ public:
     void set_window_param(double window_param) override;
     void set_average(const std::string& average) override;
     void set_alpha(double alpha) override;
+    void set_sample_rate(double sample_rate) override;
     void set_frame_rate(double frame_rate) override;
     void set_frames_per_output(int frames_per_output) override;
     void set_ref_scale(double ref_scale) override;

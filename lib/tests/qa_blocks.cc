@@ -18,6 +18,7 @@
 #include <gnuradio/top_block.h>
 #include <gpufft/demo_signal.h>
 #include <gpufft/gnuradio/fft_vcc.h>
+#include <gpufft/gnuradio/fft_vfc.h>
 #include <gpufft/gnuradio/iq_replay_source.h>
 #include <gpufft/gnuradio/spectrum_c.h>
 #include <gpufft/spectrum.h>
@@ -120,6 +121,7 @@ class qa_fft_vcc : public CppUnit::TestFixture
     CPPUNIT_TEST(work_writes_every_output);
     CPPUNIT_TEST(tags_pass_through);
     CPPUNIT_TEST(batch_within_buffer);
+    CPPUNIT_TEST(window_types);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -250,6 +252,31 @@ public:
         CPPUNIT_ASSERT_EQUAL(3, gr::gpufft::fft_vcc::make(4096, true, {}, false, 1, "auto", 3)->batch());
         CPPUNIT_ASSERT_EQUAL(8, gr::gpufft::fft_vcc::make(4096, true, {}, false, 1, "auto", 64)->batch());
         CPPUNIT_ASSERT_EQUAL(4, gr::gpufft::fft_vcc::make(65536, true, {}, false, 1, "auto", 64)->batch());
+    }
+
+    //! A gr::fft::window::win_type is its taps (as GRC's C++ flowgraphs pass it); {} is no window.
+    void window_types()
+    {
+        using gr::fft::window;
+        const int n = 64;
+        auto by_type = gr::gpufft::fft_vfc::make(n, true, window::WIN_HANN);
+        auto by_taps = gr::gpufft::fft_vfc::make(n, true, window::hann(n));
+        auto none = gr::gpufft::fft_vfc::make(n, true, {});
+        std::vector<float> x(n);
+        for (int j = 0; j < n; ++j)
+            x[j] = float(j % 5) - 2.0f;
+        std::vector<cf> a(n), b(n), c(n);
+        for (auto [blk, out] : { std::pair{ by_type, &a }, { by_taps, &b }, { none, &c } }) {
+            gr_vector_const_void_star ins{ x.data() };
+            gr_vector_void_star outs{ out->data() };
+            CPPUNIT_ASSERT(blk->history() == 1);
+            CPPUNIT_ASSERT_EQUAL(1, blk->work(1, ins, outs));
+        }
+        for (int k = 0; k < n; ++k)
+            CPPUNIT_ASSERT(std::abs(a[k] - b[k]) < 1e-4f);
+        CPPUNIT_ASSERT(std::abs(c[0]) > std::abs(a[0]) + 1.0f); // unwindowed: DC sum of all x
+        CPPUNIT_ASSERT(by_type->set_window(window::WIN_BLACKMAN));
+        CPPUNIT_ASSERT_THROW(gr::gpufft::fft_vcc::make(n, true, window::WIN_KAISER), std::invalid_argument);
     }
 
     void tags_pass_through()

@@ -18,12 +18,17 @@ display draws: d.push(frames), then d.histogram(), d.average(),
 d.max_hold() and d.waterfall() as arrays; gpufft.spectrum_display(fft_size,
 width, height, ..., backend=...) does both from raw I/Q (on the device for
 opencl): d.push(samples), then the same read-outs.
-The blocks: gpufft.fft_vcc (a drop-in for fft.fft_vcc), gpufft.spectrum_c
-(dB spectra), gpufft.iq_replay_source (an IQ file in a loop, or
-gpufft.demo_signal), and the live displays gpufft.display_sink_c (I/Q in)
-and gpufft.display_sink_f (dB spectra in), Qt widgets with persistence,
-spectrum lines and waterfall. Importing this module sends the library's log lines to
+The blocks: gpufft.fft_vcc and gpufft.fft_vfc (drop-ins for fft.fft_vcc and
+fft.fft_vfc), gpufft.range_doppler_c (a 2-D FFT of M vectors: a
+range-Doppler map), gpufft.spectrum_c (dB spectra), gpufft.iq_replay_source
+(an IQ file in a loop, or gpufft.demo_signal), and the live displays
+gpufft.display_sink_c (I/Q in) and gpufft.display_sink_f (dB spectra in), Qt
+widgets with persistence, spectrum lines and waterfall. Importing this module
+sends the library's log lines to
 GNU Radio's logger.
+gpufft.fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfftn and irfftn
+are numpy.fft's functions on gpufft plans (single precision, normalized as
+numpy's; see gpufft.numpy_fft, which is also a scipy.fft backend).
 """
 
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
@@ -34,8 +39,10 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     display_sink_f,
     error,
     fft_vcc,
+    fft_vfc,
     iq_replay_source,
     plan,
+    range_doppler_c,
     route_log_to_gnuradio,
     spectrum,
     spectrum_c,
@@ -43,6 +50,19 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     usable_backend_names,
     window,
     window_names,
+)
+from . import numpy_fft  # noqa: F401
+from .numpy_fft import (  # noqa: F401
+    fft,
+    fft2,
+    fftn,
+    ifft,
+    ifft2,
+    ifftn,
+    irfft,
+    irfftn,
+    rfft,
+    rfftn,
 )
 
 __all__ = [
@@ -52,9 +72,22 @@ __all__ = [
     "display_sink_c",
     "display_sink_f",
     "error",
+    "fft",
+    "fft2",
+    "fftn",
     "fft_vcc",
+    "fft_vfc",
+    "ifft",
+    "ifft2",
+    "ifftn",
     "iq_replay_source",
+    "irfft",
+    "irfftn",
+    "numpy_fft",
     "plan",
+    "range_doppler_c",
+    "rfft",
+    "rfftn",
     "route_log_to_gnuradio",
     "spectrum",
     "spectrum_c",

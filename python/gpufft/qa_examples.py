@@ -71,7 +71,8 @@ class qa_examples(unittest.TestCase):
         self.fail(f"{py} exited early with status {p.returncode}:\n{out}")
 
     def test_examples_exist(self):
-        for name in ("spectrum_live", "waterfall", "headless_recorder", "fft_dropin", "display", "display_spectra"):
+        for name in ("spectrum_live", "waterfall", "headless_recorder", "fft_dropin", "display", "display_spectra",
+                     "radar_range_doppler"):
             self.assertIn(name + ".grc", self.grcs)
             self.assertTrue(os.path.exists(os.path.join(EXAMPLES, name + ".py")), name + ".py")
 
@@ -101,12 +102,41 @@ class qa_examples(unittest.TestCase):
                                              f"examples/{name} is stale: regenerate it with "
                                              f"GRC_BLOCKS_PATH=grc grcc -o examples examples/{grc}")
                 args = []
+                if grc == "radar_range_doppler.grc":
+                    args = ["--out-file", os.path.join(self.tmp, "maps.f32")]
                 if grc == "headless_recorder.grc":
                     out_file = os.path.join(self.tmp, "spectra.f32")
                     args = ["--out-file", out_file, "--zmq-address", f"tcp://127.0.0.1:{free_port()}"]
                 self.run_for_a_while(py, args)
-                if args:
+                if grc == "headless_recorder.grc":
                     self.assertGreater(os.path.getsize(out_file), 0, "no spectra recorded")
+
+    def test_radar_targets_in_their_cells(self):
+        """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""
+        with open(os.path.join(EXAMPLES, "radar_range_doppler.grc")) as f:
+            variables = {b["name"]: b["parameters"]["value"] for b in yaml.safe_load(f)["blocks"]
+                         if b["id"] == "variable"}
+        names = {}
+        for name, value in variables.items():  # defined in order, each from the ones before
+            names[name] = eval(value, {}, names)
+        n, m = names["fft_size"], names["num_chirps"]
+        want = {(round(r / names["range_res"]), m // 2 + round(v / names["velocity_res"]))
+                for r, v, _ in names["targets"]}
+        out_file = os.path.join(self.tmp, "radar_maps.f32")
+        self.run_for_a_while(self.compile("radar_range_doppler.grc"), ["--out-file", out_file])
+        maps = np.fromfile(out_file, np.float32)
+        self.assertGreaterEqual(len(maps), n * m, "no map recorded")
+        last = maps[len(maps) // (n * m) * n * m - n * m:][: n * m].reshape(n, m)
+        found, rest = set(), last.copy()
+        for _ in names["targets"]:
+            cell = np.unravel_index(int(np.argmax(rest)), rest.shape)
+            found.add((int(cell[0]), int(cell[1])))
+            rest[max(0, cell[0] - 3): cell[0] + 4, :] = -np.inf  # its window's sidelobes too
+        self.assertEqual(found, want)
+        # Every target stands clear of the noise and of what is left.
+        weakest = min(last[c] for c in want)
+        self.assertGreater(weakest - float(np.median(last)), 20.0)
+        self.assertGreater(weakest - float(np.max(rest)), 10.0)
 
     def test_recorder_replays_cu8(self):
         py = self.compile("headless_recorder.grc")

@@ -194,6 +194,20 @@ class qa_spectrum_c(gr_unittest.TestCase):
         self.assertAlmostEqual(float(got[-1][n // 2 + 10]), -enbw_db(grwin.hann(n)), delta=0.05)
         self.assertEqual((block.frames_per_output(), block.hop(), block.shift()), (100, n // 2, True))
 
+    def test_set_sample_rate(self):
+        # frame_rate 100 of 1000 frames a second: K = 10; at twice the sample rate K = 20.
+        n = 64
+        block = gpufft.spectrum_c(n, 64000.0, frame_rate=100.0)
+        self.assertEqual(block.frames_per_output(), 10)
+        block.set_sample_rate(128000.0)
+        self.assertEqual((block.sample_rate(), block.frames_per_output()), (128000.0, 20))
+        for bad in (0.0, -1.0, float("nan")):
+            with self.assertRaisesRegex(ValueError, "sample_rate"):
+                block.set_sample_rate(bad)
+        self.assertEqual(block.sample_rate(), 128000.0)
+        got, _ = run_spectrum(block, blocks.vector_source_c(self.noise(n * 200).tolist(), False), n)
+        self.assertEqual(len(got), 10)
+
     def test_tags(self):
         n, k = 64, 4
         x = self.noise(n * k * 300)

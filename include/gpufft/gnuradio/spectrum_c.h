@@ -77,6 +77,12 @@ public:
                      double window_param = -1.0);
 
     //! Each setter throws (and changes nothing) for a bad value.
+    /*!
+     * The input's sample rate: with frames_per_output 0 it sets K (frames per
+     * output, from frame_rate) and the batch (20 ms of signal). No output
+     * depends on a centre frequency, so there is no set_center_freq.
+     */
+    virtual void set_sample_rate(double sample_rate) = 0;
     virtual void set_window(const std::string& window) = 0;
     virtual void set_window_param(double window_param) = 0;
     virtual void set_average(const std::string& average) = 0;

@@ -10,7 +10,8 @@
 void bind_plan(pybind11::module& m);
 void bind_spectrum(pybind11::module& m);
 void bind_display(pybind11::module& m);
-void bind_fft_vcc(pybind11::module& m);
+void bind_fft_v(pybind11::module& m); // fft_vcc and fft_vfc
+void bind_range_doppler_c(pybind11::module& m);
 void bind_spectrum_c(pybind11::module& m);
 void bind_iq_replay_source(pybind11::module& m);
 void bind_display_sinks(pybind11::module& m);

@@ -64,7 +64,8 @@ PYBIND11_MODULE(gpufft_python, m)
     bind_display(m);
     // The blocks derive from gr.sync_block / gr.block: their Python types must be known.
     py::module::import("gnuradio.gr");
-    bind_fft_vcc(m);
+    bind_fft_v(m);
+    bind_range_doppler_c(m);
     bind_spectrum_c(m);
     bind_iq_replay_source(m);
     bind_display_sinks(m);

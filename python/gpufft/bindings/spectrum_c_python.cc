@@ -40,6 +40,8 @@ void bind_spectrum_c(py::module& m)
         .def("set_shift", &spectrum_c::set_shift, py::arg("shift"))
         .def("set_average", &spectrum_c::set_average, py::arg("average"))
         .def("set_alpha", &spectrum_c::set_alpha, py::arg("alpha"))
+        .def("set_sample_rate", &spectrum_c::set_sample_rate, py::arg("sample_rate"),
+             "The input's sample rate (sets K, the frames per output, from frame_rate).")
         .def("set_frame_rate", &spectrum_c::set_frame_rate, py::arg("frame_rate"))
         .def("set_frames_per_output", &spectrum_c::set_frames_per_output, py::arg("frames_per_output"))
         .def("set_ref_scale", &spectrum_c::set_ref_scale, py::arg("ref_scale"))

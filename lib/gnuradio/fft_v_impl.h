@@ -1,8 +1,8 @@
-/* gr-gpufft, GNU Radio side: gpufft.fft_vcc's implementation (internal). */
-#ifndef GPUFFT_GNURADIO_FFT_VCC_IMPL_H
-#define GPUFFT_GNURADIO_FFT_VCC_IMPL_H
+/* gr-gpufft, GNU Radio side: gpufft.fft_vcc's and fft_vfc's implementation (internal). */
+#ifndef GPUFFT_GNURADIO_FFT_V_IMPL_H
+#define GPUFFT_GNURADIO_FFT_V_IMPL_H
 
-#include <gpufft/gnuradio/fft_vcc.h>
+#include <gpufft/gnuradio/fft_v.h>
 #include <gpufft/plan.h>
 #include <atomic>
 #include <mutex>
@@ -11,10 +11,11 @@
 
 namespace gr::gpufft {
 
-class fft_vcc_impl : public fft_vcc
+template <class T>
+class fft_v_impl : public fft_v<T>
 {
 public:
-    fft_vcc_impl(int fft_size,
+    fft_v_impl(int fft_size,
                  bool forward,
                  const std::vector<float>& window,
                  bool shift,
@@ -22,6 +23,7 @@ public:
                  const std::string& backend,
                  int batch);
 
+    using fft_v<T>::set_window;
     bool set_window(const std::vector<float>& window) override;
     void set_nthreads(int n) override;
     int fft_size() const override { return int(d_n); }
@@ -37,8 +39,8 @@ private:
     // The taps multiplied into the input, with a forward shift of even N
     // folded in as (-1)^j; empty when the input goes to the FFT as it is.
     void make_taps(const std::vector<float>& window);
-    // out[j] = in[j] * taps[first + j] for j < count.
-    void multiply(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const;
+    // out[j] = in[j] * taps[first + j] for j < count (in[j] as it is without taps).
+    void load(const T* in, std::size_t first, std::size_t count, gr_complex* out) const;
     // Plans of 2^k < d_batch vectors, largest first.
     std::vector<::gpufft::plan> make_rest(int threads) const;
     // Runs `count` vectors starting at in/out through the plans.
@@ -55,7 +57,7 @@ private:
     // work call after whole batches (in as few calls as its binary digits).
     std::vector<::gpufft::plan> d_plan_rest;
     // See make_taps(); each tap twice (for the real and the imaginary part),
-    // so that the multiply is one loop over floats the compiler vectorizes
+    // so that the complex multiply is one loop over floats the compiler vectorizes
     // (VOLK's kernel falls back to slow ORC code for unaligned buffers).
     std::vector<float> d_taps;
     std::mutex d_mutex;          // set_window() against work()

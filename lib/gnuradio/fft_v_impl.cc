@@ -1,37 +1,45 @@
-/* gr-gpufft, GNU Radio side: gpufft.fft_vcc, vectors through a batched gpufft plan. */
-#include "fft_vcc_impl.h"
+/* gr-gpufft, GNU Radio side: gpufft.fft_vcc and fft_vfc, vectors through a batched gpufft plan. */
+#include "fft_v_impl.h"
 #include <gnuradio/io_signature.h>
 #include <gpufft/error.h>
 #include <gpufft/gnuradio/logging.h>
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace gr::gpufft {
 
 namespace {
 
+// The block's name, in its errors and as GNU Radio's block name.
+template <class T>
+constexpr const char* block_name = std::is_same_v<T, float> ? "fft_vfc" : "fft_vcc";
+
 // GNU Radio's item size is an int: 2^27 complex floats (1 GiB) is the largest
 // power of two whose vector fits.
 constexpr int max_fft_size = 1 << 27;
 
+template <class T>
 std::size_t checked_size(int fft_size)
 {
     if (fft_size <= 0 || fft_size > max_fft_size)
-        throw ::gpufft::error("gpufft.fft_vcc: fft_size must be " +
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": fft_size must be " +
                               std::string(fft_size <= 0 ? "at least 1" : "at most 2^27") +
                               " (got " + std::to_string(fft_size) + ")");
     return std::size_t(fft_size);
 }
 
+template <class T>
 int checked_positive(int v, const char* what)
 {
     if (v < 1)
-        throw ::gpufft::error(std::string("gpufft.fft_vcc: ") + what + " must be >= 1 (got " +
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": " + what + " must be >= 1 (got " +
                               std::to_string(v) + ")");
     return v;
 }
 
+template <class T>
 ::gpufft::plan make_plan(std::size_t n, bool forward, std::size_t batch, int threads, const std::string& backend)
 {
     ::gpufft::problem p;
@@ -44,7 +52,8 @@ int checked_positive(int v, const char* what)
     try {
         return ::gpufft::plan(p, o);
     } catch (const ::gpufft::error& e) {
-        throw ::gpufft::error(std::string("gpufft.fft_vcc: backend \"") + backend + "\": " + e.what());
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": backend \"" + backend + "\": " +
+                              e.what());
     }
 }
 
@@ -73,70 +82,88 @@ std::size_t effective_batch(std::size_t n, std::size_t batch)
 
 } // namespace
 
-fft_vcc::sptr fft_vcc::make(int fft_size,
-                            bool forward,
-                            const std::vector<float>& window,
-                            bool shift,
-                            int nthreads,
-                            const std::string& backend,
-                            int batch)
+template <class T>
+typename fft_v<T>::sptr fft_v<T>::make(int fft_size,
+                                       bool forward,
+                                       const std::vector<float>& window,
+                                       bool shift,
+                                       int nthreads,
+                                       const std::string& backend,
+                                       int batch)
 {
-    checked_size(fft_size); // before the io signatures see it
-    return gnuradio::make_block_sptr<fft_vcc_impl>(
+    checked_size<T>(fft_size); // before the io signatures see it
+    return gnuradio::make_block_sptr<fft_v_impl<T>>(
         fft_size, forward, window, shift, nthreads, backend, batch);
 }
 
-fft_vcc_impl::fft_vcc_impl(int fft_size,
-                           bool forward,
-                           const std::vector<float>& window,
-                           bool shift,
-                           int nthreads,
-                           const std::string& backend,
-                           int batch)
-    : gr::sync_block("fft_vcc",
-                     gr::io_signature::make(1, 1, checked_size(fft_size) * sizeof(gr_complex)),
+template <class T>
+std::vector<float> fft_v<T>::window_taps(gr::fft::window::win_type window, int fft_size)
+{
+    checked_size<T>(fft_size);
+    try {
+        return gr::fft::window::build(window, fft_size);
+    } catch (const std::exception& e) {
+        // Kaiser, gaussian, tukey and exponential have no default parameter there.
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": window type " +
+                              std::to_string(int(window)) + ": " + e.what() +
+                              " (pass taps: gr::fft::window::build(type, fft_size, param))");
+    }
+}
+
+template <class T>
+fft_v_impl<T>::fft_v_impl(int fft_size,
+                          bool forward,
+                          const std::vector<float>& window,
+                          bool shift,
+                          int nthreads,
+                          const std::string& backend,
+                          int batch)
+    : gr::sync_block(block_name<T>,
+                     gr::io_signature::make(1, 1, checked_size<T>(fft_size) * sizeof(T)),
                      gr::io_signature::make(1, 1, std::size_t(fft_size) * sizeof(gr_complex))),
       d_n(std::size_t(fft_size)),
       d_forward(forward),
       d_shift(shift),
-      d_nthreads(checked_positive(nthreads, "nthreads")),
-      d_batch(effective_batch(d_n, std::size_t(checked_positive(batch, "batch")))),
-      d_plan_batch((route_log_to_gnuradio(), make_plan(d_n, forward, d_batch, nthreads, backend)))
+      d_nthreads(checked_positive<T>(nthreads, "nthreads")),
+      d_batch(effective_batch(d_n, std::size_t(checked_positive<T>(batch, "batch")))),
+      d_plan_batch((route_log_to_gnuradio(), make_plan<T>(d_n, forward, d_batch, nthreads, backend)))
 {
     d_backend = d_plan_batch.backend();
     d_plan_rest = make_rest(nthreads);
     if (!window.empty() && window.size() != d_n)
-        throw ::gpufft::error("gpufft.fft_vcc: window must be empty or have fft_size = " +
-                              std::to_string(d_n) + " taps (got " +
-                              std::to_string(window.size()) + ")");
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> +
+                              ": window must be empty or have fft_size = " + std::to_string(d_n) +
+                              " taps (got " + std::to_string(window.size()) + ")");
     make_taps(window);
     if (const std::size_t want = wanted_buffer(d_n, d_batch)) {
         // The per-port form: the all-ports one logs a line at info level.
-        set_min_output_buffer(0, long(want));
+        this->set_min_output_buffer(0, long(want));
         // The input buffer belongs to the upstream block; GNU Radio sizes it
         // to at least twice a downstream block's history, so a history of
         // about one batch (whose old items work() skips) lets whole batches
         // reach work().
-        set_history(unsigned(want / 2));
+        this->set_history(unsigned(want / 2));
     }
 }
 
-std::vector<::gpufft::plan> fft_vcc_impl::make_rest(int threads) const
+template <class T>
+std::vector<::gpufft::plan> fft_v_impl<T>::make_rest(int threads) const
 {
     std::vector<::gpufft::plan> rest;
     std::size_t top = 1;
     while (top * 2 < d_batch)
         top *= 2;
     for (std::size_t b = top; b >= 1 && b < d_batch; b /= 2)
-        rest.push_back(make_plan(d_n, d_forward, b, threads, d_backend));
+        rest.push_back(make_plan<T>(d_n, d_forward, b, threads, d_backend));
     return rest;
 }
 
-void fft_vcc_impl::set_nthreads(int n)
+template <class T>
+void fft_v_impl<T>::set_nthreads(int n)
 {
-    checked_positive(n, "nthreads");
+    checked_positive<T>(n, "nthreads");
     // Planning (and freeing the old plans) happens here, not in work().
-    auto batch = make_plan(d_n, d_forward, d_batch, n, d_backend);
+    auto batch = make_plan<T>(d_n, d_forward, d_batch, n, d_backend);
     auto rest = make_rest(n);
     {
         std::lock_guard<std::mutex> lock(d_mutex);
@@ -146,7 +173,8 @@ void fft_vcc_impl::set_nthreads(int n)
     }
 }
 
-void fft_vcc_impl::make_taps(const std::vector<float>& window)
+template <class T>
+void fft_v_impl<T>::make_taps(const std::vector<float>& window)
 {
     const bool modulate = d_forward && d_shift && d_n % 2 == 0 && d_n > 1;
     d_taps.clear();
@@ -159,8 +187,13 @@ void fft_vcc_impl::make_taps(const std::vector<float>& window)
     }
 }
 
-void fft_vcc_impl::multiply(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const
+template <>
+void fft_v_impl<gr_complex>::load(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const
 {
+    if (d_taps.empty()) {
+        std::memcpy(out, in, count * sizeof(gr_complex));
+        return;
+    }
     const float* __restrict a = reinterpret_cast<const float*>(in);
     const float* __restrict t = d_taps.data() + 2 * first;
     float* __restrict o = reinterpret_cast<float*>(out);
@@ -168,7 +201,21 @@ void fft_vcc_impl::multiply(const gr_complex* in, std::size_t first, std::size_t
         o[i] = a[i] * t[i];
 }
 
-bool fft_vcc_impl::set_window(const std::vector<float>& window)
+template <>
+void fft_v_impl<float>::load(const float* in, std::size_t first, std::size_t count, gr_complex* out) const
+{
+    if (d_taps.empty()) {
+        for (std::size_t i = 0; i < count; ++i)
+            out[i] = gr_complex(in[i], 0.0f);
+        return;
+    }
+    const float* t = d_taps.data() + 2 * first;
+    for (std::size_t i = 0; i < count; ++i)
+        out[i] = gr_complex(in[i] * t[2 * i], 0.0f);
+}
+
+template <class T>
+bool fft_v_impl<T>::set_window(const std::vector<float>& window)
 {
     if (!window.empty() && window.size() != d_n)
         return false;
@@ -177,7 +224,8 @@ bool fft_vcc_impl::set_window(const std::vector<float>& window)
     return true;
 }
 
-void fft_vcc_impl::transform(const gr_complex* in, gr_complex* out, std::size_t count)
+template <class T>
+void fft_v_impl<T>::transform(const gr_complex* in, gr_complex* out, std::size_t count)
 {
     std::size_t done = 0;
     for (; done + d_batch <= count; done += d_batch)
@@ -191,38 +239,33 @@ void fft_vcc_impl::transform(const gr_complex* in, gr_complex* out, std::size_t 
     }
 }
 
-int fft_vcc_impl::work(int noutput_items,
-                       gr_vector_const_void_star& input_items,
-                       gr_vector_void_star& output_items)
+template <class T>
+int fft_v_impl<T>::work(int noutput_items,
+                        gr_vector_const_void_star& input_items,
+                        gr_vector_void_star& output_items)
 {
     // Items before history() - 1 are old ones, kept only for the buffer size.
-    const auto* in = static_cast<const gr_complex*>(input_items[0]) + (history() - 1) * d_n;
+    const auto* in = static_cast<const T*>(input_items[0]) + (this->history() - 1) * d_n;
     auto* out = static_cast<gr_complex*>(output_items[0]);
     const std::size_t count = std::size_t(noutput_items);
     const std::size_t n = d_n;
 
     std::lock_guard<std::mutex> lock(d_mutex);
     if (!d_forward && d_shift && n > 1) {
-        // ifftshift while copying (and windowing): out[j] = in[(j + h) % n].
+        // ifftshift while loading (and windowing): out[j] = in[(j + h) % n].
         const std::size_t h = n / 2;
         for (std::size_t v = 0; v < count; ++v) {
-            const gr_complex* src = in + v * n;
-            gr_complex* dst = out + v * n;
-            if (d_taps.empty()) {
-                std::memcpy(dst, src + h, (n - h) * sizeof(gr_complex));
-                std::memcpy(dst + (n - h), src, h * sizeof(gr_complex));
-            } else {
-                multiply(src + h, h, n - h, dst);
-                multiply(src, 0, h, dst + (n - h));
-            }
+            load(in + v * n + h, h, n - h, out + v * n);
+            load(in + v * n, 0, h, out + v * n + (n - h));
         }
         transform(out, out, count);
-    } else if (!d_taps.empty()) {
-        for (std::size_t v = 0; v < count; ++v)
-            multiply(in + v * n, 0, n, out + v * n);
-        transform(out, out, count);
+    } else if (std::is_same_v<T, gr_complex> && d_taps.empty()) {
+        // Complex input without taps goes to the FFT as it is.
+        transform(reinterpret_cast<const gr_complex*>(in), out, count);
     } else {
-        transform(in, out, count);
+        for (std::size_t v = 0; v < count; ++v)
+            load(in + v * n, 0, n, out + v * n);
+        transform(out, out, count);
     }
     if (d_forward && d_shift && n % 2 == 1 && n > 1) {
         // Odd N: fftshift by rotation, out[j] = X[(j + (n + 1) / 2) % n].
@@ -231,5 +274,10 @@ int fft_vcc_impl::work(int noutput_items,
     }
     return noutput_items;
 }
+
+template class fft_v<gr_complex>;
+template class fft_v<float>;
+template class fft_v_impl<gr_complex>;
+template class fft_v_impl<float>;
 
 } // namespace gr::gpufft
