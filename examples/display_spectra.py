@@ -133,6 +133,7 @@ class display_spectra(gr.top_block, Qt.QWidget):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
         self.display_sink.set_samp_rate(self.samp_rate)
 
     def get_fft_size(self):

@@ -30,6 +30,11 @@ def free_port():
         return s.getsockname()[1]
 
 
+
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
 class qa_examples(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -37,8 +42,8 @@ class qa_examples(unittest.TestCase):
         cls.env = dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR, QT_QPA_PLATFORM="offscreen",
                        XDG_RUNTIME_DIR=cls.tmp)
         # The C++ ones (output_language: cpp) are qa_examples_cpp's.
-        cls.grcs = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".grc")
-                          and "output_language: python" in open(os.path.join(EXAMPLES, f)).read())
+        cls.grcs = sorted(f for f in os.listdir(EXAMPLES)
+                          if f.endswith(".grc") and "output_language: python" in read_text(os.path.join(EXAMPLES, f)))
 
     @classmethod
     def tearDownClass(cls):
