@@ -127,6 +127,8 @@ public:
                                             const std::string& variant,
                                             const plan_options&) override
     {
+        if (const std::string why = unsupported(p); !why.empty())
+            throw error("gpufft: " + why);
         return std::make_unique<host_executor>(p, variant);
     }
 };
