@@ -1,0 +1,215 @@
+/* gr-gpufft simd backend: real and multi-dimensional problems.
+ *
+ * A rank-k transform is k passes of batched 1-D transforms (the DFT is
+ * separable): rows along the contiguous last dimension first (r2c rows for
+ * r2c), then each other dimension. Those columns are strided; the codelets
+ * read contiguous vectors, so a column pass gathers a block of columns into
+ * a small buffer (a cache-blocked transpose of a strip), runs them there
+ * as one batch of contiguous transforms, and scatters them back. Each
+ * column pass thus reads and writes memory once, against three sweeps for a
+ * whole-array transpose, transform, transpose back; the block is 16
+ * columns (128 bytes, two cache lines, per row) and stays in L2 for
+ * columns up to 2048 points. c2r runs the columns first, on a copy of the
+ * input (which stays unwritten), then c2r rows into the output.
+ */
+#include "shaped.h"
+#include "planner.h"
+#include "real.h"
+#include "worker_pool.h"
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+
+namespace gpufft::simd {
+
+namespace {
+
+// Columns gathered per block: 16 (two cache lines of each row), fewer for
+// columns so long that the block would outgrow a 256 KiB L2 share.
+std::size_t column_block(std::size_t length)
+{
+    return std::clamp<std::size_t>(32768 / length, 1, 16);
+}
+
+// What one worker owns: its transforms and its buffers.
+struct worker_state {
+    std::map<std::size_t, std::unique_ptr<transform>> columns; //!< by length
+    std::unique_ptr<transform> rows;                            //!< c2c last dimension
+    std::unique_ptr<real_transform> real_rows;                  //!< r2c/c2r last dimension
+    std::vector<complex> block;                                 //!< gathered columns
+    std::vector<complex> copy;                                  //!< c2r: the input's copy
+};
+
+class shaped_executor final : public executor
+{
+public:
+    shaped_executor(const problem& p, const std::vector<const isa_kernels*>& isas, unsigned threads)
+        : d_problem(p),
+          d_shape(p.shape()),
+          d_isa(isas.front()->name),
+          d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
+    {
+        const bool forward = p.dir == direction::forward;
+        const std::size_t last = d_shape.back();
+        d_complex_shape = d_shape;
+        if (p.kind != transform_kind::c2c)
+            d_complex_shape.back() = last / 2 + 1;
+        d_complex_points = 1;
+        for (std::size_t d : d_complex_shape)
+            d_complex_points *= d;
+        for (unsigned w = 0; w < d_pool.size(); ++w) {
+            worker_state s;
+            if (p.kind == transform_kind::c2c)
+                s.rows = make_transform(isas, last, forward);
+            else
+                s.real_rows = std::make_unique<real_transform>(isas, last, forward);
+            std::size_t block = 0;
+            for (std::size_t d = 0; d + 1 < d_shape.size(); ++d) {
+                const std::size_t length = d_shape[d];
+                if (length == 1)
+                    continue;
+                if (!s.columns.count(length))
+                    s.columns[length] = make_transform(isas, length, forward);
+                block = std::max(block, length * column_block(length));
+            }
+            s.block.resize(block);
+            if (p.kind == transform_kind::c2r && d_shape.size() > 1)
+                s.copy.resize(d_complex_points);
+            d_workers.push_back(std::move(s));
+        }
+        d_job = [this](unsigned worker) { run_share(worker); };
+    }
+
+    void execute(const complex* in, complex* out) override { run(in, out); }
+    void execute_r2c(const float* in, complex* out) override { run(in, out); }
+    void execute_c2r(const complex* in, float* out) override { run(in, out); }
+
+    std::string variant() const override { return d_isa; }
+
+    std::string describe() const override
+    {
+        const worker_state& s = d_workers.front();
+        std::string text = d_problem.kind == transform_kind::c2c ? s.rows->describe()
+                                                                  : s.real_rows->describe();
+        text = "rows " + text;
+        for (const auto& [length, t] : s.columns)
+            text += ", columns of " + std::to_string(length) + " in blocks of " +
+                    std::to_string(column_block(length)) + " (" + t->describe() + ")";
+        return text + (d_pool.size() > 1 ? ", " + std::to_string(d_pool.size()) + " threads" : "");
+    }
+
+private:
+    void run(const void* in, void* out)
+    {
+        d_in = in;
+        d_out = out;
+        d_pool.run(d_job);
+    }
+
+    // Worker w takes a contiguous share of the batch.
+    void run_share(unsigned worker)
+    {
+        const std::size_t workers = d_pool.size();
+        const std::size_t first = d_problem.batch * worker / workers;
+        const std::size_t last = d_problem.batch * (worker + 1) / workers;
+        worker_state& s = d_workers[worker];
+        const std::size_t cd = d_problem.stride(), rd = d_problem.real_stride();
+        const std::size_t row = d_shape.back(), complex_row = d_complex_shape.back();
+        const std::size_t rows = d_complex_points / complex_row;
+        switch (d_problem.kind) {
+        case transform_kind::c2c:
+            for (std::size_t b = first; b < last; ++b) {
+                complex* out = static_cast<complex*>(d_out) + b * cd;
+                s.rows->run(static_cast<const complex*>(d_in) + b * cd, out, rows, row);
+                column_passes(s, out);
+            }
+            break;
+        case transform_kind::r2c:
+            if (d_shape.size() == 1) // one pass for the whole share
+                s.real_rows->r2c(static_cast<const float*>(d_in) + first * rd,
+                                 static_cast<complex*>(d_out) + first * cd, last - first, rd, cd);
+            else
+                for (std::size_t b = first; b < last; ++b) {
+                    complex* out = static_cast<complex*>(d_out) + b * cd;
+                    s.real_rows->r2c(static_cast<const float*>(d_in) + b * rd, out, rows, row,
+                                     complex_row);
+                    column_passes(s, out);
+                }
+            break;
+        case transform_kind::c2r:
+            if (d_shape.size() == 1)
+                s.real_rows->c2r(static_cast<const complex*>(d_in) + first * cd,
+                                 static_cast<float*>(d_out) + first * rd, last - first, cd, rd);
+            else
+                for (std::size_t b = first; b < last; ++b) {
+                    const complex* in = static_cast<const complex*>(d_in) + b * cd;
+                    std::copy(in, in + d_complex_points, s.copy.begin());
+                    column_passes(s, s.copy.data());
+                    s.real_rows->c2r(s.copy.data(), static_cast<float*>(d_out) + b * rd, rows,
+                                     complex_row, row);
+                }
+            break;
+        }
+    }
+
+    // Transforms every dimension but the last of one packed complex array, in place.
+    void column_passes(worker_state& s, complex* data)
+    {
+        std::size_t inner = d_complex_shape.back();
+        for (std::size_t d = d_complex_shape.size() - 1; d-- > 0;) {
+            const std::size_t length = d_complex_shape[d];
+            std::size_t outer = 1;
+            for (std::size_t e = 0; e < d; ++e)
+                outer *= d_complex_shape[e];
+            if (length > 1)
+                for (std::size_t o = 0; o < outer; ++o)
+                    columns(*s.columns.at(length), s.block.data(), data + o * length * inner, length,
+                            inner);
+            inner *= length;
+        }
+    }
+
+    // The length-point transform down each of the `inner` columns of a
+    // length x inner row-major matrix, a block of columns at a time.
+    static void columns(transform& t, complex* block, complex* matrix, std::size_t length,
+                        std::size_t inner)
+    {
+        const std::size_t width = column_block(length);
+        for (std::size_t c0 = 0; c0 < inner; c0 += width) {
+            const std::size_t w = std::min(width, inner - c0);
+            for (std::size_t j = 0; j < length; ++j) {
+                const complex* src = matrix + j * inner + c0;
+                for (std::size_t c = 0; c < w; ++c)
+                    block[c * length + j] = src[c];
+            }
+            t.run(block, block, w, length);
+            for (std::size_t j = 0; j < length; ++j) {
+                complex* dst = matrix + j * inner + c0;
+                for (std::size_t c = 0; c < w; ++c)
+                    dst[c] = block[c * length + j];
+            }
+        }
+    }
+
+    problem d_problem;
+    std::vector<std::size_t> d_shape, d_complex_shape;
+    std::size_t d_complex_points = 0;
+    std::string d_isa;
+    worker_pool d_pool;
+    std::vector<worker_state> d_workers;
+    std::function<void(unsigned)> d_job;
+    const void* d_in = nullptr;
+    void* d_out = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<executor> make_shaped_executor(const problem& p,
+                                               const std::vector<const isa_kernels*>& isas,
+                                               unsigned threads)
+{
+    return std::make_unique<shaped_executor>(p, isas, threads);
+}
+
+} // namespace gpufft::simd
