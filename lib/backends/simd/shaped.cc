@@ -32,6 +32,13 @@ std::size_t column_block(std::size_t length)
     return std::clamp<std::size_t>(32768 / length, 1, 16);
 }
 
+// Elements between the block's columns: one cache line more than the
+// length, so that the 16 elements a gathered row writes (one per column)
+// fall in 16 different L1 sets. Without it a power-of-two length puts them
+// all in one set, which holds 12 lines here: every write evicted a line
+// one element into being filled.
+std::size_t column_pitch(std::size_t length) { return length + 64 / sizeof(complex); }
+
 // What one worker owns: its transforms and its buffers.
 struct worker_state {
     std::map<std::size_t, std::unique_ptr<transform>> columns; //!< by length
@@ -71,7 +78,7 @@ public:
                     continue;
                 if (!s.columns.count(length))
                     s.columns[length] = make_transform(isas, length, forward);
-                block = std::max(block, length * column_block(length));
+                block = std::max(block, column_pitch(length) * column_block(length));
             }
             s.block.resize(block);
             if (p.kind == transform_kind::c2r && d_shape.size() > 1)
@@ -175,19 +182,19 @@ private:
     static void columns(transform& t, complex* block, complex* matrix, std::size_t length,
                         std::size_t inner)
     {
-        const std::size_t width = column_block(length);
+        const std::size_t width = column_block(length), pitch = column_pitch(length);
         for (std::size_t c0 = 0; c0 < inner; c0 += width) {
             const std::size_t w = std::min(width, inner - c0);
             for (std::size_t j = 0; j < length; ++j) {
                 const complex* src = matrix + j * inner + c0;
                 for (std::size_t c = 0; c < w; ++c)
-                    block[c * length + j] = src[c];
+                    block[c * pitch + j] = src[c];
             }
-            t.run(block, block, w, length);
+            t.run(block, block, w, pitch);
             for (std::size_t j = 0; j < length; ++j) {
                 complex* dst = matrix + j * inner + c0;
                 for (std::size_t c = 0; c < w; ++c)
-                    dst[c] = block[c * length + j];
+                    dst[c] = block[c * pitch + j];
             }
         }
     }
