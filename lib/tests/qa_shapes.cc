@@ -335,6 +335,40 @@ void check_shaped(failures& f, const std::string& backend, gpufft::problem p, bo
     }
 }
 
+// Backends with real transforms: simd only (opencl and qpu refuse them,
+// which shape_errors checks).
+std::vector<std::string> real_targets()
+{
+    std::vector<std::string> out;
+    for (const auto& t : targets())
+        if (t.rfind("simd", 0) == 0)
+            out.push_back(t);
+    return out;
+}
+
+/*!
+ * Whether `backend` plans this multi-dimensional c2c shape: simd plans any;
+ * opencl refuses dimensions that do not fit one kernel (too large, or a
+ * prime factor above 31), saying so, and that refusal is what is checked.
+ */
+bool plans_shape(failures& f, const std::string& backend, const gpufft::problem& p)
+{
+    if (backend.rfind("simd", 0) == 0)
+        return true;
+    try {
+        gpufft::plan_options o;
+        o.backend = backend;
+        gpufft::plan pl(p, o);
+        return true;
+    } catch (const gpufft::error& e) {
+        if (std::string(e.what()).find("fit one kernel") == std::string::npos)
+            f.add(name_of(backend, p, false) + ": threw: " + e.what());
+        else
+            f.checked();
+        return false;
+    }
+}
+
 // 1, 2, 3, 5, powers of two, primes, mixed radices, sizes whose half is odd
 // or prime (2 * 4099), the gr-fft audio size 4410, 2^16.
 const std::size_t real_sizes[] = { 1,   2,   3,    4,    5,    6,    7,    8,     9,    10,
@@ -354,7 +388,7 @@ class qa_real : public CppUnit::TestFixture
 
     void r2c_sizes()
     {
-        for_each_target("r2c sizes", targets(), [](failures& f, const std::string& t) {
+        for_each_target("r2c sizes", real_targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : real_sizes)
                 check_shaped(f, t, shaped(transform_kind::r2c, { n }));
         });
@@ -364,7 +398,7 @@ class qa_real : public CppUnit::TestFixture
     // only) is checked too.
     void c2r_sizes()
     {
-        for_each_target("c2r sizes", targets(), [](failures& f, const std::string& t) {
+        for_each_target("c2r sizes", real_targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : real_sizes)
                 check_shaped(f, t, shaped(transform_kind::c2r, { n }));
         });
@@ -373,7 +407,7 @@ class qa_real : public CppUnit::TestFixture
     // Odd batches (odd n pairs rows), gaps on both sides.
     void batches_with_distance()
     {
-        for_each_target("real batches", targets(), [](failures& f, const std::string& t) {
+        for_each_target("real batches", real_targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : { 1, 2, 5, 16, 17, 1000, 4410 })
                 for (std::size_t batch : { 2, 3, 7 })
                     for (transform_kind k : { transform_kind::r2c, transform_kind::c2r }) {
@@ -408,6 +442,8 @@ class qa_multidim : public CppUnit::TestFixture
                 for (direction d : { direction::forward, direction::inverse }) {
                     auto p = shaped(transform_kind::c2c, dims);
                     p.dir = d;
+                    if (!plans_shape(f, t, p))
+                        continue;
                     check_shaped(f, t, p);
                     p.batch = 3;
                     check_shaped(f, t, p, true);
@@ -419,7 +455,7 @@ class qa_multidim : public CppUnit::TestFixture
 
     void real_shapes()
     {
-        for_each_target("real shapes", targets(), [](failures& f, const std::string& t) {
+        for_each_target("real shapes", real_targets(), [](failures& f, const std::string& t) {
             for (const auto& dims : shapes())
                 for (transform_kind k : { transform_kind::r2c, transform_kind::c2r }) {
                     check_shaped(f, t, shaped(k, dims));
@@ -585,7 +621,7 @@ class qa_shape_errors : public CppUnit::TestFixture
                                  o.backend = b.name;
                                  gpufft::plan p(shaped(transform_kind::r2c, { 1024 }), o);
                              },
-                             { b.name, "r2c", "1-D complex" });
+                             { b.name, "r2c" });
         std::vector<std::string> warnings;
         gpufft::set_log_handler([&](gpufft::log_level level, const std::string& line) {
             if (level == gpufft::log_level::warning)

@@ -128,7 +128,7 @@ class qa_plan_shapes(gr_unittest.TestCase):
             try:
                 p = gpufft.plan(shape=(32, 32), kind="r2c", backend=b["name"])
             except gpufft.error as e:
-                self.assertIn("1-D complex", str(e))
+                self.assertIn("r2c", str(e))
                 continue
             self.check(p.execute(x), want, 1024, b["name"])
 

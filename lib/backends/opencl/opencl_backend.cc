@@ -21,6 +21,9 @@ struct device_plan::impl {
     impl(const gpufft::problem& p, const std::string& selector)
         : prob(p), ctx(context_for(select(selector))), queue(make_queue(ctx))
     {
+        if (!p.is_1d_c2c())
+            throw error("gpufft: opencl: a device_plan computes 1-D c2c transforms only, not " +
+                        p.describe());
         chain = std::make_unique<fft_chain>(
             ctx, plan_chain(ctx.device, p.n, p.dir), p.batch, p.stride(), p.stride());
     }
@@ -97,6 +100,22 @@ public:
         return a;
     }
 
+    // c2c of any rank; multi-dimensional shapes on the chosen device only
+    // when every dimension fits one kernel.
+    std::string unsupported(const problem& p) const override
+    {
+        if (p.kind != transform_kind::c2c)
+            return std::string("the opencl backend has no ") + kind_name(p.kind) +
+                   " transforms yet (issue 16); the simd backend has them";
+        if (p.rank() == 1)
+            return "";
+        try {
+            return multi_dim_unsupported(select(""), p.dims);
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    }
+
     /* Pipelined: the slowest of the device's passes through its memory, the
      * host copies and (discrete devices) the link, plus a fixed cost. A CPU
      * device is modelled as never cheaper than the simd backend. */
@@ -107,7 +126,8 @@ public:
             if (d.is_cpu())
                 return 1e300;
             const double points = double(p.n) * double(p.batch);
-            const double passes = double(plan_chain(d, p.n, p.dir).passes.size());
+            const double passes =
+                p.rank() > 1 ? double(p.rank()) : double(plan_chain(d, p.n, p.dir).passes.size());
             // About 10 GB/s of memory bandwidth per compute unit and GHz
             // (H100: 132 x 1.98 GHz, 3 TB/s), at most 20 GB/s for memory
             // shared with the host.
