@@ -435,7 +435,7 @@ std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::
 }
 
 std::vector<axis_chain> plan_strided(const device_entry& d, const std::vector<std::size_t>& dims,
-                                     direction dir)
+                                     direction dir, bool rows)
 {
     std::vector<axis_chain> out;
     std::size_t inner = 1;
@@ -444,7 +444,8 @@ std::vector<axis_chain> plan_strided(const device_entry& d, const std::vector<st
         std::size_t outer = 1;
         for (std::size_t b = 0; b < a; ++b)
             outer *= dims[b];
-        if (n > 1 || dims.size() == 1) {
+        const bool last = a + 1 == dims.size();
+        if ((n > 1 || dims.size() == 1) && (rows || !last)) {
             axis_chain step;
             step.shape.n = n * inner;
             step.shape.dir = dir;

@@ -109,8 +109,9 @@ struct axis_chain {
  *
  * Every dimension must fit one kernel (multi_dim_unsupported says why not).
  */
+//! rows false: every axis but the last (its rows are planned otherwise).
 std::vector<axis_chain> plan_strided(const device_entry& d, const std::vector<std::size_t>& dims,
-                                     direction dir);
+                                     direction dir, bool rows = true);
 std::vector<axis_chain> plan_transposed(const device_entry& d,
                                         const std::vector<std::size_t>& dims,
                                         direction dir);

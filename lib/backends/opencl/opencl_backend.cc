@@ -1,6 +1,7 @@
 /* gr-gpufft OpenCL backend: the backend behind gpufft::plan and the
  * device-side plans of <gpufft/opencl.h>. */
 #include "host_executor.h"
+#include "real_executor.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
 #include <gpufft/opencl.h>
@@ -100,17 +101,18 @@ public:
         return a;
     }
 
-    // c2c of any rank; multi-dimensional shapes on the chosen device only
-    // when every dimension fits one kernel.
+    // Any kind and rank, where every dimension but the last fits one kernel
+    // (the last runs as whole chains, with four-step and Bluestein); for
+    // c2c the last too (fft_plan.h). Checked on the default device.
     std::string unsupported(const problem& p) const override
     {
-        if (p.kind != transform_kind::c2c)
-            return std::string("the opencl backend has no ") + kind_name(p.kind) +
-                   " transforms yet (issue 16); the simd backend has them";
         if (p.rank() == 1)
             return "";
+        auto dims = p.dims;
+        if (p.kind != transform_kind::c2c)
+            dims.pop_back();
         try {
-            return multi_dim_unsupported(select(""), p.dims);
+            return multi_dim_unsupported(select(""), dims);
         } catch (const std::exception& e) {
             return e.what();
         }
@@ -149,6 +151,8 @@ public:
     {
         if (const std::string why = unsupported(p); !why.empty())
             throw error("gpufft: " + why);
+        if (p.kind != transform_kind::c2c)
+            return std::make_unique<real_executor>(p, variant);
         return std::make_unique<host_executor>(p, variant);
     }
 };
