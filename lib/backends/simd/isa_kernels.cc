@@ -33,6 +33,7 @@ namespace {
 #include "stockham.h"
 #include "bluestein.h"
 #include "four_step.h"
+#include "columns.h"
 
 bool has_codelet(int radix)
 {
@@ -73,5 +74,6 @@ const isa_kernels GPUFFT_CONCAT(kernels_, GPUFFT_ISA) = {
     GPUFFT_ISA::make_mixed_radix,
     GPUFFT_ISA::make_four_step,
     GPUFFT_ISA::make_bluestein,
+    GPUFFT_ISA::move_columns,
 };
 } // namespace gpufft::simd

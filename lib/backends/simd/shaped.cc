@@ -58,6 +58,7 @@ public:
         : d_problem(p),
           d_shape(p.shape()),
           d_isa(isas.front()->name),
+          d_kernels(*isas.front()),
           d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
     {
         const bool forward = p.dir == direction::forward;
@@ -189,23 +190,15 @@ private:
 
     // The length-point transform down each of the `inner` columns of a
     // length x inner row-major matrix, a block of columns at a time.
-    static void columns(transform& t, complex* block, complex* matrix, std::size_t length,
-                        std::size_t inner)
+    void columns(transform& t, complex* block, complex* matrix, std::size_t length,
+                 std::size_t inner) const
     {
         const std::size_t width = column_block(length), pitch = column_pitch(length);
         for (std::size_t c0 = 0; c0 < inner; c0 += width) {
             const std::size_t w = std::min(width, inner - c0);
-            for (std::size_t j = 0; j < length; ++j) {
-                const complex* src = matrix + j * inner + c0;
-                for (std::size_t c = 0; c < w; ++c)
-                    block[c * pitch + j] = src[c];
-            }
+            d_kernels.move_columns(matrix + c0, inner, length, w, block, pitch, true);
             t.run(block, block, w, pitch);
-            for (std::size_t j = 0; j < length; ++j) {
-                complex* dst = matrix + j * inner + c0;
-                for (std::size_t c = 0; c < w; ++c)
-                    dst[c] = block[c * pitch + j];
-            }
+            d_kernels.move_columns(matrix + c0, inner, length, w, block, pitch, false);
         }
     }
 
@@ -213,6 +206,7 @@ private:
     std::vector<std::size_t> d_shape, d_complex_shape;
     std::size_t d_complex_points = 0;
     std::string d_isa;
+    const isa_kernels& d_kernels; //!< the widest allowed: its move_columns
     worker_pool d_pool;
     std::vector<worker_state> d_workers;
     std::function<void(unsigned)> d_job;

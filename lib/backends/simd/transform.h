@@ -50,6 +50,10 @@ struct isa_kernels {
     std::unique_ptr<transform> (*make_bluestein)(std::size_t n, bool forward, std::size_t fft_len,
                                                  std::unique_ptr<transform> forward_fft,
                                                  std::unique_ptr<transform> inverse_fft);
+    //! Columns [0, w) of a length x inner row-major matrix to w columns of
+    //! `length` points `pitch` apart in block (to_block), or back.
+    void (*move_columns)(complex* matrix, std::size_t inner, std::size_t length, std::size_t w,
+                         complex* block, std::size_t pitch, bool to_block);
 };
 
 } // namespace gpufft::simd
