@@ -6,15 +6,14 @@ namespace gpufft::simd {
 
 real_transform::real_transform(const std::vector<const isa_kernels*>& isas, std::size_t n,
                                bool forward)
-    : d_n(n)
+    : d_n(n), d_isa(*isas.front())
 {
     if (n % 2 == 0) {
         d_fft = make_transform(isas, n / 2, forward);
         // w^k = exp(-2 pi i k / n) for the k <= n/4 that the passes pair up.
         for (std::size_t k = 0; k <= n / 4; ++k) {
             const double angle = 2.0 * M_PI * double(k) / double(n);
-            d_twiddle_re.push_back(float(std::cos(angle)));
-            d_twiddle_im.push_back(float(-std::sin(angle)));
+            d_twiddles.emplace_back(float(std::cos(angle)), float(-std::sin(angle)));
         }
     } else {
         d_fft = make_transform(isas, n, forward);
@@ -47,20 +46,7 @@ void real_transform::r2c(const float* in, complex* out, std::size_t batch, std::
         const auto* z = reinterpret_cast<const complex*>(in + b * in_dist);
         complex* x = out + b * out_dist;
         d_fft->run(z, x, 1, m);
-        const float z0r = x[0].real(), z0i = x[0].imag();
-        x[0] = complex(z0r + z0i, 0.0f);
-        x[m] = complex(z0r - z0i, 0.0f);
-        for (std::size_t k = 1, j = m - 1; k <= j; ++k, --j) {
-            const float ar = x[k].real(), ai = x[k].imag(), cr = x[j].real(), ci = x[j].imag();
-            // E = (Z[k] + conj Z[j]) / 2, O = (Z[k] - conj Z[j]) / 2i, t = w^k O.
-            const float er = 0.5f * (ar + cr), ei = 0.5f * (ai - ci);
-            const float o_r = 0.5f * (ai + ci), o_i = -0.5f * (ar - cr);
-            const float wr = d_twiddle_re[k], wi = d_twiddle_im[k];
-            const float tr = wr * o_r - wi * o_i, ti = wr * o_i + wi * o_r;
-            // X[k] = E + t, X[m - k] = conj(E - t).
-            x[k] = complex(er + tr, ei + ti);
-            x[j] = complex(er - tr, ti - ei);
-        }
+        d_isa.r2c_post(x, m, d_twiddles.data());
     }
 }
 
@@ -79,19 +65,7 @@ void real_transform::c2r(const complex* in, float* out, std::size_t batch, std::
     for (std::size_t b = 0; b < batch; ++b) {
         const complex* x = in + b * in_dist;
         auto* z = reinterpret_cast<complex*>(out + b * out_dist);
-        // Only the real parts of X[0] and X[m] count, as in FFTW.
-        const float r0 = x[0].real(), rm = x[m].real();
-        z[0] = complex(r0 + rm, r0 - rm);
-        for (std::size_t k = 1, j = m - 1; k <= j; ++k, --j) {
-            const float ar = x[k].real(), ai = x[k].imag(), cr = x[j].real(), ci = x[j].imag();
-            // 2E = X[k] + conj X[j], 2O = (X[k] - conj X[j]) conj(w^k); Z = 2E + 2iO.
-            const float er = ar + cr, ei = ai - ci;
-            const float dr = ar - cr, di = ai + ci;
-            const float wr = d_twiddle_re[k], wi = d_twiddle_im[k];
-            const float o_r = dr * wr + di * wi, o_i = di * wr - dr * wi;
-            z[k] = complex(er - o_i, ei + o_r);
-            z[j] = complex(er + o_i, o_r - ei);
-        }
+        d_isa.c2r_pre(x, z, m, d_twiddles.data());
         d_fft->run(z, z, 1, m);
     }
 }

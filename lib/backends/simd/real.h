@@ -19,7 +19,8 @@ namespace gpufft::simd {
  * halves' spectra E and O from Z[k] and conj(Z[n/2 - k]) and combines
  * X[k] = E[k] + w^k O[k] (Numerical Recipes, 3rd ed., section 12.3.2
  * "FFT of Single Real Function"); c2r runs the pre-pass that undoes it,
- * then the inverse n/2-point FFT, in the output buffer.
+ * then the inverse n/2-point FFT, in the output buffer. Both passes are
+ * vectorized per instruction set (real_pass.h).
  *
  * Odd n has no half-size split: two rows a, b of the batch share one n-point
  * complex FFT of z = x_a + i x_b, separated as X_a = (Z[k] + conj(Z[n-k]))/2
@@ -46,9 +47,9 @@ private:
     void c2r_pair(const complex* a, const complex* b, float* out_a, float* out_b);
 
     std::size_t d_n;
+    const isa_kernels& d_isa;             //!< the widest allowed: its passes
     std::unique_ptr<transform> d_fft;     //!< n/2 points (even n) or n (odd n)
-    std::vector<float> d_twiddle_re;      //!< even n: cos(2 pi k / n), k in [0, n/4]
-    std::vector<float> d_twiddle_im;      //!< and the forward or inverse sin
+    std::vector<complex> d_twiddles;      //!< even n: exp(-2 pi i k / n), k in [0, n/4]
     std::vector<complex> d_pair;          //!< odd n: the shared z of two rows
 };
 
