@@ -197,12 +197,15 @@ std::vector<std::size_t> element_offsets(const gpufft::problem& p)
  * first); gaps between transforms untouched; the input unchanged out of
  * place; the error against FFTW double within the criterion.
  */
-void check_shaped(failures& f, const std::string& backend, gpufft::problem p, bool in_place = false)
+void check_shaped(failures& f, const std::string& backend, gpufft::problem p, bool in_place = false,
+                  unsigned threads = 1)
 {
-    const std::string name = name_of(backend, p, in_place);
+    const std::string name =
+        name_of(backend, p, in_place) + (threads > 1 ? " threads=" + std::to_string(threads) : "");
     try {
         gpufft::plan_options o;
         o.backend = backend;
+        o.threads = threads;
         gpufft::plan pl(p, o);
         p = pl.problem();
         if (backend.find(':') != std::string::npos && pl.backend() != backend)
@@ -368,6 +371,21 @@ const std::size_t real_sizes[] = { 1,   2,   3,    4,    5,    6,    7,    8,   
 
 } // namespace
 
+// Batches split over worker threads: shares of 1 to 3 transforms, odd N
+// real rows paired within each share.
+static void multidim_threads(failures& f, const std::string& t)
+{
+    for (unsigned threads : { 2u, 3u }) {
+        check_shaped(f, t, shaped(transform_kind::c2c, { 16, 12, 33 }, 5), false, threads);
+        check_shaped(f, t, shaped(transform_kind::c2c, { 64, 100 }, 3), true, threads);
+        for (transform_kind k : { transform_kind::r2c, transform_kind::c2r }) {
+            check_shaped(f, t, shaped(k, { 17 }, 7), false, threads);
+            check_shaped(f, t, shaped(k, { 1000 }, 5), false, threads);
+            check_shaped(f, t, shaped(k, { 5, 9, 7 }, 4), false, threads);
+        }
+    }
+}
+
 class qa_real : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_real);
@@ -414,6 +432,7 @@ class qa_multidim : public CppUnit::TestFixture
     CPPUNIT_TEST(c2c_shapes);
     CPPUNIT_TEST(real_shapes);
     CPPUNIT_TEST(strided);
+    CPPUNIT_TEST(threads);
     CPPUNIT_TEST_SUITE_END();
 
     // Shapes with odd, prime, mixed-radix and unit dimensions; ranks 2 to 4.
@@ -481,6 +500,14 @@ class qa_multidim : public CppUnit::TestFixture
             p.strides = { 80, 12, 1 };
             p.dir = direction::inverse;
             check_shaped(f, t, p, true);
+        });
+    }
+
+    void threads()
+    {
+        for_each_target("threads", targets(), [](failures& f, const std::string& t) {
+            if (t.rfind("simd", 0) == 0) // threads are the simd backend's
+                multidim_threads(f, t);
         });
     }
 };
