@@ -372,10 +372,18 @@ const std::size_t real_sizes[] = { 1,   2,   3,    4,    5,    6,    7,    8,   
 } // namespace
 
 // Batches split over worker threads: shares of 1 to 3 transforms, odd N
-// real rows paired within each share.
+// real rows paired within each share; fewer transforms than threads split
+// each transform's rows and column blocks instead.
 static void multidim_threads(failures& f, const std::string& t)
 {
     for (unsigned threads : { 2u, 3u }) {
+        check_shaped(f, t, shaped(transform_kind::c2c, { 64, 100 }), false, threads);
+        check_shaped(f, t, shaped(transform_kind::c2c, { 7, 1, 9 }), true, threads);
+        check_shaped(f, t, shaped(transform_kind::c2c, { 5, 6, 17 }, 2, 520), false, threads);
+        for (transform_kind k : { transform_kind::r2c, transform_kind::c2r }) {
+            check_shaped(f, t, shaped(k, { 5, 9, 7 }), false, threads);
+            check_shaped(f, t, shaped(k, { 16, 12, 33 }, 2, 3300, 6400), false, threads);
+        }
         check_shaped(f, t, shaped(transform_kind::c2c, { 16, 12, 33 }, 5), false, threads);
         check_shaped(f, t, shaped(transform_kind::c2c, { 64, 100 }, 3), true, threads);
         for (transform_kind k : { transform_kind::r2c, transform_kind::c2r }) {
