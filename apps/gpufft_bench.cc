@@ -53,6 +53,9 @@ with --patient) on batched out-of-place complex-float FFTs, in one process,
 and checks each result against FFTW double.
 
   --sizes N,N,...     transform sizes (default 64,256,1024,4096,16384,65536,1000,2400)
+  --shapes S,S,...    multi-dimensional shapes instead, row-major: 256x256,64x64x64
+  --kind K            c2c (default) or r2c (real input, N/2+1 outputs on the last
+                      axis; GFLOPS counted as 2.5 N log2 N, FFTW's convention)
   --batch B           transforms per call (default: round(points / N), at least 1)
   --points P          points per call when --batch is not given (default 4194304;
                       33554432 with --device-resident)
@@ -153,6 +156,21 @@ options parse(int argc, char** argv)
             std::exit(0);
         } else if (a == "--sizes") {
             o.sizes = parse_sizes(a, arg());
+        } else if (a == "--shapes") {
+            for (const auto& text : gpufft::apps::split_commas(arg())) {
+                std::vector<std::size_t> dims;
+                std::stringstream ss(text);
+                for (std::string d; std::getline(ss, d, 'x');)
+                    dims.push_back(parse_positive(a, d));
+                if (dims.empty())
+                    throw usage_error("--shapes needs shapes like 256x256");
+                o.shapes.push_back(dims);
+            }
+        } else if (a == "--kind") {
+            const std::string k = arg();
+            if (k != "c2c" && k != "r2c")
+                throw usage_error("--kind must be c2c or r2c (got \"" + k + "\")");
+            o.r2c = k == "r2c";
         } else if (a == "--batch") {
             o.batch = parse_positive(a, arg());
         } else if (a == "--points") {
@@ -217,6 +235,8 @@ options parse(int argc, char** argv)
             throw usage_error("unknown option \"" + a + "\" (see --help)");
         }
     }
+    if (o.r2c && o.inverse)
+        throw usage_error("--inverse with --kind r2c (c2r) is not benchmarked");
     if (!o.wisdom.empty() && !o.patient)
         std::fprintf(stderr,
                      "gpufft-bench: note: --fftw-wisdom is used only for --patient plans\n");
@@ -270,7 +290,7 @@ struct engine {
     std::string name;     //!< "simd:avx512", "fftwf:measure"
     std::string describe; //!< the algorithm, for the JSON
     double plan_ms = 0;
-    std::function<void(const cf*, cf*)> run;
+    std::function<void(const void*, void*)> run; //!< r2c: float in
     std::vector<double> ns; //!< per call
     double max_err = 0;
 };
@@ -286,40 +306,51 @@ struct fftwf_plan_holder {
 
 //! FFTW float for the batch, out of place, contiguous (advanced interface),
 //! planned with FFTW_MEASURE or FFTW_PATIENT.
-engine fftw_engine(std::size_t n, std::size_t batch, bool inverse, cf* in, cf* out, unsigned flags)
+engine fftw_engine(const std::vector<std::size_t>& dims, std::size_t batch, bool inverse, bool r2c,
+                   void* in, cf* out, unsigned flags)
 {
     constexpr std::size_t int_max = std::numeric_limits<int>::max();
-    if (n > int_max || batch > int_max)
+    std::vector<int> len;
+    std::size_t points = 1;
+    for (std::size_t d : dims) {
+        if (d > int_max)
+            throw usage_error("FFTW takes sizes and batches up to " + std::to_string(int_max));
+        len.push_back(int(d));
+        points *= d;
+    }
+    if (batch > int_max || points > int_max)
         throw usage_error("FFTW takes sizes and batches up to " + std::to_string(int_max));
+    const int complex_points = int(points / dims.back() * (r2c ? dims.back() / 2 + 1 : dims.back()));
     const bool patient = flags == FFTW_PATIENT;
     engine e;
     e.name = patient ? "fftwf:patient" : "fftwf:measure";
     e.describe = patient ? "FFTW_PATIENT" : "FFTW_MEASURE";
-    const int len = int(n);
     auto h = std::make_shared<fftwf_plan_holder>();
     const auto t0 = clock_type::now();
-    h->p = fftwf_plan_many_dft(1,
-                               &len,
-                               int(batch),
-                               reinterpret_cast<fftwf_complex*>(in),
-                               nullptr,
-                               1,
-                               len,
-                               reinterpret_cast<fftwf_complex*>(out),
-                               nullptr,
-                               1,
-                               len,
-                               inverse ? FFTW_BACKWARD : FFTW_FORWARD,
-                               flags);
+    auto* fout = reinterpret_cast<fftwf_complex*>(out);
+    if (r2c)
+        h->p = fftwf_plan_many_dft_r2c(int(len.size()), len.data(), int(batch),
+                                       static_cast<float*>(in), nullptr, 1, int(points), fout,
+                                       nullptr, 1, complex_points, flags);
+    else
+        h->p = fftwf_plan_many_dft(int(len.size()), len.data(), int(batch),
+                                   static_cast<fftwf_complex*>(in), nullptr, 1, int(points), fout,
+                                   nullptr, 1, complex_points, inverse ? FFTW_BACKWARD : FFTW_FORWARD,
+                                   flags);
     e.plan_ms = ms_since(t0);
     if (!h->p)
-        throw std::runtime_error("FFTW could not plan n=" + std::to_string(n));
+        throw std::runtime_error("FFTW could not plan n=" + std::to_string(points));
     // Other buffers from fftwf_malloc have the alignment the plan was made for.
-    e.run = [h](const cf* i, cf* o) {
-        fftwf_execute_dft(h->p,
-                          reinterpret_cast<fftwf_complex*>(const_cast<cf*>(i)),
-                          reinterpret_cast<fftwf_complex*>(o));
-    };
+    if (r2c)
+        e.run = [h](const void* i, void* o) {
+            fftwf_execute_dft_r2c(h->p, static_cast<float*>(const_cast<void*>(i)),
+                                  static_cast<fftwf_complex*>(o));
+        };
+    else
+        e.run = [h](const void* i, void* o) {
+            fftwf_execute_dft(h->p, static_cast<fftwf_complex*>(const_cast<void*>(i)),
+                              static_cast<fftwf_complex*>(o));
+        };
     return e;
 }
 
@@ -335,7 +366,14 @@ engine gpufft_engine(const std::string& spec, const gpufft::problem& p, const op
     e.plan_ms = ms_since(t0);
     e.name = plan->backend();
     e.describe = plan->describe();
-    e.run = [plan](const cf* i, cf* o) { plan->execute(i, o); };
+    if (p.kind == gpufft::transform_kind::r2c)
+        e.run = [plan](const void* i, void* o) {
+            plan->execute_r2c(static_cast<const float*>(i), static_cast<cf*>(o));
+        };
+    else
+        e.run = [plan](const void* i, void* o) {
+            plan->execute(static_cast<const cf*>(i), static_cast<cf*>(o));
+        };
     return e;
 }
 
@@ -356,35 +394,74 @@ struct fftw_buffer {
 
 struct row {
     std::string backend, describe;
+    std::string shape; //!< "1024", "256x256"
     std::size_t n, batch;
     double ns, ns_min, gflops, ratio_best, ratio_measure, err, plan_ms;
 };
 
+std::string shape_text(const std::vector<std::size_t>& dims)
+{
+    std::string s;
+    for (std::size_t d : dims)
+        s += (s.empty() ? "" : "x") + std::to_string(d);
+    return s;
+}
+
+//! FFTW double of transform t of the batch (input packed, n points apart).
+std::vector<cd> shaped_reference(const void* in, const gpufft::problem& p, std::size_t t, bool inverse)
+{
+    std::vector<int> len(p.dims.begin(), p.dims.end());
+    const std::size_t points = p.points(), out_points = p.complex_extent();
+    std::vector<cd> out(out_points);
+    auto* o = reinterpret_cast<fftw_complex*>(out.data());
+    fftw_plan plan;
+    if (p.kind == gpufft::transform_kind::r2c) {
+        const float* x = static_cast<const float*>(in) + t * points;
+        std::vector<double> r(x, x + points);
+        plan = fftw_plan_dft_r2c(int(len.size()), len.data(), r.data(), o, FFTW_ESTIMATE);
+        fftw_execute(plan);
+    } else {
+        const cf* x = static_cast<const cf*>(in) + t * points;
+        std::vector<cd> c(x, x + points);
+        plan = fftw_plan_dft(int(len.size()), len.data(), reinterpret_cast<fftw_complex*>(c.data()),
+                             o, inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
+        fftw_execute(plan);
+    }
+    fftw_destroy_plan(plan);
+    return out;
+}
+
 /*!
- * Plans every engine for one size, checks each against FFTW double, then
+ * Plans every engine for one shape, checks each against FFTW double, then
  * times them call by call in turn.
  */
-std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs, const options& o)
+std::vector<row> bench_size(const std::vector<std::size_t>& dims,
+                            const std::vector<std::string>& specs,
+                            const options& o)
 {
-    const std::size_t batch =
+    gpufft::problem prob;
+    prob.dims = dims;
+    prob.kind = o.r2c ? gpufft::transform_kind::r2c : gpufft::transform_kind::c2c;
+    prob.dir = o.inverse ? gpufft::direction::inverse : gpufft::direction::forward;
+    const std::size_t n = prob.points();
+    prob.batch =
         o.batch ? o.batch
                 : std::max<std::size_t>(1, std::size_t(std::llround(double(o.points) / double(n))));
-    const gpufft::problem prob{
-        n, o.inverse ? gpufft::direction::inverse : gpufft::direction::forward, batch, 0
-    };
     prob.validate();
-    const std::size_t span = prob.span();
-    fftw_buffer in(span), out(span);
+    const std::size_t batch = prob.batch;
+    const std::size_t span = prob.span(), out_points = prob.complex_extent();
+    // r2c input: real_span floats, in a buffer of complex floats.
+    fftw_buffer in(o.r2c ? (prob.real_span() + 1) / 2 : span), out(span);
 
     std::vector<engine> engines;
     // MEASURE without any wisdom, so it stays what FFTW_MEASURE gives.
     fftwf_forget_wisdom();
-    engines.push_back(fftw_engine(n, batch, o.inverse, in.p, out.p, FFTW_MEASURE));
+    engines.push_back(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_MEASURE));
     if (o.patient) {
         if (!o.wisdom.empty())
             fftwf_import_wisdom_from_filename(o.wisdom.c_str()); // absent the first time
-        std::fprintf(stderr, "gpufft-bench: FFTW_PATIENT planning n=%zu ...\n", n);
-        engines.push_back(fftw_engine(n, batch, o.inverse, in.p, out.p, FFTW_PATIENT));
+        std::fprintf(stderr, "gpufft-bench: FFTW_PATIENT planning %s ...\n", shape_text(dims).c_str());
+        engines.push_back(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_PATIENT));
         if (!o.wisdom.empty() && !fftwf_export_wisdom_to_filename(o.wisdom.c_str()))
             std::fprintf(stderr, "gpufft-bench: could not write wisdom to %s\n", o.wisdom.c_str());
     }
@@ -394,12 +471,17 @@ std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs
     // Fresh random input, after FFTW's planning scribbled on the buffers.
     std::mt19937 gen{ std::random_device{}() };
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (std::size_t i = 0; i < span; ++i)
-        in.p[i] = cf(u(gen), u(gen));
+    if (o.r2c)
+        for (std::size_t i = 0; i < prob.real_span(); ++i)
+            reinterpret_cast<float*>(in.p)[i] = u(gen);
+    else
+        for (std::size_t i = 0; i < span; ++i)
+            in.p[i] = cf(u(gen), u(gen));
     const std::size_t nref = std::min(batch, reference_transforms);
     std::vector<cd> ref;
     for (std::size_t t = 0; t < nref; ++t) {
-        const auto r = reference(in.p + t * n, n, o.inverse);
+        const auto r = dims.size() == 1 && !o.r2c ? reference(in.p + t * n, n, o.inverse)
+                                                  : shaped_reference(in.p, prob, t, o.inverse);
         ref.insert(ref.end(), r.begin(), r.end());
     }
 
@@ -408,7 +490,8 @@ std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs
         for (unsigned w = 0; w < warmups; ++w)
             e.run(in.p, out.p);
         for (std::size_t t = 0; t < nref; ++t)
-            e.max_err = std::max(e.max_err, rel_l2(out.p + t * n, ref.data() + t * n, n));
+            e.max_err = std::max(e.max_err, rel_l2(out.p + t * out_points,
+                                                   ref.data() + t * out_points, out_points));
         e.ns.reserve(o.repeats);
     }
     for (unsigned r = 0; r < o.repeats; ++r)
@@ -429,11 +512,12 @@ std::vector<row> bench_size(std::size_t n, const std::vector<std::string>& specs
         row r;
         r.backend = e.name;
         r.describe = e.describe;
+        r.shape = shape_text(dims);
         r.n = n;
         r.batch = batch;
         r.ns = median(e.ns);
         r.ns_min = *std::min_element(e.ns.begin(), e.ns.end());
-        r.gflops = 5.0 * double(n) * std::log2(double(n)) / r.ns;
+        r.gflops = (o.r2c ? 2.5 : 5.0) * double(n) * std::log2(double(n)) / r.ns;
         r.ratio_best = best_ns / r.ns;
         r.ratio_measure = measure_ns / r.ns;
         r.err = e.max_err;
@@ -472,13 +556,14 @@ void print_header(const options& o)
                 cpu_flags().c_str(),
                 std::thread::hardware_concurrency(),
                 fftwf_version);
-    std::printf("%s, out of place, threads %u, median of %u calls after %u warm-ups; "
+    std::printf("%s%s, out of place, threads %u, median of %u calls after %u warm-ups; "
                 "ratio = FFTW ns / ours (>1: gpufft faster)\n\n",
+                o.r2c ? "r2c " : "",
                 o.inverse ? "inverse" : "forward",
                 o.threads,
                 o.repeats,
                 warmups);
-    std::printf("%8s %7s  %-16s %12s %8s %8s %8s %11s %10s  %s\n",
+    std::printf("%11s %7s  %-16s %12s %8s %8s %8s %11s %10s  %s\n",
                 "N",
                 "batch",
                 "backend",
@@ -495,8 +580,8 @@ void print_header(const options& o)
 void print_rows(const std::vector<row>& rows)
 {
     for (const auto& r : rows)
-        std::printf("%8zu %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %11.2e %10.2f  %s\n",
-                    r.n,
+        std::printf("%11s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %11.2e %10.2f  %s\n",
+                    r.shape.c_str(),
                     r.batch,
                     r.backend.c_str(),
                     r.ns,
@@ -523,6 +608,7 @@ void write_json(const std::string& path, const options& o, const std::vector<row
       << ", \"warmups\": " << warmups << ", \"statistic\": \"median\""
       << ", \"threads\": " << o.threads
       << ", \"direction\": " << json_string(o.inverse ? "inverse" : "forward")
+      << ", \"kind\": " << json_string(o.r2c ? "r2c" : "c2c")
       << ", \"placement\": \"out-of-place\""
       << ", \"points_per_call\": " << (o.batch ? 0 : o.points)
       << ", \"fftw_version\": " << json_string(fftwf_version)
@@ -530,7 +616,8 @@ void write_json(const std::string& path, const options& o, const std::vector<row
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const row& r = rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"backend\": " << json_string(r.backend)
-          << ", \"n\": " << r.n << ", \"batch\": " << r.batch << ", \"threads\": " << o.threads
+          << ", \"n\": " << r.n << ", \"shape\": " << json_string(r.shape)
+          << ", \"batch\": " << r.batch << ", \"threads\": " << o.threads
           << ", \"ns_per_transform\": " << json_number(r.ns)
           << ", \"ns_per_transform_min\": " << json_number(r.ns_min)
           << ", \"gflops\": " << json_number(r.gflops)
@@ -587,8 +674,14 @@ int main(int argc, char** argv)
             o.points = std::size_t(1) << 22;
         const std::vector<std::string> specs = expand_backends(o.backends);
         // Fail on a bad size or backend now, not after minutes of FFTW planning.
-        for (std::size_t n : o.sizes)
-            gpufft::problem{ n }.validate();
+        if (o.shapes.empty())
+            for (std::size_t n : o.sizes)
+                o.shapes.push_back({ n });
+        for (const auto& dims : o.shapes) {
+            gpufft::problem p;
+            p.dims = dims;
+            p.validate();
+        }
         for (const auto& s : specs) {
             gpufft::plan_options po;
             po.backend = s;
@@ -599,8 +692,8 @@ int main(int argc, char** argv)
         fftwf_plan_with_nthreads(int(o.threads));
         print_header(o);
         std::vector<row> all;
-        for (std::size_t n : o.sizes) {
-            const auto rows = bench_size(n, specs, o);
+        for (const auto& dims : o.shapes) {
+            const auto rows = bench_size(dims, specs, o);
             print_rows(rows);
             all.insert(all.end(), rows.begin(), rows.end());
             if (!o.json.empty())

@@ -20,6 +20,9 @@ constexpr unsigned warmups = 3;
 
 struct options {
     std::vector<std::size_t> sizes{ 64, 256, 1024, 4096, 16384, 65536, 1000, 2400 };
+    //! --shapes: multi-dimensional shapes, row-major ("256x256"); replace sizes.
+    std::vector<std::vector<std::size_t>> shapes;
+    bool r2c = false; //!< --kind r2c: real-to-complex forward transforms
     std::size_t batch = 0;  // 0: about `points` points a call
     std::size_t points = 0; // 0: the mode's default (4 Mi points, or 32 Mi on a device)
     std::vector<std::string> backends; // empty: every usable backend

@@ -38,8 +38,13 @@ class GPUFFT_API executor
 {
 public:
     virtual ~executor();
-    //! in == out is an in-place transform; buffers hold problem::span() elements.
+    //! c2c: in == out is an in-place transform; buffers hold problem::span() elements.
     virtual void execute(const complex* in, complex* out) = 0;
+    //! r2c: in holds problem::real_span() reals, out problem::span() elements.
+    //! Backends that plan r2c override it; the plan checks the kind first.
+    virtual void execute_r2c(const float* in, complex* out);
+    //! c2r: in holds problem::span() elements, out problem::real_span() reals.
+    virtual void execute_c2r(const complex* in, float* out);
     //! The variant that runs it (an instruction set, a device); may be empty.
     virtual std::string variant() const = 0;
     //! One line on the algorithm chosen, e.g. "stockham 16x8, 8 lanes".
@@ -67,6 +72,13 @@ public:
     virtual std::string description() const = 0;
     //! Cheap, cached by the registry: probes hardware and drivers once.
     virtual availability probe() = 0;
+    /*!
+     * Why this backend cannot plan the problem's kind or shape, or empty if
+     * it can. "auto" skips backends that cannot; naming one throws this
+     * reason. The default: 1-D complex transforms only (strided layouts are
+     * gathered to packed ones by the plan, so backends never see strides).
+     */
+    virtual std::string unsupported(const problem& p) const;
     //! Modelled nanoseconds for the problem, used by "auto"; no measuring.
     virtual double estimate_ns(const problem& p) const = 0;
     //! Throws gpufft::error if the variant is unknown or the backend fails.

@@ -11,12 +11,20 @@
 namespace gpufft {
 
 /*!
- * \brief A batched complex-float FFT, planned once and executed many times.
+ * \brief A batched float FFT, planned once and executed many times.
  *
  * \code
  *   gpufft::plan p(1024, gpufft::direction::forward, 64);   // 64 transforms
  *   p.execute(in.data(), out.data());                       // in == out: in place
+ *
+ *   gpufft::problem r2c;                                    // 480 x 640 reals
+ *   r2c.kind = gpufft::transform_kind::r2c;                 // -> 480 x 321 complex
+ *   r2c.dims = { 480, 640 };
+ *   gpufft::plan q(r2c);
+ *   q.execute_r2c(image.data(), spectrum.data());
  * \endcode
+ *
+ * Real transforms run out of place only.
  *
  * Thread safety: constructing plans is safe from any number of threads.
  * A plan owns scratch memory, so one plan must not execute on two threads at
@@ -36,10 +44,17 @@ public:
     plan(plan&&) noexcept;
     plan& operator=(plan&&) noexcept;
 
-    //! Unchecked hot path: both buffers hold problem().span() elements.
+    //! Unchecked hot path (c2c): both buffers hold problem().span() elements.
     void execute(const complex* in, complex* out);
     //! Checked: throws gpufft::error for null or short buffers.
     void execute(const complex* in, std::size_t in_len, complex* out, std::size_t out_len);
+    //! r2c: in holds problem().real_span() reals, out problem().span() elements.
+    //! (Named apart from execute() so that execute(nullptr, ...) stays unambiguous.)
+    void execute_r2c(const float* in, complex* out);
+    void execute_r2c(const float* in, std::size_t in_len, complex* out, std::size_t out_len);
+    //! c2r: in holds problem().span() elements, out problem().real_span() reals.
+    void execute_c2r(const complex* in, float* out);
+    void execute_c2r(const complex* in, std::size_t in_len, float* out, std::size_t out_len);
 
     const gpufft::problem& problem() const;
     //! The backend that runs it, with its variant: "simd:avx512".

@@ -34,8 +34,67 @@ std::string joined(const std::string& name, const std::string& variant)
     return variant.empty() ? name : name + ":" + variant;
 }
 
-// "auto": the usable backend with the lowest modelled cost; a backend that
-// fails to start is logged and the next cheapest is tried.
+// Visits every element of one strided transform in row-major order:
+// fn(offset in the strided layout, index in the packed one).
+template <class F>
+void for_each_element(const problem& p, F fn)
+{
+    const auto shape = p.shape();
+    const std::size_t last = shape.size() - 1;
+    std::vector<std::size_t> index(shape.size(), 0);
+    std::size_t packed = 0;
+    for (;;) {
+        std::size_t offset = 0;
+        for (std::size_t d = 0; d < last; ++d)
+            offset += index[d] * p.strides[d];
+        for (std::size_t j = 0; j < shape[last]; ++j)
+            fn(offset + j * p.strides[last], packed++);
+        std::size_t d = last;
+        while (d > 0 && ++index[d - 1] == shape[d - 1])
+            index[--d] = 0;
+        if (d == 0)
+            return;
+    }
+}
+
+// A strided layout, computed by the packed transform in scratch: backends
+// see only packed problems, at the cost of a gather and a scatter.
+class strided_executor final : public executor
+{
+public:
+    strided_executor(const problem& strided, std::unique_ptr<executor> packed)
+        : d_problem(strided), d_packed(std::move(packed)), d_scratch(strided.batch * strided.points())
+    {
+    }
+
+    void execute(const complex* in, complex* out) override
+    {
+        const std::size_t points = d_problem.points();
+        for (std::size_t b = 0; b < d_problem.batch; ++b) {
+            const complex* from = in + b * d_problem.stride();
+            complex* to = d_scratch.data() + b * points;
+            for_each_element(d_problem, [&](std::size_t o, std::size_t i) { to[i] = from[o]; });
+        }
+        d_packed->execute(d_scratch.data(), d_scratch.data());
+        for (std::size_t b = 0; b < d_problem.batch; ++b) {
+            const complex* from = d_scratch.data() + b * points;
+            complex* to = out + b * d_problem.stride();
+            for_each_element(d_problem, [&](std::size_t o, std::size_t i) { to[o] = from[i]; });
+        }
+    }
+
+    std::string variant() const override { return d_packed->variant(); }
+    std::string describe() const override { return "strided gather/scatter around " + d_packed->describe(); }
+
+private:
+    problem d_problem;
+    std::unique_ptr<executor> d_packed;
+    std::vector<complex> d_scratch;
+};
+
+// "auto": the usable backend with the lowest modelled cost among those that
+// support the problem; a backend that fails to start is logged and the next
+// cheapest is tried.
 struct chosen {
     std::unique_ptr<executor> exec;
     std::string backend_name;
@@ -52,9 +111,16 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
                                  "backend " + r.impl->name() + " not used: " + r.probed.reason);
     });
     std::vector<std::pair<double, const registered_backend*>> ranked;
-    for (const auto& r : detail::registered_backends())
-        if (r.probed.usable)
+    std::string unsupported;
+    for (const auto& r : detail::registered_backends()) {
+        if (!r.probed.usable)
+            continue;
+        const std::string why = r.impl->unsupported(prob);
+        if (why.empty())
             ranked.emplace_back(r.impl->estimate_ns(prob), &r);
+        else
+            unsupported += "; " + r.impl->name() + ": " + why;
+    }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
         return a.first < b.first;
     });
@@ -72,7 +138,7 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
             failures += "; " + r.impl->name() + ": " + e.what();
         }
     }
-    throw error("gpufft: no backend could plan " + prob.describe() + failures);
+    throw error("gpufft: no backend could plan " + prob.describe() + failures + unsupported);
 }
 
 } // namespace
@@ -87,8 +153,14 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
         throw error("gpufft: threads must be at most " + std::to_string(plan_options::max_threads) +
                     " (got " + std::to_string(options.threads) + ")");
     d_impl->prob = p;
+    d_impl->prob.n = p.points(); // backends read n as the 1-D size
+    gpufft::problem packed = d_impl->prob;
+    if (!p.strides.empty()) {
+        packed.strides.clear();
+        packed.distance = 0;
+    }
     if (options.backend == "auto") {
-        chosen c = choose_automatically(p, options);
+        chosen c = choose_automatically(packed, options);
         d_impl->exec = std::move(c.exec);
         d_impl->backend_name = std::move(c.backend_name);
     } else {
@@ -100,9 +172,14 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
         if (!r.probed.usable)
             throw error("gpufft: backend '" + name + "' is not usable here: " +
                         r.probed.reason + "; usable backends: " + usable_backend_names());
-        d_impl->exec = r.impl->make_executor(p, variant, options);
+        const std::string why = r.impl->unsupported(packed);
+        if (!why.empty())
+            throw error("gpufft: backend '" + name + "' cannot plan " + p.describe() + ": " + why);
+        d_impl->exec = r.impl->make_executor(packed, variant, options);
         d_impl->backend_name = name;
     }
+    if (!p.strides.empty())
+        d_impl->exec = std::make_unique<strided_executor>(d_impl->prob, std::move(d_impl->exec));
     d_impl->backend_name = joined(d_impl->backend_name, d_impl->exec->variant());
 }
 
@@ -120,25 +197,105 @@ plan::~plan() = default;
 plan::plan(plan&&) noexcept = default;
 plan& plan::operator=(plan&&) noexcept = default;
 
-void plan::execute(const complex* in, complex* out) { d_impl->exec->execute(in, out); }
+namespace {
+
+// The execute function of each kind.
+std::string execute_name(transform_kind k)
+{
+    return k == transform_kind::c2c ? "execute()" : std::string("execute_") + kind_name(k) + "()";
+}
+
+void require_kind(const problem& p, transform_kind called)
+{
+    if (p.kind != called)
+        throw error(std::string("gpufft: a ") + kind_name(p.kind) + " plan (" + p.describe() +
+                    ") runs with " + execute_name(p.kind) + ", not " + execute_name(called));
+}
+
+// Null, short and partly overlapping buffers; `what` names each side's element type.
+void check_buffers(const problem& p,
+                   const void* in,
+                   std::size_t in_len,
+                   std::size_t in_need,
+                   std::size_t in_size,
+                   const void* out,
+                   std::size_t out_len,
+                   std::size_t out_need,
+                   std::size_t out_size)
+{
+    if (!in || !out)
+        throw error(std::string("gpufft: ") + (!in ? "input" : "output") + " buffer is null");
+    const auto name = [&](std::size_t size) {
+        return size == sizeof(float) ? " real elements" : " complex elements";
+    };
+    if (in_len < in_need || out_len < out_need) {
+        const bool input = in_len < in_need;
+        std::ostringstream msg;
+        msg << "gpufft: " << (input ? "input" : "output") << " buffer holds "
+            << (input ? in_len : out_len) << (input ? name(in_size) : name(out_size)) << " but "
+            << p.describe() << " needs " << (input ? in_need : out_need);
+        if (p.kind != transform_kind::c2c) {
+            const auto s = p.shape();
+            msg << " (" << s.back() << " reals along the last dimension <-> " << s.back() / 2 + 1
+                << " complex)";
+        }
+        throw error(msg.str());
+    }
+    const auto* a = static_cast<const char*>(in);
+    const auto* b = static_cast<const char*>(out);
+    const std::size_t a_bytes = in_need * in_size, b_bytes = out_need * out_size;
+    // Partly overlapping buffers would be read after being written; real
+    // transforms have no in-place form.
+    const bool same = a == b && p.kind == transform_kind::c2c;
+    if (!same && a < b + b_bytes && b < a + a_bytes)
+        throw error(p.kind == transform_kind::c2c
+                        ? "gpufft: input and output buffers overlap without being the same buffer"
+                        : "gpufft: input and output buffers overlap; real transforms run out of "
+                          "place only");
+}
+
+} // namespace
+
+void plan::execute(const complex* in, complex* out)
+{
+    require_kind(d_impl->prob, transform_kind::c2c);
+    d_impl->exec->execute(in, out);
+}
 
 void plan::execute(const complex* in, std::size_t in_len, complex* out, std::size_t out_len)
 {
-    const std::size_t need = d_impl->prob.span();
-    if (!in || !out)
-        throw error(std::string("gpufft: ") + (!in ? "input" : "output") +
-                    " buffer is null");
-    if (in_len < need || out_len < need) {
-        std::ostringstream msg;
-        msg << "gpufft: " << (in_len < need ? "input" : "output") << " buffer holds "
-            << (in_len < need ? in_len : out_len) << " elements but " << d_impl->prob.describe()
-            << " needs " << need;
-        throw error(msg.str());
-    }
-    // Partly overlapping buffers would be read after being written.
-    if (in != out && in < out + need && out < in + need)
-        throw error("gpufft: input and output buffers overlap without being the same buffer");
+    const auto& p = d_impl->prob;
+    require_kind(p, transform_kind::c2c);
+    check_buffers(p, in, in_len, p.span(), sizeof(complex), out, out_len, p.span(), sizeof(complex));
     d_impl->exec->execute(in, out);
+}
+
+void plan::execute_r2c(const float* in, complex* out)
+{
+    require_kind(d_impl->prob, transform_kind::r2c);
+    d_impl->exec->execute_r2c(in, out);
+}
+
+void plan::execute_r2c(const float* in, std::size_t in_len, complex* out, std::size_t out_len)
+{
+    const auto& p = d_impl->prob;
+    require_kind(p, transform_kind::r2c);
+    check_buffers(p, in, in_len, p.real_span(), sizeof(float), out, out_len, p.span(), sizeof(complex));
+    d_impl->exec->execute_r2c(in, out);
+}
+
+void plan::execute_c2r(const complex* in, float* out)
+{
+    require_kind(d_impl->prob, transform_kind::c2r);
+    d_impl->exec->execute_c2r(in, out);
+}
+
+void plan::execute_c2r(const complex* in, std::size_t in_len, float* out, std::size_t out_len)
+{
+    const auto& p = d_impl->prob;
+    require_kind(p, transform_kind::c2r);
+    check_buffers(p, in, in_len, p.span(), sizeof(complex), out, out_len, p.real_span(), sizeof(float));
+    d_impl->exec->execute_c2r(in, out);
 }
 
 const gpufft::problem& plan::problem() const { return d_impl->prob; }

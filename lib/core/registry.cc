@@ -1,6 +1,7 @@
 /* gr-gpufft: backend registration, discovery and logging. */
 #include "registry.h"
 #include "log.h"
+#include <gpufft/error.h>
 #include <gpufft/registry.h>
 #include <iostream>
 #include <memory>
@@ -69,6 +70,26 @@ void log_line(log_level level, const std::string& line)
 
 backend::~backend() = default;
 executor::~executor() = default;
+
+// Unreachable through a plan, which checks the kind: a backend's executor
+// for a real problem overrides these.
+void executor::execute_r2c(const float*, complex*)
+{
+    throw error("gpufft: this executor does not compute r2c transforms");
+}
+
+void executor::execute_c2r(const complex*, float*)
+{
+    throw error("gpufft: this executor does not compute c2r transforms");
+}
+
+std::string backend::unsupported(const problem& p) const
+{
+    if (p.is_1d_c2c())
+        return "";
+    return "the " + name() + " backend computes 1-D complex (c2c) transforms only, not " +
+           kind_name(p.kind) + " of rank " + std::to_string(p.rank());
+}
 
 std::vector<backend_info> backends()
 {

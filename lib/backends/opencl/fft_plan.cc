@@ -423,6 +423,86 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     return c;
 }
 
+std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims)
+{
+    for (std::size_t n : dims)
+        if (!fits_one_kernel(d, n, true))
+            return "opencl: multi-dimensional transforms take dimensions that fit one kernel "
+                   "(at most " + std::to_string(one_kernel_limit(d)) +
+                   " points without a prime factor above 31 on " + d.label() + "), not " +
+                   std::to_string(n);
+    return "";
+}
+
+std::vector<axis_chain> plan_strided(const device_entry& d, const std::vector<std::size_t>& dims,
+                                     direction dir, bool rows)
+{
+    std::vector<axis_chain> out;
+    std::size_t inner = 1;
+    for (std::size_t a = dims.size(); a-- > 0;) {
+        const std::size_t n = dims[a];
+        std::size_t outer = 1;
+        for (std::size_t b = 0; b < a; ++b)
+            outer *= dims[b];
+        const bool last = a + 1 == dims.size();
+        if ((n > 1 || dims.size() == 1) && (rows || !last)) {
+            axis_chain step;
+            step.shape.n = n * inner;
+            step.shape.dir = dir;
+            step.entries = outer;
+            step.dist = n * inner;
+            pass_spec s;
+            s.n = n;
+            s.sign = dir == direction::forward ? -1 : 1;
+            s.tpb = inner;
+            s.in_cstr = s.out_cstr = 1;
+            s.in_estr = s.out_estr = inner;
+            s.map_cols = s.store_cols = inner > 1;
+            shape_pass(d, s);
+            step.shape.passes.push_back(s);
+            out.push_back(step);
+        }
+        inner *= n;
+    }
+    return out;
+}
+
+std::vector<axis_chain> plan_transposed(const device_entry& d,
+                                        const std::vector<std::size_t>& dims,
+                                        direction dir)
+{
+    std::size_t points = 1;
+    for (std::size_t n : dims)
+        points *= n;
+    axis_chain step;
+    step.shape.n = points;
+    step.shape.dir = dir;
+    step.dist = points;
+    const std::size_t rank = dims.size();
+    const buffer_slot scratch[] = { buffer_slot::scratch0, buffer_slot::scratch1 };
+    for (std::size_t k = 0; k < rank; ++k) {
+        // Pass k transforms the axis that the k rotations before it made last.
+        const std::size_t n = dims[rank - 1 - k], rows = points / n;
+        pass_spec s;
+        s.n = n;
+        s.sign = dir == direction::forward ? -1 : 1;
+        s.tpb = rows;
+        s.from = k == 0 ? buffer_slot::in : scratch[(k - 1) % 2];
+        s.to = k + 1 == rank ? buffer_slot::out : scratch[k % 2];
+        s.from_dist = s.to_dist = points;
+        s.in_cstr = n;
+        s.in_estr = 1;
+        s.out_cstr = 1;
+        s.out_estr = rows;
+        s.store_cols = true;
+        shape_pass(d, s);
+        step.shape.passes.push_back(s);
+        if (k + 1 < rank)
+            step.shape.scratch_points[k % 2] = points;
+    }
+    return { step };
+}
+
 chain_shape with_spectrum_hooks(chain_shape c)
 {
     c.passes.front().load = load_hook::raw;

@@ -83,6 +83,41 @@ struct raw_load {
     std::vector<float> window; //!< n real taps
 };
 
+/*!
+ * A chain run `entries` times a batch entry, entries `dist` points apart:
+ * one step of a multi-dimensional plan.
+ */
+struct axis_chain {
+    chain_shape shape;
+    std::size_t entries = 1;
+    std::size_t dist = 0;
+};
+
+/*!
+ * Multi-dimensional c2c on a packed row-major array, two ways (issue 16
+ * compares them per shape; host_executor keeps the faster):
+ *
+ *   strided: a one-pass chain per axis, each in place: the contiguous last
+ *     axis's rows, then every other axis as a column pass whose
+ *     neighbouring work-items take neighbouring columns, so each load and
+ *     store of a group covers consecutive addresses;
+ *   transposed: one chain of rank passes, each FFTing the contiguous last
+ *     axis and storing its result transposed through local memory, which
+ *     rotates the axes (z, y, x) -> (x, z, y) -> (y, x, z) -> (z, y, x):
+ *     every load is a contiguous row (the row FFTs plus transposes of the
+ *     3-D FFT papers), at the cost of scratch buffers.
+ *
+ * Every dimension must fit one kernel (multi_dim_unsupported says why not).
+ */
+//! rows false: every axis but the last (its rows are planned otherwise).
+std::vector<axis_chain> plan_strided(const device_entry& d, const std::vector<std::size_t>& dims,
+                                     direction dir, bool rows = true);
+std::vector<axis_chain> plan_transposed(const device_entry& d,
+                                        const std::vector<std::size_t>& dims,
+                                        direction dir);
+//! Why dims cannot be planned on d as above, or empty.
+std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims);
+
 //! The radices n is made of (2..16, 3, 5, 7, primes 11..31), powers of two
 //! first; empty if n has a prime factor above 31.
 std::vector<std::size_t> radices_for(std::size_t n);

@@ -2,6 +2,8 @@
 #include "host_executor.h"
 #include <gpufft/error.h>
 #include <algorithm>
+#include <chrono>
+#include <sstream>
 #include <cstring>
 
 namespace gpufft::opencl::detail {
@@ -46,13 +48,31 @@ host_executor::host_executor(const problem& p, const std::string& selector)
     const device_entry& dev = d_ctx.device;
     if (d_variant.empty())
         d_variant = std::to_string(dev.info.index);
-    const chain_shape shape = plan_chain(dev, p.n, p.dir);
+    std::vector<std::vector<axis_chain>> layouts;
+    if (p.rank() == 1) {
+        axis_chain whole;
+        whole.shape = plan_chain(dev, p.n, p.dir);
+        whole.dist = p.n;
+        layouts.push_back({ whole });
+    } else {
+        const std::string why = multi_dim_unsupported(dev, p.dims);
+        if (!why.empty())
+            throw error("gpufft: " + why);
+        layouts.push_back(plan_strided(dev, p.dims, p.dir));
+        layouts.push_back(plan_transposed(dev, p.dims, p.dir));
+    }
     const std::size_t slots = d_unified ? 1 : 2;
     d_chunk = std::min(p.batch, std::max<std::size_t>(1, chunk_points / p.n));
 
-    // Device memory: per slot the data and the chain's scratch.
-    const std::size_t per_transform =
-        8 * (p.n + shape.scratch_points[0] + shape.scratch_points[1]);
+    // Device memory: per slot the data and the most scratch a layout needs.
+    std::size_t scratch = 0;
+    for (const auto& layout : layouts) {
+        std::size_t points = 0;
+        for (const axis_chain& c : layout)
+            points = std::max(points, c.entries * (c.shape.scratch_points[0] + c.shape.scratch_points[1]));
+        scratch = std::max(scratch, points);
+    }
+    const std::size_t per_transform = 8 * (p.n + scratch);
     const std::size_t need = slots * d_chunk * per_transform;
     if (need > dev.info.global_memory || d_chunk * p.n * 8 > dev.max_alloc)
         throw error("gpufft: opencl: " + p.describe() + " needs " + mib(need) + " on " +
@@ -63,7 +83,6 @@ host_executor::host_executor(const problem& p, const std::string& selector)
     for (std::size_t i = 0; i < slots; ++i) {
         slot& s = d_slots[i];
         s.queue = make_queue(d_ctx);
-        s.chain = std::make_unique<fft_chain>(d_ctx, shape, d_chunk, p.n, p.n);
         if (d_unified) {
             s.data = make_buffer(d_ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
         } else {
@@ -73,6 +92,62 @@ host_executor::host_executor(const problem& p, const std::string& selector)
                 map(s.queue.get(), s.staging.get(), CL_MAP_READ | CL_MAP_WRITE, bytes));
         }
     }
+    const std::size_t kept = layouts.size() > 1 ? choose_layout(layouts) : 0;
+    for (std::size_t i = 0; i < slots; ++i)
+        if (d_slots[i].steps.empty())
+            d_slots[i].steps = make_steps(layouts[kept]);
+}
+
+std::vector<host_executor::step> host_executor::make_steps(const std::vector<axis_chain>& layout) const
+{
+    std::vector<step> steps;
+    for (const axis_chain& c : layout)
+        steps.push_back({ std::make_unique<fft_chain>(d_ctx, c.shape, d_chunk * c.entries, c.dist,
+                                                      c.dist),
+                          c.entries });
+    return steps;
+}
+
+void host_executor::enqueue(slot& s, std::size_t count)
+{
+    for (step& st : s.steps)
+        st.chain->enqueue(s.queue.get(), s.data.get(), s.data.get(), count * st.entries);
+}
+
+// The median of 5 runs of a full chunk after a warm-up, on whatever the
+// data buffer holds (timing does not depend on the values).
+std::size_t host_executor::choose_layout(const std::vector<std::vector<axis_chain>>& layouts)
+{
+    static const char* const names[] = { "strided column passes", "transposing passes" };
+    slot& s = d_slots[0];
+    std::vector<double> times;
+    std::vector<std::vector<step>> built;
+    for (const auto& layout : layouts) {
+        s.steps = make_steps(layout);
+        std::vector<double> runs;
+        for (int r = 0; r < 6; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            enqueue(s, d_chunk);
+            check(api()->clFinish(s.queue.get()), "clFinish");
+            if (r > 0)
+                runs.push_back(std::chrono::duration<double, std::milli>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count());
+        }
+        std::sort(runs.begin(), runs.end());
+        times.push_back(runs[runs.size() / 2]);
+        built.push_back(std::move(s.steps));
+    }
+    const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
+    s.steps = std::move(built[best]);
+    std::ostringstream text;
+    text.precision(3);
+    text << names[best] << " (kept: ";
+    for (std::size_t i = 0; i < times.size(); ++i)
+        text << (i ? ", " : "") << names[i] << " " << times[i] << " ms";
+    text << " for " << d_chunk << " transforms)";
+    d_layout = text.str();
+    return best;
 }
 
 host_executor::~host_executor()
@@ -93,7 +168,11 @@ std::string host_executor::describe() const
     const std::string io =
         d_unified ? "zero-copy mapped buffers"
                   : "double-buffered chunks of " + std::to_string(d_chunk) + " transforms";
-    return d_slots[0].chain->shape().describe() + "; " + io + " on " + d_ctx.device.label();
+    std::string passes;
+    for (const step& st : d_slots[0].steps)
+        passes += (passes.empty() ? "" : " then ") + st.chain->shape().describe();
+    return (d_layout.empty() ? "" : d_layout + ": ") + passes + "; " + io + " on " +
+           d_ctx.device.label();
 }
 
 // Device buffers hold the chunk's transforms back to back; the caller's may
@@ -129,7 +208,7 @@ void host_executor::run_unified(const complex* in, complex* out)
         void* p = map(q, s.data.get(), CL_MAP_WRITE_INVALIDATE_REGION, bytes);
         copy_in(in, s, static_cast<complex*>(p));
         unmap(q, s.data.get(), p);
-        s.chain->enqueue(q, s.data.get(), s.data.get(), s.count);
+        enqueue(s, s.count);
         p = map(q, s.data.get(), CL_MAP_READ, bytes);
         copy_out(s, static_cast<const complex*>(p), out);
         unmap(q, s.data.get(), p);
@@ -147,7 +226,7 @@ void host_executor::start(slot& s, const complex* in, std::size_t first, std::si
     const std::size_t bytes = count * d_problem.n * sizeof(complex);
     check(a.clEnqueueWriteBuffer(q, s.data.get(), CL_FALSE, 0, bytes, s.host, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
-    s.chain->enqueue(q, s.data.get(), s.data.get(), count);
+    enqueue(s, count);
     check(a.clEnqueueReadBuffer(q, s.data.get(), CL_FALSE, 0, bytes, s.host, 0, nullptr, s.done.out()),
           "clEnqueueReadBuffer");
     check(a.clFlush(q), "clFlush");

@@ -7,7 +7,11 @@
  * chunks, and while chunk i computes in one slot's queue, chunk i+1 is
  * copied into the other slot and uploaded, and chunk i-1's result is
  * downloaded and copied out: at most one chunk in flight beyond the one
- * being filled. The chunk size bounds the device memory a plan takes. */
+ * being filled. The chunk size bounds the device memory a plan takes.
+ *
+ * Multi-dimensional c2c runs one of fft_plan.h's two layouts (strided
+ * column passes or transposing passes); the constructor times both on the
+ * plan's own buffers and keeps the faster. */
 #ifndef GPUFFT_LIB_OPENCL_HOST_EXECUTOR_H
 #define GPUFFT_LIB_OPENCL_HOST_EXECUTOR_H
 
@@ -27,9 +31,14 @@ public:
     std::string describe() const override;
 
 private:
+    //! A chain and how many times a transform it runs (see axis_chain).
+    struct step {
+        std::unique_ptr<fft_chain> chain;
+        std::size_t entries = 1;
+    };
     struct slot {
         queue_handle queue;
-        std::unique_ptr<fft_chain> chain;
+        std::vector<step> steps;
         mem_handle data;    //!< device buffer, transformed in place
         mem_handle staging; //!< pinned host buffer (discrete devices)
         complex* host = nullptr; //!< staging, mapped for the plan's life
@@ -37,6 +46,10 @@ private:
         std::size_t first = 0, count = 0;
         bool busy = false;
     };
+    std::vector<step> make_steps(const std::vector<axis_chain>& layout) const;
+    void enqueue(slot& s, std::size_t count);
+    //! Times each layout on slot 0 and keeps the fastest there; returns it.
+    std::size_t choose_layout(const std::vector<std::vector<axis_chain>>& layouts);
     void copy_in(const complex* in, const slot& s, complex* dst) const;
     void copy_out(const slot& s, const complex* src, complex* out) const;
     void start(slot& s, const complex* in, std::size_t first, std::size_t count);
@@ -49,6 +62,7 @@ private:
     device_context& d_ctx;
     bool d_unified;
     std::size_t d_chunk; //!< transforms a chunk
+    std::string d_layout; //!< multi-dimensional: the layout kept and the timings
     slot d_slots[2];
 };
 

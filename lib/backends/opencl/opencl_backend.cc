@@ -1,6 +1,7 @@
 /* gr-gpufft OpenCL backend: the backend behind gpufft::plan and the
  * device-side plans of <gpufft/opencl.h>. */
 #include "host_executor.h"
+#include "real_executor.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
 #include <gpufft/opencl.h>
@@ -21,6 +22,9 @@ struct device_plan::impl {
     impl(const gpufft::problem& p, const std::string& selector)
         : prob(p), ctx(context_for(select(selector))), queue(make_queue(ctx))
     {
+        if (!p.is_1d_c2c())
+            throw error("gpufft: opencl: a device_plan computes 1-D c2c transforms only, not " +
+                        p.describe());
         chain = std::make_unique<fft_chain>(
             ctx, plan_chain(ctx.device, p.n, p.dir), p.batch, p.stride(), p.stride());
     }
@@ -97,6 +101,23 @@ public:
         return a;
     }
 
+    // Any kind and rank, where every dimension but the last fits one kernel
+    // (the last runs as whole chains, with four-step and Bluestein); for
+    // c2c the last too (fft_plan.h). Checked on the default device.
+    std::string unsupported(const problem& p) const override
+    {
+        if (p.rank() == 1)
+            return "";
+        auto dims = p.dims;
+        if (p.kind != transform_kind::c2c)
+            dims.pop_back();
+        try {
+            return multi_dim_unsupported(select(""), dims);
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    }
+
     /* Pipelined: the slowest of the device's passes through its memory, the
      * host copies and (discrete devices) the link, plus a fixed cost. A CPU
      * device is modelled as never cheaper than the simd backend. */
@@ -107,7 +128,8 @@ public:
             if (d.is_cpu())
                 return 1e300;
             const double points = double(p.n) * double(p.batch);
-            const double passes = double(plan_chain(d, p.n, p.dir).passes.size());
+            const double passes =
+                p.rank() > 1 ? double(p.rank()) : double(plan_chain(d, p.n, p.dir).passes.size());
             // About 10 GB/s of memory bandwidth per compute unit and GHz
             // (H100: 132 x 1.98 GHz, 3 TB/s), at most 20 GB/s for memory
             // shared with the host.
@@ -127,6 +149,10 @@ public:
                                             const std::string& variant,
                                             const plan_options&) override
     {
+        if (const std::string why = unsupported(p); !why.empty())
+            throw error("gpufft: " + why);
+        if (p.kind != transform_kind::c2c)
+            return std::make_unique<real_executor>(p, variant);
         return std::make_unique<host_executor>(p, variant);
     }
 };

@@ -253,6 +253,8 @@ public:
                                             const std::string& variant,
                                             const plan_options&) override
     {
+        if (const std::string why = unsupported(p); !why.empty())
+            throw error("gpufft: " + why);
         submission how;
         if (variant.empty())
             how = submission::automatic;

@@ -33,6 +33,8 @@ namespace {
 #include "stockham.h"
 #include "bluestein.h"
 #include "four_step.h"
+#include "columns.h"
+#include "real_pass.h"
 
 bool has_codelet(int radix)
 {
@@ -73,5 +75,8 @@ const isa_kernels GPUFFT_CONCAT(kernels_, GPUFFT_ISA) = {
     GPUFFT_ISA::make_mixed_radix,
     GPUFFT_ISA::make_four_step,
     GPUFFT_ISA::make_bluestein,
+    GPUFFT_ISA::move_columns,
+    GPUFFT_ISA::r2c_post,
+    GPUFFT_ISA::c2r_pre,
 };
 } // namespace gpufft::simd

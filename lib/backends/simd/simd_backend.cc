@@ -3,6 +3,7 @@
 #include "../../core/wisdom.h"
 #include "isa_table.h"
 #include "planner.h"
+#include "shaped.h"
 #include "worker_pool.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
@@ -217,13 +218,17 @@ public:
         return a;
     }
 
-    // About 5 n log2 n flops at a rate that grows with vector width; only
-    // the ranking against other backends matters.
+    // Real kinds, any rank: see shaped.h.
+    std::string unsupported(const problem&) const override { return ""; }
+
+    // About 5 n log2 n flops (half for real data) at a rate that grows with
+    // vector width; only the ranking against other backends matters.
     double estimate_ns(const problem& p) const override
     {
         const double lanes = usable_isas().front()->lanes;
-        const double n = double(p.n);
-        return 5.0 * n * std::log2(std::max(2.0, n)) * double(p.batch) / (4.0 * lanes);
+        const double n = double(p.points());
+        const double real = p.kind == transform_kind::c2c ? 1.0 : 0.5;
+        return real * 5.0 * n * std::log2(std::max(2.0, n)) * double(p.batch) / (4.0 * lanes);
     }
 
     std::unique_ptr<executor> make_executor(const problem& p,
@@ -231,13 +236,18 @@ public:
                                             const plan_options& options) override
     {
         // Bluestein needs about 4n points of tables and work space.
-        if (p.n > max_size)
-            throw error("gpufft: FFT size " + std::to_string(p.n) +
-                        " is larger than the simd backend's limit of " +
-                        std::to_string(max_size));
+        for (std::size_t n : p.shape())
+            if (n > max_size)
+                throw error("gpufft: FFT size " + std::to_string(n) +
+                            " is larger than the simd backend's limit of " +
+                            std::to_string(max_size));
         try {
             const std::string forced = forced_isa(variant);
             const auto allowed = allowed_isas(forced);
+            // Real and multi-dimensional problems take each 1-D transform's
+            // default algorithm (no tuning or wisdom yet).
+            if (!p.is_1d_c2c())
+                return make_shaped_executor(p, allowed, options.threads);
             // A plan that names its instruction set gets that one: tuning
             // and wisdom choose only how it splits the size into passes.
             const std::size_t widest = forced.empty() ? allowed.size() : 1;

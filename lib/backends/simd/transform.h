@@ -50,6 +50,14 @@ struct isa_kernels {
     std::unique_ptr<transform> (*make_bluestein)(std::size_t n, bool forward, std::size_t fft_len,
                                                  std::unique_ptr<transform> forward_fft,
                                                  std::unique_ptr<transform> inverse_fft);
+    //! Columns [0, w) of a length x inner row-major matrix to w columns of
+    //! `length` points `pitch` apart in block (to_block), or back.
+    void (*move_columns)(complex* matrix, std::size_t inner, std::size_t length, std::size_t w,
+                         complex* block, std::size_t pitch, bool to_block);
+    //! Even-size real transforms' passes on one row of m + 1 (real.h,
+    //! real_pass.h); w[k] = exp(-2 pi i k / 2m), k <= m/2.
+    void (*r2c_post)(complex* x, std::size_t m, const complex* w);
+    void (*c2r_pre)(const complex* x, complex* z, std::size_t m, const complex* w);
 };
 
 } // namespace gpufft::simd

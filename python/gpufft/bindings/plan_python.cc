@@ -1,5 +1,6 @@
 /*
- * gr-gpufft Python bindings: gpufft.plan, which executes on numpy complex64 arrays.
+ * gr-gpufft Python bindings: gpufft.plan, which executes on numpy arrays:
+ * complex64 for c2c, float32 in and complex64 out for r2c, the reverse for c2r.
  *
  * Nothing is converted silently: an array of another dtype, layout or length
  * is refused with TypeError (dtype) or ValueError (everything else).
@@ -8,6 +9,7 @@
 #include <gpufft/gpufft.h>
 #include <pybind11/numpy.h>
 #include <algorithm>
+#include <cstring>
 #include <complex>
 #include <cstdint>
 #include <mutex>
@@ -31,16 +33,56 @@ std::size_t non_negative(std::int64_t v, const char* what)
     return static_cast<std::size_t>(v);
 }
 
-gpufft::problem make_problem(std::int64_t n,
+gpufft::transform_kind parse_kind(const std::string& kind)
+{
+    for (auto k : { gpufft::transform_kind::c2c, gpufft::transform_kind::r2c,
+                    gpufft::transform_kind::c2r })
+        if (kind == gpufft::kind_name(k))
+            return k;
+    throw gpufft::error("gpufft: kind must be 'c2c', 'r2c' or 'c2r' (got '" + kind + "')");
+}
+
+// direction: "forward", "inverse" or None; None takes `forward`, except
+// that c2r is always inverse.
+gpufft::direction parse_direction(const py::object& direction, bool forward, gpufft::transform_kind k)
+{
+    if (direction.is_none())
+        return forward && k != gpufft::transform_kind::c2r ? gpufft::direction::forward
+                                                           : gpufft::direction::inverse;
+    const auto d = direction.cast<std::string>();
+    if (d == "forward")
+        return gpufft::direction::forward;
+    if (d == "inverse" || d == "backward")
+        return gpufft::direction::inverse;
+    throw gpufft::error("gpufft: direction must be 'forward' or 'inverse' (got '" + d + "')");
+}
+
+gpufft::problem make_problem(const py::object& n,
+                             const py::object& shape,
+                             const std::string& kind,
                              bool forward,
+                             const py::object& direction,
                              std::int64_t batch,
-                             std::int64_t distance)
+                             std::int64_t distance,
+                             std::int64_t real_distance)
 {
     gpufft::problem p;
-    p.n = non_negative(n, "n");
-    p.dir = forward ? gpufft::direction::forward : gpufft::direction::inverse;
+    if (n.is_none() == shape.is_none())
+        throw gpufft::error("gpufft: give either n (a 1-D size) or shape (a tuple of dimensions)");
+    if (!n.is_none())
+        p.n = non_negative(n.cast<std::int64_t>(), "n");
+    else if (!py::isinstance<py::iterable>(shape))
+        throw gpufft::error("gpufft: shape must be a tuple of dimensions, e.g. (ny, nx)");
+    else
+        for (const auto& d : shape)
+            p.dims.push_back(non_negative(d.cast<std::int64_t>(), "a dimension of shape"));
+    if (!shape.is_none() && p.dims.empty())
+        throw gpufft::error("gpufft: shape must have at least one dimension");
+    p.kind = parse_kind(kind);
+    p.dir = parse_direction(direction, forward, p.kind);
     p.batch = non_negative(batch, "batch");
     p.distance = non_negative(distance, "distance");
+    p.real_distance = non_negative(real_distance, "real_distance");
     return p;
 }
 
@@ -57,14 +99,69 @@ make_options(const std::string& backend, bool tune, std::int64_t threads)
     return o;
 }
 
-std::string shape_string(const py::array& a)
+std::string shape_string(const std::vector<py::ssize_t>& shape)
 {
     std::ostringstream s;
     s << "(";
-    for (py::ssize_t i = 0; i < a.ndim(); ++i)
-        s << (i ? ", " : "") << a.shape(i);
-    s << (a.ndim() == 1 ? ",)" : ")");
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s << (i ? ", " : "") << shape[i];
+    s << (shape.size() == 1 ? ",)" : ")");
     return s.str();
+}
+
+std::vector<py::ssize_t> shape_of(const py::array& a)
+{
+    return std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim());
+}
+
+// One side of a problem's buffers: the real side of r2c/c2r, else the complex one.
+struct side {
+    bool real;
+    std::size_t span;                     //!< elements of a flat buffer
+    std::vector<py::ssize_t> transform;   //!< one packed transform's shape
+    bool packed;                          //!< transforms back to back
+};
+
+side side_of(const gpufft::problem& p, bool real)
+{
+    side s{ real, real ? p.real_span() : p.span(), {}, false };
+    for (std::size_t d : p.shape())
+        s.transform.push_back(py::ssize_t(d));
+    if (!real && p.kind != gpufft::transform_kind::c2c)
+        s.transform.back() = s.transform.back() / 2 + 1;
+    s.packed = p.strides.empty() &&
+               (real ? p.real_stride() == p.real_extent() : p.stride() == p.complex_extent());
+    return s;
+}
+
+// The accepted array shapes: flat (span elements), (batch, *transform) when
+// packed, and transform itself when batch is 1. Returns whether `shape` is
+// one of the shaped forms (else flat); throws if it is none.
+bool check_shape(const std::vector<py::ssize_t>& shape,
+                 const gpufft::problem& p,
+                 const side& s,
+                 const char* name)
+{
+    std::vector<py::ssize_t> batched{ py::ssize_t(p.batch) };
+    batched.insert(batched.end(), s.transform.begin(), s.transform.end());
+    if (s.packed && shape == batched)
+        return true;
+    if (p.batch == 1 && shape == s.transform)
+        return true;
+    if (shape.size() == 1 && std::size_t(shape[0]) == s.span)
+        return false;
+    std::ostringstream msg;
+    msg << "gpufft: " << name << " has shape " << shape_string(shape) << " but the plan ("
+        << p.describe() << ") takes " << (s.real ? "float32" : "complex64") << " arrays of "
+        << s.span << " elements";
+    if (s.packed)
+        msg << " or shape " << shape_string(batched);
+    if (p.batch == 1)
+        msg << " or " << shape_string(s.transform);
+    if (p.kind != gpufft::transform_kind::c2c)
+        msg << " (" << p.shape().back() << " reals <-> " << p.shape().back() / 2 + 1
+            << " complex along the last axis)";
+    throw gpufft::error(msg.str());
 }
 
 //! A gpufft::plan with a lock, so that two Python threads sharing one plan
@@ -80,78 +177,92 @@ public:
 
     py::object execute(const py::object& in_obj, const py::object& out_obj)
     {
-        const py::array in = checked_array(in_obj, "input");
+        const auto& p = d_plan.problem();
+        const side in_side = side_of(p, p.kind == gpufft::transform_kind::r2c);
+        const side out_side = side_of(p, p.kind == gpufft::transform_kind::c2r);
+        const py::array in = checked_array(in_obj, "input", in_side.real);
+        const bool shaped = check_shape(shape_of(in), p, in_side, "input");
+        // The output's form follows the input's: flat, or shaped like it.
+        std::vector<py::ssize_t> shape{ py::ssize_t(out_side.span) };
+        if (shaped) {
+            shape = out_side.transform;
+            if (std::size_t(in.ndim()) > in_side.transform.size())
+                shape.insert(shape.begin(), py::ssize_t(p.batch));
+        }
         py::array out;
         if (out_obj.is_none()) {
-            std::vector<py::ssize_t> shape(in.shape(), in.shape() + in.ndim());
-            out = py::array_t<cfloat>(shape);
+            if (out_side.real)
+                out = py::array_t<float>(shape);
+            else
+                out = py::array_t<cfloat>(shape);
         } else {
-            out = checked_array(out_obj, "out");
+            out = checked_array(out_obj, "out", out_side.real);
             if (!out.writeable())
                 throw gpufft::error("gpufft: out is read-only");
-            if (out.ndim() != in.ndim() ||
-                !std::equal(in.shape(), in.shape() + in.ndim(), out.shape()))
-                throw gpufft::error("gpufft: out has shape " + shape_string(out) +
-                                    " but the input has shape " + shape_string(in));
+            if (shape_of(out) != shape)
+                throw gpufft::error("gpufft: out has shape " + shape_string(shape_of(out)) +
+                                    " but an input of shape " + shape_string(shape_of(in)) +
+                                    " gives " + shape_string(shape));
         }
 
-        const auto* src = static_cast<const cfloat*>(in.data());
-        auto* dst = static_cast<cfloat*>(out.mutable_data());
         const auto in_len = static_cast<std::size_t>(in.size());
         const auto out_len = static_cast<std::size_t>(out.size());
         const bool fresh = out_obj.is_none();
-        const auto& p = d_plan.problem();
+        const bool gaps = out_side.real ? p.real_stride() > p.real_extent()
+                                        : p.stride() > p.complex_extent() || !p.strides.empty();
+        const void* src = in.data();
+        void* dst = out.mutable_data();
         {
             py::gil_scoped_release nogil;
-            // A new array's elements between transforms (distance > n) are
-            // not written by the transform: make them zero, not garbage.
-            if (fresh && p.stride() > p.n)
-                std::fill(dst, dst + out_len, cfloat(0.0f, 0.0f));
+            // A new array's elements between transforms are not written by
+            // the transform: make them zero, not garbage.
+            if (fresh && gaps)
+                std::memset(dst, 0, out_len * (out_side.real ? sizeof(float) : sizeof(cfloat)));
             std::lock_guard<std::mutex> lock(d_mutex);
-            // The checked call also refuses partly overlapping buffers.
-            d_plan.execute(src, in_len, dst, out_len);
+            // The checked calls also refuse partly overlapping buffers.
+            switch (p.kind) {
+            case gpufft::transform_kind::c2c:
+                d_plan.execute(static_cast<const cfloat*>(src), in_len, static_cast<cfloat*>(dst),
+                               out_len);
+                break;
+            case gpufft::transform_kind::r2c:
+                d_plan.execute_r2c(static_cast<const float*>(src), in_len,
+                                   static_cast<cfloat*>(dst), out_len);
+                break;
+            case gpufft::transform_kind::c2r:
+                d_plan.execute_c2r(static_cast<const cfloat*>(src), in_len,
+                                   static_cast<float*>(dst), out_len);
+                break;
+            }
         }
         return std::move(out);
     }
 
 private:
-    //! A C-contiguous, aligned, native complex64 array of an accepted shape.
-    py::array checked_array(const py::object& obj, const char* name) const
+    //! A C-contiguous, aligned, native array of the side's dtype.
+    static py::array checked_array(const py::object& obj, const char* name, bool real)
     {
+        const char* want = real ? "float32" : "complex64";
         if (!py::isinstance<py::array>(obj))
-            throw py::type_error(std::string("gpufft: ") + name +
-                                 " must be a numpy array of dtype complex64, got " +
+            throw py::type_error(std::string("gpufft: ") + name + " must be a numpy array of dtype " +
+                                 want + ", got " +
                                  std::string(py::str(py::type::of(obj).attr("__name__"))));
         const auto a = py::reinterpret_borrow<py::array>(obj);
-        if (!py::array_t<cfloat>::check_(a)) {
+        const bool dtype_ok = real ? py::array_t<float>::check_(a) : py::array_t<cfloat>::check_(a);
+        if (!dtype_ok) {
             const std::string dt = py::str(a.dtype());
-            std::string msg = std::string("gpufft: ") + name +
-                              " must have dtype complex64, got " + dt;
-            if (a.dtype().kind() == 'c')
-                msg += "; cast it with .astype(numpy.complex64) (nothing is converted "
-                       "silently)";
+            std::string msg = std::string("gpufft: ") + name + " must have dtype " + want +
+                              ", got " + dt;
+            if (a.dtype().kind() == (real ? 'f' : 'c'))
+                msg += std::string("; cast it with .astype(numpy.") + want +
+                       ") (nothing is converted silently)";
             throw py::type_error(msg);
         }
         if (!(a.flags() & py::array::c_style))
             throw gpufft::error(std::string("gpufft: ") + name +
                                 " must be C-contiguous; use numpy.ascontiguousarray()");
         if (!py::detail::check_flags(a.ptr(), py::detail::npy_api::NPY_ARRAY_ALIGNED_))
-            throw gpufft::error(std::string("gpufft: ") + name +
-                                " is not aligned for complex64");
-
-        const auto& p = d_plan.problem();
-        const bool ok_1d = a.ndim() == 1 && static_cast<std::size_t>(a.shape(0)) == p.span();
-        const bool ok_2d = a.ndim() == 2 && p.stride() == p.n &&
-                           static_cast<std::size_t>(a.shape(0)) == p.batch &&
-                           static_cast<std::size_t>(a.shape(1)) == p.n;
-        if (!ok_1d && !ok_2d) {
-            std::ostringstream msg;
-            msg << "gpufft: " << name << " has shape " << shape_string(a) << " but the plan ("
-                << p.describe() << ") takes a 1-D array of " << p.span() << " elements";
-            if (p.stride() == p.n)
-                msg << " or a 2-D array of shape (" << p.batch << ", " << p.n << ")";
-            throw gpufft::error(msg.str());
-        }
+            throw gpufft::error(std::string("gpufft: ") + name + " is not aligned for " + want);
         return a;
     }
 
@@ -165,57 +276,100 @@ void bind_plan(py::module& m)
 {
     py::class_<py_plan>(m,
                         "plan",
-                        "A batched complex64 FFT, planned once and executed many times.\n\n"
+                        "A batched FFT (c2c, r2c or c2r, any rank), planned once and\n"
+                        "executed many times.\n\n"
                         "Transform b reads a[b*distance + j] for j < n (a 1-D array of\n"
                         "(batch-1)*distance + n elements, or a 2-D (batch, n) array when\n"
-                        "distance is n). Unnormalized: forward then inverse multiplies by n.\n"
+                        "distance is n); with shape=, arrays of shape or (batch,) + shape.\n"
+                        "Unnormalized: forward then inverse multiplies by n.\n"
                         "One plan runs one execute() at a time; use a plan per thread for\n"
                         "parallel work.")
-        .def(py::init([](std::int64_t n,
+        .def(py::init([](const py::object& n,
                          bool forward,
                          std::int64_t batch,
                          const std::string& backend,
                          std::int64_t distance,
                          bool tune,
-                         std::int64_t threads) {
-                 const auto p = make_problem(n, forward, batch, distance);
+                         std::int64_t threads,
+                         const py::object& shape,
+                         const std::string& kind,
+                         const py::object& direction,
+                         std::int64_t real_distance) {
+                 const auto p =
+                     make_problem(n, shape, kind, forward, direction, batch, distance, real_distance);
                  const auto o = make_options(backend, tune, threads);
                  // Planning may probe drivers or measure (tune): let other threads run.
                  py::gil_scoped_release nogil;
                  return std::make_unique<py_plan>(p, o);
              }),
-             py::arg("n"),
+             py::arg("n") = py::none(),
              py::arg("forward") = true,
              py::arg("batch") = 1,
              py::arg("backend") = "auto",
              py::arg("distance") = 0,
              py::arg("tune") = false,
              py::arg("threads") = 1,
-             "Plan batch transforms of size n. backend: 'auto', a name ('simd') or\n"
-             "name:variant ('simd:avx2'). distance: elements between transform\n"
-             "starts, 0 meaning n. tune: measure candidates and remember the winner.\n"
-             "threads: worker threads a batch is split across. Raises gpufft.error\n"
-             "(a ValueError) for bad arguments or an unknown backend.")
+             py::kw_only(),
+             py::arg("shape") = py::none(),
+             py::arg("kind") = "c2c",
+             py::arg("direction") = py::none(),
+             py::arg("real_distance") = 0,
+             "Plan batch transforms of size n, or of a shape (a tuple, row-major,\n"
+             "last axis contiguous). backend: 'auto', a name ('simd') or\n"
+             "name:variant ('simd:avx2'). distance: complex elements between\n"
+             "transform starts, 0 meaning packed. tune: measure candidates and\n"
+             "remember the winner (1-D c2c). threads: worker threads a batch is\n"
+             "split across. kind: 'c2c', 'r2c' (float32 in, complex64 out, last\n"
+             "axis N -> N//2 + 1, forward) or 'c2r' (the reverse, inverse).\n"
+             "direction: 'forward' or 'inverse', overriding forward.\n"
+             "real_distance: r2c/c2r, float32 elements between transforms on the\n"
+             "real side, 0 meaning packed. Unnormalized (FFTW's convention).\n"
+             "Raises gpufft.error (a ValueError) for bad arguments or shapes, an\n"
+             "unknown backend or one without this kind.")
         .def("execute",
              &py_plan::execute,
              py::arg("a"),
              py::arg("out") = py::none(),
-             "Transform the complex64 array a. Returns a new array of a's shape, or\n"
-             "writes into out (same shape; in place when out is a) and returns it.\n"
+             "Transform the array a: complex64 (c2c, c2r) or float32 (r2c), flat\n"
+             "(span elements), shape, or (batch,) + shape. Returns a new array of\n"
+             "the output's dtype in a's form (the last axis N//2 + 1 for r2c, N for\n"
+             "c2r), or writes into out and returns it (c2c in place when out is a).\n"
              "Raises TypeError for another dtype and ValueError for a wrong shape,\n"
              "layout or partly overlapping out.")
         .def_property_readonly(
-            "n", [](const py_plan& p) { return p.problem().n; }, "Transform size.")
+            "n", [](const py_plan& p) { return p.problem().n; },
+            "Points of one transform (the product of shape).")
+        .def_property_readonly(
+            "shape",
+            [](const py_plan& p) {
+                py::tuple t(p.problem().shape().size());
+                for (std::size_t i = 0; i < t.size(); ++i)
+                    t[i] = p.problem().shape()[i];
+                return t;
+            },
+            "The transform's logical shape (reals for r2c/c2r), (n,) in 1-D.")
+        .def_property_readonly(
+            "kind",
+            [](const py_plan& p) { return std::string(gpufft::kind_name(p.problem().kind)); },
+            "'c2c', 'r2c' or 'c2r'.")
+        .def_property_readonly(
+            "real_distance",
+            [](const py_plan& p) { return p.problem().real_stride(); },
+            "r2c/c2r: float32 elements between transforms on the real side.")
+        .def_property_readonly(
+            "real_span",
+            [](const py_plan& p) { return p.problem().real_span(); },
+            "r2c/c2r: elements a flat float32 buffer holds.")
         .def_property_readonly(
             "batch", [](const py_plan& p) { return p.problem().batch; }, "Number of transforms.")
         .def_property_readonly(
             "distance",
             [](const py_plan& p) { return p.problem().stride(); },
-            "Elements between transform starts (n when planned with distance=0).")
+            "Complex elements between transform starts (packed when planned with distance=0).")
         .def_property_readonly(
             "span",
             [](const py_plan& p) { return p.problem().span(); },
-            "Elements a 1-D buffer holds: (batch - 1) * distance + n.")
+            "Complex elements a flat buffer holds: (batch - 1) * distance + extent.")
         .def_property_readonly(
             "forward",
             [](const py_plan& p) { return p.problem().dir == gpufft::direction::forward; },

@@ -24,6 +24,15 @@ GPUFFT_INLINE V vmul_neg_i(V a)
 {
     return _mm256_xor_ps(swap_pairs(a), _mm256_setr_ps(0, -0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f));
 }
+GPUFFT_INLINE V vconj(V a)
+{
+    return _mm256_xor_ps(a, _mm256_setr_ps(0, -0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f));
+}
+//! The complex lanes in reverse order.
+GPUFFT_INLINE V vreverse(V a)
+{
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(a), _MM_SHUFFLE(0, 1, 2, 3)));
+}
 // a * (wr + i wi) with fmaddsub: real slots a*wr - t, imaginary a*wr + t.
 GPUFFT_INLINE V cmul_split(V a, V wr, V wi)
 {

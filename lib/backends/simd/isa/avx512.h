@@ -24,6 +24,13 @@ GPUFFT_INLINE V negate_mask(V a, __mmask16 lanes_to_negate)
 }
 GPUFFT_INLINE V vmul_i(V a) { return negate_mask(swap_pairs(a), 0x5555); }
 GPUFFT_INLINE V vmul_neg_i(V a) { return negate_mask(swap_pairs(a), 0xAAAA); }
+GPUFFT_INLINE V vconj(V a) { return negate_mask(a, 0xAAAA); }
+//! The complex lanes in reverse order.
+GPUFFT_INLINE V vreverse(V a)
+{
+    return _mm512_castpd_ps(
+        _mm512_permutexvar_pd(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_castps_pd(a)));
+}
 // a * (wr + i wi) with fmaddsub: real slots a*wr - t, imaginary a*wr + t.
 GPUFFT_INLINE V cmul_split(V a, V wr, V wi)
 {

@@ -20,6 +20,8 @@ GPUFFT_INLINE V vcmul_lanes(V a, V w) { return vcmul(a, w.re, w.im); }
 GPUFFT_INLINE V loadu(const complex* p) { return { p->real(), p->imag() }; }
 GPUFFT_INLINE void storeu(complex* p, V v) { *p = complex(v.re, v.im); }
 GPUFFT_INLINE void transpose(V*) {}
+GPUFFT_INLINE V vconj(V a) { return { a.re, -a.im }; }
+GPUFFT_INLINE V vreverse(V a) { return a; }
 constexpr std::size_t stream_alignment = 8;
 GPUFFT_INLINE void stream(complex* p, V v) { storeu(p, v); }
 GPUFFT_INLINE void stream_fence() {}
