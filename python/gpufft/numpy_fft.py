@@ -66,14 +66,20 @@ def _cached_plan(n, batch, forward, backend):
     return _plan(n, forward=forward, batch=batch, backend=backend)
 
 
+@functools.lru_cache(maxsize=plan_cache_size)
+def _cached_real_plan(n, batch, forward, backend):
+    return _plan(shape=(n,), batch=batch, kind="r2c" if forward else "c2r", backend=backend)
+
+
 def plan_cache_info():
-    """Hits, misses and size of the plan cache (functools' CacheInfo)."""
+    """Hits, misses and size of the complex plans' cache (functools' CacheInfo)."""
     return _cached_plan.cache_info()
 
 
 def clear_plan_cache():
-    """Forget every cached plan (and free its memory)."""
+    """Forget every cached plan, complex and real (and free their memory)."""
     _cached_plan.cache_clear()
+    _cached_real_plan.cache_clear()
 
 
 def _scale(norm, n, forward):
@@ -171,27 +177,23 @@ def _c2c(a, n, axis, norm, forward, backend):
 
 def _real_transform(a, n, axis, forward, backend):
     """
-    The real transforms, unnormalized: forward, the n//2 + 1 outputs of a
-    real-to-complex transform of the float32 array a (n points along axis);
-    inverse, the n real outputs of the complex-to-real transform of the
-    n//2 + 1 complex64 values along axis (the imaginary parts of the DC term,
-    and of the n/2 term for even n, are ignored, as numpy's and FFTW's c2r do).
-
-    Computed on the c2c path for now: the forward one transforms the real
-    input as complex and keeps the first n//2 + 1 outputs; the inverse one
-    rebuilds the Hermitian spectrum and keeps the real part.
+    The real transforms, unnormalized, on r2c and c2r plans: forward, the
+    n//2 + 1 outputs of a real-to-complex transform of the float32 array a
+    (n points along axis); inverse, the n real outputs of the complex-to-real
+    transform of the n//2 + 1 complex64 values along axis (the imaginary parts
+    of the DC term, and of the n/2 term for even n, are ignored, as numpy's
+    and FFTW's c2r do).
     """
-    if forward:
-        full = _along_axis(a.astype(np.complex64), axis, True, backend)
-        index = [slice(None)] * a.ndim
-        index[axis] = slice(0, n // 2 + 1)
-        return full[tuple(index)].copy()  # not a view pinning all n outputs
-    half = np.moveaxis(a, axis, -1)
-    full = np.empty(half.shape[:-1] + (n,), np.complex64)
-    full[..., : n // 2 + 1] = half
-    # X[n - k] = conj(X[k]) for 0 < k < n - n // 2
-    full[..., n // 2 + 1 :] = np.conj(half[..., (n + 1) // 2 - 1 : 0 : -1])
-    return np.moveaxis(_along_axis(full, full.ndim - 1, False, backend).real.copy(), -1, axis)
+    rows = np.ascontiguousarray(np.moveaxis(a, axis, -1))
+    if not forward and np.may_share_memory(rows, a):
+        rows = rows.copy()  # the plan may use its input as scratch: never the caller's array
+    lead = rows.shape[:-1]
+    outputs = n // 2 + 1 if forward else n
+    batch = math.prod(lead)
+    if batch == 0:
+        return np.moveaxis(np.empty(lead + (outputs,), np.complex64 if forward else np.float32), -1, axis)
+    y = _cached_real_plan(n, batch, forward, backend).execute(rows.reshape(batch, rows.shape[-1]))
+    return np.moveaxis(y.reshape(lead + (outputs,)), -1, axis)
 
 
 def fft(a, n=None, axis=-1, norm=None, backend="auto"):
