@@ -379,8 +379,11 @@ class qa_spectrum_live(gr_unittest.TestCase):
         times = {name: min(r) for name, r in runs.items()}
         print("\nfixed input, best of 3 (s): " + ", ".join(f"{k} {v:.2f}" for k, v in times.items()),
               file=sys.stderr)
-        for name, seconds in times.items():
-            self.assertLess(seconds, times["none"] * 1.15 + 0.2, f"{name}: {times}")
+        # A stalled client against the same clients reading: a wait on it
+        # (a synchronous fan-out) stalls the run above; a share of the time
+        # is kept loose, since readers and other jobs load the 2 cores too.
+        for stalled, reading in (("stall", "none"), ("stall+read+read", "read+read")):
+            self.assertLess(times[stalled], times[reading] * 1.5 + 1.0, f"{stalled} against {reading}: {times}")
 
     def test_signal_ends_a_run_with_live_outputs(self):
         # A signal while the input pipe is quiet and a client is connected:
