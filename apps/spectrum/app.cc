@@ -88,13 +88,15 @@ std::string annotation_meta_path(const options& o, const iq_source& src)
 //! A file's name without its directory.
 std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
-//! The engine's configuration; --fps is checked against the frame rate here, naming it.
-gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
+} // namespace
+
+gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, double rate,
+                                             gpufft::sample_format format)
 {
     gpufft::spectrum_config c;
-    c.fft_size = o.fft;
-    c.sample_rate = src.sample_rate;
-    c.format = src.format;
+    c.fft_size = fft;
+    c.sample_rate = rate;
+    c.format = format;
     c.overlap = o.overlap;
     c.window = o.window;
     if (!std::isnan(o.window_param))
@@ -103,6 +105,15 @@ gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
     c.alpha = o.alpha;
     c.shift = true;
     c.backend = o.backend;
+    return c;
+}
+
+namespace {
+
+//! The engine's configuration; --fps is checked against the frame rate here, naming it.
+gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
+{
+    gpufft::spectrum_config c = common_engine_config(o, o.fft, src.sample_rate, src.format);
     if (o.frames) {
         c.frames_per_output = o.frames;
         return c;

@@ -63,6 +63,9 @@ struct options {
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
+//! The engine settings every capture shares (window, averaging, backend, fftshift) at N, rate and format.
+gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, double rate,
+                                             gpufft::sample_format format);
 
 //! Frequencies and rates the program accepts (Hz), so that bins stay resolvable in double.
 constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;

@@ -115,19 +115,8 @@ public:
 private:
     static gpufft::spectrum_config config(const options& o, const soapy_radio& radio, const sweep_plan& plan)
     {
-        gpufft::spectrum_config c;
-        c.fft_size = plan.fft_size;
-        c.sample_rate = radio.rate();
-        c.format = radio.format();
+        gpufft::spectrum_config c = common_engine_config(o, plan.fft_size, radio.rate(), radio.format());
         c.ref_scale = radio.ref_scale();
-        c.overlap = o.overlap;
-        c.window = o.window;
-        if (!std::isnan(o.window_param))
-            c.window_param = o.window_param;
-        c.average = gpufft::parse_averaging(o.average);
-        c.alpha = o.alpha;
-        c.shift = true;
-        c.backend = o.backend;
         const std::size_t hop = std::max<std::size_t>(1, plan.fft_size - std::size_t(std::lround(o.overlap * double(plan.fft_size))));
         c.frames_per_output = o.frames ? o.frames
                                        : std::max<std::size_t>(1, std::size_t(std::llround(o.radio.dwell * radio.rate() / double(hop))));
