@@ -1,5 +1,6 @@
 /* gr-gpufft, GNU Radio side: gpufft.fft_vcc and fft_vfc, vectors through a batched gpufft plan. */
 #include "fft_v_impl.h"
+#include "block_plan.h"
 #include <gnuradio/io_signature.h>
 #include <gpufft/error.h>
 #include <gpufft/gnuradio/logging.h>
@@ -28,33 +29,6 @@ std::size_t checked_size(int fft_size)
                               std::string(fft_size <= 0 ? "at least 1" : "at most 2^27") +
                               " (got " + std::to_string(fft_size) + ")");
     return std::size_t(fft_size);
-}
-
-template <class T>
-int checked_positive(int v, const char* what)
-{
-    if (v < 1)
-        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": " + what + " must be >= 1 (got " +
-                              std::to_string(v) + ")");
-    return v;
-}
-
-template <class T>
-::gpufft::plan make_plan(std::size_t n, bool forward, std::size_t batch, int threads, const std::string& backend)
-{
-    ::gpufft::problem p;
-    p.n = n;
-    p.dir = forward ? ::gpufft::direction::forward : ::gpufft::direction::inverse;
-    p.batch = batch;
-    ::gpufft::plan_options o;
-    o.backend = backend;
-    o.threads = unsigned(threads);
-    try {
-        return ::gpufft::plan(p, o);
-    } catch (const ::gpufft::error& e) {
-        throw ::gpufft::error(std::string("gpufft.") + block_name<T> + ": backend \"" + backend + "\": " +
-                              e.what());
-    }
 }
 
 /*
@@ -124,9 +98,10 @@ fft_v_impl<T>::fft_v_impl(int fft_size,
       d_n(std::size_t(fft_size)),
       d_forward(forward),
       d_shift(shift),
-      d_nthreads(checked_positive<T>(nthreads, "nthreads")),
-      d_batch(effective_batch(d_n, std::size_t(checked_positive<T>(batch, "batch")))),
-      d_plan_batch((route_log_to_gnuradio(), make_plan<T>(d_n, forward, d_batch, nthreads, backend)))
+      d_nthreads(detail::checked_positive(block_name<T>, nthreads, "nthreads")),
+      d_batch(effective_batch(d_n, std::size_t(detail::checked_positive(block_name<T>, batch, "batch")))),
+      d_plan_batch(
+          (route_log_to_gnuradio(), detail::block_plan(block_name<T>, d_n, forward, d_batch, nthreads, backend)))
 {
     d_backend = d_plan_batch.backend();
     d_plan_rest = make_rest(nthreads);
@@ -154,16 +129,16 @@ std::vector<::gpufft::plan> fft_v_impl<T>::make_rest(int threads) const
     while (top * 2 < d_batch)
         top *= 2;
     for (std::size_t b = top; b >= 1 && b < d_batch; b /= 2)
-        rest.push_back(make_plan<T>(d_n, d_forward, b, threads, d_backend));
+        rest.push_back(detail::block_plan(block_name<T>, d_n, d_forward, b, threads, d_backend));
     return rest;
 }
 
 template <class T>
 void fft_v_impl<T>::set_nthreads(int n)
 {
-    checked_positive<T>(n, "nthreads");
+    detail::checked_positive(block_name<T>, n, "nthreads");
     // Planning (and freeing the old plans) happens here, not in work().
-    auto batch = make_plan<T>(d_n, d_forward, d_batch, n, d_backend);
+    auto batch = detail::block_plan(block_name<T>, d_n, d_forward, d_batch, n, d_backend);
     auto rest = make_rest(n);
     {
         std::lock_guard<std::mutex> lock(d_mutex);

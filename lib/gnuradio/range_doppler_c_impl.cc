@@ -1,4 +1,5 @@
 /* gr-gpufft, GNU Radio side: gpufft.range_doppler_c, two batched FFT passes and a transpose. */
+#include "block_plan.h"
 #include <gnuradio/io_signature.h>
 #include <gpufft/error.h>
 #include <gpufft/gnuradio/logging.h>
@@ -15,23 +16,18 @@ namespace gr::gpufft {
 
 namespace {
 
+constexpr const char* block_name = "range_doppler_c";
+
 [[noreturn]] void fail(const std::string& what)
 {
-    throw ::gpufft::error("gpufft.range_doppler_c: " + what);
-}
-
-int checked_positive(int v, const char* what)
-{
-    if (v < 1)
-        fail(std::string(what) + " must be >= 1 (got " + std::to_string(v) + ")");
-    return v;
+    throw ::gpufft::error(std::string("gpufft.") + block_name + ": " + what);
 }
 
 // The map is one GNU Radio item, whose size is an int.
 std::size_t map_bytes(int fft_size, int num_pulses, bool db)
 {
-    const std::size_t n = std::size_t(checked_positive(fft_size, "fft_size"));
-    const std::size_t m = std::size_t(checked_positive(num_pulses, "num_pulses"));
+    const std::size_t n = std::size_t(detail::checked_positive(block_name, fft_size, "fft_size"));
+    const std::size_t m = std::size_t(detail::checked_positive(block_name, num_pulses, "num_pulses"));
     const std::size_t bytes = n * m * (db ? sizeof(float) : sizeof(gr_complex));
     if (n * m > std::size_t(INT_MAX) || bytes > std::size_t(INT_MAX))
         fail("fft_size x num_pulses = " + std::to_string(n * m) +
@@ -46,21 +42,6 @@ void check_window(const std::vector<float>& w, int size, const char* what, const
              " taps (got " + std::to_string(w.size()) + ")");
 }
 
-::gpufft::plan make_plan(std::size_t n, std::size_t batch, int threads, const std::string& backend)
-{
-    ::gpufft::problem p;
-    p.n = n;
-    p.batch = batch;
-    ::gpufft::plan_options o;
-    o.backend = backend;
-    o.threads = unsigned(threads);
-    try {
-        return ::gpufft::plan(p, o);
-    } catch (const ::gpufft::error& e) {
-        fail("backend \"" + backend + "\": " + e.what());
-    }
-}
-
 class range_doppler_c_impl : public range_doppler_c
 {
 public:
@@ -72,7 +53,7 @@ public:
                          bool db,
                          const std::string& backend,
                          int nthreads)
-        : gr::sync_decimator("range_doppler_c",
+        : gr::sync_decimator(block_name,
                              gr::io_signature::make(1, 1, std::size_t(fft_size) * sizeof(gr_complex)),
                              gr::io_signature::make(1, 1, map_bytes(fft_size, num_pulses, db)),
                              unsigned(num_pulses)),
@@ -82,8 +63,10 @@ public:
           d_doppler_window(doppler_window),
           d_shift(shift),
           d_db(db),
-          d_range((route_log_to_gnuradio(), make_plan(d_n, d_m, checked_positive(nthreads, "nthreads"), backend))),
-          d_doppler(make_plan(d_m, d_n, nthreads, d_range.backend())),
+          d_range((route_log_to_gnuradio(),
+                   detail::block_plan(block_name, d_n, true, d_m,
+                                      detail::checked_positive(block_name, nthreads, "nthreads"), backend))),
+          d_doppler(detail::block_plan(block_name, d_m, true, d_n, nthreads, d_range.backend())),
           d_pulses(d_n * d_m),
           d_map(db ? d_n * d_m : 0)
     {
