@@ -7,12 +7,13 @@ its CPU share at 2.4 MS/s (an RTL-SDR's rate).
 Cases (--cases, default all):
 
   stock         qtgui.freq_sink_c + qtgui.waterfall_sink_c on one stream,
-                same FFT size, update period 1/30 s, shown in one window.
+                same FFT size, update period 1/30 s, each in a 1024 x 400 window.
   fosphor-glfw  gr-fosphor's glfw_sink_c (OpenCL FFT and histogram, OpenGL
   fosphor-qt    drawing; qt_sink_c: the same in a QGLWidget). N = 1024 only
                 (fosphor's FFT size is fixed).
   ours-sink     gpufft.display_sink_c(fft_size, samp_rate, center_freq), its
-                Qt widget shown; "not available" where the module lacks it.
+                Qt widget shown (backend simd, 30 redraws/s), 1024 x 800
+                pixels: the area of the stock sinks' two 1024 x 400 windows.
   ours-python   no widget: gpufft.spectrum_c (shift, one output per frame) ->
                 a Python block pushing every frame into gpufft.display; a
                 thread reads the display out 30 times a second (histogram,
@@ -41,10 +42,12 @@ What is counted, and how:
                         period and skip the rest. fosphor: input rate / 1024
                         (it transforms every 1024-sample block of its FIFO,
                         no overlap). ours-python: frames pushed into the
-                        display (display.frames()). ours-sink: its frames()
-                        if it has one, else input rate / N (its contract).
-  frames drawn/s        Qt cases: paint events of the widget that repaints
-                        most (per sink for stock); fosphor: buffer swaps
+                        display (display.frames()). ours-sink: the frames in
+                        its display (frames_displayed()).
+  frames drawn/s        stock: update events (a new frame handed to a sink's
+                        plot), per sink; ours-sink: redraws() (reads of the
+                        display that found new frames, each repainted);
+                        fosphor: buffer swaps
                         (glfwSwapBuffers / QGLWidget::swapBuffers, counted by
                         the preloaded library); ours-python: read-outs.
   every frame at 30 fps the highest input rate at which every frame goes
@@ -117,23 +120,18 @@ class counters:
         return ctypes.c_longlong.in_dll(self.lib, name).value
 
 
-def paint_counter(widgets, events="paint"):
-    """Counts events of every widget under `widgets`: paint events, or
-    ("update") the application-defined events through which the QT GUI sinks
-    hand each new frame to their widget; returns a function giving, per
-    top-level widget, the count of its busiest descendant."""
+def update_counter(widgets):
+    """Counts the application-defined events through which the QT GUI sinks
+    hand each new frame to their widget, in every widget under `widgets`;
+    returns a function giving, per top-level widget, the count of its
+    busiest descendant."""
     from PyQt5 import QtCore
 
     counts = {}
 
-    def wanted(ev):
-        if events == "paint":
-            return ev.type() == QtCore.QEvent.Paint
-        return ev.type() >= QtCore.QEvent.User
-
     class filt(QtCore.QObject):
         def eventFilter(self, obj, ev):
-            if wanted(ev):
+            if ev.type() >= QtCore.QEvent.User:
                 counts[id(obj)] = counts.get(id(obj), 0) + 1
             return False
 
@@ -190,13 +188,15 @@ def run_child(spec):
 
         return Qt.QApplication.instance() or Qt.QApplication(["display_bench"])
 
-    def show(ptr, title):
+    def show(widget, title, height=400):
+        """Shows a sink's widget (a QWidget, or its address) in a window
+        1024 pixels wide."""
         from PyQt5 import Qt
         import sip
 
-        w = sip.wrapinstance(ptr, Qt.QWidget)
+        w = widget if isinstance(widget, Qt.QWidget) else sip.wrapinstance(widget, Qt.QWidget)
         w.setWindowTitle(title)
-        w.resize(1024, 400)
+        w.resize(1024, height)
         w.show()
         return w
 
@@ -213,7 +213,7 @@ def run_child(spec):
         widgets = [show(freq.qwidget(), "freq"), show(fall.qwidget(), "waterfall")]
         # A new frame reaches each sink's widget as one update event, and is
         # drawn once (a replot); its plot may repaint more often than that.
-        updates = paint_counter(widgets, "update")
+        updates = update_counter(widgets)
         drawn = lambda: statistics.mean(updates())
         ffts = cnt.get("display_bench_ffts")
         transformed = (lambda: cnt.get("display_bench_ffts") / 2.0) if ffts is not None else None
@@ -243,16 +243,13 @@ def run_child(spec):
         except (ImportError, AttributeError) as e:
             return dict(out, status="not available", note="gpufft.display_sink_c: %s" % e)
         app = qt_app()
-        sink = make(n, fs, fc)
+        sink = make(n, fs, fc, backend="simd")
         tb.connect(head, sink)
-        qwidget = getattr(sink, "qwidget", None) or getattr(sink, "pyqwidget")
-        paints = paint_counter([show(qwidget(), "gpufft display")])
-        drawn = lambda: paints()[0]
-        if hasattr(sink, "frames"):
-            transformed = lambda: float(sink.frames() if callable(sink.frames) else sink.frames)
-        else:
-            transformed = lambda: sink.nitems_read(0) / float(n)
-            out["note"] = "frames transformed = input / N (the block's contract), not counted"
+        # Spectrum and waterfall in one window: the stock sinks' two windows' area.
+        show(sink.pyqwidget(), "gpufft display", 800)
+        # Redraws: the widget's reads that found new frames, each drawn once.
+        drawn = lambda: float(sink.redraws())
+        transformed = lambda: float(sink.frames_displayed())
         consumer = sink
     elif case == "ours-python":
         import numpy as np
