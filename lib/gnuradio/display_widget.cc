@@ -647,6 +647,7 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     // the columns it spans).
     d_spectrum_columns = columns_under(plot.width());
     d_histogram_rows.resize(std::size_t(plot.height()));
+    d_plot_row_coloured.assign(std::size_t(plot.height()), true); // the grid is new: every row copied
     const double h = double(d_snap.height);
     for (int y = 0; y < plot.height(); ++y)
         d_histogram_rows[std::size_t(y)] = std::size_t(
@@ -659,7 +660,8 @@ void display_widget::draw_histogram(const QRect& plot)
         d_histogram_image = QImage(plot.size(), QImage::Format_RGB32);
     const std::size_t w = d_snap.width;
     if (d_snap.histogram.size() < w * d_snap.height) {
-        d_histogram_image = d_grid_image;
+        d_histogram_image = d_grid_image.copy();
+        d_plot_row_coloured.assign(std::size_t(plot.height()), false);
         return;
     }
     const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
@@ -689,15 +691,22 @@ void display_widget::draw_histogram(const QRect& plot)
             }
             seen_count = 0;
             for (std::size_t x = 0; any && x < pixels; ++x) {
-                std::int32_t i = 0;
-                for (std::size_t c = spans[x].first; c < spans[x].last; ++c)
+                // A pixel spans one or two columns unless zoomed far out.
+                const auto [first, last] = spans[x];
+                std::int32_t i = first < last ? std::max(index[first], index[last - 1]) : 0;
+                for (std::size_t c = first + 1; c + 1 < last; ++c)
                     i = std::max(i, index[c]);
                 if (i > 0)
                     seen[seen_count++] = { std::uint32_t(x), lut[i] };
             }
             coloured_row = row;
         }
-        // Most cells are empty and show the grid: copy it, then the seen ones.
+        // Most cells are empty and show the grid: copy it, then the seen
+        // ones; a row empty now and at the last drawing is the grid already.
+        auto& coloured = d_plot_row_coloured[std::size_t(y)];
+        if (seen_count == 0 && !coloured)
+            continue;
+        coloured = seen_count > 0;
         auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
         std::memcpy(line, d_grid_image.constScanLine(y), row_bytes);
         for (std::size_t k = 0; k < seen_count; ++k)

@@ -236,6 +236,7 @@ private:
     QImage d_histogram_image; // opaque: empty cells show d_grid_image
     std::vector<column_span> d_spectrum_columns; // per plot column
     std::vector<std::size_t> d_histogram_rows;   // per plot row
+    std::vector<char> d_plot_row_coloured;       // per plot row: not only grid at the last drawing
     struct seen_cell {
         std::uint32_t x;
         QRgb colour;

@@ -213,6 +213,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(colour_maps);
     CPPUNIT_TEST(new_frames_repaint_the_plots_only);
     CPPUNIT_TEST(waterfall_scrolls_one_row_per_redraw);
+    CPPUNIT_TEST(emptied_histogram_rows_show_the_grid);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST_SUITE_END();
@@ -606,6 +607,23 @@ public:
                 }
             CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " not repainted", painted > 0);
         }
+    }
+
+    // The histogram picture is kept between redraws: a level no longer seen
+    // (here: a new display without the tone) goes back to the empty plot.
+    void emptied_histogram_rows_show_the_grid()
+    {
+        fixture f;
+        f.push(tone_bin);
+        QApplication::processEvents();
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const int x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        const int y = int(std::lround(row_of(tone_db, sp)));
+        CPPUNIT_ASSERT(grey(f.grab("tone_seen"), x, y) > 100);
+        f.core->replace(std::make_unique<::gpufft::display>(f.settings.display(n)));
+        f.core->set_max_hold(false);
+        f.push(std::vector<std::size_t>{});
+        CPPUNIT_ASSERT(grey(f.grab("tone_gone"), x, y) < 100);
     }
 
     // The waterfall's picture is a ring of rows that takes one row per
