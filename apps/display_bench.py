@@ -6,6 +6,9 @@ its CPU share at 2.4 MS/s (an RTL-SDR's rate).
 
 Cases (--cases, default all):
 
+  source        the source below into a null sink, throttled run only: the
+                CPU share every case's figure at 2.4 MS/s includes. With it,
+                "net" = a case's share less this one's: the display's own.
   stock         qtgui.freq_sink_c + qtgui.waterfall_sink_c on one stream,
                 same FFT size, update period 1/30 s, each in a 1024 x 400 window.
   fosphor-glfw  gr-fosphor's glfw_sink_c (OpenCL FFT and histogram, OpenGL
@@ -83,7 +86,7 @@ import time
 
 RTL_RATE = 2.4e6
 DRAW_RATE = 30.0
-CASES = ["stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python"]
+CASES = ["source", "stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -290,6 +293,9 @@ def run_child(spec):
         transformed = lambda: float(disp.frames)
         consumer = spec_c
         out["note"] = "read-outs colour-mapped at 30/s, not drawn on screen"
+    elif case == "source":
+        consumer = blocks.null_sink(gr.sizeof_gr_complex)
+        tb.connect(head, consumer)
     else:
         raise SystemExit("unknown case " + case)
 
@@ -440,9 +446,9 @@ def search_30fps(args, env, case, n, sat, rtl):
 
 
 def summarize(n, sat, rtl):
-    """One case at one N: the headline figures."""
-    s = {"status": sat.get("status"), "note": sat.get("note") or rtl.get("note")}
-    if sat.get("status") == "ok":
+    """One case at one N: the headline figures (sat None: throttled only)."""
+    s = {"status": (sat or rtl).get("status"), "note": (sat or {}).get("note") or rtl.get("note")}
+    if sat and sat.get("status") == "ok":
         s["input_msps"] = sat["input_msps"]
         s["transformed_per_s"] = sat["transformed_per_s"]
         s["drawn_per_s"] = sat["drawn_per_s"]
@@ -528,14 +534,14 @@ def main():
             per_n = {}
             for case in cases:
                 runs = {}
-                for mode in ("saturated", "rtl"):
+                for mode in ("rtl",) if case == "source" else ("saturated", "rtl"):
                     runs[mode] = median_of([run_once(args, env, case, n, mode) for _ in range(args.repeats)])
                     if runs[mode].get("status") in ("skipped", "not available", "cannot start"):
                         runs.setdefault("rtl", runs[mode])
                         break
-                per_n[case] = {"summary": summarize(n, runs["saturated"], runs["rtl"]), "runs": runs}
+                per_n[case] = {"summary": summarize(n, runs.get("saturated"), runs["rtl"]), "runs": runs}
                 s = per_n[case]["summary"]
-                if s["status"] == "ok" and "every_frame_30fps_msps" not in s:
+                if s["status"] == "ok" and "saturated" in runs and "every_frame_30fps_msps" not in s:
                     if args.search:
                         s["every_frame_30fps_msps"], per_n[case]["search"] = search_30fps(
                             args, env, case, n, runs["saturated"], runs["rtl"])
@@ -549,8 +555,15 @@ def main():
                           fmt(s.get("drawn_per_s")), fmt(s.get("rtl_cpu_pct")), fmt(s.get("rtl_drawn_per_s")))) +
                       ("" if not s.get("note") else "  [" + s["note"] + "]"), file=log, flush=True)
             stock = per_n.get("stock", {}).get("summary", {})
+            floor = per_n.get("source", {}).get("summary", {}).get("rtl_cpu_pct")
             for case, r in per_n.items():
                 s = r["summary"]
+                if floor is not None and s.get("rtl_cpu_pct") is not None and case != "source":
+                    s["rtl_cpu_net_pct"] = s["rtl_cpu_pct"] - floor
+            for case, r in per_n.items():
+                s = r["summary"]
+                if stock.get("rtl_cpu_net_pct", 0) > 0 and s.get("rtl_cpu_net_pct") is not None:
+                    s["rtl_cpu_net_vs_stock"] = s["rtl_cpu_net_pct"] / stock["rtl_cpu_net_pct"]
                 if stock.get("every_frame_30fps_msps") and s.get("every_frame_30fps_msps") is not None:
                     s["every_frame_30fps_vs_stock"] = s["every_frame_30fps_msps"] / stock["every_frame_30fps_msps"]
                 if stock.get("rtl_cpu_pct") and s.get("rtl_cpu_pct") is not None:
@@ -564,21 +577,22 @@ def main():
 
     print("\nsaturated: in = input taken, transf./drawn = frames per second; every@30 = highest input with every"
           "\nframe used at >= 27 drawn/s; throttled to 2.4 MS/s: in@2.4 = input taken (below 2.4: it falls"
-          "\nbehind), CPU@2.4 = process + X server, one core = 100%", file=log)
-    print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %8s" % (
+          "\nbehind), CPU@2.4 = process + X server, one core = 100%; net = less the source case's", file=log)
+    print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
         "N", "case", "in MS/s", "transf./s", "drawn/s", "30fps", "every@30", "x stock", "in@2.4", "CPU@2.4", "x stock",
-        "drawn@2.4"), file=log)
+        "net", "x stock", "drawn@2.4"), file=log)
     for n, per_n in results["sizes"].items():
         for case, r in per_n.items():
             s = r["summary"]
             if s["status"] != "ok":
                 print("%-8s %-13s %s%s" % (n, case, s["status"], "" if not s.get("note") else ": " + s["note"]), file=log)
                 continue
-            print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %8s" % (
+            print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
                 n, case, fmt(s.get("input_msps")), fmt(s.get("transformed_per_s")), fmt(s.get("drawn_per_s")),
-                "yes" if s.get("draws_30fps") else "no", fmt(s.get("every_frame_30fps_msps")),
+                "yes" if s.get("draws_30fps") else ("-" if case == "source" else "no"),
+                fmt(s.get("every_frame_30fps_msps")),
                 fmt(s.get("every_frame_30fps_vs_stock")), fmt(s.get("rtl_input_msps")), fmt(s.get("rtl_cpu_pct")),
-                fmt(s.get("rtl_cpu_vs_stock")),
+                fmt(s.get("rtl_cpu_vs_stock")), fmt(s.get("rtl_cpu_net_pct"), "%.2g"), fmt(s.get("rtl_cpu_net_vs_stock")),
                 fmt(s.get("rtl_drawn_per_s"))), file=log)
     print("(%.0f s; CPU: one core = 100%%, process + X server; %d CPUs)" % (results["wall_s"], os.cpu_count()), file=log)
     if args.json:
