@@ -6,13 +6,17 @@ its CPU share at 2.4 MS/s (an RTL-SDR's rate).
 
 Cases (--cases, default all):
 
+  source        the source below into a null sink, throttled run only: the
+                CPU share every case's figure at 2.4 MS/s includes. With it,
+                "net" = a case's share less this one's: the display's own.
   stock         qtgui.freq_sink_c + qtgui.waterfall_sink_c on one stream,
-                same FFT size, update period 1/30 s, shown in one window.
+                same FFT size, update period 1/30 s, each in a 1024 x 400 window.
   fosphor-glfw  gr-fosphor's glfw_sink_c (OpenCL FFT and histogram, OpenGL
   fosphor-qt    drawing; qt_sink_c: the same in a QGLWidget). N = 1024 only
                 (fosphor's FFT size is fixed).
   ours-sink     gpufft.display_sink_c(fft_size, samp_rate, center_freq), its
-                Qt widget shown; "not available" where the module lacks it.
+                Qt widget shown (backend simd, 30 redraws/s), 1024 x 800
+                pixels: the area of the stock sinks' two 1024 x 400 windows.
   ours-python   no widget: gpufft.spectrum_c (shift, one output per frame) ->
                 a Python block pushing every frame into gpufft.display; a
                 thread reads the display out 30 times a second (histogram,
@@ -41,10 +45,12 @@ What is counted, and how:
                         period and skip the rest. fosphor: input rate / 1024
                         (it transforms every 1024-sample block of its FIFO,
                         no overlap). ours-python: frames pushed into the
-                        display (display.frames()). ours-sink: its frames()
-                        if it has one, else input rate / N (its contract).
-  frames drawn/s        Qt cases: paint events of the widget that repaints
-                        most (per sink for stock); fosphor: buffer swaps
+                        display (display.frames()). ours-sink: the frames in
+                        its display (frames_displayed()).
+  frames drawn/s        stock: update events (a new frame handed to a sink's
+                        plot), per sink; ours-sink: redraws() (reads of the
+                        display that found new frames, each repainted);
+                        fosphor: buffer swaps
                         (glfwSwapBuffers / QGLWidget::swapBuffers, counted by
                         the preloaded library); ours-python: read-outs.
   every frame at 30 fps the highest input rate at which every frame goes
@@ -80,7 +86,7 @@ import time
 
 RTL_RATE = 2.4e6
 DRAW_RATE = 30.0
-CASES = ["stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python"]
+CASES = ["source", "stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -117,23 +123,18 @@ class counters:
         return ctypes.c_longlong.in_dll(self.lib, name).value
 
 
-def paint_counter(widgets, events="paint"):
-    """Counts events of every widget under `widgets`: paint events, or
-    ("update") the application-defined events through which the QT GUI sinks
-    hand each new frame to their widget; returns a function giving, per
-    top-level widget, the count of its busiest descendant."""
+def update_counter(widgets):
+    """Counts the application-defined events through which the QT GUI sinks
+    hand each new frame to their widget, in every widget under `widgets`;
+    returns a function giving, per top-level widget, the count of its
+    busiest descendant."""
     from PyQt5 import QtCore
 
     counts = {}
 
-    def wanted(ev):
-        if events == "paint":
-            return ev.type() == QtCore.QEvent.Paint
-        return ev.type() >= QtCore.QEvent.User
-
     class filt(QtCore.QObject):
         def eventFilter(self, obj, ev):
-            if wanted(ev):
+            if ev.type() >= QtCore.QEvent.User:
                 counts[id(obj)] = counts.get(id(obj), 0) + 1
             return False
 
@@ -190,13 +191,15 @@ def run_child(spec):
 
         return Qt.QApplication.instance() or Qt.QApplication(["display_bench"])
 
-    def show(ptr, title):
+    def show(widget, title, height=400):
+        """Shows a sink's widget (a QWidget, or its address) in a window
+        1024 pixels wide."""
         from PyQt5 import Qt
         import sip
 
-        w = sip.wrapinstance(ptr, Qt.QWidget)
+        w = widget if isinstance(widget, Qt.QWidget) else sip.wrapinstance(widget, Qt.QWidget)
         w.setWindowTitle(title)
-        w.resize(1024, 400)
+        w.resize(1024, height)
         w.show()
         return w
 
@@ -213,7 +216,7 @@ def run_child(spec):
         widgets = [show(freq.qwidget(), "freq"), show(fall.qwidget(), "waterfall")]
         # A new frame reaches each sink's widget as one update event, and is
         # drawn once (a replot); its plot may repaint more often than that.
-        updates = paint_counter(widgets, "update")
+        updates = update_counter(widgets)
         drawn = lambda: statistics.mean(updates())
         ffts = cnt.get("display_bench_ffts")
         transformed = (lambda: cnt.get("display_bench_ffts") / 2.0) if ffts is not None else None
@@ -243,16 +246,13 @@ def run_child(spec):
         except (ImportError, AttributeError) as e:
             return dict(out, status="not available", note="gpufft.display_sink_c: %s" % e)
         app = qt_app()
-        sink = make(n, fs, fc)
+        sink = make(n, fs, fc, backend="simd")
         tb.connect(head, sink)
-        qwidget = getattr(sink, "qwidget", None) or getattr(sink, "pyqwidget")
-        paints = paint_counter([show(qwidget(), "gpufft display")])
-        drawn = lambda: paints()[0]
-        if hasattr(sink, "frames"):
-            transformed = lambda: float(sink.frames() if callable(sink.frames) else sink.frames)
-        else:
-            transformed = lambda: sink.nitems_read(0) / float(n)
-            out["note"] = "frames transformed = input / N (the block's contract), not counted"
+        # Spectrum and waterfall in one window: the stock sinks' two windows' area.
+        show(sink.pyqwidget(), "gpufft display", 800)
+        # Redraws: the widget's reads that found new frames, each drawn once.
+        drawn = lambda: float(sink.redraws())
+        transformed = lambda: float(sink.frames_displayed())
         consumer = sink
     elif case == "ours-python":
         import numpy as np
@@ -293,6 +293,9 @@ def run_child(spec):
         transformed = lambda: float(disp.frames)
         consumer = spec_c
         out["note"] = "read-outs colour-mapped at 30/s, not drawn on screen"
+    elif case == "source":
+        consumer = blocks.null_sink(gr.sizeof_gr_complex)
+        tb.connect(head, consumer)
     else:
         raise SystemExit("unknown case " + case)
 
@@ -443,9 +446,9 @@ def search_30fps(args, env, case, n, sat, rtl):
 
 
 def summarize(n, sat, rtl):
-    """One case at one N: the headline figures."""
-    s = {"status": sat.get("status"), "note": sat.get("note") or rtl.get("note")}
-    if sat.get("status") == "ok":
+    """One case at one N: the headline figures (sat None: throttled only)."""
+    s = {"status": (sat or rtl).get("status"), "note": (sat or {}).get("note") or rtl.get("note")}
+    if sat and sat.get("status") == "ok":
         s["input_msps"] = sat["input_msps"]
         s["transformed_per_s"] = sat["transformed_per_s"]
         s["drawn_per_s"] = sat["drawn_per_s"]
@@ -531,14 +534,14 @@ def main():
             per_n = {}
             for case in cases:
                 runs = {}
-                for mode in ("saturated", "rtl"):
+                for mode in ("rtl",) if case == "source" else ("saturated", "rtl"):
                     runs[mode] = median_of([run_once(args, env, case, n, mode) for _ in range(args.repeats)])
                     if runs[mode].get("status") in ("skipped", "not available", "cannot start"):
                         runs.setdefault("rtl", runs[mode])
                         break
-                per_n[case] = {"summary": summarize(n, runs["saturated"], runs["rtl"]), "runs": runs}
+                per_n[case] = {"summary": summarize(n, runs.get("saturated"), runs["rtl"]), "runs": runs}
                 s = per_n[case]["summary"]
-                if s["status"] == "ok" and "every_frame_30fps_msps" not in s:
+                if s["status"] == "ok" and "saturated" in runs and "every_frame_30fps_msps" not in s:
                     if args.search:
                         s["every_frame_30fps_msps"], per_n[case]["search"] = search_30fps(
                             args, env, case, n, runs["saturated"], runs["rtl"])
@@ -552,8 +555,15 @@ def main():
                           fmt(s.get("drawn_per_s")), fmt(s.get("rtl_cpu_pct")), fmt(s.get("rtl_drawn_per_s")))) +
                       ("" if not s.get("note") else "  [" + s["note"] + "]"), file=log, flush=True)
             stock = per_n.get("stock", {}).get("summary", {})
+            floor = per_n.get("source", {}).get("summary", {}).get("rtl_cpu_pct")
             for case, r in per_n.items():
                 s = r["summary"]
+                if floor is not None and s.get("rtl_cpu_pct") is not None and case != "source":
+                    s["rtl_cpu_net_pct"] = s["rtl_cpu_pct"] - floor
+            for case, r in per_n.items():
+                s = r["summary"]
+                if stock.get("rtl_cpu_net_pct", 0) > 0 and s.get("rtl_cpu_net_pct") is not None:
+                    s["rtl_cpu_net_vs_stock"] = s["rtl_cpu_net_pct"] / stock["rtl_cpu_net_pct"]
                 if stock.get("every_frame_30fps_msps") and s.get("every_frame_30fps_msps") is not None:
                     s["every_frame_30fps_vs_stock"] = s["every_frame_30fps_msps"] / stock["every_frame_30fps_msps"]
                 if stock.get("rtl_cpu_pct") and s.get("rtl_cpu_pct") is not None:
@@ -567,21 +577,22 @@ def main():
 
     print("\nsaturated: in = input taken, transf./drawn = frames per second; every@30 = highest input with every"
           "\nframe used at >= 27 drawn/s; throttled to 2.4 MS/s: in@2.4 = input taken (below 2.4: it falls"
-          "\nbehind), CPU@2.4 = process + X server, one core = 100%", file=log)
-    print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %8s" % (
+          "\nbehind), CPU@2.4 = process + X server, one core = 100%; net = less the source case's", file=log)
+    print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
         "N", "case", "in MS/s", "transf./s", "drawn/s", "30fps", "every@30", "x stock", "in@2.4", "CPU@2.4", "x stock",
-        "drawn@2.4"), file=log)
+        "net", "x stock", "drawn@2.4"), file=log)
     for n, per_n in results["sizes"].items():
         for case, r in per_n.items():
             s = r["summary"]
             if s["status"] != "ok":
                 print("%-8s %-13s %s%s" % (n, case, s["status"], "" if not s.get("note") else ": " + s["note"]), file=log)
                 continue
-            print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %8s" % (
+            print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
                 n, case, fmt(s.get("input_msps")), fmt(s.get("transformed_per_s")), fmt(s.get("drawn_per_s")),
-                "yes" if s.get("draws_30fps") else "no", fmt(s.get("every_frame_30fps_msps")),
+                "yes" if s.get("draws_30fps") else ("-" if case == "source" else "no"),
+                fmt(s.get("every_frame_30fps_msps")),
                 fmt(s.get("every_frame_30fps_vs_stock")), fmt(s.get("rtl_input_msps")), fmt(s.get("rtl_cpu_pct")),
-                fmt(s.get("rtl_cpu_vs_stock")),
+                fmt(s.get("rtl_cpu_vs_stock")), fmt(s.get("rtl_cpu_net_pct"), "%.2g"), fmt(s.get("rtl_cpu_net_vs_stock")),
                 fmt(s.get("rtl_drawn_per_s"))), file=log)
     print("(%.0f s; CPU: one core = 100%%, process + X server; %d CPUs)" % (results["wall_s"], os.cpu_count()), file=log)
     if args.json:

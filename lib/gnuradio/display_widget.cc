@@ -135,14 +135,15 @@ public:
     }
 
 protected:
-    void paintEvent(QPaintEvent*) override
+    void paintEvent(QPaintEvent* e) override
     {
         QPainter p(this);
-        p.fillRect(rect(), background);
+        const QRect plot = plot_rect();
+        const bool frame = !plot.contains(e->rect());
         if (d_kind == spectrum)
-            d_owner.paint_spectrum(p, plot_rect());
+            d_owner.paint_spectrum(p, plot, frame);
         else
-            d_owner.paint_waterfall(p, plot_rect());
+            d_owner.paint_waterfall(p, plot, frame);
     }
 
     void wheelEvent(QWheelEvent* e) override
@@ -446,6 +447,8 @@ void display_widget::refresh()
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
         d_wf_head = 0;
         d_wf_filled = 0;
+        d_wf_added = 0;
+        d_waterfall_layout = {};
     }
     d_frames_seen = d_snap.frames;
     if (d_snap.decay != decay_before)
@@ -460,7 +463,8 @@ void display_widget::refresh()
         // One waterfall row per redraw: the largest value of each column
         // over the frames since the last one, so a short burst still shows.
         const std::size_t w = d_snap.width;
-        std::vector<float> row(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
+        auto& row = d_wf_new;
+        row.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
         for (std::size_t r = 1; r < d_snap.new_rows; ++r)
             for (std::size_t c = 0; c < w; ++c) {
                 const float v = d_snap.waterfall[r * w + c];
@@ -475,10 +479,16 @@ void display_widget::refresh()
     sync_controls();
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
+    ++d_reads;
     if (new_frames)
         ++d_redraws;
-    d_spectrum->update();
-    d_waterfall->update();
+    // New frames alone change the plots, not the axes around them.
+    const bool plots_only = !(new_band || new_range || new_geometry || new_bins);
+    for (pane* p : { d_spectrum, d_waterfall })
+        if (plots_only)
+            p->update(p->plot_rect());
+        else
+            p->update();
 }
 
 void display_widget::sync_controls()
@@ -504,6 +514,8 @@ void display_widget::build_luts()
     // in one row (1 / (1 - decay)), so rarely seen levels stay visible.
     const double full = 1.0 / (1.0 - d_snap.decay);
     d_count_lut.assign(count_lut_size, 0);
+    d_spectrum_layout = {};
+    d_waterfall_layout = {};
     for (std::size_t i = 1; i < count_lut_size; ++i) {
         const double count = double(i) / double(count_lut_size - 1) * full;
         const QRgb c = ramp(stops, std::log1p(count) / std::log1p(full));
@@ -517,6 +529,7 @@ void display_widget::add_waterfall_row(const float* row)
     d_wf_head = (d_wf_head + d_wf_capacity - 1) % d_wf_capacity;
     std::memcpy(&d_wf_rows[d_wf_head * w], row, w * sizeof(float));
     d_wf_filled = std::min(d_wf_filled + 1, d_wf_capacity);
+    ++d_wf_added;
 }
 
 QRgb display_widget::waterfall_colour(float db) const
@@ -576,77 +589,47 @@ void display_widget::paint_frequency_axis(QPainter& p, const QRect& plot)
     }
 }
 
-void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
+bool display_widget::layout::operator==(const layout& o) const
 {
-    p.fillRect(plot, Qt::black);
-    if (d_snap.width == 0)
-        return;
+    return std::tie(pane, view_lo, view_hi, db_min, db_max, columns_left, column_hz, columns, rows) ==
+           std::tie(o.pane, o.view_lo, o.view_hi, o.db_min, o.db_max, o.columns_left, o.column_hz, o.columns, o.rows);
+}
+
+display_widget::layout display_widget::layout_of(const QSize& pane) const
+{
+    return { pane,           d_view_lo,   d_view_hi,    d_snap.db_min, d_snap.db_max,
+             columns_left(), column_hz(), d_snap.width, d_snap.height };
+}
+
+void display_widget::draw_spectrum_frame(const QRect& plot)
+{
     const double range = d_snap.db_max - d_snap.db_min;
     const double span = d_view_hi - d_view_lo;
     auto y_of = [&](double db) { return plot.top() + (d_snap.db_max - db) / range * plot.height(); };
     auto x_of = [&](double hz) { return plot.left() + (hz - d_view_lo) / span * plot.width(); };
-
-    // Grid first: the histogram's empty cells are transparent.
     const double db_step = nice_step(range, std::max(2, plot.height() / 40));
-    QPen grid_pen(grid, 1, Qt::DotLine);
-    p.setPen(grid_pen);
-    for (double db = std::ceil(d_snap.db_min / db_step) * db_step; db <= d_snap.db_max; db += db_step)
-        p.drawLine(QPointF(plot.left(), y_of(db)), QPointF(plot.right(), y_of(db)));
-    const double f_step = nice_step(span, std::max(2, plot.width() / 110));
-    for (double f = std::ceil(d_view_lo / f_step) * f_step; f <= d_view_hi; f += f_step)
-        p.drawLine(QPointF(x_of(f), plot.top()), QPointF(x_of(f), plot.bottom()));
 
-    // The histogram at the plot's size: each pixel shows the cell under its
-    // centre; an empty cell is transparent (the grid shows through).
-    const std::size_t w = d_snap.width, h = d_snap.height;
-    if (d_snap.histogram.size() >= w * h) {
-        if (d_histogram_image.size() != plot.size())
-            d_histogram_image = QImage(plot.size(), QImage::Format_ARGB32_Premultiplied);
-        const auto columns = columns_under(plot.width());
-        const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
-        for (int y = 0; y < plot.height(); ++y) {
-            const auto row = std::size_t(
-                std::clamp(std::floor((plot.height() - y - 0.5) / plot.height() * double(h)), 0.0, double(h - 1)));
-            const float* cells = &d_snap.histogram[row * w];
-            auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
-            for (int x = 0; x < plot.width(); ++x) {
-                const auto span = columns[std::size_t(x)];
-                const float count = span.first < span.last ? *std::max_element(cells + span.first, cells + span.last) : 0.0f;
-                line[x] = d_count_lut[std::size_t(std::min(count * scale + 0.5f, float(count_lut_size - 1)))];
-            }
-        }
-        p.drawImage(plot.topLeft(), d_histogram_image);
+    // The empty plot, black with the grid (drawn in the pane's coordinates).
+    d_grid_image = QImage(plot.size(), QImage::Format_RGB32);
+    d_grid_image.fill(Qt::black);
+    {
+        QPainter p(&d_grid_image);
+        p.translate(-plot.topLeft());
+        p.setPen(QPen(grid, 1, Qt::DotLine));
+        for (double db = std::ceil(d_snap.db_min / db_step) * db_step; db <= d_snap.db_max; db += db_step)
+            p.drawLine(QPointF(plot.left(), y_of(db)), QPointF(plot.right(), y_of(db)));
+        const double f_step = nice_step(span, std::max(2, plot.width() / 110));
+        for (double f = std::ceil(d_view_lo / f_step) * f_step; f <= d_view_hi; f += f_step)
+            p.drawLine(QPointF(x_of(f), plot.top()), QPointF(x_of(f), plot.bottom()));
     }
 
-    // The traces: one point per column, at the centre of its frequency span;
-    // only the visible columns and one beyond each edge, unsmoothed (cheap at
-    // any width).
-    p.save();
-    p.setClipRect(plot);
-    const double col_hz = column_hz(), left = columns_left();
-    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(w)));
-    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(w)));
-    QPolygonF line;
-    auto trace = [&](const std::vector<float>& v, const QColor& colour) {
-        p.setPen(QPen(colour, 1));
-        line.clear();
-        for (std::size_t c = first; c < last && c < v.size(); ++c) {
-            if (std::isnan(v[c])) {
-                p.drawPolyline(line);
-                line.clear();
-                continue;
-            }
-            line << QPointF(x_of(left + (double(c) + 0.5) * col_hz),
-                            y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
-        }
-        p.drawPolyline(line);
-    };
-    if (d_snap.max_hold)
-        trace(d_snap.max_hold_trace, max_hold_colour);
-    if (d_show_average)
-        trace(d_snap.average, average_colour);
-    p.restore();
-
+    // Around it: the dB labels and the frequency axis.
+    const qreal dpr = d_spectrum->devicePixelRatioF();
+    d_spectrum_frame = QPixmap(d_spectrum->size() * dpr);
+    d_spectrum_frame.setDevicePixelRatio(dpr);
+    d_spectrum_frame.fill(background);
+    QPainter p(&d_spectrum_frame);
+    p.setFont(d_spectrum->font());
     p.setPen(Qt::lightGray);
     for (double db = std::ceil(d_snap.db_min / db_step) * db_step; db <= d_snap.db_max; db += db_step) {
         const QString label = QString::number(db, 'f', db_step < 1 ? 1 : 0);
@@ -659,35 +642,190 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot)
     p.drawText(QRect(-40, -10, 80, 20), Qt::AlignCenter, "dB");
     p.restore();
     paint_frequency_axis(p, plot);
+
+    // Each plot pixel shows the histogram cell under its centre (the max of
+    // the columns it spans).
+    d_spectrum_columns = columns_under(plot.width());
+    d_histogram_rows.resize(std::size_t(plot.height()));
+    d_plot_row_coloured.assign(std::size_t(plot.height()), true); // the grid is new: every row copied
+    const double h = double(d_snap.height);
+    for (int y = 0; y < plot.height(); ++y)
+        d_histogram_rows[std::size_t(y)] = std::size_t(
+            std::clamp(std::floor((plot.height() - y - 0.5) / plot.height() * h), 0.0, h - 1));
+}
+
+void display_widget::draw_histogram(const QRect& plot)
+{
+    if (d_histogram_image.size() != plot.size())
+        d_histogram_image = QImage(plot.size(), QImage::Format_RGB32);
+    const std::size_t w = d_snap.width;
+    if (d_snap.histogram.size() < w * d_snap.height) {
+        d_histogram_image = d_grid_image.copy();
+        d_plot_row_coloured.assign(std::size_t(plot.height()), false);
+        return;
+    }
+    const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
+    const auto pixels = std::size_t(plot.width());
+    const std::size_t row_bytes = pixels * sizeof(QRgb);
+    d_cell_index.resize(w);
+    d_cells_seen.resize(pixels);
+    // Locals: the compiler cannot keep members in registers across the stores.
+    std::int32_t* index = d_cell_index.data();
+    const column_span* spans = d_spectrum_columns.data();
+    const QRgb* lut = d_count_lut.data();
+    seen_cell* seen = d_cells_seen.data();
+    std::size_t seen_count = 0;
+    std::size_t coloured_row = std::numeric_limits<std::size_t>::max();
+    for (int y = 0; y < plot.height(); ++y) {
+        // Plot rows over the same histogram row share its colours.
+        const std::size_t row = d_histogram_rows[std::size_t(y)];
+        if (row != coloured_row) {
+            // Counts to colour indices first (a loop the compiler vectorizes),
+            // then the max index over each pixel's columns.
+            // Most rows of a persistence histogram are empty: their pixels are skipped.
+            const float* cells = &d_snap.histogram[row * w];
+            std::int32_t any = 0;
+            for (std::size_t c = 0; c < w; ++c) {
+                index[c] = std::int32_t(std::min(cells[c] * scale + 0.5f, float(count_lut_size - 1)));
+                any |= index[c];
+            }
+            seen_count = 0;
+            for (std::size_t x = 0; any && x < pixels; ++x) {
+                // A pixel spans one or two columns unless zoomed far out.
+                const auto [first, last] = spans[x];
+                std::int32_t i = first < last ? std::max(index[first], index[last - 1]) : 0;
+                for (std::size_t c = first + 1; c + 1 < last; ++c)
+                    i = std::max(i, index[c]);
+                if (i > 0)
+                    seen[seen_count++] = { std::uint32_t(x), lut[i] };
+            }
+            coloured_row = row;
+        }
+        // Most cells are empty and show the grid: copy it, then the seen
+        // ones; a row empty now and at the last drawing is the grid already.
+        auto& coloured = d_plot_row_coloured[std::size_t(y)];
+        if (seen_count == 0 && !coloured)
+            continue;
+        coloured = seen_count > 0;
+        auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
+        std::memcpy(line, d_grid_image.constScanLine(y), row_bytes);
+        for (std::size_t k = 0; k < seen_count; ++k)
+            line[seen[k].x] = seen[k].colour;
+    }
+}
+
+void display_widget::paint_spectrum(QPainter& p, const QRect& plot, bool frame)
+{
+    if (d_snap.width == 0) {
+        p.fillRect(d_spectrum->rect(), background);
+        p.fillRect(plot, Qt::black);
+        return;
+    }
+    const layout l = layout_of(d_spectrum->size());
+    const bool new_layout = l != d_spectrum_layout;
+    if (new_layout) {
+        draw_spectrum_frame(plot);
+        d_spectrum_layout = l;
+    }
+    if (new_layout || d_histogram_drawn != d_reads) {
+        draw_histogram(plot);
+        d_histogram_drawn = d_reads;
+    }
+    if (frame)
+        p.drawPixmap(0, 0, d_spectrum_frame);
+    p.drawImage(plot.topLeft(), d_histogram_image);
+
+    // The traces: one point per column, at the centre of its frequency span;
+    // only the visible columns and one beyond each edge, unsmoothed (cheap at
+    // any width).
+    const double range = d_snap.db_max - d_snap.db_min;
+    const double span = d_view_hi - d_view_lo;
+    auto y_of = [&](double db) { return plot.top() + (d_snap.db_max - db) / range * plot.height(); };
+    auto x_of = [&](double hz) { return plot.left() + (hz - d_view_lo) / span * plot.width(); };
+    const std::size_t w = d_snap.width;
+    p.save();
+    p.setClipRect(plot);
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(w)));
+    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(w)));
+    auto trace = [&](const std::vector<float>& v, const QColor& colour) {
+        p.setPen(QPen(colour, 1));
+        d_trace.resize(0);
+        for (std::size_t c = first; c < last && c < v.size(); ++c) {
+            if (std::isnan(v[c])) {
+                p.drawPolyline(d_trace);
+                d_trace.resize(0);
+                continue;
+            }
+            d_trace << QPointF(x_of(left + (double(c) + 0.5) * col_hz),
+                               y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
+        }
+        p.drawPolyline(d_trace);
+    };
+    if (d_snap.max_hold)
+        trace(d_snap.max_hold_trace, max_hold_colour);
+    if (d_show_average)
+        trace(d_snap.average, average_colour);
+    p.restore();
     p.setPen(grid);
     p.drawRect(plot.adjusted(0, 0, -1, -1));
 }
 
-void display_widget::paint_waterfall(QPainter& p, const QRect& plot)
+void display_widget::draw_waterfall_row(std::size_t age, int y)
 {
-    p.fillRect(plot, Qt::black);
-    if (d_snap.width == 0 || d_wf_filled == 0)
+    auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(y));
+    const auto pixels = d_waterfall_columns.size();
+    if (age >= d_wf_filled) {
+        std::fill(line, line + pixels, qRgb(0, 0, 0));
         return;
-    // One history row per screen row, newest at the top.
-    const int rows = int(std::min<std::size_t>(std::size_t(plot.height()), d_wf_filled));
-    if (d_waterfall_image.size() != plot.size())
-        d_waterfall_image = QImage(plot.size(), QImage::Format_RGB32);
-    const auto columns = columns_under(plot.width());
-    for (int y = 0; y < rows; ++y) {
-        const float* row = &d_wf_rows[((d_wf_head + std::size_t(y)) % d_wf_capacity) * d_snap.width];
-        auto* line = reinterpret_cast<QRgb*>(d_waterfall_image.scanLine(y));
-        for (int x = 0; x < plot.width(); ++x) {
-            const auto span = columns[std::size_t(x)];
-            // The max that is a number (NaN: no data yet).
-            float v = std::numeric_limits<float>::quiet_NaN();
-            for (std::size_t c = span.first; c < span.last; ++c)
-                v = row[c] > v || std::isnan(v) ? row[c] : v;
-            line[x] = waterfall_colour(v);
+    }
+    const float* row = &d_wf_rows[((d_wf_head + age) % d_wf_capacity) * d_snap.width];
+    for (std::size_t x = 0; x < pixels; ++x) {
+        const auto span = d_waterfall_columns[x];
+        // The max that is a number (NaN: no data yet).
+        float v = std::numeric_limits<float>::quiet_NaN();
+        for (std::size_t c = span.first; c < span.last; ++c)
+            v = row[c] > v || std::isnan(v) ? row[c] : v;
+        line[x] = waterfall_colour(v);
+    }
+}
+
+void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame)
+{
+    if (frame) {
+        p.fillRect(d_waterfall->rect(), background);
+        p.setPen(Qt::lightGray);
+        p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+    }
+    if (d_snap.width == 0 || d_wf_filled == 0) {
+        p.fillRect(plot, Qt::black);
+        return;
+    }
+    // One history row per screen row, newest at the top: the image is a
+    // ring of them, so that a new row colour-maps one line, not the plot.
+    const int h = plot.height();
+    const layout l = layout_of(d_waterfall->size());
+    const std::size_t fresh = d_wf_added - d_wf_drawn;
+    if (l != d_waterfall_layout || fresh >= std::size_t(h)) {
+        if (d_waterfall_image.size() != plot.size())
+            d_waterfall_image = QImage(plot.size(), QImage::Format_RGB32);
+        d_waterfall_columns = columns_under(plot.width());
+        d_waterfall_layout = l;
+        d_wf_image_head = 0;
+        for (int y = 0; y < h; ++y)
+            draw_waterfall_row(std::size_t(y), y);
+    } else {
+        for (std::size_t age = fresh; age-- > 0;) {
+            d_wf_image_head = (d_wf_image_head + h - 1) % h;
+            draw_waterfall_row(age, d_wf_image_head);
         }
     }
-    p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, 0, plot.width(), rows));
-    p.setPen(Qt::lightGray);
-    p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+    d_wf_drawn = d_wf_added;
+    const int newest_rows = h - d_wf_image_head; // the image's rows from the newest down
+    p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, d_wf_image_head, plot.width(), newest_rows));
+    if (d_wf_image_head > 0)
+        p.drawImage(plot.topLeft() + QPoint(0, newest_rows), d_waterfall_image,
+                    QRect(0, 0, plot.width(), d_wf_image_head));
 }
 
 void display_widget::keyPressEvent(QKeyEvent* e)

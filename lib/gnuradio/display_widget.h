@@ -6,10 +6,13 @@
 #define GPUFFT_GNURADIO_DISPLAY_WIDGET_H
 
 #include <QImage>
+#include <QPixmap>
+#include <QPolygonF>
 #include <QWidget>
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -171,13 +174,12 @@ private:
     class pane;
     friend class pane;
 
-    void paint_spectrum(QPainter& p, const QRect& plot);
-    void paint_waterfall(QPainter& p, const QRect& plot);
+    // Each pane paints its frame (axes, labels: what lies outside the plot)
+    // only when the dirty region reaches outside the plot; new frames
+    // repaint the plot alone.
+    void paint_spectrum(QPainter& p, const QRect& plot, bool frame);
+    void paint_waterfall(QPainter& p, const QRect& plot, bool frame);
     void paint_frequency_axis(QPainter& p, const QRect& plot);
-    void add_waterfall_row(const float* row);
-    void build_luts();
-    void sync_controls();
-    void pan(double fraction);
     // For each of `pixels` plot columns, the display columns [first, last)
     // it shows: the one under its centre where a column is a pixel or
     // wider, every column it overlaps where they are narrower (the pixel
@@ -187,6 +189,25 @@ private:
         std::size_t first, last;
     };
     std::vector<column_span> columns_under(int pixels) const;
+    // What the cached pictures depend on besides the data: when it changes
+    // they are drawn anew (a default one matches none: a cache to redraw).
+    struct layout {
+        QSize pane;
+        double view_lo, view_hi, db_min, db_max, columns_left, column_hz;
+        std::size_t columns, rows;
+        bool operator==(const layout& o) const;
+        bool operator!=(const layout& o) const { return !(*this == o); }
+    };
+    layout layout_of(const QSize& pane) const;
+    // The spectrum pane's frame and the plot's grid, columns and rows.
+    void draw_spectrum_frame(const QRect& plot);
+    void draw_histogram(const QRect& plot);
+    // Colour-maps history row `age` (0: newest) into image row `y`.
+    void draw_waterfall_row(std::size_t age, int y);
+    void add_waterfall_row(const float* row);
+    void build_luts();
+    void sync_controls();
+    void pan(double fraction);
     // The frequencies the columns span: the bin range's edges.
     double columns_left() const;
     double column_hz() const;
@@ -202,10 +223,37 @@ private:
     std::size_t d_wf_capacity = 600; // rows, taller than most screens' waterfall panes
     std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
-    // What the plots draw, at their own size (colour-mapped and resampled to
-    // pixels here, so that painting copies them unscaled).
-    QImage d_histogram_image;
+    std::size_t d_wf_added = 0;   // rows added since the history was cleared
+    std::vector<float> d_wf_new;  // the row being added
+    std::size_t d_reads = 0;      // reads of the feed that brought new data
+
+    // The spectrum pane: its frame (all but the plot) and the plot's grid
+    // drawn once per layout; the histogram colour-mapped at the plot's size
+    // (so that painting copies it unscaled) once per read.
+    layout d_spectrum_layout{};
+    QPixmap d_spectrum_frame;
+    QImage d_grid_image;      // the empty plot: black with the grid
+    QImage d_histogram_image; // opaque: empty cells show d_grid_image
+    std::vector<column_span> d_spectrum_columns; // per plot column
+    std::vector<std::size_t> d_histogram_rows;   // per plot row
+    std::vector<char> d_plot_row_coloured;       // per plot row: not only grid at the last drawing
+    struct seen_cell {
+        std::uint32_t x;
+        QRgb colour;
+    };
+    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices
+    std::vector<seen_cell> d_cells_seen;    // that row's non-empty pixels
+    std::size_t d_histogram_drawn = 0;           // d_reads at the last colour mapping
+    QPolygonF d_trace;
+    // The waterfall pane: a ring of plot rows, the newest at
+    // d_wf_image_head, painted as two pieces; a new history row colour-maps
+    // one image row.
+    layout d_waterfall_layout{};
     QImage d_waterfall_image;
+    std::vector<column_span> d_waterfall_columns;
+    int d_wf_image_head = 0;
+    std::size_t d_wf_drawn = 0; // d_wf_added at the last drawing
+
     std::array<QRgb, 256> d_lut{}; // the colour map
     std::vector<QRgb> d_count_lut; // histogram counts (linear in 0..full) to colours
     std::string d_colormap;

@@ -22,6 +22,8 @@
 #include <QKeyEvent>
 #include <QElapsedTimer>
 #include <QMouseEvent>
+#include <QPaintEvent>
+#include <QSplitter>
 #include <QThread>
 #include <QWheelEvent>
 #include <cppunit/TestAssert.h>
@@ -209,6 +211,9 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(db_range_moves_the_floor);
     CPPUNIT_TEST(keys_set_the_db_range);
     CPPUNIT_TEST(colour_maps);
+    CPPUNIT_TEST(new_frames_repaint_the_plots_only);
+    CPPUNIT_TEST(waterfall_scrolls_one_row_per_redraw);
+    CPPUNIT_TEST(emptied_histogram_rows_show_the_grid);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST_SUITE_END();
@@ -566,6 +571,87 @@ public:
         CPPUNIT_ASSERT_THROW(f.widget->set_colormap("rainbow"), ::gpufft::error);
         f.key(Qt::Key_C, "c"); // the next map
         CPPUNIT_ASSERT_EQUAL(display_widget::colormap_names()[0], f.widget->colormap());
+    }
+
+    // A redraw with new frames repaints each pane's plot, not the axes
+    // around it (drawn once per layout).
+    void new_frames_repaint_the_plots_only()
+    {
+        struct paint_rects : QObject {
+            std::vector<std::pair<QObject*, QRect>> seen;
+            bool eventFilter(QObject* o, QEvent* e) override
+            {
+                if (e->type() == QEvent::Paint)
+                    seen.emplace_back(o, static_cast<QPaintEvent*>(e)->rect());
+                return false;
+            }
+        } rects;
+        fixture f;
+        f.push(tone_bin);
+        QApplication::processEvents();
+        auto* splitter = f.widget->findChild<QSplitter*>();
+        QWidget* panes[] = { splitter->widget(0), splitter->widget(1) };
+        const QRect plots[] = { f.widget->spectrum_plot_rect(), f.widget->waterfall_plot_rect() };
+        for (QWidget* p : panes)
+            p->installEventFilter(&rects);
+        f.push(n / 4);
+        QApplication::processEvents();
+        for (int k = 0; k < 2; ++k) {
+            const QRect plot(panes[k]->mapFrom(f.widget.get(), plots[k].topLeft()), plots[k].size());
+            int painted = 0;
+            for (const auto& [pane, rect] : rects.seen)
+                if (pane == panes[k]) {
+                    ++painted;
+                    CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " painted beyond its plot",
+                                           plot.contains(rect));
+                }
+            CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " not repainted", painted > 0);
+        }
+    }
+
+    // The histogram picture is kept between redraws: a level no longer seen
+    // (here: a new display without the tone) goes back to the empty plot.
+    void emptied_histogram_rows_show_the_grid()
+    {
+        fixture f;
+        f.push(tone_bin);
+        QApplication::processEvents();
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const int x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        const int y = int(std::lround(row_of(tone_db, sp)));
+        CPPUNIT_ASSERT(grey(f.grab("tone_seen"), x, y) > 100);
+        f.core->replace(std::make_unique<::gpufft::display>(f.settings.display(n)));
+        f.core->set_max_hold(false);
+        f.push(std::vector<std::size_t>{});
+        CPPUNIT_ASSERT(grey(f.grab("tone_gone"), x, y) < 100);
+    }
+
+    // The waterfall's picture is a ring of rows that takes one row per
+    // redraw: after more redraws than it has rows, each painted as it came,
+    // it shows every redraw, newest at the top, exactly as the waterfall
+    // drawn whole from its history.
+    void waterfall_scrolls_one_row_per_redraw()
+    {
+        fixture f;
+        const QRect wf = f.widget->waterfall_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        const std::size_t redraws = std::size_t(wf.height()) + 20;
+        auto tone_of = [](std::size_t redraw) { return n / 8 + (redraw * 37) % (n * 3 / 4); };
+        for (std::size_t r = 0; r < redraws; ++r) {
+            f.push(tone_of(r), 5);
+            QApplication::processEvents();
+        }
+        const QImage scrolled = f.grab("waterfall_scrolled").copy(wf);
+        for (int y : { 0, 1, 2, wf.height() / 2, wf.height() - 1 }) {
+            const auto at = brightest_columns(scrolled, y, 0, wf.width() - 1);
+            const int expected = pixel_of(bin_centre(tone_of(redraws - 1 - std::size_t(y))), wf, lo, hi) - wf.left();
+            CPPUNIT_ASSERT_MESSAGE("row " + std::to_string(y) + " brightest at " + list(at) + ", not " +
+                                       std::to_string(expected),
+                                   at_pixel(at, expected));
+        }
+        f.widget->set_colormap(f.widget->colormap()); // drawn whole from the history
+        const QImage whole = f.grab("waterfall_whole").copy(wf);
+        CPPUNIT_ASSERT(scrolled == whole);
     }
 };
 
