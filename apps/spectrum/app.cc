@@ -257,6 +257,8 @@ public:
 
     //! The newest spectrum (tone dBFS).
     const float* latest() const { return d_tone.data(); }
+    //! The centre frequency of the current segment.
+    double center() const { return d_center; }
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
@@ -592,7 +594,10 @@ int receive(const options& o)
     collector out(o, src, engine);
     const auto sink = [&](const float* db, std::size_t len) {
         out.add(db, len);
-        live.publish(out.latest(), len, out.seconds(), src, engine);
+        live_spectrum s = capture_spectrum(out.center(), engine); // a SigMF capture's centre
+        s.db = out.latest();
+        s.bins = len;
+        live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
     std::optional<sigmf_recorder> recorder;

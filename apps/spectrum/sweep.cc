@@ -4,6 +4,7 @@
  * (where the anti-alias filter rolls off), and the hops are stitched into
  * one spectrum per sweep. */
 #include "app.h"
+#include "live.h"
 
 #include <algorithm>
 #include <chrono>
@@ -230,6 +231,7 @@ int run_sweep(const options& o, soapy_radio& radio)
 {
     const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    live_outputs live(o); // binds before the output files exist: a port in use leaves none
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
         csv.emplace(o.radio.rtl_power);
@@ -248,6 +250,16 @@ int run_sweep(const options& o, soapy_radio& radio)
     const std::size_t total = plan.total_bins;
     waterfall rows(o.width ? o.width : std::min<std::size_t>(total, 1024), 2 * std::max<std::size_t>(o.height, 1024));
     std::vector<float> stitched(total);
+    // The live outputs get each whole sweep as one spectrum of the band; its
+    // centre is the band's middle, its rate and FFT size those of the hops.
+    live_spectrum band;
+    band.db = stitched.data();
+    band.bins = total;
+    band.f0_hz = plan.hz(0);
+    band.bin_hz = plan.bin_hz;
+    band.center_hz = plan.hz(0) + double(total - 1) * plan.bin_hz / 2;
+    band.sample_rate = radio.rate();
+    band.fft_size = plan.fft_size;
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();
@@ -280,6 +292,8 @@ int run_sweep(const options& o, soapy_radio& radio)
             std::fill(stitched.begin() + std::ptrdiff_t(measured), stitched.end(),
                       *std::min_element(stitched.begin(), stitched.begin() + std::ptrdiff_t(measured)));
         rows.add(stitched.data(), total);
+        if (!partial)
+            live.publish(band, seconds_since(start));
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);

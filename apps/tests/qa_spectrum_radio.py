@@ -8,25 +8,39 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
   time, a column per bin from Hz low, Hz high and Hz step), tone and all;
 - SIGINT in the middle of a sweep or a live capture: exit status 130, only
   complete rows, a PNG whose every chunk and row decodes;
-- memory on a long run stays flat (a run 4 times longer, about the same peak RSS).
+- memory on a long run stays flat (a run 4 times longer, about the same peak RSS);
+- the live outputs of a sweep: --zmq-pub read with pyzmq and the example
+  collector's parser, and --serve's metadata and rows, each a whole band with
+  the tones at their absolute frequencies.
 
 The program is $GPUFFT_SPECTRUM_EXE.
 """
 
 import os
+import json
 import re
+import select
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import zlib
 
 import numpy as np
+import zmq
 from gnuradio import gr_unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples")]
+from qa_spectrum_live import free_port, parse_frame, ws_client  # noqa: E402
+from zmq_collector import parse_message  # noqa: E402
 
 EXE = os.environ["GPUFFT_SPECTRUM_EXE"]
 SIM = "driver=gpufftsim"
+# Two tones, one near a hop edge (hops of 1.8 MHz from 88 MHz), on 9375 Hz bins.
+SWEEP_TONES = ((100.1e6, -30), (91.3e6, -45))
 
 # rtl_power.c (rtl-sdr), main() and csv_dbm(): "%Y-%m-%d, %H:%M:%S, " then
 # "Hz low, Hz high, Hz step, samples, " as "%i, %i, %.2f, %i, " and each dB
@@ -182,6 +196,72 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         print(f"peak RSS {short} KiB after {sweeps_short} sweeps, {long} KiB after {sweeps_long} sweeps")
         self.assertGreater(sweeps_long, 2 * sweeps_short)  # the machine may be shared
         self.assertLess(long - short, 4096)
+
+    def sweep_process(self, *live_args):
+        tones = ";".join(f"{hz}:{db}" for hz, db in SWEEP_TONES)
+        return subprocess.Popen([EXE, "--device", f"{SIM},paced=0,tones={tones}", "--sweep", "88M:108M:10k",
+                                 "--png", "none", "--name", "mast", "--quiet", *live_args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def check_band(self, f0, step, db):
+        self.assertEqual(len(db), 2134)  # the whole band: 20 MHz in 9375 Hz bins
+        self.assertEqual(f0, 88e6)
+        self.assertEqual(step, 9375.0)
+        for hz, level in SWEEP_TONES:
+            k = int(round((hz - f0) / step))
+            peak = k - 2 + int(np.argmax(db[k - 2:k + 3]))
+            self.assertLessEqual(abs(f0 + peak * step - hz), step)
+            self.assertLess(abs(db[peak] - level), 1.0)
+            self.assertGreater(db[peak] - np.median(db), 20)
+
+    def test_sweep_zmq_pub(self):
+        address = f"tcp://127.0.0.1:{free_port()}"
+        proc = self.sweep_process("--zmq-pub", address)
+        context = zmq.Context()
+        sub = context.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RCVTIMEO, 20000)
+        sub.connect(address)
+        try:
+            for _ in range(3):  # a message per whole sweep
+                tags, db = parse_message(sub.recv())
+                self.assertEqual(tags["name"], "mast")
+                self.assertAlmostEqual(tags["rx_freq"], 88e6 + 2133 * 9375.0 / 2)  # the band's middle
+                self.assertEqual(tags["rx_rate"], 2.4e6)  # the hops'
+                self.assertEqual(tags["fft_size"], 256)
+                self.assertLess(abs(sum(tags["rx_time"]) - time.time()), 30)
+                self.check_band(tags["f0_hz"], tags["bin_hz"], db)
+        finally:
+            sub.close()
+            context.term()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+
+    def test_sweep_serve(self):
+        proc = self.sweep_process("--serve", "127.0.0.1:0")
+        try:
+            self.assertTrue(select.select([proc.stderr], [], [], 20)[0], "no web view address")
+            url = re.search(r"web view on http://([^/]+)/", proc.stderr.readline()).group(1)
+            client = ws_client(url)
+            text, payload = client.message()
+            self.assertTrue(text)
+            meta = json.loads(payload)
+            self.assertEqual((meta["f0_hz"], meta["bin_hz"], meta["bins"]), (88e6, 9375.0, 2134))
+            self.assertEqual((meta["f_lo_hz"], meta["f_hi_hz"]), (88e6 - 9375 / 2, 88e6 + 2133.5 * 9375))
+            text, payload = client.message()
+            self.assertFalse(text)
+            columns, _, _, rows = parse_frame(payload)
+            self.assertEqual(columns, meta["columns"])
+            newest = rows[0]
+            for hz, level in SWEEP_TONES:  # a column is the max of the bins it covers
+                column = int((hz - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * columns)
+                self.assertLess(abs(float(np.max(newest[column - 1:column + 2])) - level), 1.0)
+            client.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
 
 
 if __name__ == "__main__":
