@@ -58,17 +58,7 @@ iq_source resolve_source(const options& o)
     return src;
 }
 
-//! A radio's samples as the engine sees them.
-iq_source radio_source(const soapy_radio& radio)
-{
-    iq_source src;
-    src.data_path = radio.description();
-    src.format = radio.format();
-    src.sample_rate = radio.rate();
-    src.center_hz = radio.center();
-    src.hardware = radio.description(); // core:hw of a --record
-    return src;
-}
+
 
 //! Where --annotate writes without --record: the input's .sigmf-meta, or one next to a raw file naming it.
 std::string annotation_meta_path(const options& o, const iq_source& src)
@@ -563,8 +553,8 @@ int receive(const options& o)
     if (!o.radio.device.empty()) {
         radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
         if (!o.radio.sweep.empty()) {
-            if (!o.record.empty() || o.annotate)
-                throw usage_error("--record and --annotate take one capture; they do not combine with --sweep");
+            if (o.annotate) // its signals span samples of one capture's spectra, not a stitched band
+                throw usage_error("--annotate does not combine with --sweep");
             return run_sweep(o, *radio);
         }
     }
@@ -694,6 +684,17 @@ int receive(const options& o)
 }
 
 } // namespace
+
+iq_source radio_source(const soapy_radio& radio)
+{
+    iq_source src;
+    src.data_path = radio.description();
+    src.format = radio.format();
+    src.sample_rate = radio.rate();
+    src.center_hz = radio.center();
+    src.hardware = radio.description(); // core:hw of a --record
+    return src;
+}
 
 void flush_stdout()
 {

@@ -122,6 +122,8 @@ struct iq_source {
  * annotation. The data file must exist.
  */
 iq_source open_sigmf(const std::string& path);
+//! A radio's samples as the engine sees them (and as --record describes them: core:hw from the device).
+iq_source radio_source(const soapy_radio& radio);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
 

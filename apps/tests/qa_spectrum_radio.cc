@@ -2,7 +2,8 @@
  * on gpufftsim, the simulated SoapySDR module built next to this test
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency
  * and power across hop boundaries in every native format, the settle time,
- * overflows, live capture, --duration and a device string matching nothing.
+ * overflows, live capture, --duration, a sweep's --record read back by the
+ * SigMF reader and a device string matching nothing.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -153,6 +154,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(gains);
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
+    CPPUNIT_TEST(sweep_record);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -356,6 +358,56 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("50000 samples") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(csv).rows);
+    }
+
+    // --record with --sweep: a SigMF capture per hop at the hop's centre with
+    // its time, only the measured samples (no settle time), every tone at its
+    // absolute frequency and power when the recording is read back.
+    void sweep_record()
+    {
+        const auto p = gpufft_app::plan_sweep({ 88e6, 93e6, 1e4 }, 2.4e6, 0.25); // 3 hops of 1.8 MHz
+        const std::vector<tone> tones = { { 89.0e6, -30 }, { p.hz(p.kept) + 2 * p.bin_hz, -40 }, { 92.5e6, -45 } };
+        const std::string name = temp_path("sweep_rec");
+        const auto [status, out, err] = app({ "--device", sim + ",format=CF32," + tones_arg(tones), "--sweep",
+                                              "88M:93M:10k", "--once", "--record", name, "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("a capture per hop") != std::string::npos);
+        const gpufft_app::iq_source rec = gpufft_app::open_sigmf(name);
+        CPPUNIT_ASSERT(rec.format == gpufft::sample_format::cf32 && rec.sample_rate == 2.4e6);
+        CPPUNIT_ASSERT_MESSAGE(rec.hardware, rec.hardware.find("gpufftsim") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(p.centers.size(), rec.captures.size());
+        const std::size_t per_hop = rec.captures[1].sample_start; // 0.05 s dwell in whole frames
+        CPPUNIT_ASSERT(per_hop >= 120000 && per_hop < 121000);
+        for (std::size_t h = 0; h < p.centers.size(); ++h) {
+            CPPUNIT_ASSERT_EQUAL(std::uint64_t(h * per_hop), rec.captures[h].sample_start);
+            CPPUNIT_ASSERT_EQUAL(p.centers[h], rec.captures[h].center_hz);
+            CPPUNIT_ASSERT(rec.captures[h].datetime);
+            CPPUNIT_ASSERT(!h || !(*rec.captures[h].datetime < *rec.captures[h - 1].datetime));
+        }
+        CPPUNIT_ASSERT_EQUAL(std::uintmax_t(3 * per_hop * 8), std::filesystem::file_size(name + ".sigmf-data"));
+
+        // Read back: the peaks of each capture (a run at its centre), each tone in the hop whose kept bins hold it.
+        const auto [read_status, report, read_err] =
+            app({ name, "--fft", "256", "--frames", "100", "--png", "none", "--peaks", "3" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(read_err, 0, read_status);
+        std::vector<rtl_power_rows> hops(p.centers.size());
+        std::size_t hop = 0;
+        std::istringstream lines(report);
+        for (std::string line; std::getline(lines, line);) {
+            double center = 0, hz = 0, db = 0;
+            if (std::sscanf(line.c_str(), "peaks at centre %lf Hz", &center) == 1)
+                hop = std::size_t(std::find(p.centers.begin(), p.centers.end(), center) - p.centers.begin());
+            else if (std::sscanf(line.c_str(), " %lf Hz %lf dBFS", &hz, &db) == 2 && hop < hops.size())
+                hops[hop].bins.push_back({ hz, db });
+        }
+        for (const auto& t : tones) {
+            const std::size_t h = std::size_t((t.hz - p.hz(0)) / (double(p.kept) * p.bin_hz));
+            expect_tones(hops[h], { t }, p.bin_hz, 1.0, "capture " + std::to_string(h) + " read back");
+        }
+        // --annotate's signals belong to one capture's spectra, not to a band.
+        CPPUNIT_ASSERT_EQUAL(2, std::get<0>(app({ "--device", sim, "--sweep", "88M:93M:10k", "--once", "--record",
+                                                   temp_path("no_rec"), "--annotate", "--png", "none" })));
+        CPPUNIT_ASSERT(!std::filesystem::exists(temp_path("no_rec.sigmf-data")));
     }
 };
 
