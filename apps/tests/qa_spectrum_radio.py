@@ -249,9 +249,7 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             meta = json.loads(payload)
             self.assertEqual((meta["f0_hz"], meta["bin_hz"], meta["bins"]), (88e6, 9375.0, 2134))
             self.assertEqual((meta["f_lo_hz"], meta["f_hi_hz"]), (88e6 - 9375 / 2, 88e6 + 2133.5 * 9375))
-            text, payload = client.message()
-            self.assertFalse(text)
-            columns, _, _, rows = parse_frame(payload)
+            columns, _, _, rows = parse_frame(client.binary(b"GFSP"))
             self.assertEqual(columns, meta["columns"])
             newest = rows[0]
             for hz, level in SWEEP_TONES:  # a column is the max of the bins it covers
