@@ -549,6 +549,16 @@ bool check_demo(const gpufft::demo_signal& demo, const std::vector<peak>& found,
 //! Runs the options; returns the exit status (errors are thrown).
 int receive(const options& o)
 {
+    std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
+                                                              { "--csv", o.csv },
+                                                              { "--jsonl", o.jsonl },
+                                                              { "--rtl-power", o.radio.rtl_power },
+                                                              { "--persistence", o.persistence } };
+    if (!o.record.empty()) {
+        outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
+        outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
+    }
+    refuse_unwritable_outputs(outputs);
     std::unique_ptr<soapy_radio> radio;
     if (!o.radio.device.empty()) {
         radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
@@ -560,20 +570,12 @@ int receive(const options& o)
     }
     const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
     const std::string annotation_meta = annotation_meta_path(o, src);
+    refuse_unwritable_outputs({ { "--annotate", annotation_meta } });
     std::vector<std::string> inputs;
     if (!o.demo && !radio)
         inputs = { src.data_path };
     if (!src.meta_path.empty())
         inputs.push_back(src.meta_path);
-    std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
-                                                              { "--csv", o.csv },
-                                                              { "--jsonl", o.jsonl },
-                                                              { "--rtl-power", o.radio.rtl_power },
-                                                              { "--persistence", o.persistence } };
-    if (!o.record.empty()) {
-        outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
-        outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
-    }
     refuse_overwriting_inputs(inputs, outputs);
 
     gpufft::spectrum_config c = engine_config(o, src);

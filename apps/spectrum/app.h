@@ -267,6 +267,13 @@ private:
 };
 
 /*!
+ * Throws usage_error naming the option if an output (option, path) cannot
+ * be written: a directory, a device or FIFO without write permission, or a
+ * directory where its temporary file cannot be created (tried and removed).
+ * At the start, so that a run never ends in an output it cannot write.
+ */
+void refuse_unwritable_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+/*!
  * Throws usage_error if an output path names the same file (device and
  * inode) as an input; "-" and "none" are not files.
  */

@@ -3,7 +3,9 @@
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency
  * and power across hop boundaries in every native format, the settle time,
  * overflows, live capture, --duration, a sweep's --record read back by the
- * SigMF reader and a device string matching nothing.
+ * SigMF reader, and bad input (a device string matching nothing, a bad
+ * sweep, an unwritable output, a port in use): one line, exit status 2, no
+ * file left behind.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -16,7 +18,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -155,6 +160,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
+    CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -408,6 +414,49 @@ public:
         CPPUNIT_ASSERT_EQUAL(2, std::get<0>(app({ "--device", sim, "--sweep", "88M:93M:10k", "--once", "--record",
                                                    temp_path("no_rec"), "--annotate", "--png", "none" })));
         CPPUNIT_ASSERT(!std::filesystem::exists(temp_path("no_rec.sigmf-data")));
+    }
+
+    // The bad input: each one line on standard error, exit status 2,
+    // and none of the run's other outputs left behind.
+    void bad_input()
+    {
+        const std::string dir = temp_path("bad_input");
+        std::filesystem::create_directory(dir);
+        const int busy = ::socket(AF_INET, SOCK_STREAM, 0); // a port in use
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof at;
+        CPPUNIT_ASSERT(::bind(busy, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(busy, 1) == 0 &&
+                       ::getsockname(busy, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+        const std::string port = std::to_string(ntohs(at.sin_port));
+        const std::vector<std::string> outputs = { "--rtl-power", dir + "/sweep.csv", "--png", dir + "/sweep.png",
+                                                   "--record", dir + "/rec" };
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+            { { "--device", "driver=nosuch", "--sweep", "88M:90M:10k" }, "matches no device" },
+            { { "--device", sim, "--sweep", "90M:88M:10k" }, "--sweep: stop 88 MHz must be above start 90 MHz" },
+            { { "--device", sim, "--sweep", "88M:88M:10k" }, "must be above start" },
+            { { "--device", sim, "--sweep", "88M:90M:0.1" }, "--sweep: a bin width of 0.1 Hz is below what the rate allows" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--serve", "127.0.0.1:" + port }, "--serve 127.0.0.1:" + port },
+            { { "--device", sim, "--center", "100M", "--csv", "/nonexistent/dir/x.csv" },
+              "--csv /nonexistent/dir/x.csv: cannot write: No such file or directory" },
+            { { "--device", sim, "--center", "100M", "--jsonl", "/proc/x.jsonl" }, "--jsonl /proc/x.jsonl: cannot write" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--png", "/proc/x.png" }, "--png /proc/x.png: cannot write" },
+            { { "--device", sim, "--center", "100M", "--persistence", dir }, "it is a directory" },
+        };
+        for (auto [args, expected] : cases) {
+            args.insert(args.begin(), outputs.begin(), outputs.end()); // the case's own --png comes last
+            const auto [status, out, err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(expected + " in: " + err, err.find(expected) != std::string::npos);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
+            CPPUNIT_ASSERT_MESSAGE(err, std::filesystem::is_empty(dir)); // no output, no temporary file
+        }
+        ::close(busy);
+        // --annotate's metadata next to a raw input, where nothing can be created.
+        const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
     }
 };
 
