@@ -11,7 +11,8 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
 - memory on a long run stays flat (a run 4 times longer, about the same peak RSS);
 - the live outputs of a sweep: --zmq-pub read with pyzmq and the example
   collector's parser, and --serve's metadata and rows, each a whole band with
-  the tones at their absolute frequencies.
+  the tones at their absolute frequencies; and a SigMF recording's spectra
+  published at their own capture's centre.
 
 The program is $GPUFFT_SPECTRUM_EXE.
 """
@@ -261,6 +262,48 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
 
+    def test_sigmf_captures_zmq_pub(self):
+        # A SigMF recording of two captures at different centres, each spectrum
+        # published at its own capture's centre. The subscriber connects first
+        # (retrying every 10 ms until the program binds); the captures are long
+        # enough (4 Msamples each) that spectra of both reach it.
+        base = self.path("two")
+        rate, n = 1e6, 4000000
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump({"global": {"core:datatype": "cu8", "core:sample_rate": rate, "core:version": "1.0.0"},
+                       "captures": [{"core:sample_start": 0, "core:frequency": 100e6},
+                                    {"core:sample_start": n, "core:frequency": 433.92e6}],
+                       "annotations": []}, f)
+        tone = rate * 100 / 1024  # bin 100 above the centre
+        x = 0.5 * np.exp(2j * np.pi * tone / rate * np.arange(2 * n))
+        iq = np.empty(4 * n, dtype=np.uint8)
+        iq[0::2], iq[1::2] = np.round(127.5 + 127 * x.real), np.round(127.5 + 127 * x.imag)
+        iq.tofile(base + ".sigmf-data")
+        address = f"tcp://127.0.0.1:{free_port()}"
+        context = zmq.Context()
+        sub = context.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RECONNECT_IVL, 10)
+        sub.setsockopt(zmq.RCVTIMEO, 5000)
+        sub.connect(address)
+        proc = subprocess.Popen([EXE, base, "--fft", "1024", "--fps", "100", "--png", "none", "--zmq-pub", address],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = []
+        try:
+            while True:
+                tags, db = parse_message(sub.recv())
+                peak = tags["f0_hz"] + int(np.argmax(db)) * tags["bin_hz"]
+                seen.append((tags["rx_freq"], peak - tags["rx_freq"]))
+        except zmq.Again:
+            pass
+        finally:
+            sub.close()
+            context.term()
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(sorted({c for c, _ in seen}), [100e6, 433.92e6], seen[:3])
+        for _, offset in seen:  # the tone at its place relative to each capture's centre
+            self.assertAlmostEqual(offset, tone, delta=1)
 
 if __name__ == "__main__":
     gr_unittest.run(qa_spectrum_radio)
