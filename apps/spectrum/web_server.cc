@@ -20,6 +20,7 @@
 #include <deque>
 #include <set>
 #include <thread>
+#include <tuple>
 
 namespace gpufft_app {
 
