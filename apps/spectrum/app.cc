@@ -58,17 +58,7 @@ iq_source resolve_source(const options& o)
     return src;
 }
 
-//! A radio's samples as the engine sees them.
-iq_source radio_source(const soapy_radio& radio)
-{
-    iq_source src;
-    src.data_path = radio.description();
-    src.format = radio.format();
-    src.sample_rate = radio.rate();
-    src.center_hz = radio.center();
-    src.hardware = radio.description(); // core:hw of a --record
-    return src;
-}
+
 
 //! Where --annotate writes without --record: the input's .sigmf-meta, or one next to a raw file naming it.
 std::string annotation_meta_path(const options& o, const iq_source& src)
@@ -268,6 +258,8 @@ public:
 
     //! The newest spectrum (tone dBFS).
     const float* latest() const { return d_tone.data(); }
+    //! The centre frequency of the current segment.
+    double center() const { return d_center; }
     std::size_t spectra() const { return d_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
@@ -568,22 +560,6 @@ bool check_demo(const gpufft::demo_signal& demo, const std::vector<peak>& found,
 //! Runs the options; returns the exit status (errors are thrown).
 int receive(const options& o)
 {
-    std::unique_ptr<soapy_radio> radio;
-    if (!o.radio.device.empty()) {
-        radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
-        if (!o.radio.sweep.empty()) {
-            if (!o.record.empty() || o.annotate)
-                throw usage_error("--record and --annotate take one capture; they do not combine with --sweep");
-            return run_sweep(o, *radio);
-        }
-    }
-    const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
-    const std::string annotation_meta = annotation_meta_path(o, src);
-    std::vector<std::string> inputs;
-    if (!o.demo && !radio)
-        inputs = { src.data_path };
-    if (!src.meta_path.empty())
-        inputs.push_back(src.meta_path);
     std::vector<std::pair<std::string, std::string>> outputs{ { "--png", o.png },
                                                               { "--csv", o.csv },
                                                               { "--jsonl", o.jsonl },
@@ -593,6 +569,24 @@ int receive(const options& o)
         outputs.push_back({ "--record", sigmf_recorder::data_name(o.record) });
         outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
     }
+    refuse_unwritable_outputs(outputs);
+    std::unique_ptr<soapy_radio> radio;
+    if (!o.radio.device.empty()) {
+        radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
+        if (!o.radio.sweep.empty()) {
+            if (o.annotate) // its signals span samples of one capture's spectra, not a stitched band
+                throw usage_error("--annotate does not combine with --sweep");
+            return run_sweep(o, *radio);
+        }
+    }
+    const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
+    const std::string annotation_meta = annotation_meta_path(o, src);
+    refuse_unwritable_outputs({ { "--annotate", annotation_meta } });
+    std::vector<std::string> inputs;
+    if (!o.demo && !radio)
+        inputs = { src.data_path };
+    if (!src.meta_path.empty())
+        inputs.push_back(src.meta_path);
     refuse_overwriting_inputs(inputs, outputs);
 
     gpufft::spectrum_config c = engine_config(o, src);
@@ -603,7 +597,10 @@ int receive(const options& o)
     collector out(o, src, engine);
     const auto sink = [&](const float* db, std::size_t len) {
         out.add(db, len);
-        live.publish(out.latest(), len, out.seconds(), src, engine);
+        live_spectrum s = capture_spectrum(out.center(), engine); // a SigMF capture's centre
+        s.db = out.latest();
+        s.bins = len;
+        live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
     std::optional<sigmf_recorder> recorder;
@@ -700,6 +697,17 @@ int receive(const options& o)
 }
 
 } // namespace
+
+iq_source radio_source(const soapy_radio& radio)
+{
+    iq_source src;
+    src.data_path = radio.description();
+    src.format = radio.format();
+    src.sample_rate = radio.rate();
+    src.center_hz = radio.center();
+    src.hardware = radio.description(); // core:hw of a --record
+    return src;
+}
 
 void flush_stdout()
 {

@@ -125,6 +125,8 @@ struct iq_source {
  * annotation. The data file must exist.
  */
 iq_source open_sigmf(const std::string& path);
+//! A radio's samples as the engine sees them (and as --record describes them: core:hw from the device).
+iq_source radio_source(const soapy_radio& radio);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
 
@@ -267,6 +269,13 @@ private:
     std::vector<float> d_sorted;
 };
 
+/*!
+ * Throws usage_error naming the option if an output (option, path) cannot
+ * be written: a directory, a device or FIFO without write permission, or a
+ * directory where its temporary file cannot be created (tried and removed).
+ * At the start, so that a run never ends in an output it cannot write.
+ */
+void refuse_unwritable_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 /*!
  * Throws usage_error if an output path names the same file (device and
  * inode) as an input; "-" and "none" are not files.

@@ -44,19 +44,22 @@ live_outputs::live_outputs(const options& o)
         d_outputs.push_back(make_zmq_publisher(o.zmq_pub, o.name));
 }
 
-void live_outputs::publish(const float* db, std::size_t bins, double seconds, const iq_source& src,
-                           const gpufft::spectrum& engine)
+live_spectrum capture_spectrum(double center_hz, const gpufft::spectrum& engine)
+{
+    live_spectrum s;
+    s.bins = engine.fft_size();
+    s.f0_hz = center_hz + engine.bin_hz(0);
+    s.bin_hz = engine.config().sample_rate / double(engine.fft_size());
+    s.center_hz = center_hz;
+    s.sample_rate = engine.config().sample_rate;
+    s.fft_size = engine.fft_size();
+    return s;
+}
+
+void live_outputs::publish(live_spectrum s, double seconds)
 {
     if (d_outputs.empty())
         return;
-    live_spectrum s;
-    s.db = db;
-    s.bins = bins;
-    s.f0_hz = src.center_hz + engine.bin_hz(0);
-    s.bin_hz = engine.config().sample_rate / double(engine.fft_size());
-    s.center_hz = src.center_hz;
-    s.sample_rate = engine.config().sample_rate;
-    s.fft_size = engine.fft_size();
     s.unix_time = d_start_unix + seconds;
     s.index = d_count++;
     for (auto& out : d_outputs)

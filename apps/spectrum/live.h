@@ -26,6 +26,9 @@ struct live_spectrum {
     std::uint64_t index = 0; //!< spectra before this one
 };
 
+//! A spectrum of `engine` tuned to `center_hz`: all but db, unix_time and index.
+live_spectrum capture_spectrum(double center_hz, const gpufft::spectrum& engine);
+
 //! A live output: publish() never waits on a reader.
 class live_output
 {
@@ -57,11 +60,10 @@ public:
     //! Binds every server (before any output file exists, so that a failure leaves none).
     explicit live_outputs(const options& o);
     /*!
-     * One spectrum of `bins` tone dBFS values, `seconds` of signal after the
-     * start, from `engine` on `src`.
+     * One spectrum, `seconds` after the start, with its own frequencies (a
+     * capture's or a whole sweep's); its unix_time and index are set here.
      */
-    void publish(const float* db, std::size_t bins, double seconds, const iq_source& src,
-                 const gpufft::spectrum& engine);
+    void publish(live_spectrum s, double seconds);
 
 private:
     std::vector<std::unique_ptr<live_output>> d_outputs;

@@ -25,6 +25,19 @@ mode_t file_mode()
     return mode;
 }
 
+//! Creates `path`'s temporary file (".NAME.XXXXXX" in its directory) and sets `temp` to its name; -1 and errno on failure.
+int create_temp(const std::string& path, std::string& temp)
+{
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    temp = dir + "." + name + ".XXXXXX";
+    const int fd = ::mkstemp(temp.data());
+    if (fd >= 0)
+        ::fchmod(fd, file_mode());
+    return fd;
+}
+
 } // namespace
 
 output_file::output_file(const std::string& path) : d_path(path)
@@ -43,14 +56,10 @@ output_file::output_file(const std::string& path) : d_path(path)
             throw app_error(path + ": cannot write: " + std::strerror(errno));
         return;
     }
-    const auto slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    std::string temp = dir + "." + name + ".XXXXXX";
-    const int fd = ::mkstemp(temp.data());
+    std::string temp;
+    const int fd = create_temp(path, temp);
     if (fd < 0)
         throw app_error(path + ": cannot write: " + std::strerror(errno));
-    ::fchmod(fd, file_mode());
     d_file = ::fdopen(fd, "w");
     if (!d_file) {
         ::close(fd);
@@ -95,6 +104,32 @@ void output_file::commit()
         if (std::rename(d_temp.c_str(), d_path.c_str()) != 0)
             throw app_error(d_path + ": cannot rename " + d_temp + " into place: " + std::strerror(errno));
         d_temp.clear();
+    }
+}
+
+void refuse_unwritable_outputs(const std::vector<std::pair<std::string, std::string>>& outputs)
+{
+    for (const auto& [option, path] : outputs) {
+        if (path.empty() || path == "-" || path == "none")
+            continue;
+        const auto refuse = [&, &option = option, &path = path](const std::string& why) {
+            throw usage_error(option + " " + path + ": cannot write: " + why);
+        };
+        struct stat st;
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            refuse("it is a directory");
+        if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) { // a FIFO or a device, opened when written
+            if (::access(path.c_str(), W_OK) != 0)
+                refuse(std::strerror(errno));
+            continue;
+        }
+        // As output_file will: a temporary file in its directory, removed at once.
+        std::string temp;
+        const int fd = create_temp(path, temp);
+        if (fd < 0)
+            refuse(std::strerror(errno));
+        ::close(fd);
+        ::unlink(temp.c_str());
     }
 }
 

@@ -9,14 +9,7 @@
 
 namespace gpufft_app {
 
-namespace {
-
-// The share of spectra that the colour scale spans: 10^-3 (0.1%) to 1.
-constexpr double share_decades = 3;
-
-//! A range end from the first spectrum: the 2nd percentile less 10 dB and
-//! the maximum, in steps of 10 dB; the top at least 0 dBFS (a full-scale tone).
-std::pair<double, double> range_from(const float* db, std::size_t n)
+std::pair<double, double> db_range_from(const float* db, std::size_t n)
 {
     std::vector<float> v;
     for (std::size_t i = 0; i < n; ++i)
@@ -30,8 +23,6 @@ std::pair<double, double> range_from(const float* db, std::size_t n)
     return { low, high };
 }
 
-} // namespace
-
 persistence::persistence(std::size_t width, std::size_t height, double db_min, double db_max)
     : d_width(width), d_height(height), d_db_min(db_min), d_db_max(db_max)
 {
@@ -40,7 +31,7 @@ persistence::persistence(std::size_t width, std::size_t height, double db_min, d
 void persistence::add(const float* db, std::size_t n)
 {
     if (!d_display) {
-        const auto [low, high] = range_from(db, n);
+        const auto [low, high] = db_range_from(db, n);
         if (std::isnan(d_db_min))
             d_db_min = std::isnan(d_db_max) ? low : std::min(low, d_db_max - 10);
         if (std::isnan(d_db_max))

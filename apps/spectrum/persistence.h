@@ -8,8 +8,16 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace gpufft_app {
+
+/*!
+ * A histogram's dB range from a first spectrum: the 2nd percentile less 10
+ * dB and the maximum, in steps of 10 dB; the top at least 0 dBFS (a
+ * full-scale tone).
+ */
+std::pair<double, double> db_range_from(const float* db, std::size_t n);
 
 /*!
  * How often each power level was seen at each frequency, with the average
@@ -45,6 +53,8 @@ public:
     int plot_row(double db) const;
 
     static constexpr double decay = 1.0 - 1.0 / 1048576;
+    //! The share of spectra that the colour scale spans: 10^-3 (0.1%) to 1.
+    static constexpr double share_decades = 3;
 
 private:
     std::size_t d_width, d_height;

@@ -2,8 +2,10 @@
  * capture, as rtl_power and soapy_power do: after each retune the settle
  * time is discarded, one averaged spectrum is taken, its edges are cropped
  * (where the anti-alias filter rolls off), and the hops are stitched into
- * one spectrum per sweep. */
+ * one spectrum per sweep. With --record, each hop's measured samples (not
+ * the settle time) are a SigMF capture at the hop's centre. */
 #include "app.h"
+#include "live.h"
 
 #include <algorithm>
 #include <chrono>
@@ -50,8 +52,9 @@ void sleep_until(clock_type::time_point t)
 class sweeper
 {
 public:
-    sweeper(const options& o, soapy_radio& radio, const sweep_plan& plan)
-        : d_radio(radio), d_plan(plan), d_engine(config(o, radio, plan)),
+    //! `recorder`, if any, gets each hop's measured samples as a capture of their own.
+    sweeper(const options& o, soapy_radio& radio, const sweep_plan& plan, sigmf_recorder* recorder)
+        : d_radio(radio), d_plan(plan), d_recorder(recorder), d_engine(config(o, radio, plan)),
           d_gain_db(tone_gain_db(d_engine.window())),
           d_samples_per_hop(d_engine.fft_size() + (d_engine.frames_per_output() - 1) * d_engine.hop()),
           d_settle_samples(std::size_t(std::llround(o.radio.settle * radio.rate()))),
@@ -75,6 +78,8 @@ public:
             if (!discard(d_settle_samples))
                 return false;
             d_engine.reset();
+            if (d_recorder) // a new capture: a retried hop's samples are not contiguous with the failed try's
+                d_recorder->retune(d_plan.centers[h]);
             bool done = false, overflow = false;
             const auto sink = [&](const float* db, std::size_t n) {
                 for (std::size_t i = 0; i < n; ++i)
@@ -86,6 +91,8 @@ public:
                 if (stop_signal())
                     return false;
                 const std::size_t got = timed_read(d_samples_per_hop - have, overflow);
+                if (d_recorder)
+                    d_recorder->write(d_buf.data(), got * bps);
                 const auto t = clock_type::now();
                 d_engine.push_bytes(d_buf.data(), got * bps, sink);
                 d_fft_s += seconds_since(t);
@@ -145,6 +152,7 @@ private:
 
     soapy_radio& d_radio;
     const sweep_plan& d_plan;
+    sigmf_recorder* d_recorder;
     gpufft::spectrum d_engine;
     double d_gain_db;
     std::size_t d_samples_per_hop, d_settle_samples;
@@ -219,10 +227,14 @@ int run_sweep(const options& o, soapy_radio& radio)
 {
     const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    live_outputs live(o); // binds before the output files exist: a port in use leaves none
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
         csv.emplace(o.radio.rtl_power);
-    sweeper sweep(o, radio, plan);
+    std::optional<sigmf_recorder> recorder;
+    if (!o.record.empty())
+        recorder.emplace(o.record, radio_source(radio));
+    sweeper sweep(o, radio, plan, recorder ? &*recorder : nullptr);
     std::fprintf(report, "gpufft-spectrum: %s\n", radio.description().c_str());
     std::fprintf(report,
                  "sweep: %s to %s in %zu hops of %s usable (%zu of %zu bins, %.3g%% cropped), bin %s, N = %zu on %s, "
@@ -237,6 +249,16 @@ int run_sweep(const options& o, soapy_radio& radio)
     const std::size_t total = plan.total_bins;
     waterfall rows(o.width ? o.width : std::min<std::size_t>(total, 1024), 2 * std::max<std::size_t>(o.height, 1024));
     std::vector<float> stitched(total);
+    // The live outputs get each whole sweep as one spectrum of the band; its
+    // centre is the band's middle, its rate and FFT size those of the hops.
+    live_spectrum band;
+    band.db = stitched.data();
+    band.bins = total;
+    band.f0_hz = plan.hz(0);
+    band.bin_hz = plan.bin_hz;
+    band.center_hz = plan.hz(0) + double(total - 1) * plan.bin_hz / 2;
+    band.sample_rate = radio.rate();
+    band.fft_size = plan.fft_size;
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();
@@ -269,6 +291,8 @@ int run_sweep(const options& o, soapy_radio& radio)
             std::fill(stitched.begin() + std::ptrdiff_t(measured), stitched.end(),
                       *std::min_element(stitched.begin(), stitched.begin() + std::ptrdiff_t(measured)));
         rows.add(stitched.data(), total);
+        if (!partial)
+            live.publish(band, seconds_since(start));
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);
@@ -282,6 +306,8 @@ int run_sweep(const options& o, soapy_radio& radio)
     }
     const double wall = seconds_since(start);
     const int stopped = stop_signal();
+    if (recorder) // the samples so far, an interrupted hop's too: a valid recording
+        recorder->commit(std::nullopt);
     if (sweeps == 0) {
         std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first hop\n", stopped);
         return 128 + stopped;
@@ -294,6 +320,9 @@ int run_sweep(const options& o, soapy_radio& radio)
                  sweeps, partial ? " (the last one partial)" : "", hops, wall, double(hops) / wall,
                  100 * sweep.device_seconds() / wall, 100 * sweep.fft_seconds() / wall, sweep.overflows(),
                  stopped ? " (stopped by a signal)" : "");
+    if (recorder)
+        std::fprintf(report, "recording: %s and %s, a capture per hop\n", sigmf_recorder::data_name(o.record).c_str(),
+                     sigmf_recorder::meta_name(o.record).c_str());
     if (o.png != "none") {
         axes ax;
         ax.f_lo = plan.start - plan.bin_hz / 2;

@@ -1,21 +1,26 @@
 /* gpufft-spectrum: --serve, the web view. One page (apps/spectrum/web/
  * index.html, embedded at build time) and a WebSocket that sends it the
- * metadata as JSON text and each spectrum's waterfall row, average and
- * max-hold traces as binary frames (README.md, "Web view"). Boost.Beast on
+ * metadata as JSON text, each spectrum's waterfall row, average and
+ * max-hold traces as binary frames, and a few times a second the
+ * persistence histogram (README.md, "Web view"). Boost.Beast on
  * a thread of its own; every client has a short queue of its own where the
  * newest row wins, so a slow or stalled browser only loses frames itself. */
 #include "live.h"
+#include "persistence.h"
 
 #include <gpufft/display.h>
 #include <boost/asio.hpp>
 #include <boost/beast.hpp>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <set>
 #include <thread>
+#include <tuple>
 
 namespace gpufft_app {
 
@@ -40,6 +45,14 @@ constexpr std::size_t max_queued_rows = 4;
 // The binary frame: "GFSP", columns, traces, spectrum index (uint32 each), time (float64), then the traces.
 constexpr char frame_magic[4] = { 'G', 'F', 'S', 'P' };
 constexpr std::uint32_t traces = 3; // waterfall row (the newest spectrum), average, max-hold
+// The histogram frame: "GFPH", columns, rows, spectrum index (uint32 each), time (float64), then a byte per cell.
+constexpr char histogram_magic[4] = { 'G', 'F', 'P', 'H' };
+// Histogram rows (0.7 dB each over a 70 dB range) and frames a second: W x H bytes
+// each (at most 200 kB), so they come at a lower rate than the rows.
+constexpr std::size_t histogram_rows = 100;
+constexpr double max_histograms_per_second = 5;
+// A live view forgets: a cell's count decays by this per spectrum (about 50 spectra of memory).
+constexpr double histogram_decay = 0.98;
 
 struct frame {
     std::shared_ptr<const std::string> bytes;
@@ -176,12 +189,13 @@ private:
     void answer()
     {
         const std::string target(d_request.target());
-        if (websocket::is_upgrade(d_request) && target == "/ws") {
+        const std::string path = target.substr(0, target.find('?')); // the page's options are the page's
+        if (websocket::is_upgrade(d_request) && path == "/ws") {
             d_stream.expires_never(); // the WebSocket's own timeouts take over
             std::make_shared<ws_session>(d_stream.release_socket(), d_hub)->start(std::move(d_request));
             return;
         }
-        const bool page = d_request.method() == http::verb::get && (target == "/" || target == "/index.html");
+        const bool page = d_request.method() == http::verb::get && (path == "/" || path == "/index.html");
         d_response.version(d_request.version());
         d_response.keep_alive(false);
         d_response.set(http::field::server, "gpufft-spectrum");
@@ -290,6 +304,10 @@ public:
         d_display->read_average(rows + columns);
         d_display->read_max_hold(rows + 2 * columns);
         post({ std::move(bytes), false });
+        if (now - d_last_histogram >= std::chrono::duration<double>(1 / max_histograms_per_second)) {
+            d_last_histogram = now;
+            post({ histogram_frame(s), false });
+        }
     }
 
 private:
@@ -301,6 +319,39 @@ private:
             if (d_acceptor.is_open())
                 accept();
         });
+    }
+
+    /*!
+     * The histogram as bytes: cell (r, c) at r W + c, row 0 the lowest dB;
+     * 0 where the column never reached that row, else 1 + 254 (1 + log10(share)
+     * / 3) clamped to 1..255, share being the cell's part of its column's
+     * count (the persistence PNG's scale, 0.1% to 100%).
+     */
+    std::shared_ptr<const std::string> histogram_frame(const live_spectrum& s)
+    {
+        const std::size_t columns = d_display->config().width, cells = columns * histogram_rows;
+        d_histogram.resize(cells);
+        d_display->read_histogram(d_histogram.data());
+        auto bytes = std::make_shared<std::string>(24 + cells, '\0');
+        char* p = bytes->data();
+        const std::uint32_t head[3] = { std::uint32_t(columns), std::uint32_t(histogram_rows), std::uint32_t(s.index) };
+        std::memcpy(p, histogram_magic, 4);
+        std::memcpy(p + 4, head, sizeof head);
+        std::memcpy(p + 16, &s.unix_time, 8);
+        unsigned char* out = reinterpret_cast<unsigned char*>(p + 24);
+        for (std::size_t c = 0; c < columns; ++c) {
+            double total = 0;
+            for (std::size_t r = 0; r < histogram_rows; ++r)
+                total += d_histogram[r * columns + c];
+            for (std::size_t r = 0; r < histogram_rows && total > 0; ++r) {
+                const float h = d_histogram[r * columns + c];
+                if (h > 0) {
+                    const double level = 1 + std::log10(h / total) / persistence::share_decades;
+                    out[r * columns + c] = (unsigned char)(1 + std::lround(254 * std::clamp(level, 0.0, 1.0)));
+                }
+            }
+        }
+        return bytes;
     }
 
     void post(frame f)
@@ -315,7 +366,9 @@ private:
         gpufft::display_config c;
         c.n = s.bins;
         c.width = std::min(s.bins, max_columns);
-        c.height = 1; // no persistence histogram yet
+        c.height = histogram_rows;
+        std::tie(c.db_min, c.db_max) = db_range_from(s.db, s.bins);
+        c.decay = histogram_decay;
         c.waterfall_rows = 1;
         c.average = gpufft::display_average::exponential;
         c.alpha = 0.1;
@@ -333,6 +386,9 @@ private:
             { "f_hi_hz", s.f0_hz + (double(s.bins) - 0.5) * s.bin_hz },
             { "columns", c.width },
             { "traces", { "waterfall", "average", "max_hold" } },
+            { "histogram",
+              { { "rows", c.height }, { "db_min", c.db_min }, { "db_max", c.db_max }, { "decay", c.decay },
+                { "share_decades", persistence::share_decades }, { "max_fps", max_histograms_per_second } } },
             { "average_alpha", c.alpha },
             { "db_scale", "tone dBFS" },
             { "max_fps", max_frames_per_second },
@@ -349,7 +405,8 @@ private:
     std::unique_ptr<gpufft::display> d_display;
     std::size_t d_bins = 0;
     double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0;
-    std::chrono::steady_clock::time_point d_last_frame{};
+    std::vector<float> d_histogram;
+    std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};
 };
 
 } // namespace

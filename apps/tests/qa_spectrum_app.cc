@@ -732,7 +732,8 @@ public:
         CPPUNIT_ASSERT(decode_png(png).first > 0 && decode_png(persistence).first > 0);
     }
 
-    // A failed write is an error naming the file (exit status 1), from stdio and from libpng.
+    // A failed write is an error naming the file (exit status 1), from stdio and from libpng;
+    // an output that cannot be created is refused at the start.
     void write_errors()
     {
         const std::string in = write_file("full.cu8", cu8_tone(64 * 400, 0.1, 0.5));
@@ -743,12 +744,13 @@ public:
             CPPUNIT_ASSERT_MESSAGE(err, err.find("/dev/full") != std::string::npos &&
                                             err.find("No space left") != std::string::npos);
         }
-        // A folder that does not exist, or one that is not writable: the message names the file and why.
+        // A folder that does not exist, or one that is not writable: refused at the start like a
+        // bad option (exit status 2), the message naming the option, the file and why.
         ::mkdir((temp_dir() + "/locked").c_str(), 0500);
         for (const std::string& path : { temp_dir() + "/absent/p.png", temp_dir() + "/locked/p.png" }) {
             const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--persistence", path });
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
-            CPPUNIT_ASSERT_MESSAGE(err, err.find(path + ": cannot write") != std::string::npos);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find("--persistence " + path + ": cannot write") != std::string::npos);
             if (::geteuid() == 0) // root writes into a read-only folder
                 break;
         }
@@ -1294,8 +1296,9 @@ public:
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate") != std::string::npos);
     }
 
-    // A recording that cannot be written is an error naming the file (exit
-    // status 1) and leaves no metadata; a data header is refused, not misread.
+    // A recording that fails to write is an error naming the file (exit
+    // status 1) and leaves no metadata, one that cannot be created is refused
+    // at the start (2); a data header is refused, not misread.
     void record_errors()
     {
         const std::string in = write_file("rerr.cu8", cu8_tone(64 * 100, 0.1, 0.5)), base = temp_dir() + "/full";
@@ -1309,7 +1312,8 @@ public:
         CPPUNIT_ASSERT(!std::filesystem::exists(base + ".sigmf-meta"));
         const auto [s2, o2, e2] =
             run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
-        CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 1, s2);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 2, s2); // refused at the start, as a bad option
+        CPPUNIT_ASSERT_MESSAGE(e2, e2.find("--record " + temp_dir() + "/no/such/dir/r.sigmf-data") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(2, app({ in, "--record", temp_dir() + "/" }));
 
         write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0,

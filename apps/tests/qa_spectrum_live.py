@@ -159,6 +159,14 @@ class ws_client:
                 if b0 & 0x80:  # FIN
                     return opcode == 1, payload
 
+    def binary(self, magic, within=500):
+        """The payload of the next binary message that starts with `magic`, among the next `within` messages."""
+        for _ in range(within):
+            text, payload = self.message()
+            if not text and payload[:4] == magic:
+                return payload
+        raise AssertionError(f"no {magic} message in {within}")
+
     def send_text(self, text):
         """One text frame, masked as a client's must be."""
         data, mask = text.encode(), os.urandom(4)
@@ -209,6 +217,13 @@ def parse_frame(payload):
     assert magic == b"GFSP", magic
     rows = np.frombuffer(payload, dtype="<f4", offset=24).reshape(traces, columns)
     return columns, index, t, rows
+
+
+def parse_histogram(payload):
+    """The histogram frame: (index, unix time, H x W uint8 cells, row 0 the lowest dB)."""
+    magic, columns, rows, index, t = struct.unpack_from("<4sIIId", payload)
+    assert magic == b"GFPH", magic
+    return index, t, np.frombuffer(payload, dtype=np.uint8, offset=24).reshape(rows, columns)
 
 
 def decode_png(data):
@@ -270,6 +285,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
             self.assertIn("<canvas", page)
             self.assertNotIn("https://", page)  # nothing from the network
             self.assertTrue(http_get(rx.url, "/nothing").startswith("HTTP/1.1 404"))
+            self.assertTrue(http_get(rx.url, "/?min=-100&max=0").startswith("HTTP/1.1 200"))  # the page's options
             clients = [ws_client(rx.url), ws_client(rx.url)]
             for c in clients:
                 text, payload = c.message()
@@ -283,9 +299,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 self.assertEqual(meta["traces"], ["waterfall", "average", "max_hold"])
                 indices = []
                 for _ in range(5):
-                    text, payload = c.message()
-                    self.assertFalse(text)
-                    columns, index, t, rows = parse_frame(payload)
+                    columns, index, t, rows = parse_frame(c.binary(b"GFSP"))
                     self.assertEqual(columns, meta["columns"])
                     self.assertLess(abs(t - time.time()), 30)
                     column = (100e6 + tone - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * columns
@@ -294,6 +308,18 @@ class qa_spectrum_live(gr_unittest.TestCase):
                         self.assertAlmostEqual(float(np.max(trace)), -6.02, delta=1.0)
                     indices.append(index)
                 self.assertEqual(indices, sorted(indices))
+                # The persistence histogram: the tone's column hits the tone's row in every
+                # spectrum (the top code), a noise column spreads over rows.
+                h = meta["histogram"]
+                _, t, cells = parse_histogram(c.binary(b"GFPH"))
+                self.assertEqual(cells.shape, (h["rows"], meta["columns"]))
+                self.assertLess(abs(t - time.time()), 30)
+                row = int((-6.02 - h["db_min"]) * h["rows"] / (h["db_max"] - h["db_min"]))
+                column = int((100e6 + tone - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * meta["columns"])
+                self.assertGreaterEqual(int(cells[row - 1:row + 2, column].max()), 250)
+                steady = np.flatnonzero(cells.max(axis=0) >= 250)  # the tone and its window's skirt
+                self.assertLessEqual(int(np.max(np.abs(steady - column))), 3, steady)
+                self.assertLess(int(np.median(cells.max(axis=0))), 230)
             for c in clients:
                 c.close()
         finally:
@@ -453,6 +479,9 @@ class qa_spectrum_live(gr_unittest.TestCase):
             width, height = 1000, 700
             png = chromium_screenshot(chromium, f"http://{rx.url}/", width, height, 4,
                                       os.path.join(self.tmp, "chromium"))
+            # The histogram alone (no lines over it).
+            histogram_png = chromium_screenshot(chromium, f"http://{rx.url}/?traces=none", width, height, 3,
+                                                os.path.join(self.tmp, "chromium"))
         finally:
             rc, out, err = rx.finish()
         self.assertEqual(rc, 0, err)
@@ -479,6 +508,22 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # Drawn rows, not a blank or poisoned canvas: the noise columns are dark but coloured (viridis' low end).
         self.assertGreater(noise, 50)
         self.assertLess(noise, 400)
+        # The persistence histogram in the spectrum area: in its upper half (the noise
+        # floor is in the lower), the only bright cells, viridis' yellow end (a line
+        # would be white, blue or red), are in the tone's column; the noise columns
+        # are coloured too.
+        if os.environ.get("GPUFFT_SHOTS"):
+            with open(os.path.join(os.environ["GPUFFT_SHOTS"], "page_histogram.png"), "wb") as f:
+                f.write(histogram_png)
+        img = decode_png(histogram_png).astype(int)
+        spectrum = img[layout["STATUS_H"] + 1:layout["STATUS_H"] + layout["SPECTRUM_H"] - 1,
+                       layout["PLOT_LEFT"]:layout["PLOT_LEFT"] + plot_w]
+        upper = spectrum[:len(spectrum) // 2]
+        yellow = (upper[..., 0] > 200) & (upper[..., 1] > 180) & (upper[..., 2] < 100)
+        columns = np.flatnonzero(yellow.any(axis=0))
+        self.assertGreater(len(columns), 0, "no bright histogram cell")
+        self.assertLessEqual(int(np.max(np.abs(columns - expected))), 3, (columns, expected))
+        self.assertGreater(np.median(spectrum.sum(axis=2).max(axis=0)), 150)  # viridis is never near black
 
 
 class qa_spectrum_zmq(gr_unittest.TestCase):

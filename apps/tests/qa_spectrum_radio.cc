@@ -2,7 +2,10 @@
  * on gpufftsim, the simulated SoapySDR module built next to this test
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency
  * and power across hop boundaries in every native format, the settle time,
- * overflows, live capture, --duration and a device string matching nothing.
+ * overflows, live capture, --duration, a sweep's --record read back by the
+ * SigMF reader, and bad input (a device string matching nothing, a bad
+ * sweep, an unwritable output, a port in use): one line, exit status 2, no
+ * file left behind.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -15,7 +18,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -153,6 +159,8 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(gains);
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
+    CPPUNIT_TEST(sweep_record);
+    CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -356,6 +364,99 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("50000 samples") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(csv).rows);
+    }
+
+    // --record with --sweep: a SigMF capture per hop at the hop's centre with
+    // its time, only the measured samples (no settle time), every tone at its
+    // absolute frequency and power when the recording is read back.
+    void sweep_record()
+    {
+        const auto p = gpufft_app::plan_sweep({ 88e6, 93e6, 1e4 }, 2.4e6, 0.25); // 3 hops of 1.8 MHz
+        const std::vector<tone> tones = { { 89.0e6, -30 }, { p.hz(p.kept) + 2 * p.bin_hz, -40 }, { 92.5e6, -45 } };
+        const std::string name = temp_path("sweep_rec");
+        const auto [status, out, err] = app({ "--device", sim + ",format=CF32," + tones_arg(tones), "--sweep",
+                                              "88M:93M:10k", "--once", "--record", name, "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("a capture per hop") != std::string::npos);
+        const gpufft_app::iq_source rec = gpufft_app::open_sigmf(name);
+        CPPUNIT_ASSERT(rec.format == gpufft::sample_format::cf32 && rec.sample_rate == 2.4e6);
+        CPPUNIT_ASSERT_MESSAGE(rec.hardware, rec.hardware.find("gpufftsim") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(p.centers.size(), rec.captures.size());
+        const std::size_t per_hop = rec.captures[1].sample_start; // 0.05 s dwell in whole frames
+        CPPUNIT_ASSERT(per_hop >= 120000 && per_hop < 121000);
+        for (std::size_t h = 0; h < p.centers.size(); ++h) {
+            CPPUNIT_ASSERT_EQUAL(std::uint64_t(h * per_hop), rec.captures[h].sample_start);
+            CPPUNIT_ASSERT_EQUAL(p.centers[h], rec.captures[h].center_hz);
+            CPPUNIT_ASSERT(rec.captures[h].datetime);
+            CPPUNIT_ASSERT(!h || !(*rec.captures[h].datetime < *rec.captures[h - 1].datetime));
+        }
+        CPPUNIT_ASSERT_EQUAL(std::uintmax_t(3 * per_hop * 8), std::filesystem::file_size(name + ".sigmf-data"));
+
+        // Read back: the peaks of each capture (a run at its centre), each tone in the hop whose kept bins hold it.
+        const auto [read_status, report, read_err] =
+            app({ name, "--fft", "256", "--frames", "100", "--png", "none", "--peaks", "3" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(read_err, 0, read_status);
+        std::vector<rtl_power_rows> hops(p.centers.size());
+        std::size_t hop = 0;
+        std::istringstream lines(report);
+        for (std::string line; std::getline(lines, line);) {
+            double center = 0, hz = 0, db = 0;
+            if (std::sscanf(line.c_str(), "peaks at centre %lf Hz", &center) == 1)
+                hop = std::size_t(std::find(p.centers.begin(), p.centers.end(), center) - p.centers.begin());
+            else if (std::sscanf(line.c_str(), " %lf Hz %lf dBFS", &hz, &db) == 2 && hop < hops.size())
+                hops[hop].bins.push_back({ hz, db });
+        }
+        for (const auto& t : tones) {
+            const std::size_t h = std::size_t((t.hz - p.hz(0)) / (double(p.kept) * p.bin_hz));
+            expect_tones(hops[h], { t }, p.bin_hz, 1.0, "capture " + std::to_string(h) + " read back");
+        }
+        // --annotate's signals belong to one capture's spectra, not to a band.
+        CPPUNIT_ASSERT_EQUAL(2, std::get<0>(app({ "--device", sim, "--sweep", "88M:93M:10k", "--once", "--record",
+                                                   temp_path("no_rec"), "--annotate", "--png", "none" })));
+        CPPUNIT_ASSERT(!std::filesystem::exists(temp_path("no_rec.sigmf-data")));
+    }
+
+    // The bad input: each one line on standard error, exit status 2,
+    // and none of the run's other outputs left behind.
+    void bad_input()
+    {
+        const std::string dir = temp_path("bad_input");
+        std::filesystem::create_directory(dir);
+        const int busy = ::socket(AF_INET, SOCK_STREAM, 0); // a port in use
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof at;
+        CPPUNIT_ASSERT(::bind(busy, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(busy, 1) == 0 &&
+                       ::getsockname(busy, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+        const std::string port = std::to_string(ntohs(at.sin_port));
+        const std::vector<std::string> outputs = { "--rtl-power", dir + "/sweep.csv", "--png", dir + "/sweep.png",
+                                                   "--record", dir + "/rec" };
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+            { { "--device", "driver=nosuch", "--sweep", "88M:90M:10k" }, "matches no device" },
+            { { "--device", sim, "--sweep", "90M:88M:10k" }, "--sweep: stop 88 MHz must be above start 90 MHz" },
+            { { "--device", sim, "--sweep", "88M:88M:10k" }, "must be above start" },
+            { { "--device", sim, "--sweep", "88M:90M:0.1" }, "--sweep: a bin width of 0.1 Hz is below what the rate allows" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--serve", "127.0.0.1:" + port }, "--serve 127.0.0.1:" + port },
+            { { "--device", sim, "--center", "100M", "--csv", "/nonexistent/dir/x.csv" },
+              "--csv /nonexistent/dir/x.csv: cannot write: No such file or directory" },
+            { { "--device", sim, "--center", "100M", "--jsonl", "/proc/x.jsonl" }, "--jsonl /proc/x.jsonl: cannot write" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--png", "/proc/x.png" }, "--png /proc/x.png: cannot write" },
+            { { "--device", sim, "--center", "100M", "--persistence", dir }, "it is a directory" },
+        };
+        for (auto [args, expected] : cases) {
+            args.insert(args.begin(), outputs.begin(), outputs.end()); // the case's own --png comes last
+            const auto [status, out, err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(expected + " in: " + err, err.find(expected) != std::string::npos);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
+            CPPUNIT_ASSERT_MESSAGE(err, std::filesystem::is_empty(dir)); // no output, no temporary file
+        }
+        ::close(busy);
+        // --annotate's metadata next to a raw input, where nothing can be created.
+        const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
     }
 };
 

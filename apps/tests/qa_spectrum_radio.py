@@ -8,25 +8,40 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
   time, a column per bin from Hz low, Hz high and Hz step), tone and all;
 - SIGINT in the middle of a sweep or a live capture: exit status 130, only
   complete rows, a PNG whose every chunk and row decodes;
-- memory on a long run stays flat (a run 4 times longer, about the same peak RSS).
+- memory on a long run stays flat (a run 4 times longer, about the same peak RSS);
+- the live outputs of a sweep: --zmq-pub read with pyzmq and the example
+  collector's parser, and --serve's metadata and rows, each a whole band with
+  the tones at their absolute frequencies; and a SigMF recording's spectra
+  published at their own capture's centre.
 
 The program is $GPUFFT_SPECTRUM_EXE.
 """
 
 import os
+import json
 import re
+import select
 import signal
 import struct
 import subprocess
+import sys
 import tempfile
 import time
 import zlib
 
 import numpy as np
+import zmq
 from gnuradio import gr_unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples")]
+from qa_spectrum_live import free_port, parse_frame, ws_client  # noqa: E402
+from zmq_collector import parse_message  # noqa: E402
 
 EXE = os.environ["GPUFFT_SPECTRUM_EXE"]
 SIM = "driver=gpufftsim"
+# Two tones, one near a hop edge (hops of 1.8 MHz from 88 MHz), on 9375 Hz bins.
+SWEEP_TONES = ((100.1e6, -30), (91.3e6, -45))
 
 # rtl_power.c (rtl-sdr), main() and csv_dbm(): "%Y-%m-%d, %H:%M:%S, " then
 # "Hz low, Hz high, Hz step, samples, " as "%i, %i, %.2f, %i, " and each dB
@@ -183,6 +198,112 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         self.assertGreater(sweeps_long, 2 * sweeps_short)  # the machine may be shared
         self.assertLess(long - short, 4096)
 
+    def sweep_process(self, *live_args):
+        tones = ";".join(f"{hz}:{db}" for hz, db in SWEEP_TONES)
+        return subprocess.Popen([EXE, "--device", f"{SIM},paced=0,tones={tones}", "--sweep", "88M:108M:10k",
+                                 "--png", "none", "--name", "mast", "--quiet", *live_args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def check_band(self, f0, step, db):
+        self.assertEqual(len(db), 2134)  # the whole band: 20 MHz in 9375 Hz bins
+        self.assertEqual(f0, 88e6)
+        self.assertEqual(step, 9375.0)
+        for hz, level in SWEEP_TONES:
+            k = int(round((hz - f0) / step))
+            peak = k - 2 + int(np.argmax(db[k - 2:k + 3]))
+            self.assertLessEqual(abs(f0 + peak * step - hz), step)
+            self.assertLess(abs(db[peak] - level), 1.0)
+            self.assertGreater(db[peak] - np.median(db), 20)
+
+    def test_sweep_zmq_pub(self):
+        address = f"tcp://127.0.0.1:{free_port()}"
+        proc = self.sweep_process("--zmq-pub", address)
+        context = zmq.Context()
+        sub = context.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RCVTIMEO, 20000)
+        sub.connect(address)
+        try:
+            for _ in range(3):  # a message per whole sweep
+                tags, db = parse_message(sub.recv())
+                self.assertEqual(tags["name"], "mast")
+                self.assertAlmostEqual(tags["rx_freq"], 88e6 + 2133 * 9375.0 / 2)  # the band's middle
+                self.assertEqual(tags["rx_rate"], 2.4e6)  # the hops'
+                self.assertEqual(tags["fft_size"], 256)
+                self.assertLess(abs(sum(tags["rx_time"]) - time.time()), 30)
+                self.check_band(tags["f0_hz"], tags["bin_hz"], db)
+        finally:
+            sub.close()
+            context.term()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+
+    def test_sweep_serve(self):
+        proc = self.sweep_process("--serve", "127.0.0.1:0")
+        try:
+            self.assertTrue(select.select([proc.stderr], [], [], 20)[0], "no web view address")
+            url = re.search(r"web view on http://([^/]+)/", proc.stderr.readline()).group(1)
+            client = ws_client(url)
+            text, payload = client.message()
+            self.assertTrue(text)
+            meta = json.loads(payload)
+            self.assertEqual((meta["f0_hz"], meta["bin_hz"], meta["bins"]), (88e6, 9375.0, 2134))
+            self.assertEqual((meta["f_lo_hz"], meta["f_hi_hz"]), (88e6 - 9375 / 2, 88e6 + 2133.5 * 9375))
+            columns, _, _, rows = parse_frame(client.binary(b"GFSP"))
+            self.assertEqual(columns, meta["columns"])
+            newest = rows[0]
+            for hz, level in SWEEP_TONES:  # a column is the max of the bins it covers
+                column = int((hz - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * columns)
+                self.assertLess(abs(float(np.max(newest[column - 1:column + 2])) - level), 1.0)
+            client.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+
+    def test_sigmf_captures_zmq_pub(self):
+        # A SigMF recording of two captures at different centres, each spectrum
+        # published at its own capture's centre. The subscriber connects first
+        # (retrying every 10 ms until the program binds); the captures are long
+        # enough (4 Msamples each) that spectra of both reach it.
+        base = self.path("two")
+        rate, n = 1e6, 4000000
+        with open(base + ".sigmf-meta", "w") as f:
+            json.dump({"global": {"core:datatype": "cu8", "core:sample_rate": rate, "core:version": "1.0.0"},
+                       "captures": [{"core:sample_start": 0, "core:frequency": 100e6},
+                                    {"core:sample_start": n, "core:frequency": 433.92e6}],
+                       "annotations": []}, f)
+        tone = rate * 100 / 1024  # bin 100 above the centre
+        x = 0.5 * np.exp(2j * np.pi * tone / rate * np.arange(2 * n))
+        iq = np.empty(4 * n, dtype=np.uint8)
+        iq[0::2], iq[1::2] = np.round(127.5 + 127 * x.real), np.round(127.5 + 127 * x.imag)
+        iq.tofile(base + ".sigmf-data")
+        address = f"tcp://127.0.0.1:{free_port()}"
+        context = zmq.Context()
+        sub = context.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RECONNECT_IVL, 10)
+        sub.setsockopt(zmq.RCVTIMEO, 5000)
+        sub.connect(address)
+        proc = subprocess.Popen([EXE, base, "--fft", "1024", "--fps", "100", "--png", "none", "--zmq-pub", address],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen = []
+        try:
+            while True:
+                tags, db = parse_message(sub.recv())
+                peak = tags["f0_hz"] + int(np.argmax(db)) * tags["bin_hz"]
+                seen.append((tags["rx_freq"], peak - tags["rx_freq"]))
+        except zmq.Again:
+            pass
+        finally:
+            sub.close()
+            context.term()
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertEqual(sorted({c for c, _ in seen}), [100e6, 433.92e6], seen[:3])
+        for _, offset in seen:  # the tone at its place relative to each capture's centre
+            self.assertAlmostEqual(offset, tone, delta=1)
 
 if __name__ == "__main__":
     gr_unittest.run(qa_spectrum_radio)
