@@ -30,7 +30,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-
 def read_text(path):
     with open(path) as f:
         return f.read()
