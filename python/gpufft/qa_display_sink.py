@@ -64,6 +64,14 @@ def row_of(db, plot, ref_level, db_range):
     return plot.top() + (ref_level - db) / db_range * plot.height()
 
 
+
+def shown(sink):
+    """The sink's widget at 1000 x 700, shown."""
+    w = sink.pyqwidget()
+    w.resize(1000, 700)
+    w.show()
+    return w
+
 class qa_display_sink(gr_unittest.TestCase):
     fs = 1.024e6
     n = 1024
@@ -108,9 +116,7 @@ class qa_display_sink(gr_unittest.TestCase):
         tb = gr.top_block()
         sink = self.sink_c()
         tb.connect(blocks.vector_source_c(self.tone(frames).tolist()), sink)
-        w = sink.pyqwidget()
-        w.resize(1000, 700)
-        w.show()
+        w = shown(sink)
         tb.run()
         self.assertEqual(sink.frames_displayed(), frames)  # every frame, none dropped
         self.assertTrue(wait_for(lambda: w.property("frames_drawn") == sink.frames_displayed()))
@@ -130,9 +136,7 @@ class qa_display_sink(gr_unittest.TestCase):
         tb = gr.top_block()
         sink = self.sink_c()
         tb.connect(blocks.vector_source_c(self.tone(frames).tolist()), sink)
-        w = sink.pyqwidget()
-        w.resize(1000, 700)
-        w.show()
+        w = shown(sink)
         self.lines_off(w)
         band_lo, band_hi = band(self.fc, self.fs, self.n)
         QtTest.QTest.keyClick(w, QtCore.Qt.Key_Plus)
@@ -159,9 +163,7 @@ class qa_display_sink(gr_unittest.TestCase):
         sink = self.sink_c(format="cu8")
         self.assertEqual(sink.format(), "cu8")
         tb.connect(blocks.vector_source_b(iq.tolist(), False, 2), sink)
-        w = sink.pyqwidget()
-        w.resize(1000, 700)
-        w.show()
+        w = shown(sink)
         tb.run()
         self.assertEqual(sink.frames_displayed(), frames)
         self.assertTrue(wait_for(lambda: w.property("frames_drawn") == sink.frames_displayed()))
@@ -177,9 +179,7 @@ class qa_display_sink(gr_unittest.TestCase):
         debug = blocks.message_debug()
         tb.connect(blocks.vector_source_c(self.tone(16).tolist(), repeat=True), blocks.throttle(gr.sizeof_gr_complex, 1e6), sink)
         tb.msg_connect((sink, "freq"), (debug, "store"))
-        w = sink.pyqwidget()
-        w.resize(1000, 700)
-        w.show()
+        w = shown(sink)
         tb.start()
         try:
             self.assertTrue(wait_for(lambda: w.property("frames_drawn") > 0))
@@ -211,9 +211,7 @@ class qa_display_sink(gr_unittest.TestCase):
         sink = gpufft.display_sink_f(vlen, rate, centre, colormap="grey", width=vlen, height=200)
         self.assertEqual(sink.vlen(), vlen)
         tb.connect(blocks.vector_source_f(spectra.ravel().tolist(), False, vlen), sink)
-        w = sink.pyqwidget()
-        w.resize(1000, 700)
-        w.show()
+        w = shown(sink)
         tb.run()
         self.assertEqual(sink.frames_displayed(), frames)
         self.assertTrue(wait_for(lambda: w.property("frames_drawn") == sink.frames_displayed()))
