@@ -64,13 +64,13 @@ def row_of(db, plot, ref_level, db_range):
     return plot.top() + (ref_level - db) / db_range * plot.height()
 
 
-
 def shown(sink):
     """The sink's widget at 1000 x 700, shown."""
     w = sink.pyqwidget()
     w.resize(1000, 700)
     w.show()
     return w
+
 
 class qa_display_sink(gr_unittest.TestCase):
     fs = 1.024e6
