@@ -74,14 +74,26 @@ class chain
 public:
     virtual ~chain() = default;
     /*!
-     * Runs `frames` frames (1 to batch) whose raw samples start hop samples
-     * apart at `raw`. Each finished output (n floats) goes to out + k * n;
-     * returns how many (at most `frames`). A chain with a display stage
-     * puts every frame into it instead, writes nothing to out (which may
-     * be null) and returns `frames`.
+     * Where the engine assembles the raw samples of the next run: room for
+     * (batch - 1) * hop + n samples. A device chain may hand out a
+     * different buffer after each run (a ring of pinned staging buffers).
      */
-    virtual std::size_t run(const unsigned char* raw, std::size_t frames, float* out) = 0;
-    //! Forgets the average.
+    virtual unsigned char* input() = 0;
+    /*!
+     * Runs `frames` frames (1 to batch) whose raw samples start hop samples
+     * apart in input(), whose first `held` bytes the engine filled, and
+     * carries bytes [used, held) over to the start of the next input().
+     * Finished outputs (n floats each) go to `deliver` in order, when it is
+     * set, as they become ready: a device chain may deliver them during a
+     * later run() or drain(). Returns how many it delivered. A chain with a
+     * display stage puts every frame into it instead, delivers nothing and
+     * returns `frames`.
+     */
+    virtual std::size_t run(std::size_t frames, std::size_t used, std::size_t held,
+                            const spectrum::sink& deliver) = 0;
+    //! Delivers every output still in flight; returns how many.
+    virtual std::size_t drain(const spectrum::sink& deliver) = 0;
+    //! Forgets the average (the engine drains first).
     virtual void reset() = 0;
     virtual const std::string& backend() const = 0;
     //! The display stage, when setup.display asked for one and this chain runs it; else nullptr.

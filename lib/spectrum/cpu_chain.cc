@@ -22,11 +22,13 @@ public:
     explicit cpu_chain(const chain_setup& s)
         : d_s(s),
           d_plan(problem{ s.n, direction::forward, s.batch }, s.plan),
+          d_raw(((s.batch - 1) * s.hop + s.n) * sample_bytes(s.format)),
           d_frames(s.n * s.batch, complex(0.0f, 0.0f)),
           d_convert(2 * s.n),
           d_window(s.window.begin(), s.window.end()),
           d_power(s.n),
           d_avg(s.n),
+          d_out(s.n),
           d_floor(s.n, power_floor)
     {
         // 8-bit samples convert exactly through a table (cu8's offset is not a scale).
@@ -36,23 +38,32 @@ public:
                            : float(double(std::int8_t(std::uint8_t(v))) / 128.0);
     }
 
-    std::size_t run(const unsigned char* raw, std::size_t frames, float* out) override
+    unsigned char* input() override { return d_raw.data(); }
+
+    std::size_t run(std::size_t frames, std::size_t used, std::size_t held,
+                    const spectrum::sink& deliver) override
     {
         const std::size_t n = d_s.n, step = d_s.hop * sample_bytes(d_s.format);
         for (std::size_t f = 0; f < frames; ++f)
-            load(raw + f * step, d_frames.data() + f * n);
+            load(d_raw.data() + f * step, d_frames.data() + f * n);
+        std::memmove(d_raw.data(), d_raw.data() + used, held - used);
         d_plan.execute(d_frames.data(), d_frames.data());
 
         std::size_t outputs = 0;
         for (std::size_t f = 0; f < frames; ++f) {
             accumulate(d_frames.data() + f * n);
             if (++d_count == d_s.per_output) {
-                finish(out + outputs++ * n);
+                finish(d_out.data());
+                if (deliver)
+                    deliver(d_out.data(), n);
+                ++outputs;
                 d_count = 0;
             }
         }
         return outputs;
     }
+
+    std::size_t drain(const spectrum::sink&) override { return 0; }
 
     void reset() override
     {
@@ -137,11 +148,13 @@ private:
 
     const chain_setup d_s;
     plan d_plan;
+    std::vector<unsigned char> d_raw; // one batch of frames' raw samples
     volk::vector<complex> d_frames; // batch frames, transformed in place
     volk::vector<float> d_convert;  // one frame of converted I/Q
     volk::vector<float> d_window;
     volk::vector<float> d_power;    // one frame's |X|^2
     volk::vector<float> d_avg;      // the running average or hold
+    volk::vector<float> d_out;      // one finished output
     volk::vector<float> d_floor;    // power_floor, n times
     std::array<float, 256> d_lut{};
     std::size_t d_count = 0;        // frames in the current output

@@ -23,7 +23,11 @@ public:
      */
     explicit engine(const spectrum_config& config, const display_config* display = nullptr);
 
-    //! As gpufft::spectrum's; `out` may be empty (outputs are then dropped).
+    /*!
+     * As gpufft::spectrum's; `out` may be empty (outputs are then dropped).
+     * Every output the pushed frames complete is delivered before the call
+     * returns.
+     */
     std::size_t push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out);
     std::size_t push(const complex* samples, std::size_t count, const spectrum::sink& out);
     std::size_t flush(const spectrum::sink& out);
@@ -43,10 +47,9 @@ private:
     spectrum_config d_config;
     chain_setup d_setup;
     std::unique_ptr<chain> d_chain;
-    std::size_t d_bps = 0;            // bytes per sample
-    std::vector<unsigned char> d_raw; // (batch - 1) * hop + n samples: one batch of frames
-    std::size_t d_fill = 0;           // bytes held in d_raw
-    std::vector<float> d_out;         // up to batch outputs of one chain run (none with a display stage)
+    std::size_t d_bps = 0;  // bytes per sample
+    std::size_t d_span = 0; // bytes of one batch of frames: (batch - 1) * hop + n samples
+    std::size_t d_fill = 0; // bytes held in the chain's input()
     std::size_t d_frames = 0;
 };
 

@@ -173,22 +173,17 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
         s.display = *display;
 
     d_chain = make_chain(s);
-    d_raw.assign(((s.batch - 1) * s.hop + n) * d_bps, 0);
-    if (!d_chain->display())
-        d_out.assign(s.batch * n, 0.0f);
+    d_span = ((s.batch - 1) * s.hop + n) * d_bps;
 }
 
-// Runs the first `count` frames held in d_raw, drops the samples no later frame needs.
+// Runs the first `count` frames held in the chain's input; the samples a
+// later frame needs move to the start of the next input.
 std::size_t engine::run(std::size_t count, const spectrum::sink& deliver)
 {
-    const std::size_t outputs = d_chain->run(d_raw.data(), count, d_out.data());
-    d_frames += count;
     const std::size_t used = count * d_setup.hop * d_bps;
-    std::memmove(d_raw.data(), d_raw.data() + used, d_fill - used);
+    const std::size_t outputs = d_chain->run(count, used, d_fill, deliver);
+    d_frames += count;
     d_fill -= used;
-    if (deliver && !d_out.empty())
-        for (std::size_t k = 0; k < outputs; ++k)
-            deliver(d_out.data() + k * d_setup.n, d_setup.n);
     return outputs;
 }
 
@@ -199,15 +194,15 @@ std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectr
     const auto* src = static_cast<const unsigned char*>(data);
     std::size_t outputs = 0;
     while (bytes) {
-        const std::size_t take = std::min(bytes, d_raw.size() - d_fill);
-        std::memcpy(d_raw.data() + d_fill, src, take);
+        const std::size_t take = std::min(bytes, d_span - d_fill);
+        std::memcpy(d_chain->input() + d_fill, src, take);
         d_fill += take;
         src += take;
         bytes -= take;
-        if (d_fill == d_raw.size()) // exactly one full batch of frames
+        if (d_fill == d_span) // exactly one full batch of frames
             outputs += run(d_setup.batch, out);
     }
-    return outputs;
+    return outputs + d_chain->drain(out);
 }
 
 std::size_t engine::push(const complex* samples, std::size_t count, const spectrum::sink& out)
@@ -222,12 +217,14 @@ std::size_t engine::flush(const spectrum::sink& out)
 {
     const std::size_t held = d_fill / d_bps;
     if (held < d_setup.n)
-        return 0;
-    return run((held - d_setup.n) / d_setup.hop + 1, out);
+        return d_chain->drain(out);
+    const std::size_t outputs = run((held - d_setup.n) / d_setup.hop + 1, out);
+    return outputs + d_chain->drain(out);
 }
 
 void engine::reset()
 {
+    d_chain->drain({});
     d_fill = 0;
     d_frames = 0;
     d_chain->reset();

@@ -195,6 +195,30 @@ linear_error linear_errors(const std::vector<float>& out, const std::vector<doub
     return e;
 }
 
+//! dB outputs against the reference: db_bound for bins near the output's mean power, weak_db_bound below.
+void check_db(failures& f, const std::string& name, const std::vector<float>& got,
+              const std::vector<double>& ref, std::size_t n)
+{
+    for (std::size_t at = 0; at < ref.size(); at += n) {
+        double mean = 0;
+        for (std::size_t i = at; i < at + n; ++i)
+            mean += std::pow(10.0, ref[i] / 10) / double(n);
+        const double weak = 10 * std::log10(mean) - weak_below_mean_db;
+        double worst = 0;
+        for (std::size_t i = at; i < at + n; ++i) {
+            const double err = std::abs(got[i] - ref[i]);
+            const double bound = ref[i] >= weak ? db_bound : weak_db_bound;
+            worst = std::max(worst, std::isfinite(err) ? err / bound : HUGE_VAL);
+            if (!(err <= bound)) {
+                f.add(name + ": output " + std::to_string(at / n) + " bin " + std::to_string(i - at) +
+                      " = " + std::to_string(got[i]) + " dB, want " + std::to_string(ref[i]));
+                break;
+            }
+        }
+        f.note(name + " (dB, error / bound)", worst, 1.0);
+    }
+}
+
 //! Checks one configuration on the device against the reference and the CPU chain.
 void check_config(failures& f, const spectrum_config& base, const std::size_t frames)
 {
@@ -236,24 +260,7 @@ void check_config(failures& f, const spectrum_config& base, const std::size_t fr
             }
         return;
     }
-    for (std::size_t at = 0; at < ref.size(); at += n) {
-        double mean = 0;
-        for (std::size_t i = at; i < at + n; ++i)
-            mean += std::pow(10.0, ref[i] / 10) / double(n);
-        const double weak = 10 * std::log10(mean) - weak_below_mean_db;
-        double worst = 0;
-        for (std::size_t i = at; i < at + n; ++i) {
-            const double err = std::abs(got[i] - ref[i]);
-            const double bound = ref[i] >= weak ? db_bound : weak_db_bound;
-            worst = std::max(worst, std::isfinite(err) ? err / bound : HUGE_VAL);
-            if (!(err <= bound)) {
-                f.add(name + ": output " + std::to_string(at / n) + " bin " + std::to_string(i - at) +
-                      " = " + std::to_string(got[i]) + " dB, want " + std::to_string(ref[i]));
-                break;
-            }
-        }
-        f.note(name + " (dB, error / bound)", worst, 1.0);
-    }
+    check_db(f, name, got, ref, n);
 }
 
 class qa_opencl_spectrum : public CppUnit::TestFixture
@@ -261,6 +268,7 @@ class qa_opencl_spectrum : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE(qa_opencl_spectrum);
     CPPUNIT_TEST(against_reference);
     CPPUNIT_TEST(chunked_and_reset);
+    CPPUNIT_TEST(ragged_pushes);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -340,6 +348,102 @@ public:
                 f.add(name + ": the outputs after reset() differ from a fresh engine's");
         }
         f.report("chunked and reset");
+        QA_ASSERT_NO_FAILURES(f);
+    }
+
+    /* The device chain keeps several batches in flight (a ring of staging
+     * buffers) yet every push and flush delivers the outputs its frames
+     * complete, as the CPU chain does: pushes of odd byte counts, of one
+     * sample and of one byte, and a flush in the middle of an average, many
+     * times round the ring, each format. Per call the number of outputs
+     * equals simd's; all outputs match the reference. */
+    void ragged_pushes()
+    {
+        failures f;
+        std::size_t i = 0;
+        for (auto fmt : all_formats) {
+            spectrum_config c;
+            c.fft_size = 256;
+            c.format = fmt;
+            c.average = all_averaging[i++ % 4];
+            c.alpha = 0.25;
+            c.frames_per_output = 3;
+            c.overlap = 0.5;
+            c.batch = 4;
+            const std::string name = describe(c);
+            c.backend = "opencl";
+            spectrum dev(c);
+            c.backend = "simd";
+            spectrum cpu(c);
+            const std::size_t bps = gpufft::sample_bytes(fmt);
+            const auto raw = random_raw(fmt, 80 * dev.hop() + c.fft_size, name);
+            // Push sizes in bytes: odd ones up to three batches, a run of
+            // single samples, single bytes, then a flush with 1 or 2 frames
+            // of an average held; again odd sizes to the end.
+            auto rng = rng_for(name);
+            std::vector<std::size_t> sizes;
+            std::size_t at = 0;
+            const std::size_t span = (3 * dev.hop() + c.fft_size) * bps, flush_mark = 0;
+            const auto add = [&](std::size_t bytes) {
+                bytes = std::min(bytes, raw.size() - at);
+                if (bytes) {
+                    sizes.push_back(bytes);
+                    at += bytes;
+                }
+            };
+            while (at < raw.size() / 3)
+                add(1 + 2 * (rng() % (3 * span / 2)));
+            for (std::size_t k = 0; k < 7; ++k)
+                add(1);
+            const auto frames_in = [&] { return (at / bps - c.fft_size) / dev.hop() + 1; };
+            for (std::size_t k = 0; k < 2 * c.fft_size || frames_in() % c.frames_per_output == 0; ++k)
+                add(bps);
+            sizes.push_back(flush_mark);
+            while (at < raw.size())
+                add(1 + 2 * (rng() % (3 * span / 2)));
+
+            std::vector<float> got, want;
+            const auto into = [](std::vector<float>& v) {
+                return [&v](const float* p, std::size_t n) { v.insert(v.end(), p, p + n); };
+            };
+            std::size_t from = 0, call = 0;
+            bool mid_average = false, in_step = true;
+            for (std::size_t bytes : sizes) {
+                std::size_t a, b;
+                if (bytes == flush_mark) {
+                    a = dev.flush(into(got));
+                    b = cpu.flush(into(want));
+                    mid_average = dev.frames() % c.frames_per_output != 0;
+                } else {
+                    a = dev.push_bytes(raw.data() + from, bytes, into(got));
+                    b = cpu.push_bytes(raw.data() + from, bytes, into(want));
+                    from += bytes;
+                }
+                f.checked();
+                if (a != b || got.size() != want.size()) {
+                    f.add(name + ": call " + std::to_string(call) + " (" + std::to_string(bytes) +
+                          " bytes) delivered " + std::to_string(a) + " outputs on the device, " +
+                          std::to_string(b) + " on the CPU");
+                    in_step = false;
+                    break;
+                }
+                ++call;
+            }
+            if (!in_step)
+                continue;
+            dev.flush(into(got));
+            cpu.flush(into(want));
+            if (!mid_average)
+                f.add(name + ": the flush did not fall in the middle of an average (test setup)");
+            const auto ref = reference_outputs(dev, raw);
+            if (got.size() != ref.size() || want.size() != ref.size()) {
+                f.add(name + ": " + std::to_string(got.size()) + " values on the device, " +
+                      std::to_string(want.size()) + " on the CPU, want " + std::to_string(ref.size()));
+                continue;
+            }
+            check_db(f, name, got, ref, c.fft_size);
+        }
+        f.report("ragged pushes");
         QA_ASSERT_NO_FAILURES(f);
     }
 

@@ -7,10 +7,18 @@
  * the frames into the average kept on the device between calls and writes
  * each finished output scaled, in dB if asked, shifted if asked.
  *
- * Unified-memory devices map the upload and output buffers (no copy beyond
- * the one into and out of the mapping); discrete devices copy through
- * pinned staging buffers. One call is in flight at a time: run() returns
- * its outputs, as the chain interface asks.
+ * The engine assembles each batch's raw samples straight into one of a
+ * ring of staging buffers, so the only host copy is the one from the
+ * caller's buffer. Discrete devices upload from pinned staging buffers
+ * (CL_MEM_ALLOC_HOST_PTR, mapped for the chain's life) with non-blocking
+ * writes; unified-memory devices run the kernels on the staging buffer
+ * itself, unmapped for the run and mapped again (non-blocking) behind it.
+ * Finished outputs come back by a non-blocking read into pinned memory, only
+ * when a run completes one; the host waits on a run only when its staging
+ * buffer comes round again (three runs later) or when the engine drains at
+ * the end of a push or flush. The OpenCL 1.2 specification (section 5.4.3,
+ * "Accessing mapped regions of a memory object") is what the unified path
+ * keeps to: no kernel touches a region while it is mapped.
  *
  * With a display (setup.display, gpufft::spectrum_display), the outputs
  * (one dB, shifted frame each) stay in their device buffer and go straight
@@ -43,41 +51,9 @@ mem_handle device_buffer(device_context& ctx, cl_mem_flags flags, std::size_t by
     return m;
 }
 
-//! A buffer's first `bytes` mapped into host memory while it lives.
-class mapping
-{
-public:
-    mapping() = default;
-    mapping(cl_command_queue q, cl_mem m, cl_map_flags flags, std::size_t bytes) : d_q(q), d_m(m)
-    {
-        cl_int err = CL_SUCCESS;
-        d_p = api()->clEnqueueMapBuffer(q, m, CL_TRUE, flags, 0, bytes, 0, nullptr, nullptr, &err);
-        check(err, "clEnqueueMapBuffer");
-    }
-    ~mapping() { unmap(); }
-    mapping(const mapping&) = delete;
-    mapping& operator=(const mapping&) = delete;
-    mapping& operator=(mapping&& o) noexcept
-    {
-        unmap();
-        d_q = o.d_q;
-        d_m = o.d_m;
-        d_p = std::exchange(o.d_p, nullptr);
-        return *this;
-    }
-    void* get() const { return d_p; }
-
-private:
-    void unmap()
-    {
-        if (d_p)
-            api()->clEnqueueUnmapMemObject(d_q, d_m, std::exchange(d_p, nullptr), 0, nullptr,
-                                           nullptr);
-    }
-    cl_command_queue d_q = nullptr;
-    cl_mem d_m = nullptr;
-    void* d_p = nullptr;
-};
+// Staging buffers in the ring: the host fills one while the device works on
+// the other two's uploads and transforms.
+constexpr std::size_t ring_slots = 3;
 
 class spectrum_chain final : public gpufft::detail::chain
 {
@@ -100,32 +76,32 @@ public:
         d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, raw);
 
         const std::size_t state_bytes = s.n * sizeof(float);
-        const std::size_t need =
-            d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes + d_fft->device_bytes();
+        const std::size_t raw_buffers = d_unified ? ring_slots : 1;
+        const std::size_t need = raw_buffers * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
+                                 d_fft->device_bytes();
         if (need > dev.info.global_memory || std::max(d_raw_bytes, d_out_bytes) > dev.max_alloc)
             throw error("gpufft: opencl: the spectrum chain for " + std::to_string(s.batch) +
                         " frames of " + std::to_string(s.n) + " points needs " +
                         std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
                         std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
                         std::to_string(dev.max_alloc >> 20) + " MiB)");
-        const cl_mem_flags host = d_unified ? CL_MEM_ALLOC_HOST_PTR : 0;
-        d_raw = device_buffer(d_ctx, CL_MEM_READ_ONLY | host, d_raw_bytes);
+        const cl_command_queue q = d_queue.get();
+        if (!d_unified)
+            d_raw = device_buffer(d_ctx, CL_MEM_READ_ONLY, d_raw_bytes);
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
         for (mem_handle& m : d_state)
             m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
-        if (s.display) {
-            d_out = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
-            d_display = std::make_unique<device_display>(d_ctx, d_queue.get(), *s.display, s.batch);
-        } else {
-            d_out = device_buffer(d_ctx, CL_MEM_WRITE_ONLY | host, d_out_bytes);
-        }
-        if (!d_unified) {
-            // Pinned staging, mapped for the chain's life.
-            d_raw_staging = device_buffer(d_ctx, CL_MEM_ALLOC_HOST_PTR, d_raw_bytes);
-            d_raw_host = mapping(d_queue.get(), d_raw_staging.get(), CL_MAP_WRITE, d_raw_bytes);
+        d_out = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
+        if (s.display)
+            d_display = std::make_unique<device_display>(d_ctx, q, *s.display, s.batch);
+        for (slot& sl : d_slots) {
+            sl.raw = device_buffer(d_ctx, (d_unified ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) |
+                                              CL_MEM_ALLOC_HOST_PTR,
+                                   d_raw_bytes);
+            sl.host = static_cast<unsigned char*>(map(sl.raw.get(), CL_MAP_WRITE, d_raw_bytes));
             if (!d_display) {
-                d_out_staging = device_buffer(d_ctx, CL_MEM_ALLOC_HOST_PTR, d_out_bytes);
-                d_out_host = mapping(d_queue.get(), d_out_staging.get(), CL_MAP_READ, d_out_bytes);
+                sl.out = device_buffer(d_ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, d_out_bytes);
+                sl.out_host = static_cast<float*>(map(sl.out.get(), CL_MAP_READ, d_out_bytes));
             }
         }
 
@@ -154,20 +130,41 @@ public:
 
     ~spectrum_chain() override
     {
-        d_raw_host = {};
-        d_out_host = {};
-        api()->clFinish(d_queue.get());
+        const cl_command_queue q = d_queue.get();
+        api()->clFinish(q);
+        for (slot& sl : d_slots) {
+            if (sl.host)
+                api()->clEnqueueUnmapMemObject(q, sl.raw.get(), sl.host, 0, nullptr, nullptr);
+            if (sl.out_host)
+                api()->clEnqueueUnmapMemObject(q, sl.out.get(), sl.out_host, 0, nullptr, nullptr);
+        }
+        api()->clFinish(q);
     }
 
-    std::size_t run(const unsigned char* raw, std::size_t frames, float* out) override
+    unsigned char* input() override { return d_slots[d_next].host; }
+
+    std::size_t run(std::size_t frames, std::size_t used, std::size_t held,
+                    const spectrum::sink& deliver) override
     {
         if (frames == 0)
             return 0;
         try {
-            return run_frames(raw, frames, out);
+            return run_frames(frames, used, held, deliver);
         } catch (...) {
-            // Leave no work in flight on buffers the caller may free.
-            api()->clFinish(d_queue.get());
+            abandon();
+            throw;
+        }
+    }
+
+    std::size_t drain(const spectrum::sink& deliver) override
+    {
+        try {
+            std::size_t outputs = 0;
+            for (std::size_t i = 0; i < ring_slots; ++i) // oldest first
+                outputs += collect(d_slots[(d_next + i) % ring_slots], deliver);
+            return outputs;
+        } catch (...) {
+            abandon();
             throw;
         }
     }
@@ -182,26 +179,93 @@ public:
     gpufft::detail::display_stage* display() override { return d_display.get(); }
 
 private:
+    struct slot {
+        //! Unified: what the kernels read; discrete: pinned staging for the upload.
+        mem_handle raw;
+        //! raw mapped: discrete for the chain's life; unified between runs (null while unmapped).
+        unsigned char* host = nullptr;
+        //! The host may write `host` once this completes (the upload, or the new mapping).
+        event_handle writable;
+        mem_handle out;           //!< pinned: the outputs read back (none with a display)
+        float* out_host = nullptr; //!< out, mapped for the chain's life
+        event_handle read;        //!< the read-back of `outputs` outputs into out_host
+        std::size_t outputs = 0;  //!< finished outputs not yet delivered
+    };
+
     void set_arg(cl_uint i, std::size_t size, const void* value)
     {
         check(api()->clSetKernelArg(d_average.get(), i, size, value), "clSetKernelArg");
     }
 
-    std::size_t run_frames(const unsigned char* raw, std::size_t frames, float* out)
+    //! Maps a whole buffer, waiting for it.
+    void* map(cl_mem m, cl_map_flags flags, std::size_t bytes)
+    {
+        cl_int err = CL_SUCCESS;
+        void* p = api()->clEnqueueMapBuffer(d_queue.get(), m, CL_TRUE, flags, 0, bytes, 0, nullptr,
+                                            nullptr, &err);
+        check(err, "clEnqueueMapBuffer");
+        return p;
+    }
+
+    static void wait(const event_handle& e, const char* what)
+    {
+        const cl_event ev = e.get();
+        if (ev)
+            check(api()->clWaitForEvents(1, &ev), what);
+    }
+
+    // Waits for a slot's outputs and delivers them; returns how many.
+    std::size_t collect(slot& sl, const spectrum::sink& deliver)
+    {
+        if (!sl.outputs)
+            return 0;
+        wait(sl.read, "clWaitForEvents (the spectrum chain's outputs)");
+        const std::size_t outputs = std::exchange(sl.outputs, 0);
+        if (deliver)
+            for (std::size_t k = 0; k < outputs; ++k)
+                deliver(sl.out_host + k * d_s.n, d_s.n);
+        return outputs;
+    }
+
+    // After an error: no work left in flight, no outputs pending, every
+    // staging buffer mapped.
+    void abandon()
+    {
+        api()->clFinish(d_queue.get());
+        for (slot& sl : d_slots) {
+            sl.outputs = 0;
+            if (!sl.host)
+                sl.host = static_cast<unsigned char*>(map(sl.raw.get(), CL_MAP_WRITE, d_raw_bytes));
+        }
+    }
+
+    std::size_t run_frames(std::size_t frames, std::size_t used, std::size_t held,
+                           const spectrum::sink& deliver)
     {
         const cl_api& a = *api();
         const cl_command_queue q = d_queue.get();
+        slot& cur = d_slots[d_next];
+        slot& next = d_slots[(d_next + 1) % ring_slots];
+
+        // The next staging buffer: free once its upload (or mapping) is done,
+        // and its outputs, the oldest pending, go out first.
+        wait(next.writable, "clWaitForEvents (a spectrum staging buffer)");
+        std::size_t delivered = collect(next, deliver);
+        std::memcpy(next.host, cur.host + used, held - used);
+
         const std::size_t bytes = ((frames - 1) * d_s.hop + d_s.n) * sample_bytes(d_s.format);
+        cl_mem raw = d_raw.get();
         if (d_unified) {
-            mapping m(q, d_raw.get(), CL_MAP_WRITE_INVALIDATE_REGION, bytes);
-            std::memcpy(m.get(), raw, bytes);
+            check(a.clEnqueueUnmapMemObject(q, cur.raw.get(), cur.host, 0, nullptr, nullptr),
+                  "clEnqueueUnmapMemObject");
+            cur.host = nullptr;
+            raw = cur.raw.get();
         } else {
-            std::memcpy(d_raw_host.get(), raw, bytes);
-            check(a.clEnqueueWriteBuffer(q, d_raw.get(), CL_FALSE, 0, bytes, d_raw_host.get(), 0,
-                                         nullptr, nullptr),
+            check(a.clEnqueueWriteBuffer(q, raw, CL_FALSE, 0, bytes, cur.host, 0, nullptr,
+                                         cur.writable.out()),
                   "clEnqueueWriteBuffer");
         }
-        d_fft->enqueue(q, d_raw.get(), d_power.get(), frames);
+        d_fft->enqueue(q, raw, d_power.get(), frames);
 
         // Each output's frames are a segment of their own, but the
         // exponential average runs through all frames in one. The average
@@ -224,24 +288,28 @@ private:
                                        nullptr),
               "clEnqueueNDRangeKernel");
         d_flip = !d_flip;
-
-        const std::size_t out_bytes = outputs * d_s.n * sizeof(float);
-        if (d_display) {
-            d_display->enqueue(d_out.get(), frames); // per_output is 1: every frame is an output
-        } else if (outputs && d_unified) {
-            mapping m(q, d_out.get(), CL_MAP_READ, out_bytes);
-            std::memcpy(out, m.get(), out_bytes);
-        } else if (outputs) {
-            check(a.clEnqueueReadBuffer(q, d_out.get(), CL_TRUE, 0, out_bytes, d_out_host.get(), 0,
-                                        nullptr, nullptr),
-                  "clEnqueueReadBuffer");
-            std::memcpy(out, d_out_host.get(), out_bytes);
-        }
-        // Also the staging buffer is free again, and a device fault shows here.
-        check(a.clFinish(q), "clFinish (the spectrum chain)");
         d_count = (d_count + frames) % d_s.per_output;
         d_started = true;
-        return outputs;
+
+        if (d_display) {
+            d_display->enqueue(d_out.get(), frames); // per_output is 1: every frame is an output
+        } else if (outputs) {
+            check(a.clEnqueueReadBuffer(q, d_out.get(), CL_FALSE, 0, outputs * d_s.n * sizeof(float),
+                                        cur.out_host, 0, nullptr, cur.read.out()),
+                  "clEnqueueReadBuffer");
+            cur.outputs = outputs;
+        }
+        if (d_unified) {
+            cl_int err = CL_SUCCESS;
+            cur.host = static_cast<unsigned char*>(
+                a.clEnqueueMapBuffer(q, cur.raw.get(), CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0,
+                                     d_raw_bytes, 0,
+                                     nullptr, cur.writable.out(), &err));
+            check(err, "clEnqueueMapBuffer");
+        }
+        check(a.clFlush(q), "clFlush (the spectrum chain)");
+        d_next = (d_next + 1) % ring_slots;
+        return d_display ? frames : delivered;
     }
 
     const chain_setup d_s;
@@ -251,11 +319,11 @@ private:
     std::size_t d_raw_bytes, d_out_bytes;
     std::string d_backend;
     std::unique_ptr<fft_chain> d_fft;
-    mem_handle d_raw, d_power, d_out;          //!< raw frames, |X|^2, outputs
+    mem_handle d_raw, d_power, d_out;          //!< raw frames (discrete), |X|^2, outputs
     mem_handle d_state[2];                     //!< the average, in and out of a call
     bool d_flip = false;                       //!< which state buffer holds it
-    mem_handle d_raw_staging, d_out_staging;   //!< pinned (discrete devices)
-    mapping d_raw_host, d_out_host; //!< the staging buffers, mapped
+    slot d_slots[ring_slots];
+    std::size_t d_next = 0;                    //!< the slot input() hands out
     std::unique_ptr<device_display> d_display; //!< with setup.display: takes the outputs
     kernel_handle d_average;
     std::size_t d_group = 1;
