@@ -29,6 +29,8 @@
 #include <random>
 #include <sstream>
 
+#include <sys/resource.h>
+
 namespace gpufft::bench {
 namespace {
 
@@ -368,7 +370,58 @@ struct stream_row {
     std::string engine, backend, format, status = "ok";
     std::size_t n = 0, batch = 0, bytes = 0, outputs = 0;
     double msps = NAN, ratio = NAN, gbps_in = NAN, power_err = NAN;
+    //! Host CPU seconds (user + system) per 10^9 samples: every thread of the process, the pushing thread.
+    double cpu_s_per_gs = NAN, caller_cpu_s_per_gs = NAN;
 };
+
+//! User + system CPU seconds used so far by this process (all threads) and by the calling thread.
+struct cpu_seconds {
+    double process = 0, thread = 0;
+};
+
+cpu_seconds cpu_now()
+{
+    const auto sec = [](int who) {
+        rusage u{};
+        getrusage(who, &u);
+        return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+               1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    };
+    return { sec(RUSAGE_SELF), sec(RUSAGE_THREAD) };
+}
+
+//! One timed call: wall nanoseconds and the CPU seconds it took.
+struct timing {
+    double ns = 0;
+    cpu_seconds cpu;
+};
+
+template <class F>
+timing timed(F&& f)
+{
+    const cpu_seconds c0 = cpu_now();
+    const auto t0 = clock_type::now();
+    f();
+    const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+    const cpu_seconds c1 = cpu_now();
+    return { ns, { c1.process - c0.process, c1.thread - c0.thread } };
+}
+
+//! Medians of timed passes over `samples` samples into a row.
+template <class Row>
+void set_rates(Row& r, const std::vector<timing>& runs, double samples, double bytes)
+{
+    std::vector<double> ns, process, thread;
+    for (const timing& t : runs) {
+        ns.push_back(t.ns);
+        process.push_back(t.cpu.process);
+        thread.push_back(t.cpu.thread);
+    }
+    r.msps = samples / median(ns) * 1e3;
+    r.gbps_in = bytes / median(ns);
+    r.cpu_s_per_gs = median(process) / samples * 1e9;
+    r.caller_cpu_s_per_gs = median(thread) / samples * 1e9;
+}
 
 //! Random IQ of `bytes` bytes in format f (whole samples).
 std::vector<unsigned char> random_iq(sample_format f, std::size_t bytes, fast_random& rnd)
@@ -408,22 +461,22 @@ public:
         clEnqueueUnmapMemObject(d_q.queue.get(), d_pinned.get(), d_host, 0, nullptr, nullptr);
         clFinish(d_q.queue.get());
     }
-    double run(std::size_t chunk)
+    timing run(std::size_t chunk)
     {
-        const auto t0 = clock_type::now();
-        for (std::size_t off = 0; off < d_bytes; off += chunk)
-            cl_check(clEnqueueWriteBuffer(d_q.queue.get(),
-                                          d_device.get(),
-                                          CL_FALSE,
-                                          off,
-                                          std::min(chunk, d_bytes - off),
-                                          static_cast<unsigned char*>(d_host) + off,
-                                          0,
-                                          nullptr,
-                                          nullptr),
-                     "clEnqueueWriteBuffer");
-        cl_check(clFinish(d_q.queue.get()), "clFinish");
-        return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+        return timed([&] {
+            for (std::size_t off = 0; off < d_bytes; off += chunk)
+                cl_check(clEnqueueWriteBuffer(d_q.queue.get(),
+                                              d_device.get(),
+                                              CL_FALSE,
+                                              off,
+                                              std::min(chunk, d_bytes - off),
+                                              static_cast<unsigned char*>(d_host) + off,
+                                              0,
+                                              nullptr,
+                                              nullptr),
+                         "clEnqueueWriteBuffer");
+            cl_check(clFinish(d_q.queue.get()), "clFinish");
+        });
     }
 
 private:
@@ -473,11 +526,11 @@ void stream_pass(stream_row& r,
         s.reset();
         first.clear();
         outputs = 0;
-        const auto t0 = clock_type::now();
-        for (std::size_t off = 0; off < iq.size(); off += chunk)
-            s.push_bytes(iq.data() + off, std::min(chunk, iq.size() - off), sink);
-        s.flush(sink);
-        return std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+        return timed([&] {
+            for (std::size_t off = 0; off < iq.size(); off += chunk)
+                s.push_bytes(iq.data() + off, std::min(chunk, iq.size() - off), sink);
+            s.flush(sink);
+        });
     };
     pass();
     if (reference_db.empty()) {
@@ -489,13 +542,11 @@ void stream_pass(stream_row& r,
             return;
         }
     }
-    std::vector<double> ns;
+    std::vector<timing> runs;
     for (unsigned k = 0; k < repeats; ++k)
-        ns.push_back(pass());
+        runs.push_back(pass());
     r.outputs = outputs;
-    const double samples = double(iq.size() / sample_bytes(c.format));
-    r.msps = samples / median(ns) * 1e3;
-    r.gbps_in = double(iq.size()) / median(ns);
+    set_rates(r, runs, double(iq.size() / sample_bytes(c.format)), double(iq.size()));
 }
 
 std::vector<stream_row> streaming_format(const options& o, const std::string& format, cl_device_id id)
@@ -523,11 +574,10 @@ std::vector<stream_row> streaming_format(const options& o, const std::string& fo
     try {
         pinned_copy copy(id, iq);
         copy.run(chunk); // warm-up
-        std::vector<double> ns;
+        std::vector<timing> runs;
         for (unsigned r = 0; r < o.repeats; ++r)
-            ns.push_back(copy.run(chunk));
-        copy_row.msps = samples / median(ns) * 1e3;
-        copy_row.gbps_in = double(bytes) / median(ns);
+            runs.push_back(copy.run(chunk));
+        set_rates(copy_row, runs, samples, double(bytes));
         copy_row.ratio = 1.0;
     } catch (const std::exception& e) {
         copy_row.status = std::string("error: ") + e.what();
@@ -571,7 +621,7 @@ void print_stream_rows(const std::vector<stream_row>& rows)
         const std::string batch = r.batch ? std::to_string(r.batch) : "-";
         const std::string& name = r.backend.empty() ? r.engine : r.backend;
         if (r.status == "ok")
-            std::printf("%-6s %6s %6s  %-18s %10.1f %8.2f %9.3f %10s %8zu\n",
+            std::printf("%-6s %6s %6s  %-18s %10.1f %8.2f %9.3f %9.3f %9.3f %10s %8zu\n",
                         r.format.c_str(),
                         n.c_str(),
                         batch.c_str(),
@@ -579,6 +629,8 @@ void print_stream_rows(const std::vector<stream_row>& rows)
                         r.msps,
                         r.gbps_in,
                         r.ratio,
+                        r.cpu_s_per_gs,
+                        r.caller_cpu_s_per_gs,
                         std::isfinite(r.power_err) ? json_number(r.power_err).c_str() : "-",
                         r.outputs);
         else
@@ -651,6 +703,8 @@ void write_json(const std::string& path,
           << ", \"input_gbytes_per_s\": " << json_number(r.gbps_in)
           << ", \"ratio_vs_copy\": " << json_number(r.ratio)
           << ", \"power_rel_err_vs_simd\": " << json_number(r.power_err)
+          << ", \"host_cpu_s_per_gsample\": " << json_number(r.cpu_s_per_gs)
+          << ", \"caller_cpu_s_per_gsample\": " << json_number(r.caller_cpu_s_per_gs)
           << ", \"outputs\": " << r.outputs << "}";
     }
     f << "\n  ]\n}\n";
@@ -750,10 +804,12 @@ std::size_t run_device_modes(const options& o)
     if (o.streaming) {
         std::printf("streaming: host IQ -> averaged dB spectra (linear average of %zu frames, "
                     "blackmanharris), median of %u passes after 1 warm-up; ratio = Msamples/s "
-                    "over the pinned copy's; power err = first spectrum vs simd's\n\n",
+                    "over the pinned copy's; CPU s/GS = host CPU seconds (user + system, "
+                    "getrusage) per 10^9 samples, all threads of the process, and of the "
+                    "pushing thread alone (caller); power err = first spectrum vs simd's\n\n",
                     o.average,
                     o.repeats);
-        std::printf("%-6s %6s %6s  %-18s %10s %8s %9s %10s %8s\n",
+        std::printf("%-6s %6s %6s  %-18s %10s %8s %9s %9s %9s %10s %8s\n",
                     "format",
                     "N",
                     "batch",
@@ -761,6 +817,8 @@ std::size_t run_device_modes(const options& o)
                     "Msample/s",
                     "GB/s in",
                     "vs copy",
+                    "CPU s/GS",
+                    "caller",
                     "power err",
                     "outputs");
         std::fflush(stdout);
