@@ -23,6 +23,33 @@ mem_handle make_buffer(device_context& ctx, std::size_t bytes, const void* init 
     return m;
 }
 
+/* Copies `count` blocks of `block` bytes between a device buffer, where they
+ * lie back to back from offset 0, and host memory, where they start `pitch`
+ * bytes apart; without blocking. One command when the host's are back to
+ * back too: a command per transform costs each its own launch and, from
+ * pageable memory, its own staging. */
+void write_blocks(cl_command_queue q, cl_mem dev, const void* host, std::size_t count,
+                  std::size_t block, std::size_t pitch)
+{
+    const auto* from = static_cast<const unsigned char*>(host);
+    const std::size_t commands = pitch == block ? 1 : count, bytes = pitch == block ? count * block : block;
+    for (std::size_t t = 0; t < commands; ++t)
+        check(api()->clEnqueueWriteBuffer(q, dev, CL_FALSE, t * block, bytes, from + t * pitch, 0,
+                                          nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+}
+
+void read_blocks(cl_command_queue q, cl_mem dev, void* host, std::size_t count, std::size_t block,
+                 std::size_t pitch)
+{
+    auto* to = static_cast<unsigned char*>(host);
+    const std::size_t commands = pitch == block ? 1 : count, bytes = pitch == block ? count * block : block;
+    for (std::size_t t = 0; t < commands; ++t)
+        check(api()->clEnqueueReadBuffer(q, dev, CL_FALSE, t * block, bytes, to + t * pitch, 0,
+                                         nullptr, nullptr),
+              "clEnqueueReadBuffer");
+}
+
 } // namespace
 
 real_executor::real_executor(const problem& p, const std::string& selector)
@@ -162,19 +189,12 @@ void real_executor::execute_r2c(const float* in, complex* out)
                                          nullptr),
                   "clEnqueueWriteBuffer");
         } else {
-            for (std::size_t t = 0; t < count; ++t)
-                check(a.clEnqueueWriteBuffer(q, d_real.get(), CL_FALSE, t * points * 4, points * 4,
-                                             in + (first + t) * rstride, 0, nullptr, nullptr),
-                      "clEnqueueWriteBuffer");
+            write_blocks(q, d_real.get(), in + first * rstride, count, points * 4, rstride * 4);
         }
         d_row_chain->enqueue(q, d_real.get(), d_real.get(), d_odd ? (rows + 1) / 2 : rows);
         launch_pass(rows);
         columns(count);
-        for (std::size_t t = 0; t < count; ++t)
-            check(a.clEnqueueReadBuffer(q, d_data.get(), CL_FALSE, t * d_complex * 8,
-                                        d_complex * 8, out + (first + t) * cstride, 0, nullptr,
-                                        nullptr),
-                  "clEnqueueReadBuffer");
+        read_blocks(q, d_data.get(), out + first * cstride, count, d_complex * 8, cstride * 8);
         check(a.clFinish(q), "clFinish");
     }
 }
@@ -187,11 +207,7 @@ void real_executor::execute_c2r(const complex* in, float* out)
     const std::size_t cstride = d_problem.stride();
     for (std::size_t first = 0; first < d_problem.batch; first += d_chunk) {
         const std::size_t count = std::min(d_chunk, d_problem.batch - first), rows = count * d_rows;
-        for (std::size_t t = 0; t < count; ++t)
-            check(a.clEnqueueWriteBuffer(q, d_data.get(), CL_FALSE, t * d_complex * 8,
-                                         d_complex * 8, in + (first + t) * cstride, 0, nullptr,
-                                         nullptr),
-                  "clEnqueueWriteBuffer");
+        write_blocks(q, d_data.get(), in + first * cstride, count, d_complex * 8, cstride * 8);
         columns(count);
         launch_pass(rows);
         d_row_chain->enqueue(q, d_real.get(), d_real.get(), d_odd ? (rows + 1) / 2 : rows);
@@ -206,10 +222,7 @@ void real_executor::execute_c2r(const complex* in, float* out)
                     row[j] = z[2 * j];
             }
         } else {
-            for (std::size_t t = 0; t < count; ++t)
-                check(a.clEnqueueReadBuffer(q, d_real.get(), CL_FALSE, t * points * 4, points * 4,
-                                            out + (first + t) * rstride, 0, nullptr, nullptr),
-                      "clEnqueueReadBuffer");
+            read_blocks(q, d_real.get(), out + first * rstride, count, points * 4, rstride * 4);
         }
         check(a.clFinish(q), "clFinish");
     }
