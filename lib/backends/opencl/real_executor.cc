@@ -32,7 +32,8 @@ void write_blocks(cl_command_queue q, cl_mem dev, const void* host, std::size_t 
                   std::size_t block, std::size_t pitch)
 {
     const auto* from = static_cast<const unsigned char*>(host);
-    const std::size_t commands = pitch == block ? 1 : count, bytes = pitch == block ? count * block : block;
+    const bool packed = pitch == block;
+    const std::size_t commands = packed ? 1 : count, bytes = packed ? count * block : block;
     for (std::size_t t = 0; t < commands; ++t)
         check(api()->clEnqueueWriteBuffer(q, dev, CL_FALSE, t * block, bytes, from + t * pitch, 0,
                                           nullptr, nullptr),
@@ -43,7 +44,8 @@ void read_blocks(cl_command_queue q, cl_mem dev, void* host, std::size_t count, 
                  std::size_t pitch)
 {
     auto* to = static_cast<unsigned char*>(host);
-    const std::size_t commands = pitch == block ? 1 : count, bytes = pitch == block ? count * block : block;
+    const bool packed = pitch == block;
+    const std::size_t commands = packed ? 1 : count, bytes = packed ? count * block : block;
     for (std::size_t t = 0; t < commands; ++t)
         check(api()->clEnqueueReadBuffer(q, dev, CL_FALSE, t * block, bytes, to + t * pitch, 0,
                                          nullptr, nullptr),
