@@ -9,7 +9,7 @@ namespace qpu::emu {
 namespace {
 // Bus addresses with these top bits bypass the L2 (BCM2835 ARM Peripherals,
 // section 1.2.3: the top two bits of a bus address route it via or around
-// the L2; 0xC is "direct uncached").
+// the L2, and the uncached range starts at 0xC0000000).
 constexpr uint32_t UNCACHED_ALIAS = 0xC0000000u;
 constexpr uint32_t ALIAS_MASK = 0x3FFFFFFFu;
 
