@@ -87,6 +87,7 @@ struct emulator::state {
     config cfg;
     float_mode fmode;
     std::vector<uint8_t> memory;
+    memory_timing memory_time;
     std::vector<qpu_state> qpus;
     std::vector<qpu_counts> counts;
     uint32_t vpm[VPM_ROWS][W] = {};
@@ -160,6 +161,8 @@ struct emulator::state {
     }
 
     void start_dma(bool to_memory, uint32_t address, unsigned q);
+    /*! When the L2 and SDRAM have done a DMA's memory side (memory_timing.h). */
+    uint64_t dma_memory_done(bool to_memory, uint32_t setup, uint32_t stride_or_pitch, uint32_t address);
     void finish_dma(const dma_request& r);
     void complete_dma(uint64_t until);
     bool dma_pending(unsigned q, bool to_memory) const
@@ -211,8 +214,32 @@ void emulator::state::start_dma(bool to_memory, uint32_t address, unsigned q)
     uint64_t done = start + cfg.dma_setup_clocks;
     for (unsigned i = 0; i < words; ++i)
         done += draw(cfg.dma_clocks_per_word_min, cfg.dma_clocks_per_word_max);
+    if (cfg.model_memory)
+        done = std::max(done, dma_memory_done(to_memory, setup, to_memory ? vdw_stride : vdr_pitch, address));
     engine_free = done;
     dma.push_back({to_memory, setup, to_memory ? vdw_stride : vdr_pitch, address, q, done});
+}
+
+uint64_t emulator::state::dma_memory_done(bool to_memory, uint32_t setup, uint32_t stride_or_pitch, uint32_t address)
+{
+    // The memory rows finish_dma() moves, each one SDRAM (VDW) or L2 (VDR)
+    // request made when the DMA is issued.
+    uint64_t done = now;
+    if (to_memory) {
+        unsigned units = (setup >> 23) & 0x7F, depth = (setup >> 16) & 0x7F;
+        units = units ? units : 128;
+        depth = depth ? depth : 128;
+        for (unsigned u = 0; u < units; ++u, address += 4 * depth + (stride_or_pitch & 0xFFFF))
+            done = std::max(done, memory_time.write(address, 4 * depth, now));
+    } else {
+        unsigned mpitch = (setup >> 24) & 15, rowlen = (setup >> 20) & 15, nrows = (setup >> 16) & 15;
+        rowlen = rowlen ? rowlen : 16;
+        nrows = nrows ? nrows : 16;
+        uint32_t pitch = mpitch ? 8u << mpitch : (stride_or_pitch & 0x1FFF ? stride_or_pitch & 0x1FFF : 8192);
+        for (unsigned row = 0; row < nrows; ++row)
+            done = std::max(done, memory_time.read(address + row * pitch, 4 * rowlen, now));
+    }
+    return done;
 }
 
 void emulator::state::finish_dma(const dma_request& r)
@@ -486,7 +513,11 @@ void emulator::state::write(unsigned q, uint32_t addr, bool file_b, const vec& v
         tmu_request r;
         for (unsigned e = 0; e < W; ++e)
             r.data[e] = load(v[e]);
+        // The TMU's own latency covers an L2 hit; a miss waits for its fill.
         r.ready = now + draw(cfg.tmu_latency_min, cfg.tmu_latency_max);
+        if (cfg.model_memory)
+            for (unsigned e = 0; e < W; ++e)
+                r.ready = std::max(r.ready, memory_time.read(v[e], 4, now));
         s.tmu[addr == W_TMU1_S].push_back(r);
         return;
     }
@@ -776,6 +807,7 @@ emulator::emulator(const config& cfg) : d_state(std::make_unique<state>())
     s.cfg = cfg;
     s.fmode = {cfg.flush_denormals, cfg.float_rounding};
     s.memory.assign(cfg.memory_bytes, 0);
+    s.memory_time = memory_timing(cfg.memory);
     s.qpus.resize(cfg.num_qpus);
     for (qpu_state& q : s.qpus)
         q.hazards = hazard_checker(cfg.tmu_fifo_depth);
@@ -860,7 +892,11 @@ void emulator::write_register(uint32_t offset, uint32_t value)
     case v3d::DBCFG: s.dbcfg = value; break;
     case v3d::DBQITE: s.dbqite = value; break;
     case v3d::DBQITC: s.dbqitc &= ~value; break;
-    default: break; // L2CACTL, SLCACTL: no caches are modelled
+    case v3d::L2CACTL:
+        if (value & v3d::L2CACTL_CLEAR)
+            s.memory_time.clear_l2();
+        break;
+    default: break; // SLCACTL: the slices' caches are not modelled
     }
 }
 
@@ -979,6 +1015,7 @@ run_result emulator::run(uint64_t max_cycles)
 
 uint64_t emulator::cycles() const { return d_state->now; }
 const std::vector<qpu_counts>& emulator::counts() const { return d_state->counts; }
+const memory_counts& emulator::memory_traffic() const { return d_state->memory_time.counts(); }
 
 void emulator::reset_counts()
 {

@@ -23,6 +23,7 @@
 #define QPU_EMU_EMULATOR_H
 
 #include "../isa/v3d_registers.h"
+#include "memory_timing.h"
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,6 +56,11 @@ struct config {
     unsigned dma_clocks_per_word_min = 1, dma_clocks_per_word_max = 4;
     unsigned dma_setup_clocks = 30;
     unsigned vpm_read_latency = 8;        //!< vr_setup to the first vector
+    /*! The L2 and SDRAM behind the TMUs and the VDW/VDR DMA (memory_timing.h;
+     * qpu/README.md, "Memory model"); off, every access costs only the
+     * latencies above, at any address. */
+    bool model_memory = true;
+    memory_timing_config memory;
 };
 
 enum class stop_reason {
@@ -126,6 +132,8 @@ public:
     /*! Clocks since construction: at 250 MHz, microseconds = cycles / 250. */
     uint64_t cycles() const;
     const std::vector<qpu_counts>& counts() const;
+    /*! L2 hits and misses and SDRAM traffic since construction (all 0 without model_memory). */
+    const memory_counts& memory_traffic() const;
     void reset_counts();
     /*! Host interrupts raised (host_int writes) since construction. */
     uint64_t host_interrupts() const;

@@ -9,7 +9,7 @@
 
 namespace {
 const char* const suites[] = {"asm_fields", "asm_roundtrip", "asm_errors", "emu_alu",
-                              "emu_control", "emu_memory", "emu_sync", "hazards"};
+                              "emu_control", "emu_memory", "emu_memory_timing", "emu_sync", "hazards"};
 }
 
 int main(int argc, char** argv)

@@ -51,6 +51,7 @@ fft_run run_fft(const gpufft::qpu::fft_shader& shader, gpufft::direction dir,
     const emu::run_result r = gpu.run(uint64_t(1) << 40);
     result.cycles = r.cycles;
     result.counts = gpu.counts();
+    result.memory = gpu.memory_traffic();
     if (r.reason != emu::stop_reason::idle)
         result.error = std::string(emu::to_string(r.reason)) + ": " + r.message;
     for (unsigned id = 0; id < 16 && result.error.empty(); ++id)

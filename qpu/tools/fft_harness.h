@@ -17,6 +17,7 @@ struct fft_run {
     std::vector<std::complex<float>> output; //!< batch x N, job after job
     std::uint64_t cycles = 0;                //!< cluster clocks of the launch
     std::vector<emu::qpu_counts> counts;     //!< per QPU
+    emu::memory_counts memory;               //!< L2 and SDRAM traffic of the launch
     std::string error;                       //!< empty, or why the launch failed
 };
 

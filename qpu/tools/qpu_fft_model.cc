@@ -6,7 +6,10 @@
  * FFTW double, and on hello_fft's own test (the one behind GPU_FFT's
  * published error figures), next to those figures.
  *
- *   qpu-fft-model [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne]
+ * With the memory model on (the default), two more columns: the L2 hit rate
+ * of the reads and the share of the run the SDRAM channel was busy.
+ *
+ *   qpu-fft-model [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne] [--memory on|off]
  */
 #include "fft_harness.h"
 #include <fftw3.h>
@@ -75,7 +78,8 @@ std::string hello_fft_error_ppm(const gpufft::qpu::fft_shader& shader, std::size
     return text;
 }
 
-const char* usage = "usage: %s [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne] (sizes 2^8..2^22)\n";
+const char* usage =
+    "usage: %s [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne] [--memory on|off] (sizes 2^8..2^22)\n";
 
 } // namespace
 
@@ -84,6 +88,7 @@ int main(int argc, char** argv)
     unsigned qpus = 12, from = 8, to = 20;
     unsigned long long seed = 1;
     qpu::emu::rounding rounding = qpu::emu::config{}.float_rounding;
+    bool model_memory = qpu::emu::config{}.model_memory;
     bool bad = (argc - 1) % 2 != 0;
     for (int i = 1; !bad && i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--qpus"))
@@ -98,6 +103,10 @@ int main(int argc, char** argv)
             rounding = qpu::emu::rounding::toward_zero;
         else if (!std::strcmp(argv[i], "--rounding") && !std::strcmp(argv[i + 1], "rne"))
             rounding = qpu::emu::rounding::nearest_even;
+        else if (!std::strcmp(argv[i], "--memory") && !std::strcmp(argv[i + 1], "on"))
+            model_memory = true;
+        else if (!std::strcmp(argv[i], "--memory") && !std::strcmp(argv[i + 1], "off"))
+            model_memory = false;
         else
             bad = true;
     }
@@ -106,14 +115,14 @@ int main(int argc, char** argv)
         return 2;
     }
     const bool rtz = rounding == qpu::emu::rounding::toward_zero;
-    std::printf("Model figures: QPU emulator cycles at 250 MHz, %u QPUs, seed %llu, floats rounded %s; NOT "
-                "measured on a Pi.\n"
+    std::printf("Model figures: QPU emulator cycles at 250 MHz, %u QPUs, seed %llu, floats rounded %s, L2 and "
+                "SDRAM %s; NOT measured on a Pi.\n"
                 "GPU_FFT: release 3.0 on a Pi 1 as published (batch 10 where given, else batch 1).\n"
                 "ppm: rel rms error on random input vs FFTW double, and on hello_fft's test (inverse of bins 1\n"
                 "and N-1 vs a cosine), the one GPU_FFT's published ppm come from.\n\n",
-                qpus, seed, rtz ? "toward zero" : "to nearest even");
-    std::printf("%6s %5s %-30s %12s %12s %7s %9s %9s %9s\n", "log2N", "batch", "passes", "model us", "GPU_FFT us",
-                "ratio", "ppm rand", "ppm hello", "GPU_FFT");
+                qpus, seed, rtz ? "toward zero" : "to nearest even", model_memory ? "modelled" : "not modelled");
+    std::printf("%6s %5s %-30s %12s %12s %7s %9s %9s %9s %7s %7s\n", "log2N", "batch", "passes", "model us",
+                "GPU_FFT us", "ratio", "ppm rand", "ppm hello", "GPU_FFT", "L2 hit", "SDRAM");
     int status = 0;
     for (unsigned log2n = from; log2n <= to; ++log2n) {
         const published g = gpu_fft_pi1[log2n - 8];
@@ -128,6 +137,7 @@ int main(int argc, char** argv)
         cfg.num_qpus = qpus;
         cfg.seed = seed;
         cfg.float_rounding = rounding;
+        cfg.model_memory = model_memory;
         cfg.random_interleave = false; // the model: no artificial hold-backs
         cfg.memory_bytes = 128u << 20;  // 2^22: two 32 MiB buffers and 34 MiB of tables
         const qpu::tools::fft_run r = qpu::tools::run_fft(shader, gpufft::direction::forward, in, g.batch, cfg);
@@ -140,8 +150,12 @@ int main(int argc, char** argv)
         const double ppm = rms_error_ppm(in, r.output, n, g.batch);
         const std::string hello = hello_fft_error_ppm(shader, n, cfg);
         status |= hello == "failed";
-        std::printf("%6u %5u %-30s %12.1f %12.0f %7.2f %9.3f %9s %9.2f\n", log2n, g.batch, shader.describe.c_str(), us,
-                    g.us, us / g.us, ppm, hello.c_str(), g.ppm);
+        const qpu::emu::memory_counts& m = r.memory;
+        const double lookups = double(m.l2_hits + m.l2_misses);
+        std::printf("%6u %5u %-30s %12.1f %12.0f %7.2f %9.3f %9s %9.2f %6.1f%% %6.1f%%\n", log2n, g.batch,
+                    shader.describe.c_str(), us, g.us, us / g.us, ppm, hello.c_str(), g.ppm,
+                    lookups > 0 ? 100.0 * double(m.l2_hits) / lookups : 0.0,
+                    r.cycles ? 100.0 * double(m.sdram_busy) / double(r.cycles) : 0.0);
         std::fflush(stdout);
     }
     return status;
