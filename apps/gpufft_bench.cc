@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <time.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -90,7 +91,11 @@ ratio = FFTW's ns / ours: above 1 means gpufft is faster. "vs best" compares
 with the faster of PATIENT (when measured) and MEASURE. With several regimes a
 last table puts each backend's "vs best" ratios side by side, one column a
 regime; --json has one result per engine, size and regime ("regime",
-"input_bytes"). Errors are relative
+"input_bytes"). "CPU ns/xform" and its "vs best" count the CPU time of all
+the process's threads instead of wall time: on a loaded machine, other
+programs stretch calls of about a millisecond (the l3 regime) by several
+times at random, which this leaves out (with --threads above 1 it adds the
+threads' times up instead). Errors are relative
 L2 vs FFTW double over the first 8 transforms of the batch. Engines take
 turns call by call. Exit status 2: bad usage or an unknown backend or size.
 
@@ -342,9 +347,20 @@ struct engine {
     std::string describe; //!< the algorithm, for the JSON
     double plan_ms = 0;
     std::function<void(const void*, void*)> run; //!< r2c: float in
-    std::vector<double> ns; //!< per call
+    std::vector<double> ns;     //!< per call, wall time
+    std::vector<double> cpu_ns; //!< per call, CPU time of the whole process
     double max_err = 0;
 };
+
+//! CPU time of all the process's threads, in ns: unlike wall time, it leaves
+//! out the time other programs held the CPU, which on a loaded machine
+//! stretches calls of about a millisecond by several times at random.
+double process_cpu_ns()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e9 + double(t.tv_nsec);
+}
 
 struct fftwf_plan_holder {
     fftwf_plan p = nullptr;
@@ -450,6 +466,7 @@ struct row {
     std::size_t n, batch, input_bytes;
     unsigned repeats;
     double ns, ns_min, gflops, ratio_best, ratio_measure, err, plan_ms;
+    double cpu_ns, ratio_best_cpu;
 };
 
 std::string shape_text(const std::vector<std::size_t>& dims)
@@ -553,20 +570,26 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
             e.max_err = std::max(e.max_err, rel_l2(out.p + t * out_points,
                                                    ref.data() + t * out_points, out_points));
         e.ns.reserve(repeats);
+        e.cpu_ns.reserve(repeats);
     }
     for (unsigned r = 0; r < repeats; ++r)
         for (auto& e : engines) {
+            const double c0 = process_cpu_ns();
             const auto t0 = clock_type::now();
             e.run(in.p, out.p);
             const auto t1 = clock_type::now();
+            const double c1 = process_cpu_ns();
             e.ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
                            double(batch));
+            e.cpu_ns.push_back((c1 - c0) / double(batch));
         }
 
     const double measure_ns = median(engines[0].ns);
     // The faster FFTW plan: PATIENT explores all MEASURE does, so this is
     // PATIENT's time unless noise made MEASURE's median lower.
     const double best_ns = o.patient ? std::min(measure_ns, median(engines[1].ns)) : measure_ns;
+    const double best_cpu_ns = o.patient ? std::min(median(engines[0].cpu_ns), median(engines[1].cpu_ns))
+                                         : median(engines[0].cpu_ns);
     std::vector<row> rows;
     for (const auto& e : engines) {
         row r;
@@ -583,6 +606,8 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
         r.gflops = (o.r2c ? 2.5 : 5.0) * double(n) * std::log2(double(n)) / r.ns;
         r.ratio_best = best_ns / r.ns;
         r.ratio_measure = measure_ns / r.ns;
+        r.cpu_ns = median(e.cpu_ns);
+        r.ratio_best_cpu = best_cpu_ns / r.cpu_ns;
         r.err = e.max_err;
         r.plan_ms = e.plan_ms;
         rows.push_back(r);
@@ -642,7 +667,7 @@ void print_header(const options& o)
     std::printf("regimes (input bytes a call):");
     for (const auto& r : o.regimes)
         std::printf(" %s %s", r.name.c_str(), r.bytes ? bytes_text(r.bytes).c_str() : "(--batch)");
-    std::printf("\n\n%11s %-7s %10s %7s  %-16s %12s %8s %8s %8s %11s %10s  %s\n",
+    std::printf("\n\n%11s %-7s %10s %7s  %-16s %12s %8s %8s %8s %12s %8s %11s %10s  %s\n",
                 "N",
                 "regime",
                 "input",
@@ -652,6 +677,8 @@ void print_header(const options& o)
                 "GFLOPS",
                 "vs best",
                 "vs MEAS",
+                "CPU ns/xform",
+                "vs best",
                 "max rel err",
                 "plan ms",
                 "algorithm");
@@ -661,7 +688,7 @@ void print_header(const options& o)
 void print_rows(const std::vector<row>& rows)
 {
     for (const auto& r : rows)
-        std::printf("%11s %-7s %10s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %11.2e %10.2f  %s\n",
+        std::printf("%11s %-7s %10s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %12.1f %8.2f %11.2e %10.2f  %s\n",
                     r.shape.c_str(),
                     r.regime.c_str(),
                     bytes_text(r.input_bytes).c_str(),
@@ -671,6 +698,8 @@ void print_rows(const std::vector<row>& rows)
                     r.gflops,
                     r.ratio_best,
                     r.ratio_measure,
+                    r.cpu_ns,
+                    r.ratio_best_cpu,
                     r.err,
                     r.plan_ms,
                     r.describe.c_str());
@@ -678,12 +707,17 @@ void print_rows(const std::vector<row>& rows)
     std::fflush(stdout);
 }
 
-//! Each gpufft backend's "vs best" ratio per shape, one column a regime.
+//! Each gpufft backend's "vs best" ratios per shape, one column a regime, by
+//! wall time and by CPU time.
 void print_summary(const options& o, const std::vector<row>& rows)
 {
-    std::printf("ratio vs best FFTW (>1: gpufft faster), by regime\n%11s  %-16s", "N", "backend");
-    for (const auto& r : o.regimes)
-        std::printf(" %8s", r.name.c_str());
+    std::printf("ratio vs best FFTW (>1: gpufft faster), by regime: wall time | CPU time\n%11s  %-16s", "N",
+                "backend");
+    for (int cpu = 0; cpu < 2; ++cpu) {
+        std::printf(cpu ? " |" : "");
+        for (const auto& r : o.regimes)
+            std::printf(" %8s", r.name.c_str());
+    }
     std::printf("\n");
     std::vector<std::pair<std::string, std::string>> lines; // (shape, backend), in first-seen order
     for (const auto& r : rows)
@@ -692,14 +726,17 @@ void print_summary(const options& o, const std::vector<row>& rows)
             lines.emplace_back(r.shape, r.backend);
     for (const auto& [shape, backend] : lines) {
         std::printf("%11s  %-16s", shape.c_str(), backend.c_str());
-        for (const auto& g : o.regimes) {
-            const auto it = std::find_if(rows.begin(), rows.end(), [&](const row& r) {
-                return r.shape == shape && r.backend == backend && r.regime == g.name;
-            });
-            if (it == rows.end())
-                std::printf(" %8s", "-");
-            else
-                std::printf(" %8.2f", it->ratio_best);
+        for (int cpu = 0; cpu < 2; ++cpu) {
+            std::printf(cpu ? " |" : "");
+            for (const auto& g : o.regimes) {
+                const auto it = std::find_if(rows.begin(), rows.end(), [&](const row& r) {
+                    return r.shape == shape && r.backend == backend && r.regime == g.name;
+                });
+                if (it == rows.end())
+                    std::printf(" %8s", "-");
+                else
+                    std::printf(" %8.2f", cpu ? it->ratio_best_cpu : it->ratio_best);
+            }
         }
         std::printf("\n");
     }
@@ -738,6 +775,8 @@ void write_json(const std::string& path, const options& o, const std::vector<row
           << ", \"gflops\": " << json_number(r.gflops)
           << ", \"ratio_vs_fftw\": " << json_number(r.ratio_best)
           << ", \"ratio_vs_fftw_measure\": " << json_number(r.ratio_measure)
+          << ", \"cpu_ns_per_transform\": " << json_number(r.cpu_ns)
+          << ", \"ratio_vs_fftw_cpu\": " << json_number(r.ratio_best_cpu)
           << ", \"max_rel_err\": " << json_number(r.err)
           << ", \"plan_ms\": " << json_number(r.plan_ms)
           << ", \"describe\": " << json_string(r.describe) << "}";

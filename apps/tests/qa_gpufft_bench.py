@@ -44,11 +44,15 @@ class qa_gpufft_bench(gr_unittest.TestCase):
                     self.assertEqual(r["input_bytes"], r["batch"] * n * 8)
                     self.assertEqual(r["repeats"], 1)
                     self.assertGreater(r["ns_per_transform"], 0)
+                    self.assertGreater(r["cpu_ns_per_transform"], 0)
+                    self.assertGreater(r["ratio_vs_fftw_cpu"], 0)
                     self.assertLess(r["max_rel_err"], 1e-5)
         # The text table: a regime column, and the side-by-side summary.
         self.assertRegex(out, r"\n +64 64K +64 KiB +128 +simd")
         self.assertRegex(out, r"\n +1000 64K +64000 B +8 +simd")
-        self.assertRegex(out, r"by regime\n +N +backend +l2 +64K\n +64 +simd\S* +\d+\.\d\d +\d+\.\d\d\n")
+        ratios = r" +\d+\.\d\d +\d+\.\d\d"
+        self.assertRegex(out, r"by regime: wall time \| CPU time\n +N +backend +l2 +64K \| +l2 +64K\n"
+                              rf" +64 +simd\S*{ratios} \|{ratios}\n")
 
     def test_largest_calls_fewer_repeats(self):
         _, doc = self.run_json("--sizes", "64", "--regimes", "64M", "--repeats", "9")
