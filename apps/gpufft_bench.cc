@@ -293,6 +293,9 @@ options parse(int argc, char** argv)
         throw usage_error("--inverse with --kind r2c (c2r) is not benchmarked");
     if (!o.regimes.empty() && (o.points || o.batch))
         throw usage_error("--regimes with --points or --batch: give one of them");
+    if (!o.regimes.empty() && (o.device_resident || o.streaming || o.display || o.qpu_check))
+        throw usage_error("--regimes is for the CPU comparison, not --device-resident, --streaming, "
+                          "--display or --qpu-check");
     if (!o.wisdom.empty() && !o.patient)
         std::fprintf(stderr,
                      "gpufft-bench: note: --fftw-wisdom is used only for --patient plans\n");

@@ -72,7 +72,8 @@ class qa_gpufft_bench(gr_unittest.TestCase):
                 (["--regimes", "K"], 'unknown regime "K"'),
                 (["--regimes", "0K"], "--regimes must be at least 1"),
                 (["--regimes", ","], "--regimes: no regime given"),
-                (["--regimes", "l2", "--points", "1024"], "--regimes with --points or --batch")):
+                (["--regimes", "l2", "--points", "1024"], "--regimes with --points or --batch"),
+                (["--regimes", "l2", "--display"], "--regimes is for the CPU comparison")):
             r = bench("--sizes", "64", *args)
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)
