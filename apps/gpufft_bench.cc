@@ -154,6 +154,13 @@ only reported.
 
 constexpr std::size_t dram_bytes = std::size_t(64) << 20;
 
+//! Timed calls of dram_bytes or more: each takes long, and a third as many
+//! keeps a default run to minutes.
+unsigned dram_repeats(unsigned repeats)
+{
+    return std::min(repeats, std::max(3u, repeats / 3));
+}
+
 //! "l2,l3,dram" or byte sizes ("256K", "8M", "1G", "65536").
 std::vector<regime> parse_regimes(const std::string& flag, const std::string& text)
 {
@@ -526,9 +533,7 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
     prob.validate();
     const std::size_t batch = prob.batch;
     const std::size_t input_bytes = batch * n * input_item;
-    // Calls through DRAM take long; a third as many keeps a run to minutes.
-    const unsigned repeats =
-        input_bytes >= dram_bytes ? std::min(o.repeats, std::max(3u, o.repeats / 3)) : o.repeats;
+    const unsigned repeats = input_bytes >= dram_bytes ? dram_repeats(o.repeats) : o.repeats;
     const std::size_t span = prob.span(), out_points = prob.complex_extent();
     // r2c input: real_span floats, in a buffer of complex floats.
     fftw_buffer in(o.r2c ? (prob.real_span() + 1) / 2 : span), out(span);
@@ -665,7 +670,7 @@ void print_header(const options& o)
                 o.inverse ? "inverse" : "forward",
                 o.threads,
                 o.repeats,
-                std::min(o.repeats, std::max(3u, o.repeats / 3)),
+                dram_repeats(o.repeats),
                 warmups);
     std::printf("regimes (input bytes a call):");
     for (const auto& r : o.regimes)
