@@ -6,7 +6,10 @@ Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
    gpufft.fft_vcc (same window, shift and threads); then the same from a
    sample stream: null_source -> stream_to_vector(N) -> FFT -> null_sink,
    where the two blocks before the FFT pass every sample through 64 KiB
-   buffers, at a cost both flowgraphs share.
+   buffers, at a cost both flowgraphs share. Both FFT blocks get GNU Radio's
+   default buffers (a 64 KiB output buffer, at least 4 vectors): the larger
+   output buffer and the history gpufft.fft_vcc asks for are undone, unless
+   --block-buffers.
 2. Spectrum: null_source -> the stock chain that averages every frame
    (stream_to_vector -> fft.fft_vcc -> complex_to_mag_squared ->
    single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> null_sink,
@@ -62,11 +65,17 @@ def timed(graph, seconds):
     return samples / (t1 - t0), samples / (c1 - c0)
 
 
-def fft_graph(n, ours, backend, batch, from_stream):
+def fft_graph(n, ours, backend, batch, from_stream, block_buffers):
     tb = gr.top_block()
     win = window.blackmanharris(n)
     if ours:
         f = gpufft.fft_vcc(n, True, win, True, 1, backend=backend, batch=batch)
+        if not block_buffers:
+            # GNU Radio's default buffers, as the stock block gets: undo the
+            # larger output buffer and the history (which sizes the upstream
+            # buffer) that gpufft.fft_vcc asks for.
+            f.set_min_output_buffer(0, 0)
+            f.set_history(1)
     else:
         f = fft.fft_vcc(n, True, win, True, 1)
     vector = gr.sizeof_gr_complex * n
@@ -144,7 +153,7 @@ def run_soak(a):
     results = [
         soak("spectrum_c", n_spectrum, spectrum_graph(n_spectrum, True, a.backend, a.frames_per_output, a.alpha),
              total, a.soak_interval, a.soak_max_seconds),
-        soak("fft_vcc", n_fft, fft_graph(n_fft, True, a.backend, a.batch, False),
+        soak("fft_vcc", n_fft, fft_graph(n_fft, True, a.backend, a.batch, False, a.block_buffers),
              total, a.soak_interval, a.soak_max_seconds),
     ]
     doc = dict(mode="soak", backend=a.backend, load_average=os.getloadavg()[0], results=results)
@@ -198,6 +207,11 @@ def main():
     ap.add_argument("--repeats", type=int, default=11, help="runs of each flowgraph (default %(default)s)")
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--batch", type=int, default=64, help="gpufft.fft_vcc batch (default %(default)s)")
+    ap.add_argument("--block-buffers", action="store_true",
+                    help="let gpufft.fft_vcc have the larger output buffer and history it asks for "
+                         "(default: GNU Radio's default buffers for both FFT blocks)")
+    ap.add_argument("--cases", default="fft,stream,spectrum",
+                    help="which of fft, stream, spectrum to run (default %(default)s)")
     ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
     ap.add_argument("--alpha", type=float, default=0.1)
     ap.add_argument("--json", help="also write the results to this file")
@@ -206,6 +220,9 @@ def main():
     ap.add_argument("--soak-max-seconds", type=float, default=0.0,
                     help="end each soak flowgraph after this long even if short of --soak samples")
     a = ap.parse_args()
+    cases = set(a.cases.split(","))
+    if not cases <= {"fft", "stream", "spectrum"}:
+        ap.error(f"--cases: unknown case(s) {', '.join(sorted(cases - {'fft', 'stream', 'spectrum'}))}")
     if a.soak:
         return run_soak(a)
 
@@ -213,20 +230,26 @@ def main():
     print(f"{'':<35}{'-------------- wall time --------------':>42}{'---------- CPU time -----------':>33}")
     print(f"{'case':<28}{'N':>7}{'stock Ms/s':>12}{'gpufft Ms/s':>13}{'speedup':>9}{'wins':>9}"
           f"{'stock Ms/s':>11}{'gpufft Ms/s':>13}{'speedup':>9}")
-    for from_stream, case in ((False, "fft_vcc"), (True, "stream_to_vector + fft_vcc")):
+    for from_stream, case in ((False, "fft"), (True, "stream")):
+        if case not in cases:
+            continue
         for n in (int(s) for s in a.sizes.split(",") if s):
-            report(results, case, n,
-                   compare(lambda ours: fft_graph(n, ours, a.backend, a.batch, from_stream), a.seconds, a.repeats))
-    for n in (int(s) for s in a.spectrum_sizes.split(",") if s):
+            report(results, "stream_to_vector + fft_vcc" if from_stream else "fft_vcc", n,
+                   compare(lambda ours: fft_graph(n, ours, a.backend, a.batch, from_stream, a.block_buffers),
+                           a.seconds, a.repeats))
+    for n in (int(s) for s in a.spectrum_sizes.split(",") if s and "spectrum" in cases):
         report(results, "spectrum_c vs stock chain", n,
                compare(lambda ours: spectrum_graph(n, ours, a.backend, a.frames_per_output, a.alpha),
                        a.seconds, a.repeats))
     backend = gpufft.fft_vcc(1024, True, [], backend=a.backend).backend()
-    print(f"gpufft backend: {backend}; {a.seconds} s per run, median of {a.repeats}; "
+    print(f"gpufft backend: {backend}; {'its own' if a.block_buffers else 'default'} buffers for gpufft.fft_vcc; "
+          f"{a.seconds} s per run, median of {a.repeats}; "
           f"load average {os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(dict(backend=backend, seconds=a.seconds, repeats=a.repeats, results=results), f, indent=1)
+            json.dump(dict(backend=backend, buffers="block" if a.block_buffers else "default", seconds=a.seconds,
+                           repeats=a.repeats, statistic="median", load_average=os.getloadavg()[0],
+                           results=results), f, indent=1)
     return 0
 
 

@@ -2,8 +2,10 @@
  * one process, on the same data, and checks every result against FFTW
  * double.
  *
- * One timed call is one execute over a whole batch of about 4 M points,
- * out of place; the figure reported is the median of --repeats calls after
+ * One timed call is one execute over a whole batch, out of place, in each
+ * of three working-set regimes by default: 256 KiB of input a call (the
+ * batch stays in L2, as in a GNU Radio block's work()), 8 MiB (L3) and
+ * 64 MiB (DRAM); the figure reported is the median of --repeats calls after
  * 3 warm-ups. The engines take turns call by call, so a slow spell on a
  * noisy machine hits them all alike and the ratios stay meaningful. Run
  * with --help for the flags. The OpenCL modes (--device-resident,
@@ -26,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <time.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -36,6 +39,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -52,13 +56,21 @@ Times gr-gpufft backends against FFTW float (FFTW_MEASURE, and FFTW_PATIENT
 with --patient) on batched out-of-place complex-float FFTs, in one process,
 and checks each result against FFTW double.
 
-  --sizes N,N,...     transform sizes (default 64,256,1024,4096,16384,65536,1000,2400)
+  --sizes N,N,...     transform sizes (default issue 14's: 64,128,...,65536 and
+                      1000,2400,3000,4410,6000)
   --shapes S,S,...    multi-dimensional shapes instead, row-major: 256x256,64x64x64
   --kind K            c2c (default) or r2c (real input, N/2+1 outputs on the last
                       axis; GFLOPS counted as 2.5 N log2 N, FFTW's convention)
-  --batch B           transforms per call (default: round(points / N), at least 1)
-  --points P          points per call when --batch is not given (default 4194304;
-                      33554432 with --device-resident)
+  --regimes R,R,...   working sets, each size timed in each in one run: l2 (256 KiB
+                      of input a call), l3 (8 MiB), dram (64 MiB), or a byte size
+                      with an optional K, M or G (KiB, MiB, GiB) suffix: 128K,32M
+                      (default l2,l3,dram). A call holds round(bytes / (N * 8))
+                      transforms (N * 4 for r2c), at least 1. Calls of 64 MiB or
+                      more are timed a third as often (--repeats / 3, at least 3):
+                      each takes long, and this keeps a default run to minutes.
+  --points P          one regime instead: P points a call (33554432 by default with
+                      --device-resident)
+  --batch B           one regime instead: B transforms a call, whatever N
   --backends LIST     comma separated: simd, simd:avx2, auto, all-isas (every simd
                       variant), all (every variant of every usable backend)
                       (default: every usable backend, each with its best variant)
@@ -67,7 +79,8 @@ and checks each result against FFTW double.
                       back after each size, so PATIENT planning is paid once
   --threads T         threads for FFTW (fftwf_plan_with_nthreads) and gpufft
                       (plan_options.threads) (default 1)
-  --repeats R         timed calls per engine and size; the median is reported (default 15)
+  --repeats R         timed calls per engine, size and regime; the median is reported
+                      (default 15; see --regimes for the largest calls)
   --inverse           time inverse transforms (default forward)
   --tune              plan gpufft with plan_options.tune
   --json FILE         also write the results as JSON
@@ -75,7 +88,14 @@ and checks each result against FFTW double.
   --help              this text
 
 ratio = FFTW's ns / ours: above 1 means gpufft is faster. "vs best" compares
-with the faster of PATIENT (when measured) and MEASURE. Errors are relative
+with the faster of PATIENT (when measured) and MEASURE. With several regimes a
+last table puts each backend's "vs best" ratios side by side, one column a
+regime; --json has one result per engine, size and regime ("regime",
+"input_bytes"). "CPU ns/xform" and its "vs best" count the CPU time of all
+the process's threads instead of wall time: on a loaded machine, other
+programs stretch calls of about a millisecond (the l3 regime) by several
+times at random, which this leaves out (with --threads above 1 it adds the
+threads' times up instead). Errors are relative
 L2 vs FFTW double over the first 8 transforms of the batch. Engines take
 turns call by call. Exit status 2: bad usage or an unknown backend or size.
 
@@ -132,6 +152,45 @@ In the device modes the exit status is 1 when one of gpufft's rows failed
 only reported.
 )";
 
+constexpr std::size_t dram_bytes = std::size_t(64) << 20;
+
+//! Timed calls of dram_bytes or more: each takes long, and a third as many
+//! keeps a default run to minutes.
+unsigned dram_repeats(unsigned repeats)
+{
+    return std::min(repeats, std::max(3u, repeats / 3));
+}
+
+//! "l2,l3,dram" or byte sizes ("256K", "8M", "1G", "65536").
+std::vector<regime> parse_regimes(const std::string& flag, const std::string& text)
+{
+    static const regime named[] = { { "l2", std::size_t(256) << 10 },
+                                     { "l3", std::size_t(8) << 20 },
+                                     { "dram", dram_bytes } };
+    std::vector<regime> out;
+    for (const auto& item : gpufft::apps::split_commas(text)) {
+        const auto known = std::find_if(std::begin(named), std::end(named),
+                                        [&](const regime& r) { return r.name == item; });
+        if (known != std::end(named)) {
+            out.push_back(*known);
+            continue;
+        }
+        const auto digits = item.find_first_not_of("0123456789");
+        const std::string suffix = digits == std::string::npos ? "" : item.substr(digits);
+        const int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
+        if (digits == 0 || shift < 0)
+            throw usage_error(flag + ": unknown regime \"" + item +
+                              "\" (l2, l3, dram, or bytes with an optional K, M or G suffix, e.g. 256K)");
+        const std::size_t count = parse_positive(flag, item.substr(0, digits));
+        if (count > (std::numeric_limits<std::size_t>::max() >> shift))
+            throw usage_error(flag + ": \"" + item + "\" is too large");
+        out.push_back({ item, count << shift });
+    }
+    if (out.empty())
+        throw usage_error(flag + ": no regime given");
+    return out;
+}
+
 options parse(int argc, char** argv)
 {
     options o;
@@ -174,7 +233,9 @@ options parse(int argc, char** argv)
         } else if (a == "--batch") {
             o.batch = parse_positive(a, arg());
         } else if (a == "--points") {
-            o.points = parse_size(a, arg());
+            o.points = parse_positive(a, arg());
+        } else if (a == "--regimes") {
+            o.regimes = parse_regimes(a, arg());
         } else if (a == "--backends") {
             o.backends = gpufft::apps::split_commas(arg());
         } else if (a == "--patient") {
@@ -237,6 +298,11 @@ options parse(int argc, char** argv)
     }
     if (o.r2c && o.inverse)
         throw usage_error("--inverse with --kind r2c (c2r) is not benchmarked");
+    if (!o.regimes.empty() && (o.points || o.batch))
+        throw usage_error("--regimes with --points or --batch: give one of them");
+    if (!o.regimes.empty() && (o.device_resident || o.streaming || o.display || o.qpu_check))
+        throw usage_error("--regimes is for the CPU comparison, not --device-resident, --streaming, "
+                          "--display or --qpu-check");
     if (!o.wisdom.empty() && !o.patient)
         std::fprintf(stderr,
                      "gpufft-bench: note: --fftw-wisdom is used only for --patient plans\n");
@@ -291,9 +357,20 @@ struct engine {
     std::string describe; //!< the algorithm, for the JSON
     double plan_ms = 0;
     std::function<void(const void*, void*)> run; //!< r2c: float in
-    std::vector<double> ns; //!< per call
+    std::vector<double> ns;     //!< per call, wall time
+    std::vector<double> cpu_ns; //!< per call, CPU time of the whole process
     double max_err = 0;
 };
+
+//! CPU time of all the process's threads, in ns: unlike wall time, it leaves
+//! out the time other programs held the CPU, which on a loaded machine
+//! stretches calls of about a millisecond by several times at random.
+double process_cpu_ns()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e9 + double(t.tv_nsec);
+}
 
 struct fftwf_plan_holder {
     fftwf_plan p = nullptr;
@@ -394,9 +471,12 @@ struct fftw_buffer {
 
 struct row {
     std::string backend, describe;
-    std::string shape; //!< "1024", "256x256"
-    std::size_t n, batch;
+    std::string shape;  //!< "1024", "256x256"
+    std::string regime; //!< "l2", "l3", "dram", "128K"; "points" or "batch" for --points, --batch
+    std::size_t n, batch, input_bytes;
+    unsigned repeats;
     double ns, ns_min, gflops, ratio_best, ratio_measure, err, plan_ms;
+    double cpu_ns, ratio_best_cpu;
 };
 
 std::string shape_text(const std::vector<std::size_t>& dims)
@@ -432,10 +512,12 @@ std::vector<cd> shaped_reference(const void* in, const gpufft::problem& p, std::
 }
 
 /*!
- * Plans every engine for one shape, checks each against FFTW double, then
- * times them call by call in turn.
+ * Plans every engine for one shape in one regime, checks each against FFTW
+ * double, then times them call by call in turn. A regime of 0 bytes is
+ * --batch's.
  */
 std::vector<row> bench_size(const std::vector<std::size_t>& dims,
+                            const regime& where,
                             const std::vector<std::string>& specs,
                             const options& o)
 {
@@ -444,11 +526,14 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
     prob.kind = o.r2c ? gpufft::transform_kind::r2c : gpufft::transform_kind::c2c;
     prob.dir = o.inverse ? gpufft::direction::inverse : gpufft::direction::forward;
     const std::size_t n = prob.points();
-    prob.batch =
-        o.batch ? o.batch
-                : std::max<std::size_t>(1, std::size_t(std::llround(double(o.points) / double(n))));
+    const std::size_t input_item = o.r2c ? sizeof(float) : sizeof(cf);
+    prob.batch = where.bytes ? std::max<std::size_t>(
+                                   1, std::size_t(std::llround(double(where.bytes) / double(n * input_item))))
+                             : o.batch;
     prob.validate();
     const std::size_t batch = prob.batch;
+    const std::size_t input_bytes = batch * n * input_item;
+    const unsigned repeats = input_bytes >= dram_bytes ? dram_repeats(o.repeats) : o.repeats;
     const std::size_t span = prob.span(), out_points = prob.complex_extent();
     // r2c input: real_span floats, in a buffer of complex floats.
     fftw_buffer in(o.r2c ? (prob.real_span() + 1) / 2 : span), out(span);
@@ -492,34 +577,45 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
         for (std::size_t t = 0; t < nref; ++t)
             e.max_err = std::max(e.max_err, rel_l2(out.p + t * out_points,
                                                    ref.data() + t * out_points, out_points));
-        e.ns.reserve(o.repeats);
+        e.ns.reserve(repeats);
+        e.cpu_ns.reserve(repeats);
     }
-    for (unsigned r = 0; r < o.repeats; ++r)
+    for (unsigned r = 0; r < repeats; ++r)
         for (auto& e : engines) {
+            const double c0 = process_cpu_ns();
             const auto t0 = clock_type::now();
             e.run(in.p, out.p);
             const auto t1 = clock_type::now();
+            const double c1 = process_cpu_ns();
             e.ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
                            double(batch));
+            e.cpu_ns.push_back((c1 - c0) / double(batch));
         }
 
     const double measure_ns = median(engines[0].ns);
     // The faster FFTW plan: PATIENT explores all MEASURE does, so this is
     // PATIENT's time unless noise made MEASURE's median lower.
     const double best_ns = o.patient ? std::min(measure_ns, median(engines[1].ns)) : measure_ns;
+    const double best_cpu_ns = o.patient ? std::min(median(engines[0].cpu_ns), median(engines[1].cpu_ns))
+                                         : median(engines[0].cpu_ns);
     std::vector<row> rows;
     for (const auto& e : engines) {
         row r;
         r.backend = e.name;
         r.describe = e.describe;
         r.shape = shape_text(dims);
+        r.regime = where.name;
         r.n = n;
         r.batch = batch;
+        r.input_bytes = input_bytes;
+        r.repeats = repeats;
         r.ns = median(e.ns);
         r.ns_min = *std::min_element(e.ns.begin(), e.ns.end());
         r.gflops = (o.r2c ? 2.5 : 5.0) * double(n) * std::log2(double(n)) / r.ns;
         r.ratio_best = best_ns / r.ns;
         r.ratio_measure = measure_ns / r.ns;
+        r.cpu_ns = median(e.cpu_ns);
+        r.ratio_best_cpu = best_cpu_ns / r.cpu_ns;
         r.err = e.max_err;
         r.plan_ms = e.plan_ms;
         rows.push_back(r);
@@ -549,6 +645,18 @@ std::string cpu_flags()
     return out;
 }
 
+//! 262144 as "256 KiB", 8388608 as "8 MiB"; other sizes in bytes.
+std::string bytes_text(std::size_t bytes)
+{
+    static const char* const units[] = { "B", "KiB", "MiB", "GiB" };
+    int u = 0;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        ++u;
+    }
+    return std::to_string(bytes) + " " + units[u];
+}
+
 void print_header(const options& o)
 {
     std::printf("gpufft-bench: %s (%s), %u hardware threads; FFTW %s\n",
@@ -556,21 +664,29 @@ void print_header(const options& o)
                 cpu_flags().c_str(),
                 std::thread::hardware_concurrency(),
                 fftwf_version);
-    std::printf("%s%s, out of place, threads %u, median of %u calls after %u warm-ups; "
-                "ratio = FFTW ns / ours (>1: gpufft faster)\n\n",
+    std::printf("%s%s, out of place, threads %u, median of %u calls (%u for calls of 64 MiB or more) "
+                "after %u warm-ups; ratio = FFTW ns / ours (>1: gpufft faster)\n",
                 o.r2c ? "r2c " : "",
                 o.inverse ? "inverse" : "forward",
                 o.threads,
                 o.repeats,
+                dram_repeats(o.repeats),
                 warmups);
-    std::printf("%11s %7s  %-16s %12s %8s %8s %8s %11s %10s  %s\n",
+    std::printf("regimes (input bytes a call):");
+    for (const auto& r : o.regimes)
+        std::printf(" %s %s", r.name.c_str(), r.bytes ? bytes_text(r.bytes).c_str() : "(--batch)");
+    std::printf("\n\n%11s %-7s %10s %7s  %-16s %12s %8s %8s %8s %12s %8s %11s %10s  %s\n",
                 "N",
+                "regime",
+                "input",
                 "batch",
                 "backend",
                 "ns/xform",
                 "GFLOPS",
                 "vs best",
                 "vs MEAS",
+                "CPU ns/xform",
+                "vs best",
                 "max rel err",
                 "plan ms",
                 "algorithm");
@@ -580,18 +696,58 @@ void print_header(const options& o)
 void print_rows(const std::vector<row>& rows)
 {
     for (const auto& r : rows)
-        std::printf("%11s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %11.2e %10.2f  %s\n",
+        std::printf("%11s %-7s %10s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %12.1f %8.2f %11.2e %10.2f  %s\n",
                     r.shape.c_str(),
+                    r.regime.c_str(),
+                    bytes_text(r.input_bytes).c_str(),
                     r.batch,
                     r.backend.c_str(),
                     r.ns,
                     r.gflops,
                     r.ratio_best,
                     r.ratio_measure,
+                    r.cpu_ns,
+                    r.ratio_best_cpu,
                     r.err,
                     r.plan_ms,
                     r.describe.c_str());
     std::printf("\n");
+    std::fflush(stdout);
+}
+
+//! Each gpufft backend's "vs best" ratios per shape, one column a regime, by
+//! wall time and by CPU time.
+void print_summary(const options& o, const std::vector<row>& rows)
+{
+    std::printf("ratio vs best FFTW (>1: gpufft faster), by regime: wall time | CPU time\n%11s  %-16s", "N",
+                "backend");
+    for (int cpu = 0; cpu < 2; ++cpu) {
+        std::printf(cpu ? " |" : "");
+        for (const auto& r : o.regimes)
+            std::printf(" %8s", r.name.c_str());
+    }
+    std::printf("\n");
+    std::vector<std::pair<std::string, std::string>> lines; // (shape, backend), in first-seen order
+    for (const auto& r : rows)
+        if (r.backend.compare(0, 6, "fftwf:") != 0 &&
+            std::find(lines.begin(), lines.end(), std::make_pair(r.shape, r.backend)) == lines.end())
+            lines.emplace_back(r.shape, r.backend);
+    for (const auto& [shape, backend] : lines) {
+        std::printf("%11s  %-16s", shape.c_str(), backend.c_str());
+        for (int cpu = 0; cpu < 2; ++cpu) {
+            std::printf(cpu ? " |" : "");
+            for (const auto& g : o.regimes) {
+                const auto it = std::find_if(rows.begin(), rows.end(), [&](const row& r) {
+                    return r.shape == shape && r.backend == backend && r.regime == g.name;
+                });
+                if (it == rows.end())
+                    std::printf(" %8s", "-");
+                else
+                    std::printf(" %8.2f", cpu ? it->ratio_best_cpu : it->ratio_best);
+            }
+        }
+        std::printf("\n");
+    }
     std::fflush(stdout);
 }
 
@@ -610,19 +766,25 @@ void write_json(const std::string& path, const options& o, const std::vector<row
       << ", \"direction\": " << json_string(o.inverse ? "inverse" : "forward")
       << ", \"kind\": " << json_string(o.r2c ? "r2c" : "c2c")
       << ", \"placement\": \"out-of-place\""
-      << ", \"points_per_call\": " << (o.batch ? 0 : o.points)
-      << ", \"fftw_version\": " << json_string(fftwf_version)
+      << ", \"regimes\": [";
+    for (std::size_t i = 0; i < o.regimes.size(); ++i)
+        f << (i ? ", " : "") << "{\"name\": " << json_string(o.regimes[i].name)
+          << ", \"input_bytes\": " << o.regimes[i].bytes << "}";
+    f << "], \"fftw_version\": " << json_string(fftwf_version)
       << ", \"fftw_patient\": " << (o.patient ? "true" : "false") << "},\n  \"results\": [";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const row& r = rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"backend\": " << json_string(r.backend)
           << ", \"n\": " << r.n << ", \"shape\": " << json_string(r.shape)
-          << ", \"batch\": " << r.batch << ", \"threads\": " << o.threads
+          << ", \"regime\": " << json_string(r.regime) << ", \"input_bytes\": " << r.input_bytes
+          << ", \"batch\": " << r.batch << ", \"threads\": " << o.threads << ", \"repeats\": " << r.repeats
           << ", \"ns_per_transform\": " << json_number(r.ns)
           << ", \"ns_per_transform_min\": " << json_number(r.ns_min)
           << ", \"gflops\": " << json_number(r.gflops)
           << ", \"ratio_vs_fftw\": " << json_number(r.ratio_best)
           << ", \"ratio_vs_fftw_measure\": " << json_number(r.ratio_measure)
+          << ", \"cpu_ns_per_transform\": " << json_number(r.cpu_ns)
+          << ", \"ratio_vs_fftw_cpu\": " << json_number(r.ratio_best_cpu)
           << ", \"max_rel_err\": " << json_number(r.err)
           << ", \"plan_ms\": " << json_number(r.plan_ms)
           << ", \"describe\": " << json_string(r.describe) << "}";
@@ -670,8 +832,12 @@ int main(int argc, char** argv)
                 o.points = std::size_t(1) << 25; // 256 MiB of complex floats
             return run_device_modes(o) ? 1 : 0;
         }
-        if (!o.points)
-            o.points = std::size_t(1) << 22;
+        if (o.points)
+            o.regimes = { { "points", o.points * (o.r2c ? sizeof(float) : sizeof(cf)) } };
+        else if (o.batch)
+            o.regimes = { { "batch", 0 } };
+        else if (o.regimes.empty())
+            o.regimes = parse_regimes("--regimes", "l2,l3,dram");
         const std::vector<std::string> specs = expand_backends(o.backends);
         // Fail on a bad size or backend now, not after minutes of FFTW planning.
         if (o.shapes.empty())
@@ -692,13 +858,16 @@ int main(int argc, char** argv)
         fftwf_plan_with_nthreads(int(o.threads));
         print_header(o);
         std::vector<row> all;
-        for (const auto& dims : o.shapes) {
-            const auto rows = bench_size(dims, specs, o);
-            print_rows(rows);
-            all.insert(all.end(), rows.begin(), rows.end());
-            if (!o.json.empty())
-                write_json(o.json, o, all); // after each size: a long run keeps what it has
-        }
+        for (const auto& dims : o.shapes)
+            for (const auto& where : o.regimes) {
+                const auto rows = bench_size(dims, where, specs, o);
+                print_rows(rows);
+                all.insert(all.end(), rows.begin(), rows.end());
+                if (!o.json.empty())
+                    write_json(o.json, o, all); // after each run: a long run keeps what it has
+            }
+        if (o.regimes.size() > 1)
+            print_summary(o, all);
         return 0;
     } catch (const usage_error& e) {
         std::fprintf(stderr, "gpufft-bench: %s\n", e.what());

@@ -18,13 +18,22 @@ using clock_type = std::chrono::steady_clock;
 
 constexpr unsigned warmups = 3;
 
+//! A working-set regime of the CPU comparison: input bytes per timed call.
+struct regime {
+    std::string name; //!< "l2", "l3", "dram", or the size as given ("128K")
+    std::size_t bytes;
+};
+
 struct options {
-    std::vector<std::size_t> sizes{ 64, 256, 1024, 4096, 16384, 65536, 1000, 2400 };
+    //! Issue 14's sizes: every power of two 64..65536, and five others.
+    std::vector<std::size_t> sizes{ 64,   128,   256,   512,  1024, 2048, 4096, 8192, 16384,
+                                    32768, 65536, 1000, 2400, 3000, 4410, 6000 };
     //! --shapes: multi-dimensional shapes, row-major ("256x256"); replace sizes.
     std::vector<std::vector<std::size_t>> shapes;
     bool r2c = false; //!< --kind r2c: real-to-complex forward transforms
     std::size_t batch = 0;  // 0: about `points` points a call
-    std::size_t points = 0; // 0: the mode's default (4 Mi points, or 32 Mi on a device)
+    std::size_t points = 0; // 0: the mode's default (the regimes, or 32 Mi points on a device)
+    std::vector<regime> regimes; // --regimes; empty: l2, l3, dram unless --points or --batch
     std::vector<std::string> backends; // empty: every usable backend
     bool patient = false;
     std::string wisdom;

@@ -117,6 +117,19 @@ class qa_fft_vcc(gr_unittest.TestCase):
             want = np.fft.fft(x.reshape(-1, n).astype(np.complex128), axis=1)
             self.assert_close(np.array(snk.data()).reshape(-1, n), want, n, f"n={n} batch={batch}")
 
+    def test_default_buffers(self):
+        # As apps/flowgraph_bench.py runs it: GNU Radio's default buffers (the
+        # output buffer and history the block asks for undone), work() calls
+        # of at most 3 vectors, and an odd count that leaves a remainder.
+        for n, window, shift in ((1024, grwin.blackmanharris(1024), True), (4096, [], False)):
+            x = self.random(n * 37)
+            want = run_block(fft.fft_vcc(n, True, window, shift, 1), x, n)
+            b = gpufft.fft_vcc(n, True, window, shift, 1, batch=64)
+            b.set_min_output_buffer(0, 0)
+            b.set_history(1)
+            b.set_max_noutput_items(3)
+            self.assert_close(run_block(b, x, n), want, n, f"n={n} default buffers")
+
     def test_bad_arguments(self):
         cases = [
             (lambda: gpufft.fft_vcc(0, True, []), "fft_size"),

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""QA for gpufft-bench's CPU comparison as a program: the working-set regimes
+(--regimes, and --points or --batch as one regime), their rows in the text
+table and in --json, and bad options giving exit status 2 with a message
+naming them. Tiny runs: the figures are not checked, only their shape.
+
+    GPUFFT_BENCH=build/apps/gpufft-bench /usr/bin/python3 apps/tests/qa_gpufft_bench.py"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+from gnuradio import gr_unittest
+
+EXE = os.environ.get("GPUFFT_BENCH", "gpufft-bench")
+
+
+def bench(*args):
+    return subprocess.run([EXE, "--backends", "simd", "--repeats", "1", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+class qa_gpufft_bench(gr_unittest.TestCase):
+    def run_json(self, *args):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bench.json")
+            r = bench("--json", path, *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path) as f:
+                return r.stdout, json.load(f)
+
+    def test_each_size_in_each_regime(self):
+        out, doc = self.run_json("--sizes", "64,1000", "--regimes", "l2,64K")
+        self.assertEqual(doc["header"]["regimes"],
+                         [{"name": "l2", "input_bytes": 256 << 10}, {"name": "64K", "input_bytes": 64 << 10}])
+        got = {(r["n"], r["regime"], r["backend"].split(":")[0]): r for r in doc["results"]}
+        self.assertEqual(len(got), len(doc["results"]))
+        for n in (64, 1000):
+            for regime, size in (("l2", 256 << 10), ("64K", 64 << 10)):
+                for engine in ("fftwf", "simd"):
+                    r = got[(n, regime, engine)]
+                    self.assertEqual(r["batch"], round(size / (8 * n)))
+                    self.assertEqual(r["input_bytes"], r["batch"] * n * 8)
+                    self.assertEqual(r["repeats"], 1)
+                    self.assertGreater(r["ns_per_transform"], 0)
+                    self.assertGreater(r["cpu_ns_per_transform"], 0)
+                    self.assertGreater(r["ratio_vs_fftw_cpu"], 0)
+                    self.assertLess(r["max_rel_err"], 1e-5)
+        # The text table: a regime column, and the side-by-side summary.
+        self.assertRegex(out, r"\n +64 64K +64 KiB +128 +simd")
+        self.assertRegex(out, r"\n +1000 64K +64000 B +8 +simd")
+        ratios = r" +\d+\.\d\d +\d+\.\d\d"
+        self.assertRegex(out, r"by regime: wall time \| CPU time\n +N +backend +l2 +64K \| +l2 +64K\n"
+                              rf" +64 +simd\S*{ratios} \|{ratios}\n")
+
+    def test_largest_calls_fewer_repeats(self):
+        _, doc = self.run_json("--sizes", "64", "--regimes", "64M", "--repeats", "9")
+        self.assertEqual({r["repeats"] for r in doc["results"]}, {3})
+        self.assertEqual({r["regime"] for r in doc["results"]}, {"64M"})
+
+    def test_points_and_batch_are_one_regime(self):
+        _, doc = self.run_json("--sizes", "128", "--points", "4096")
+        self.assertEqual({(r["regime"], r["batch"]) for r in doc["results"]}, {("points", 32)})
+        _, doc = self.run_json("--sizes", "128", "--batch", "5")
+        self.assertEqual({(r["regime"], r["batch"]) for r in doc["results"]}, {("batch", 5)})
+
+    def test_bad_regimes(self):
+        for args, message in (
+                (["--regimes", "l4"], 'unknown regime "l4"'),
+                (["--regimes", "12X"], 'unknown regime "12X"'),
+                (["--regimes", "K"], 'unknown regime "K"'),
+                (["--regimes", "0K"], "--regimes must be at least 1"),
+                (["--regimes", ","], "--regimes: no regime given"),
+                (["--regimes", "l2", "--points", "1024"], "--regimes with --points or --batch"),
+                (["--regimes", "l2", "--display"], "--regimes is for the CPU comparison")):
+            r = bench("--sizes", "64", *args)
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+            self.assertIn(message, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_gpufft_bench)
