@@ -41,7 +41,7 @@
 #   ra26   dma0       VDW setup of VPM slot 0
 #   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
 #   ra27   vpmw0      VPM write setups of the two slots
-#   rb27   vpmw1      
+#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass)
 #   ra28   in_addr    
 #   rb28   dma_stride 
 #   ra29   tw_ptr     next twiddle to load

@@ -28,11 +28,11 @@ struct pass {
     std::size_t twiddle_offset; // complex entries before this pass's table
 };
 
-// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows,
-// and at least two, so the first pass (lanes on p) is never the last.
+// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows
+// (2^8 is one radix-256 pass: every pass costs a VDW write of each point).
 std::vector<pass> passes_for(unsigned log2n)
 {
-    const unsigned count = std::max(2u, (log2n - 8 + 3) / 4 + 1);
+    const unsigned count = (log2n - 8 + 3) / 4 + 1;
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
     for (unsigned i = 0; i < count; ++i) {
@@ -215,7 +215,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s) - wide_step : 0),
             vpm_write_setup(row),
-            wide ? (across && inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // across: store (im, re)
+            wide ? (inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // wide: store (im, re)
         };
         u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
     }
