@@ -19,11 +19,12 @@
 # Registers: ra0..15 / rb0..15 hold the 16 points of a lane (re / im); r0..r3
 # are scratch; the rest hold the pass state below.
 
-#   ra16   g          current group (jobs x groups per transform, interleaved over QPUs)
+#   ra16   g          current work item W (jobs x groups per transform [x 4 quarters], over QPUs)
 #   rb16   g_end      
 #   ra17   lg_in      in = in0 + (g << LG_IN) + LANE_IN; the first pass's lane radix is 2^(7 - LG_IN)
 #   rb17   nq         QPUs in this launch
-#   rb18   lg_gt      job = G >> LG_GT
+#   ra18   quarters   3: a work item is one quad (4 registers) of a group, W & 3; 0: whole groups
+#   rb18   lg_gt      job = W >> LG_GT
 #   ra19   qmask      qb = g & QMASK
 #   rb19   gmask      g = G & GMASK
 #   ra20   kshift     p = g >> KSHIFT
@@ -145,11 +146,14 @@
     dma_out \dma
 .endm
 
-# Addresses of group G: job = G >> LG_GT, g = G & GMASK, qb = g & QMASK,
+# Addresses of work item W: group G = W >> (quarters ? 2 : 0), job = W >> LG_GT
+# (the host counts the quarter bits in), g = G & GMASK, qb = g & QMASK,
 # p = g >> KSHIFT.
 .macro group_setup
+    and r3, ra18, 2
+    shr r1, ra16, r3
     shr r0, ra16, rb18
-    and r1, ra16, rb19
+    and r1, r1, rb19
     and r2, r1, ra19 ; mul24 r0, r0, rb20
     shr r3, r1, ra20
     shl r2, r2, ra21
@@ -224,6 +228,23 @@ release\@:
 done\@:
 .endm
 
+# Quad i of a group (4 registers, one VDW) is this work item's unless the
+# group is split in quarters (ra18 = 3) and W & 3 != i; a skipped quad still
+# moves the output pointer on by one VDW and, when `tw_bytes` is set, the
+# twiddle pointer by that many bytes.
+.macro quad_if_mine, i, quad, tw_bytes, k0, k1, k2, k3
+    mov r1, ra18
+    and r0, ra16, r1
+    xor r0, r0, \i
+    and.setf nop, r0, r1
+    brr.anynz skip\@
+    ldi r2, \tw_bytes
+    add.ifnz ra29, ra29, r2
+    add.ifnz ra30, ra30, rb29
+    \quad \k0, \k1, \k2, \k3
+skip\@:
+.endm
+
 .include "fft_radix.qinc"
 
 # ---------------------------------------------------------------------------
@@ -246,6 +267,7 @@ pass_loop:
     mov ra24, unif
     mov rb16, unif
     mov rb18, unif
+    mov ra18, unif
     mov rb19, unif
     mov ra20, unif
     mov ra19, unif

@@ -181,6 +181,9 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
         const bool across = !first && lanes_across(ps);
+        // Fewer groups than QPUs (small sizes, small batches): each group is
+        // dealt out as four work items, one quad (VDW) of its outputs each.
+        const bool quarters = (first || across) && jobs * groups < l.qpus;
         const std::size_t lane_table = first ? tables.first_pass : across ? tables.across : tables.lanes_on_q;
         const std::uint32_t common[] = {
             first ? 1u : across ? 2u : 0u,
@@ -190,8 +193,9 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             inverse && first ? std::uint32_t(-4) : 4u,
             to,
             first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
-            std::uint32_t(jobs * groups),
-            log2_of(groups),
+            std::uint32_t(jobs * groups * (quarters ? 4 : 1)),
+            log2_of(groups) + (quarters ? 2 : 0),
+            quarters ? 3u : 0u,
             std::uint32_t(groups - 1),
         };
         u.insert(u.end(), std::begin(common), std::end(common));
