@@ -8,13 +8,15 @@
 # The first pass (s = 1) has radix 16A, A = 1..16: each lane does a radix-16
 # over registers, then radix-A steps across blocks of A lanes (rotations)
 # finish it, so each lane holds 16 consecutive outputs and a group's 256
-# outputs are contiguous: they go out 4 outputs (64 points) per VDW. The other
-# passes are radix 16 with the lanes on 16 consecutive q; each output j goes
-# through 3 VPM rows (re, im, re) and one VDW of 16 lanes x 2 words. Inputs
-# are gathered through the TMUs and twiddles w_n^(jp) come from tables
-# computed in double on the host. The inverse transform is swap(FFT(swap(x))):
-# the first pass loads re/im swapped and the last pass stores them swapped
-# (its VDW starts one VPM row later), so butterflies and tables are the same.
+# outputs are contiguous: they go out 4 outputs (64 points) per VDW (2^8 is
+# that one pass). The other passes are radix 16 or 64 with the lanes on r
+# (cross-lane steps, 64 points per VDW) where the VDW stride allows, else
+# radix 16 with the lanes on 16 consecutive q (each output j through 3 VPM
+# rows, re, im, re, and one VDW of 16 lanes x 2 words). Inputs are gathered
+# through the TMUs and twiddles w_n^(jp) come from tables computed in double
+# on the host. The inverse transform is swap(FFT(swap(x))): the first pass
+# loads re/im swapped and the last pass stores them swapped, so butterflies
+# and tables are the same.
 #
 # Registers: ra0..15 / rb0..15 hold the 16 points of a lane (re / im); r0..r3
 # are scratch; the rest hold the pass state below.
@@ -256,7 +258,7 @@ skip\@:
     mov rb30, unif
 
 pass_loop:
-    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group
+    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -296,6 +298,11 @@ pass_loop:
     nop
     nop
     nop
+    sub.setf nop, r2, 3
+    brr.allz across64
+    nop
+    nop
+    nop
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -303,6 +310,9 @@ first_pass:
 across:
     add rb26, rb26, r0
     group_loop across_group
+across64:
+    add rb26, rb26, r0
+    group_loop radix64_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.

@@ -129,12 +129,14 @@ int main(int argc, char** argv)
         cfg.seed = seed;
         cfg.float_rounding = rounding;
         cfg.random_interleave = false; // the model: no artificial hold-backs
-        // Two buffers a job and about 8.3 N bytes of tables (2^22 batch 1: 98 MB).
-        cfg.memory_bytes = std::max<std::size_t>(128u << 20, (20 * n * 8 + 9 * n) * 2);
         for (const std::size_t batch : { std::size_t(1), std::size_t(10) }) {
             // Batch 10 of 2^19 and up takes minutes on the emulator: only with --batch10-to.
             if (batch > 1 && log2n > batch10_to)
                 continue;
+            // Two buffers (and a guard page) a job, about 8.3 N bytes of
+            // tables, the code and uniforms (2^22 batch 1: 98 MB).
+            const std::size_t bytes = 2 * batch * (8 * n + 4096) + 9 * n + (1u << 20);
+            cfg.memory_bytes = std::uint32_t(std::max<std::size_t>(128u << 20, (bytes + 7) / 8 * 8));
             std::vector<std::complex<float>> in(n * batch);
             std::mt19937_64 rng(seed + log2n);
             std::normal_distribution<float> normal;
