@@ -8,22 +8,25 @@
 # The first pass (s = 1) has radix 16A, A = 1..16: each lane does a radix-16
 # over registers, then radix-A steps across blocks of A lanes (rotations)
 # finish it, so each lane holds 16 consecutive outputs and a group's 256
-# outputs are contiguous: they go out 4 outputs (64 points) per VDW. The other
-# passes are radix 16 with the lanes on 16 consecutive q; each output j goes
-# through 3 VPM rows (re, im, re) and one VDW of 16 lanes x 2 words. Inputs
-# are gathered through the TMUs and twiddles w_n^(jp) come from tables
-# computed in double on the host. The inverse transform is swap(FFT(swap(x))):
-# the first pass loads re/im swapped and the last pass stores them swapped
-# (its VDW starts one VPM row later), so butterflies and tables are the same.
+# outputs are contiguous: they go out 4 outputs (64 points) per VDW (2^8 is
+# that one pass). The other passes are radix 16 or 64 with the lanes on r
+# (cross-lane steps, 64 points per VDW) where the VDW stride allows, else
+# radix 16 with the lanes on 16 consecutive q (each output j through 3 VPM
+# rows, re, im, re, and one VDW of 16 lanes x 2 words). Inputs are gathered
+# through the TMUs and twiddles w_n^(jp) come from tables computed in double
+# on the host. The inverse transform is swap(FFT(swap(x))): the first pass
+# loads re/im swapped and the last pass stores them swapped, so butterflies
+# and tables are the same.
 #
 # Registers: ra0..15 / rb0..15 hold the 16 points of a lane (re / im); r0..r3
 # are scratch; the rest hold the pass state below.
 
-#   ra16   g          current group (jobs x groups per transform, interleaved over QPUs)
+#   ra16   g          current work item W (jobs x groups per transform [x 4 quarters], over QPUs)
 #   rb16   g_end      
 #   ra17   lg_in      in = in0 + (g << LG_IN) + LANE_IN; the first pass's lane radix is 2^(7 - LG_IN)
 #   rb17   nq         QPUs in this launch
-#   rb18   lg_gt      job = G >> LG_GT
+#   ra18   quarters   3: a work item is one quad (4 registers) of a group, W & 3; 0: whole groups
+#   rb18   lg_gt      job = W >> LG_GT
 #   ra19   qmask      qb = g & QMASK
 #   rb19   gmask      g = G & GMASK
 #   ra20   kshift     p = g >> KSHIFT
@@ -41,7 +44,7 @@
 #   ra26   dma0       VDW setup of VPM slot 0
 #   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
 #   ra27   vpmw0      VPM write setups of the two slots
-#   rb27   vpmw1      
+#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass)
 #   ra28   in_addr    
 #   rb28   dma_stride 
 #   ra29   tw_ptr     next twiddle to load
@@ -145,11 +148,14 @@
     dma_out \dma
 .endm
 
-# Addresses of group G: job = G >> LG_GT, g = G & GMASK, qb = g & QMASK,
+# Addresses of work item W: group G = W >> (quarters ? 2 : 0), job = W >> LG_GT
+# (the host counts the quarter bits in), g = G & GMASK, qb = g & QMASK,
 # p = g >> KSHIFT.
 .macro group_setup
+    and r3, ra18, 2
+    shr r1, ra16, r3
     shr r0, ra16, rb18
-    and r1, ra16, rb19
+    and r1, r1, rb19
     and r2, r1, ra19 ; mul24 r0, r0, rb20
     shr r3, r1, ra20
     shl r2, r2, ra21
@@ -224,6 +230,23 @@ release\@:
 done\@:
 .endm
 
+# Quad i of a group (4 registers, one VDW) is this work item's unless the
+# group is split in quarters (ra18 = 3) and W & 3 != i; a skipped quad still
+# moves the output pointer on by one VDW and, when `tw_bytes` is set, the
+# twiddle pointer by that many bytes.
+.macro quad_if_mine, i, quad, tw_bytes, k0, k1, k2, k3
+    mov r1, ra18
+    and r0, ra16, r1
+    xor r0, r0, \i
+    and.setf nop, r0, r1
+    brr.anynz skip\@
+    ldi r2, \tw_bytes
+    add.ifnz ra29, ra29, r2
+    add.ifnz ra30, ra30, rb29
+    \quad \k0, \k1, \k2, \k3
+skip\@:
+.endm
+
 .include "fft_radix.qinc"
 
 # ---------------------------------------------------------------------------
@@ -235,7 +258,7 @@ done\@:
     mov rb30, unif
 
 pass_loop:
-    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group
+    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -246,6 +269,7 @@ pass_loop:
     mov ra24, unif
     mov rb16, unif
     mov rb18, unif
+    mov ra18, unif
     mov rb19, unif
     mov ra20, unif
     mov ra19, unif
@@ -274,6 +298,11 @@ pass_loop:
     nop
     nop
     nop
+    sub.setf nop, r2, 3
+    brr.allz across64
+    nop
+    nop
+    nop
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -281,6 +310,9 @@ first_pass:
 across:
     add rb26, rb26, r0
     group_loop across_group
+across64:
+    add rb26, rb26, r0
+    group_loop radix64_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.

@@ -28,15 +28,25 @@ struct pass {
     std::size_t twiddle_offset; // complex entries before this pass's table
 };
 
-// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows,
-// and at least two, so the first pass (lanes on p) is never the last.
+// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows
+// (every pass costs a VDW write of each point; 2^8 is one radix-256 pass).
+// Where it saves a pass, the second pass is radix 64 after a first pass of
+// 128 or 256 (2^13 128x64, 2^14 256x64, 2^17 128x64x16, ...): its lanes are
+// 32 s bytes apart, which the 16-bit VDW stride holds at s = 128 and 256.
 std::vector<pass> passes_for(unsigned log2n)
 {
-    const unsigned count = std::max(2u, (log2n - 8 + 3) / 4 + 1);
+    const unsigned count = (log2n - 8 + 3) / 4 + 1;
+    const bool radix64 = log2n >= 13 && (log2n - 8) % 4 >= 1 && (log2n - 8) % 4 <= 2;
+    std::vector<unsigned> radices(radix64 ? count - 1 : count, 4);
+    if (radix64)
+        radices[1] = 6;
+    unsigned rest = log2n;
+    for (std::size_t i = 1; i < radices.size(); ++i)
+        rest -= radices[i];
+    radices[0] = rest;
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
-    for (unsigned i = 0; i < count; ++i) {
-        const unsigned lr = i == 0 ? log2n - 4 * (count - 1) : 4;
+    for (unsigned lr : radices) {
         passes.push_back({ lr, s, offset });
         offset += (std::size_t(1) << log2n) / s; // n = N/s entries: m rows of R
         s <<= lr;
@@ -93,17 +103,20 @@ struct table_layout {
     std::size_t lanes_on_q = 0;  // LANE_IN = 8 lane
     std::size_t first_pass = 0;  // LANE_IN, then lane twiddles (shader's rb26 + 64)
     std::size_t across = 0;      // LANE_IN, then the cross-lane steps' twiddles
+    std::size_t radix64 = 0;     // LANE_IN, the steps' twiddles, then W64^(r_lo j_a)
 };
 
 constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
 constexpr std::size_t FIRST_PASS_WORDS = LANES + 16 * 2 * LANES + LANE_STEP_WORDS;
+constexpr std::size_t ACROSS_WORDS = LANES + LANE_STEP_WORDS;
 
 table_layout layout_of(unsigned log2n)
 {
     std::size_t words = 0;
     for (const pass& ps : passes_for(log2n))
         words += 2 * ((std::size_t(1) << log2n) / ps.stride);
-    return { words, words + LANES, words + LANES + FIRST_PASS_WORDS };
+    const std::size_t across = words + LANES + FIRST_PASS_WORDS;
+    return { words, words + LANES, across, across + ACROSS_WORDS };
 }
 
 // The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
@@ -116,8 +129,12 @@ void push_lane_steps(std::vector<std::uint32_t>& words, unsigned A)
         });
 }
 
-// A pass over q whose lanes (16 outputs j, 8s bytes apart) fit the VDW stride.
-bool lanes_across(const pass& ps) { return ps.stride >= LANES && 8 * ps.stride - 32 <= 0xFFFF; }
+// A later pass with lanes on r (16 outputs j, 8 s R/16 bytes apart) where
+// that fits the VDW stride: radix 16 (across_group) or 64 (radix64_group).
+bool lanes_across(const pass& ps)
+{
+    return ps.stride >= LANES && 8 * ps.stride * (std::size_t(1) << ps.log2_radix) / 16 - 32 <= 0xFFFF;
+}
 
 std::vector<std::uint32_t> twiddle_table(unsigned log2n)
 {
@@ -148,6 +165,13 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
     for (unsigned lane = 0; lane < LANES; ++lane)
         words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)));
     push_lane_steps(words, 16);
+    // Radix 64: lane L takes r = 16 r_hi + bitrev4(L); block j_a is times
+    // W64^(bitrev4(L) j_a).
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(N / 8 * bit_reverse(lane, 4)));
+    push_lane_steps(words, 16);
+    for (unsigned j_a = 0; j_a < 4; ++j_a)
+        push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 64.0; });
     return words;
 }
 
@@ -181,23 +205,31 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
         const bool across = !first && lanes_across(ps);
-        const std::size_t lane_table = first ? tables.first_pass : across ? tables.across : tables.lanes_on_q;
+        // Lanes on r: R = 16 B, registers on Q = 16 / B consecutive q.
+        const std::size_t R = std::size_t(1) << ps.log2_radix, B = across ? R / LANES : 1, Q = LANES / B;
+        // Fewer groups than QPUs (small sizes, small batches): each group is
+        // dealt out as four work items, one quad (VDW) of its outputs each.
+        const bool quarters = (first || across) && 4 * jobs * groups <= l.qpus;
+        const std::size_t lane_table = first ? tables.first_pass
+                                       : across ? (B > 1 ? tables.radix64 : tables.across)
+                                                : tables.lanes_on_q;
         const std::uint32_t common[] = {
-            first ? 1u : across ? 2u : 0u,
-            first ? 7u - (ps.log2_radix - 4) : 7u,
+            first ? 1u : across ? (B > 1 ? 3u : 2u) : 0u,
+            first ? 7u - (ps.log2_radix - 4) : log2_of(8 * Q),
             std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
             to,
             first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
-            std::uint32_t(jobs * groups),
-            log2_of(groups),
+            std::uint32_t(jobs * groups * (quarters ? 4 : 1)),
+            log2_of(groups) + (quarters ? 2 : 0),
+            quarters ? 3u : 0u,
             std::uint32_t(groups - 1),
         };
         u.insert(u.end(), std::begin(common), std::end(common));
         // First pass: group g covers p = 16g/A.., 256 contiguous outputs.
-        // Later passes: g = p * (s/16) + qb, q = 16 qb + (lane or register).
-        const std::size_t q_blocks = first ? 1 : s / LANES;
+        // Later passes: g = p * (s/Q) + qb, q = Q qb + (lane or register).
+        const std::size_t q_blocks = first ? 1 : s / Q;
         const bool wide = first || across; // 4 outputs (8 VPM rows) per VDW
         const std::uint32_t wide_step = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
         const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
@@ -205,17 +237,19 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::uint32_t pass_uniforms[] = {
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
-            first ? 0 : log2_of(LANES * 8),
-            log2_of(first ? 8 * GROUP_POINTS : s * 16 * 8),
-            log2_of(first ? 8 * GROUP_POINTS : 16 * 8),
-            first ? 8 * LANES : across ? 8 : 0,                 // twiddle bytes per lane
-            wide ? wide_step : std::uint32_t(s * 8),            // bytes between VDWs
-            across ? 8 : std::uint32_t(8 * N / 16),             // bytes between registers' inputs
+            first ? 0 : log2_of(Q * 8),
+            log2_of(first ? 8 * GROUP_POINTS : s * R * 8),
+            log2_of(first ? 8 * GROUP_POINTS : R * 8),
+            first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
+            // bytes between VDWs: radix 64's quads are its j_a, s points apart
+            wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
+            // bytes between registers' inputs (radix 64: between its r_hi blocks)
+            across ? std::uint32_t(B > 1 ? 8 * N / B : 8) : std::uint32_t(8 * N / 16),
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
-            dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s) - wide_step : 0),
+            dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
             vpm_write_setup(row),
-            wide ? (across && inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // across: store (im, re)
+            wide ? (inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // wide: store (im, re)
         };
         u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
     }
