@@ -198,19 +198,19 @@ void emit(std::ostream& os, const Codelet& c)
        << " vscale, " << k.fma << " vfmadd/vfnmadd, " << k.muli << " vmul_i, " << k.cmul
        << " vcmul = " << k.real_adds() << " real adds, " << k.real_muls() << " real muls\n";
     os << "template <> struct n1<" << c.n << ", " << dir << "> {\n";
-    os << "    static GPUFFT_INLINE void run(V* x)\n    {\n";
+    os << "    template <class Load, class Store>\n";
+    os << "    static GPUFFT_INLINE void run(const Load& load, const Store& store)\n    {\n";
 
     const std::vector<int> uses = use_counts(c.dag, c.out);
     std::vector<std::string> name(c.dag.size());
-    int temps = 0, reads = 0;
+    int temps = 0;
     std::function<std::string(int)> expr;
     std::function<const std::string&(int)> value = [&](int id) -> const std::string& {
         if (name[id].empty()) {
             const std::string e = expr(id);
             if (c.dag[id].op == Op::In) {
-                name[id] = e; // the schedule starts with the inputs
-                os << "        const V " << e << " = x[" << c.dag[id].a << "];\n";
-                ++reads;
+                name[id] = e; // loaded where first used
+                os << "        const V " << e << " = load(" << c.dag[id].a << ");\n";
             } else {
                 name[id] = "t" + std::to_string(temps++);
                 os << "        const V " << name[id] << " = " << e << ";\n";
@@ -247,23 +247,27 @@ void emit(std::ostream& os, const Codelet& c)
         }
         return {};
     };
-    // Stores wait until every input is loaded (the transform is in place). A
-    // value used only by its store is computed straight into it.
+    // Out of place, an output is stored as soon as it is known, and a value
+    // used only by its store is computed straight into it: few values live.
     std::vector<bool> stored(c.n, false);
+    auto store = [&](int j, const std::string& v) {
+        os << "        store(" << j << ", " << v << ");\n";
+        stored[j] = true;
+    };
     auto store_ready = [&] {
-        for (int j = 0; j < c.n && reads == c.n; ++j) {
+        for (int j = 0; j < c.n; ++j) {
             const int id = c.out[j];
             const Node& x = c.dag[id];
             const bool inline_ok = x.op != Op::In && name[id].empty() && uses[id] == 1 &&
                                    !name[x.a].empty() && (x.b < 0 || !name[x.b].empty());
-            if (!stored[j] && (!name[id].empty() || inline_ok)) {
-                os << "        x[" << j << "] = " << (inline_ok ? expr(id) : name[id]) << ";\n";
-                stored[j] = true;
-            }
+            if (!stored[j] && (!name[id].empty() || inline_ok))
+                store(j, inline_ok ? expr(id) : name[id]);
         }
     };
     for (int id : c.order) {
-        const bool inline_later = c.dag[id].op != Op::In && uses[id] == 1 &&
+        if (c.dag[id].op == Op::In)
+            continue; // loaded where first used
+        const bool inline_later = uses[id] == 1 &&
                                   std::find(c.out.begin(), c.out.end(), id) != c.out.end();
         if (!inline_later)
             value(id);
@@ -273,6 +277,15 @@ void emit(std::ostream& os, const Codelet& c)
                     value(op);
         store_ready();
     }
+    for (int j = 0; j < c.n; ++j) // outputs that are inputs unchanged
+        if (!stored[j])
+            store(j, value(c.out[j]));
+    os << "    }\n";
+    // In place: every input read before the first store.
+    os << "    static GPUFFT_INLINE void run(V* x)\n    {\n";
+    os << "        V in[" << c.n << "];\n";
+    os << "        for (int j = 0; j < " << c.n << "; ++j)\n            in[j] = x[j];\n";
+    os << "        run(codelet_array_load{ in }, codelet_array_store{ x });\n";
     os << "    }\n};\n";
 }
 
