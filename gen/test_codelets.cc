@@ -75,6 +75,16 @@ Vec<T> vmul_neg_i(Vec<T> a)
     return map(a, [](std::complex<T> v, int) { return std::complex<T>(v.imag(), -v.real()); });
 }
 template <class T>
+Vec<T> vadd_i(Vec<T> a, Vec<T> b)
+{
+    return vadd(a, vmul_i(b));
+}
+template <class T>
+Vec<T> vsub_i(Vec<T> a, Vec<T> b)
+{
+    return vadd(a, vmul_neg_i(b));
+}
+template <class T>
 Vec<T> vcmul(Vec<T> a, double re, double im)
 {
     return map(a, [&](std::complex<T> v, int) { return v * std::complex<T>(T(re), T(im)); });
