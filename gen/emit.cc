@@ -192,25 +192,68 @@ std::string constant(real v)
 
 void emit(std::ostream& os, const Codelet& c)
 {
+    const std::vector<int> uses = use_counts(c.dag, c.out);
+    // x + i y and x - i y (an Add or Sub with a vmul_i or vmul_neg_i operand)
+    // become vadd_i(x, y) and vsub_i(x, y): on AVX2 and AVX-512 one shuffle of
+    // y, shared by the pair x +- i y, and one fmaddsub/fmsubadd each, where
+    // vmul_i then vadd/vsub also flips signs. A rotation whose every use is
+    // folded this way is not emitted at all.
+    struct RotatedSum {
+        int x, y;
+        bool plus;
+    };
+    auto rotated_sum = [&](int id, RotatedSum& f) {
+        const Node& n = c.dag[id];
+        auto rotation = [&](int o) { return c.dag[o].op == Op::MulI || c.dag[o].op == Op::MulNegI; };
+        if (n.op != Op::Add && n.op != Op::Sub)
+            return false;
+        if (rotation(n.b))
+            f = { n.a, c.dag[n.b].a, (n.op == Op::Add) == (c.dag[n.b].op == Op::MulI) };
+        else if (n.op == Op::Add && rotation(n.a))
+            f = { n.b, c.dag[n.a].a, c.dag[n.a].op == Op::MulI };
+        else
+            return false;
+        return true;
+    };
+    // The operands as emitted.
+    auto operands = [&](int id) -> std::pair<int, int> {
+        RotatedSum f;
+        if (rotated_sum(id, f))
+            return { f.x, f.y };
+        return { c.dag[id].a, c.dag[id].b };
+    };
+    std::vector<int> unfolded_uses = uses;
+    int folded = 0;
+    for (int id = 0; id < c.dag.size(); ++id) {
+        RotatedSum f;
+        if (uses[id] > 0 && rotated_sum(id, f)) {
+            const Node& n = c.dag[id];
+            const int rot = c.dag[n.b].op == Op::MulI || c.dag[n.b].op == Op::MulNegI ? n.b : n.a;
+            if (--unfolded_uses[rot] == 0)
+                ++folded;
+        }
+    }
     const Counts k = count(c);
     const char* dir = c.forward ? "true" : "false";
     os << "// n1<" << c.n << ", " << dir << ">: " << k.add << " vadd/vsub, " << k.scale
        << " vscale, " << k.fma << " vfmadd/vfnmadd, " << k.muli << " vmul_i, " << k.cmul
-       << " vcmul = " << k.real_adds() << " real adds, " << k.real_muls() << " real muls\n";
+       << " vcmul = " << k.real_adds() << " real adds, " << k.real_muls() << " real muls";
+    if (folded)
+        os << "; " << folded << " vmul_i folded into vadd_i/vsub_i";
+    os << "\n";
     os << "template <> struct n1<" << c.n << ", " << dir << "> {\n";
-    os << "    static GPUFFT_INLINE void run(V* x)\n    {\n";
+    os << "    template <class Load, class Store>\n";
+    os << "    static GPUFFT_INLINE void run(const Load& load, const Store& store)\n    {\n";
 
-    const std::vector<int> uses = use_counts(c.dag, c.out);
     std::vector<std::string> name(c.dag.size());
-    int temps = 0, reads = 0;
+    int temps = 0;
     std::function<std::string(int)> expr;
     std::function<const std::string&(int)> value = [&](int id) -> const std::string& {
         if (name[id].empty()) {
             const std::string e = expr(id);
             if (c.dag[id].op == Op::In) {
-                name[id] = e; // the schedule starts with the inputs
-                os << "        const V " << e << " = x[" << c.dag[id].a << "];\n";
-                ++reads;
+                name[id] = e; // loaded where first used
+                os << "        const V " << e << " = load(" << c.dag[id].a << ");\n";
             } else {
                 name[id] = "t" + std::to_string(temps++);
                 os << "        const V " << name[id] << " = " << e << ";\n";
@@ -222,6 +265,11 @@ void emit(std::ostream& os, const Codelet& c)
         const Node& x = c.dag[id];
         if (x.op == Op::In)
             return "x" + std::to_string(x.a);
+        RotatedSum f;
+        if (rotated_sum(id, f)) {
+            const std::string a = value(f.x);
+            return (f.plus ? "vadd_i(" : "vsub_i(") + a + ", " + value(f.y) + ")";
+        }
         const std::string a = value(x.a); // operands first, in a fixed order
         const std::string b = x.b >= 0 ? value(x.b) : "";
         const std::string k = constant(x.k.re);
@@ -247,32 +295,47 @@ void emit(std::ostream& os, const Codelet& c)
         }
         return {};
     };
-    // Stores wait until every input is loaded (the transform is in place). A
-    // value used only by its store is computed straight into it.
+    // Out of place, an output is stored as soon as it is known, and a value
+    // used only by its store is computed straight into it: few values live.
     std::vector<bool> stored(c.n, false);
+    auto store = [&](int j, const std::string& v) {
+        os << "        store(" << j << ", " << v << ");\n";
+        stored[j] = true;
+    };
     auto store_ready = [&] {
-        for (int j = 0; j < c.n && reads == c.n; ++j) {
+        for (int j = 0; j < c.n; ++j) {
             const int id = c.out[j];
-            const Node& x = c.dag[id];
-            const bool inline_ok = x.op != Op::In && name[id].empty() && uses[id] == 1 &&
-                                   !name[x.a].empty() && (x.b < 0 || !name[x.b].empty());
-            if (!stored[j] && (!name[id].empty() || inline_ok)) {
-                os << "        x[" << j << "] = " << (inline_ok ? expr(id) : name[id]) << ";\n";
-                stored[j] = true;
-            }
+            const auto [a, b] = operands(id);
+            const bool inline_ok = c.dag[id].op != Op::In && name[id].empty() && uses[id] == 1 &&
+                                   !name[a].empty() && (b < 0 || !name[b].empty());
+            if (!stored[j] && (!name[id].empty() || inline_ok))
+                store(j, inline_ok ? expr(id) : name[id]);
         }
     };
     for (int id : c.order) {
-        const bool inline_later = c.dag[id].op != Op::In && uses[id] == 1 &&
+        if (c.dag[id].op == Op::In || unfolded_uses[id] == 0)
+            continue; // loaded where first used; folded into vadd_i/vsub_i
+        const bool inline_later = uses[id] == 1 &&
                                   std::find(c.out.begin(), c.out.end(), id) != c.out.end();
-        if (!inline_later)
+        if (!inline_later) {
             value(id);
-        else
-            for (int op : { c.dag[id].a, c.dag[id].b })
+        } else {
+            const auto [a, b] = operands(id);
+            for (int op : { a, b })
                 if (op >= 0)
                     value(op);
+        }
         store_ready();
     }
+    for (int j = 0; j < c.n; ++j) // outputs that are inputs unchanged
+        if (!stored[j])
+            store(j, value(c.out[j]));
+    os << "    }\n";
+    // In place: every input read before the first store.
+    os << "    static GPUFFT_INLINE void run(V* x)\n    {\n";
+    os << "        V in[" << c.n << "];\n";
+    os << "        for (int j = 0; j < " << c.n << "; ++j)\n            in[j] = x[j];\n";
+    os << "        run(codelet_array_load{ in }, codelet_array_store{ x });\n";
     os << "    }\n};\n";
 }
 

@@ -6,9 +6,11 @@
  *    anything but a correct algorithm shows up far above 1e-14 (a constant
  *    wrong in its 9th digit, a sign, a swapped output);
  *  - with float lanes and float constants, as the library compiles them.
- * Each run is in place between two canaries, so a write outside x[0..R) is
+ * Each in-place run is between two canaries, so a write outside x[0..R) is
  * caught, and an output the codelet failed to write keeps its input, which the
- * error measure catches. */
+ * error measure catches. The out-of-place form (load, store) runs into
+ * outputs poisoned with NaN and must read each input and store each output
+ * exactly once. */
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -71,6 +73,16 @@ template <class T>
 Vec<T> vmul_neg_i(Vec<T> a)
 {
     return map(a, [](std::complex<T> v, int) { return std::complex<T>(v.imag(), -v.real()); });
+}
+template <class T>
+Vec<T> vadd_i(Vec<T> a, Vec<T> b)
+{
+    return vadd(a, vmul_i(b));
+}
+template <class T>
+Vec<T> vsub_i(Vec<T> a, Vec<T> b)
+{
+    return vadd(a, vmul_neg_i(b));
 }
 template <class T>
 Vec<T> vcmul(Vec<T> a, double re, double im)
@@ -145,6 +157,30 @@ double check_one(double tol)
 
     const int sign = Fwd ? -1 : 1;
     double worst = 0;
+
+    Vec out[R];
+    for (auto& v : out)
+        v = buf[0]; // NaN
+    int reads[R] = {}, stores[R] = {};
+    Codelet::run(
+        [&](int j) {
+            ++reads[j];
+            return x[j];
+        },
+        [&](int k, Vec v) {
+            ++stores[k];
+            out[k] = v;
+        });
+    for (int j = 0; j < R; ++j)
+        if (reads[j] != 1 || stores[j] != 1)
+            fail("out of place: an input read or an output stored other than once", R, Fwd, j);
+    for (int lane = 0; lane < prim::lanes; ++lane) {
+        const double err = rel_error(x, out, lane, sign);
+        if (!(err < tol))
+            fail("out-of-place accuracy", R, Fwd, err);
+        worst = std::max(worst, err);
+    }
+
     for (int lane = 0; lane < prim::lanes; ++lane) {
         for (const Vec* g : { &buf[0], &buf[R + 1] })
             if (!std::isnan(g->l[lane].real()) || !std::isnan(g->l[lane].imag()))

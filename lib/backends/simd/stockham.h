@@ -94,19 +94,32 @@ struct pass {
     buffer work;
 };
 
-// x[t] *= twiddle t (t >= 1) for one Stockham butterfly; tw holds (re, im) pairs.
-template <int R>
-GPUFFT_INLINE void twiddle_inputs(V* x, const float* tw)
-{
-    for (int t = 1; t < R; ++t)
-        x[t] = vcmul(x[t], tw[2 * (t - 1)], tw[2 * (t - 1) + 1]);
-}
+// Input t of a Stockham butterfly, times its twiddle t (t >= 1; tw holds
+// (re, im) pairs) as the codelet first uses it.
+template <bool Twiddled>
+struct butterfly_load {
+    const complex* in;
+    std::size_t stride;
+    const float* tw;
+    GPUFFT_INLINE V operator()(int t) const
+    {
+        const V v = loadu(in + t * stride);
+        return Twiddled && t > 0 ? vcmul(v, tw[2 * (t - 1)], tw[2 * (t - 1) + 1]) : v;
+    }
+};
+
+struct butterfly_store {
+    complex* out;
+    std::size_t stride;
+    GPUFFT_INLINE void operator()(int t, V v) const { storeu(out + t * stride, v); }
+};
 
 /*
  * One radix-R Stockham pass on m vectors (autosort, decimation in time): the
  * butterfly j reads vectors j + t m/R, multiplies by w_{ns R}^{t (j mod ns)}
  * and writes vectors (j / ns) ns R + (j mod ns) + t ns. With ns == 1 every
- * twiddle is 1.
+ * twiddle is 1. The codelet loads, twiddles and stores each vector where it
+ * needs it, so a radix-32 butterfly fits the register file.
  */
 template <int R, bool Forward, bool Twiddled>
 void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& p)
@@ -117,16 +130,11 @@ void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& 
     for (std::size_t b = 0; b < blocks; ++b) {
         const complex* in = src + b * ns * lanes;
         complex* out = dst + b * ns * R * lanes;
-        for (std::size_t k = 0; k < ns; ++k) {
-            V x[R];
-            for (int t = 0; t < R; ++t)
-                x[t] = loadu(in + t * stride + k * lanes);
-            if (Twiddled)
-                twiddle_inputs<R>(x, p.twiddles.data() + 2 * (R - 1) * k);
-            n1<R, Forward>::run(x);
-            for (int t = 0; t < R; ++t)
-                storeu(out + (t * ns + k) * lanes, x[t]);
-        }
+        for (std::size_t k = 0; k < ns; ++k)
+            n1<R, Forward>::run(
+                butterfly_load<Twiddled>{ in + k * lanes, stride,
+                                          p.twiddles.data() + 2 * (R - 1) * k },
+                butterfly_store{ out + k * lanes, ns * lanes });
     }
 }
 
@@ -285,9 +293,7 @@ void fused_single_pass(const complex* in, complex* out, const complex* lane_twid
 {
     constexpr int groups = (R + lanes - 1) / lanes;
     V c[groups * lanes];
-    for (int t = 0; t < R; ++t)
-        c[t] = loadu(in + t * lanes);
-    n1<R, Forward>::run(c);
+    n1<R, Forward>::run(butterfly_load<false>{ in, lanes, nullptr }, codelet_array_store{ c });
     for (int t = R; t < groups * lanes; ++t)
         c[t] = c[0]; // padding lanes, discarded by lane_group
     for (int g = 0; g < groups; ++g)

@@ -24,6 +24,10 @@ GPUFFT_INLINE V vmul_neg_i(V a)
 {
     return _mm256_xor_ps(swap_pairs(a), _mm256_setr_ps(0, -0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f));
 }
+// a + i b and a - i b: the real slots a - b.im and a + b.im, with a times 1
+// exact, so one rounding as in vadd(a, vmul_i(b)).
+GPUFFT_INLINE V vadd_i(V a, V b) { return _mm256_fmaddsub_ps(a, _mm256_set1_ps(1.0f), swap_pairs(b)); }
+GPUFFT_INLINE V vsub_i(V a, V b) { return _mm256_fmsubadd_ps(a, _mm256_set1_ps(1.0f), swap_pairs(b)); }
 GPUFFT_INLINE V vconj(V a)
 {
     return _mm256_xor_ps(a, _mm256_setr_ps(0, -0.0f, 0, -0.0f, 0, -0.0f, 0, -0.0f));

@@ -24,6 +24,10 @@ GPUFFT_INLINE V negate_mask(V a, __mmask16 lanes_to_negate)
 }
 GPUFFT_INLINE V vmul_i(V a) { return negate_mask(swap_pairs(a), 0x5555); }
 GPUFFT_INLINE V vmul_neg_i(V a) { return negate_mask(swap_pairs(a), 0xAAAA); }
+// a + i b and a - i b: the real slots a - b.im and a + b.im, with a times 1
+// exact, so one rounding as in vadd(a, vmul_i(b)).
+GPUFFT_INLINE V vadd_i(V a, V b) { return _mm512_fmaddsub_ps(a, _mm512_set1_ps(1.0f), swap_pairs(b)); }
+GPUFFT_INLINE V vsub_i(V a, V b) { return _mm512_fmsubadd_ps(a, _mm512_set1_ps(1.0f), swap_pairs(b)); }
 GPUFFT_INLINE V vconj(V a) { return negate_mask(a, 0xAAAA); }
 //! The complex lanes in reverse order.
 GPUFFT_INLINE V vreverse(V a)

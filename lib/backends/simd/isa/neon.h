@@ -45,6 +45,8 @@ GPUFFT_INLINE uint32x4_t odd_signs() { return uint32x4_t{ 0, 0x80000000u, 0, 0x8
 // i (re + i im) = -im + i re; -i (re + i im) = im - i re.
 GPUFFT_INLINE V vmul_i(V a) { return flip_signs(swap_pairs(a), even_signs()); }
 GPUFFT_INLINE V vmul_neg_i(V a) { return flip_signs(swap_pairs(a), odd_signs()); }
+GPUFFT_INLINE V vadd_i(V a, V b) { return vaddq_f32(a, vmul_i(b)); }
+GPUFFT_INLINE V vsub_i(V a, V b) { return vaddq_f32(a, vmul_neg_i(b)); }
 GPUFFT_INLINE V vconj(V a) { return flip_signs(a, odd_signs()); }
 //! The complex lanes in reverse order.
 GPUFFT_INLINE V vreverse(V a) { return vcombine_f32(vget_high_f32(a), vget_low_f32(a)); }

@@ -12,6 +12,8 @@ GPUFFT_INLINE V vfmadd(V a, float c, V b) { return { a.re * c + b.re, a.im * c +
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return { b.re - a.re * c, b.im - a.im * c }; }
 GPUFFT_INLINE V vmul_i(V a) { return { -a.im, a.re }; }
 GPUFFT_INLINE V vmul_neg_i(V a) { return { a.im, -a.re }; }
+GPUFFT_INLINE V vadd_i(V a, V b) { return { a.re - b.im, a.im + b.re }; }
+GPUFFT_INLINE V vsub_i(V a, V b) { return { a.re + b.im, a.im - b.re }; }
 GPUFFT_INLINE V vcmul(V a, float re, float im)
 {
     return { a.re * re - a.im * im, a.re * im + a.im * re };

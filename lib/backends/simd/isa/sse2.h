@@ -21,6 +21,8 @@ GPUFFT_INLINE V negate_re(V a) { return _mm_xor_ps(a, _mm_setr_ps(-0.0f, 0.0f, -
 GPUFFT_INLINE V negate_im(V a) { return _mm_xor_ps(a, _mm_setr_ps(0.0f, -0.0f, 0.0f, -0.0f)); }
 GPUFFT_INLINE V vmul_i(V a) { return negate_re(swap_pairs(a)); }
 GPUFFT_INLINE V vmul_neg_i(V a) { return negate_im(swap_pairs(a)); }
+GPUFFT_INLINE V vadd_i(V a, V b) { return _mm_add_ps(a, vmul_i(b)); }
+GPUFFT_INLINE V vsub_i(V a, V b) { return _mm_add_ps(a, vmul_neg_i(b)); }
 GPUFFT_INLINE V vconj(V a) { return negate_im(a); }
 //! The complex lanes in reverse order.
 GPUFFT_INLINE V vreverse(V a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 3, 2)); }
