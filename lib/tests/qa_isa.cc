@@ -131,13 +131,18 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx512", 250, 8, "lane-batched 10x5x5, 8 transforms a vector" },
             // Scratch of 8 x 2205 points is over the cache budget: AVX2 lanes.
             { "avx512", 2205, 16, "lane-batched 9x7x7x5, 4 transforms a vector" },
-            // A batch too small for 8 lanes; the column scheme's own sizes.
-            { "avx512", 32, 4, "mixed-radix 8 x 4 lanes" },
+            // A batch too small for 8 lanes: AVX2's 4; the column scheme's sizes.
+            { "avx512", 32, 4, "lane-batched 32, 4 transforms a vector" },
             { "avx512", 16, 64, "mixed-radix 4 x 4 lanes" },
             { "avx512", 1024, 32, "mixed-radix 16x8 x 8 lanes" },
             { "avx512", 500, 64, "mixed-radix 5x5x5 x 4 lanes" },
             { "avx2", 15, 8, "lane-batched 5x3, 4 transforms a vector" },
+            // AVX2 at its own width below 64 points (not 16: one codelet).
+            { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
+            { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
+            { "avx2", 64, 8, "mixed-radix 16 x 4 lanes" },
             { "avx2", 256, 64, "mixed-radix 16x4 x 4 lanes" },
+            { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
             { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },
             { "neon", 15, 8, "lane-batched 5x3, 2 transforms a vector" },

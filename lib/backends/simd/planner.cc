@@ -55,12 +55,16 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  * (column_lanes). Lane batching pays two tile transposes (in and out, each
  * about 3 shuffles a vector on AVX-512) where the column scheme pays one lane
  * stage; measured on an AVX-512 Xeon (gpufft-bench, 256 KB a call), it wins
- * only where it has more lanes than the column scheme:
+ * where it has more lanes than the column scheme:
  *   - 4 or more times as many (n = 8, 12, 15, 24, 250, 2205): 1.1-4x faster;
  *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
  *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
  *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
- *   - never at the same width (64 to 4096: 1.3-2x slower).
+ * and at the same width only on AVX2 (4 lanes) below 64 points, 16 aside
+ * (20 to 60: 1.2-2.4x; 48 5% slower): there the column scheme's 2 to 4 lane
+ * groups cost about 10 ns each. Not on SSE2 or NEON (a 2-point lane stage,
+ * cheap) nor AVX-512 (64 to 4096: 1.3-2x slower; 72 and 104 to 120 faster,
+ * 80 and 96 slower: no rule worth keeping).
  */
 bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
                      std::size_t columns)
@@ -69,6 +73,8 @@ bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
     if (lanes == 1 || batch < lanes || n < lanes ||
         n * lanes * sizeof(complex) > lane_batch_scratch_bytes)
         return false;
+    if (columns == lanes)
+        return lanes == 4 && n < 64 && n != 16;
     return columns * 4 <= lanes || (columns * 2 == lanes && n <= 64 && n != columns * columns);
 }
 
