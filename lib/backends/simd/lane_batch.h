@@ -13,6 +13,60 @@
  * column scheme.
  */
 
+// lanes transforms dist apart <-> R vectors, vector j holding point j of
+// each (R a multiple of lanes); x is overwritten on the way out.
+template <int R>
+GPUFFT_INLINE void interleave_lanes(const complex* in, std::size_t dist, V* x)
+{
+    for (int j = 0; j < R; j += lanes) {
+        for (int i = 0; i < lanes; ++i)
+            x[j + i] = loadu(in + i * dist + j);
+        transpose(x + j);
+    }
+}
+
+template <int R>
+GPUFFT_INLINE void deinterleave_lanes(V* x, complex* out, std::size_t dist)
+{
+    for (int j = 0; j < R; j += lanes) {
+        transpose(x + j);
+        for (int i = 0; i < lanes; ++i)
+            storeu(out + i * dist + j, x[j + i]);
+    }
+}
+
+using lane_codelet_fn = void (*)(const complex*, complex*, std::size_t);
+
+// n = R, one codelet: from the input loads to the output stores in registers.
+template <int R, bool Forward>
+void lane_codelet(const complex* in, complex* out, std::size_t dist)
+{
+    V x[R];
+    interleave_lanes<R>(in, dist, x);
+    n1<R, Forward>::run(x);
+    deinterleave_lanes<R>(x, out, dist);
+}
+
+// Only radices that are multiples of lanes: other sizes have points left
+// over from the tiles, which a pass through scratch handles better. Scalar
+// code never batches by lanes (planner.cc).
+template <int R>
+lane_codelet_fn lane_codelet_for(bool forward)
+{
+    if constexpr (lanes == 1 || R % lanes != 0)
+        return nullptr;
+    else
+        return forward ? &lane_codelet<R, true> : &lane_codelet<R, false>;
+}
+
+template <int... Radices>
+lane_codelet_fn find_lane_codelet(std::size_t n, bool forward)
+{
+    lane_codelet_fn fn = nullptr;
+    ((n == std::size_t(Radices) ? (fn = lane_codelet_for<Radices>(forward)) : fn), ...);
+    return fn;
+}
+
 class lane_batch final : public transform
 {
 public:
@@ -26,13 +80,22 @@ public:
             d_passes.push_back(make_pass(w, n, ns, r, forward));
             ns *= r;
         }
-        d_scratch[0] = buffer(n * lanes);
-        d_scratch[1] = buffer(n * lanes);
+        // Up to 32 points, one codelet fits the register file (as mixed_radix's
+        // fused path); larger sizes go through scratch.
+        if (n <= 32)
+            d_codelet = find_lane_codelet<GPUFFT_CODELET_RADICES>(n, forward);
+        if (!d_codelet) {
+            d_scratch[0] = buffer(n * lanes);
+            d_scratch[1] = buffer(n * lanes);
+        }
     }
 
     void run(const complex* in, complex* out, std::size_t batch, std::size_t dist) override
     {
         std::size_t b = 0;
+        if (d_codelet)
+            for (; b + lanes <= batch; b += lanes)
+                d_codelet(in + b * dist, out + b * dist, dist);
         for (; b + lanes <= batch; b += lanes)
             run_group(in + b * dist, out + b * dist, dist);
         if (b < batch)
@@ -88,5 +151,6 @@ private:
     std::vector<int> d_radices;
     std::unique_ptr<transform> d_rest;
     std::vector<pass> d_passes;
+    lane_codelet_fn d_codelet = nullptr;
     buffer d_scratch[2];
 };
