@@ -135,11 +135,19 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx512", 32, 4, "lane-batched 32, 4 transforms a vector" },
             { "avx512", 16, 64, "mixed-radix 4 x 4 lanes" },
             { "avx512", 1024, 32, "mixed-radix 16x8 x 8 lanes" },
+            // At its own width below 128 points, but not 64 or 96; the
+            // batch mod 8 left over on its own column scheme.
+            { "avx512", 112, 16,
+              "lane-batched 16x7, 8 transforms a vector (rest: mixed-radix 7x2 x 8 lanes)" },
+            { "avx512", 96, 16, "mixed-radix 12 x 8 lanes" },
+            { "avx512", 64, 16, "mixed-radix 8 x 8 lanes" },
+            { "avx512", 128, 16, "mixed-radix 16 x 8 lanes" },
             { "avx512", 500, 64, "mixed-radix 5x5x5 x 4 lanes" },
             { "avx2", 15, 8, "lane-batched 5x3, 4 transforms a vector" },
-            // AVX2 at its own width below 64 points (not 16: one codelet).
+            // AVX2 at its own width below 64 points (not 16, 48: one codelet).
             { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
             { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
+            { "avx2", 48, 8, "mixed-radix 12 x 4 lanes" },
             { "avx2", 64, 8, "mixed-radix 16 x 4 lanes" },
             { "avx2", 256, 64, "mixed-radix 16x4 x 4 lanes" },
             { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },

@@ -75,7 +75,8 @@ class qa_batches : public CppUnit::TestFixture
     // path around the tile transposes (12, 15, 20, 36, 44, 250, 2205).
     void lane_batched()
     {
-        static const std::size_t sizes[] = { 8, 12, 15, 20, 24, 32, 36, 44, 48, 56, 60, 250, 2205 };
+        static const std::size_t sizes[] = { 8,  12, 15, 20,  24,  32,  36,  44,  48,
+                                             56, 60, 72, 104, 112, 120, 250, 2205 };
         for_each_target("lane-batched sizes", targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : sizes)
                 for (std::size_t batch : { 8, 15, 33 }) {

@@ -10,8 +10,8 @@
  * across the vector) as mixed_radix has, and no n mod lanes constraint, at
  * the price of scratch lanes times larger, so it wins for small n only
  * (planner.cc says where). Sizes that are one codelet skip the scratch.
- * Transforms left over (batch mod lanes) run on the best plan of the
- * narrower instruction sets.
+ * Transforms left over (batch mod lanes) run on the best plan for that
+ * small a batch.
  */
 
 // lanes transforms dist apart <-> R vectors, vector j holding point j of

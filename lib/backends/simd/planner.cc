@@ -60,11 +60,13 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
  *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
  *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
- * and at the same width only on AVX2 (4 lanes) below 64 points, 16 aside
- * (20 to 60: 1.2-2.4x; 48 5% slower): there the column scheme's 2 to 4 lane
- * groups cost about 10 ns each. Not on SSE2 or NEON (a 2-point lane stage,
- * cheap) nor AVX-512 (64 to 4096: 1.3-2x slower; 72 and 104 to 120 faster,
- * 80 and 96 slower: no rule worth keeping).
+ * and at the same width with 4 or 8 lanes for columns shorter than 16 (n <
+ * 16 lanes; AVX2 20 to 44, 52 to 60: 1.2-2.4x; AVX-512 72, 104 to 120:
+ * 1.25-1.7x, 80 even, 88 12% slower), where the column scheme's padded lane
+ * groups cost most, except where its columns are one fast codelet: lanes
+ * long (n = lanes^2) or 12 (AVX-512 96: 1.5x slower batched; AVX2 48 even).
+ * Longer columns: 1.1-2x slower (128 to 4096). Not with 2 lanes (SSE2,
+ * NEON): their 2-point lane stage is cheap.
  */
 bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
                      std::size_t columns)
@@ -74,7 +76,7 @@ bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
         n * lanes * sizeof(complex) > lane_batch_scratch_bytes)
         return false;
     if (columns == lanes)
-        return lanes == 4 && n < 64 && n != 16;
+        return lanes >= 4 && n < 16 * lanes && n / lanes != lanes && n / lanes != 12;
     return columns * 4 <= lanes || (columns * 2 == lanes && n <= 64 && n != columns * columns);
 }
 
@@ -156,14 +158,15 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
 {
     for (auto it = isas.begin(); it != isas.end(); ++it) {
         const isa_kernels* isa = *it;
-        const std::vector<const isa_kernels*> narrower(it + 1, isas.end());
-        if (lane_batch_wins(*isa, n, batch, column_lanes({ it, isas.end() }, n))) {
+        const std::vector<const isa_kernels*> from_here(it, isas.end());
+        if (lane_batch_wins(*isa, n, batch, column_lanes(from_here, n))) {
             const std::vector<int> radices = factor_passes(n, *isa, pass_style::largest);
-            // The batch mod lanes left over: the best of the narrower sets.
+            // The batch mod lanes left over: the best plan for a batch that
+            // small (too small for this set's lanes, so no recursion).
             if (!radices.empty())
                 return isa->make_lane_batch(
                     n, forward, radices,
-                    make_transform(narrower, n, forward, style, batch % std::size_t(isa->lanes)));
+                    make_transform(from_here, n, forward, style, batch % std::size_t(isa->lanes)));
         }
         const std::size_t lanes = std::size_t(isa->lanes);
         if (n % lanes)
