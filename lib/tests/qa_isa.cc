@@ -153,6 +153,7 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
             { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },
+            { "sse2", 2205, 8, "lane-batched 9x7x7x5, 2 transforms a vector" },
             { "neon", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "neon", 64, 8, "mixed-radix 32 x 2 lanes" },
             { "scalar", 15, 64, "mixed-radix 5x3" },

@@ -56,7 +56,8 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  * about 3 shuffles a vector on AVX-512) where the column scheme pays one lane
  * stage; measured on an AVX-512 Xeon (gpufft-bench, 256 KB a call), it wins
  * where it has more lanes than the column scheme:
- *   - 4 or more times as many (n = 8, 12, 15, 24, 250, 2205): 1.1-4x faster;
+ *   - 4 or more times as many (n = 8, 12, 15, 24, 250, 2205): 1.1-4x faster,
+ *     and 2 lanes against scalar columns (SSE2 2205: 2.2x);
  *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
  *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
  *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
@@ -77,7 +78,8 @@ bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
         return false;
     if (columns == lanes)
         return lanes >= 4 && n < 16 * lanes && n / lanes != lanes && n / lanes != 12;
-    return columns * 4 <= lanes || (columns * 2 == lanes && n <= 64 && n != columns * columns);
+    return columns * 4 <= lanes || columns == 1 ||
+           (columns * 2 == lanes && n <= 64 && n != columns * columns);
 }
 
 } // namespace
