@@ -38,6 +38,7 @@ class qa_isa_paths : public CppUnit::TestFixture
     CPPUNIT_TEST(forced_variant_is_reported);
     CPPUNIT_TEST(plain_simd_is_best_variant);
     CPPUNIT_TEST(auto_picks_usable_backend);
+    CPPUNIT_TEST(planner_picks_lane_batch);
     CPPUNIT_TEST_SUITE_END();
 
     void simd_is_listed()
@@ -110,6 +111,68 @@ class qa_isa_paths : public CppUnit::TestFixture
         o.backend = "simd";
         gpufft::plan p(gpufft::problem{ 1024 }, o);
         CPPUNIT_ASSERT_EQUAL(want, p.backend());
+    }
+
+    // The scheme the planner picks per (n, batch, instruction set), as
+    // describe() reports it: one transform per lane where that has more lanes
+    // than the column scheme can use for n (lib/backends/simd/planner.cc,
+    // lane_batch_wins), the column scheme otherwise. Cases whose variant the
+    // CPU lacks are skipped.
+    void planner_picks_lane_batch()
+    {
+        struct expected {
+            const char* isa;
+            std::size_t n, batch;
+            const char* scheme; //!< the start of describe()
+        };
+        static const expected cases[] = {
+            { "avx512", 32, 64, "lane-batched 32, 8 transforms a vector" },
+            { "avx512", 60, 16, "lane-batched 12x5, 8 transforms a vector" },
+            { "avx512", 250, 8, "lane-batched 10x5x5, 8 transforms a vector" },
+            // Scratch of 8 x 2205 points is over the cache budget: AVX2 lanes.
+            { "avx512", 2205, 16, "lane-batched 9x7x7x5, 4 transforms a vector" },
+            // A batch too small for 8 lanes: AVX2's 4; the column scheme's sizes.
+            { "avx512", 32, 4, "lane-batched 32, 4 transforms a vector" },
+            { "avx512", 16, 64, "mixed-radix 4 x 4 lanes" },
+            { "avx512", 1024, 32, "mixed-radix 16x8 x 8 lanes" },
+            // At its own width below 128 points, but not 64 or 96; the
+            // batch mod 8 left over on its own column scheme.
+            { "avx512", 112, 16,
+              "lane-batched 16x7, 8 transforms a vector (rest: mixed-radix 7x2 x 8 lanes)" },
+            { "avx512", 96, 16, "mixed-radix 12 x 8 lanes" },
+            { "avx512", 64, 16, "mixed-radix 8 x 8 lanes" },
+            { "avx512", 128, 16, "mixed-radix 16 x 8 lanes" },
+            { "avx512", 500, 64, "mixed-radix 5x5x5 x 4 lanes" },
+            { "avx2", 15, 8, "lane-batched 5x3, 4 transforms a vector" },
+            // AVX2 at its own width below 64 points (not 16, 48: one codelet).
+            { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
+            { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
+            { "avx2", 48, 8, "mixed-radix 12 x 4 lanes" },
+            { "avx2", 64, 8, "mixed-radix 16 x 4 lanes" },
+            { "avx2", 256, 64, "mixed-radix 16x4 x 4 lanes" },
+            { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
+            { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
+            { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },
+            { "sse2", 2205, 8, "lane-batched 9x7x7x5, 2 transforms a vector" },
+            { "neon", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
+            { "neon", 64, 8, "mixed-radix 32 x 2 lanes" },
+            { "scalar", 15, 64, "mixed-radix 5x3" },
+        };
+        const auto v = simd_variants();
+        failures f;
+        for (const expected& c : cases) {
+            if (!listed(v, c.isa))
+                continue;
+            gpufft::plan_options o;
+            o.backend = std::string("simd:") + c.isa;
+            gpufft::plan p(gpufft::problem{ c.n, direction::forward, c.batch }, o);
+            const std::string name = case_name(o.backend, c.n, direction::forward, c.batch);
+            f.checked();
+            if (p.describe().rfind(c.scheme, 0) != 0)
+                f.add(name + ": describe() is \"" + p.describe() + "\", expected it to start with \"" +
+                      c.scheme + "\"");
+        }
+        QA_ASSERT_NO_FAILURES(f);
     }
 
     void auto_picks_usable_backend()

@@ -24,6 +24,7 @@ class qa_batches : public CppUnit::TestFixture
     CPPUNIT_TEST(batches_with_gaps);
     CPPUNIT_TEST(every_n_batched);
     CPPUNIT_TEST(every_batch_to_20);
+    CPPUNIT_TEST(lane_batched);
     CPPUNIT_TEST(unaligned);
     CPPUNIT_TEST_SUITE_END();
 
@@ -64,6 +65,24 @@ class qa_batches : public CppUnit::TestFixture
                 for (std::size_t batch : batches) {
                     check_transform(f, t, n, direction::forward, batch);
                     check_transform(f, t, n, direction::inverse, batch, n + 1);
+                }
+        });
+    }
+
+    // Sizes the planner runs one transform per lane (lane_batch.h) on some
+    // instruction set, with full lane groups and a remainder (batch mod 8, 4,
+    // 2), gaps between transforms, in place; n mod lanes points take the
+    // path around the tile transposes (12, 15, 20, 36, 44, 250, 2205).
+    void lane_batched()
+    {
+        static const std::size_t sizes[] = { 8,  12, 15, 20,  24,  32,  36,  44,  48,
+                                             56, 60, 72, 104, 112, 120, 250, 2205 };
+        for_each_target("lane-batched sizes", targets(), [](failures& f, const std::string& t) {
+            for (std::size_t n : sizes)
+                for (std::size_t batch : { 8, 15, 33 }) {
+                    check_transform(f, t, n, direction::forward, batch);
+                    check_transform(f, t, n, direction::inverse, batch, n + 3);
+                    check_transform(f, t, n, direction::forward, batch, n + 1, true);
                 }
         });
     }

@@ -33,6 +33,7 @@ namespace {
 #include "stockham.h"
 #include "bluestein.h"
 #include "four_step.h"
+#include "lane_batch.h"
 #include "columns.h"
 #include "real_pass.h"
 
@@ -56,6 +57,13 @@ std::unique_ptr<transform> make_four_step(std::size_t n, bool forward, std::size
     return std::make_unique<four_step>(n, forward, a, column_radices, std::move(rows));
 }
 
+std::unique_ptr<transform> make_lane_batch(std::size_t n, bool forward,
+                                           const std::vector<int>& radices,
+                                           std::unique_ptr<transform> rest)
+{
+    return std::make_unique<lane_batch>(n, forward, radices, std::move(rest));
+}
+
 std::unique_ptr<transform> make_bluestein(std::size_t n, bool forward, std::size_t fft_len,
                                           std::unique_ptr<transform> forward_fft,
                                           std::unique_ptr<transform> inverse_fft)
@@ -74,6 +82,7 @@ const isa_kernels GPUFFT_CONCAT(kernels_, GPUFFT_ISA) = {
     GPUFFT_ISA::has_codelet,
     GPUFFT_ISA::make_mixed_radix,
     GPUFFT_ISA::make_four_step,
+    GPUFFT_ISA::make_lane_batch,
     GPUFFT_ISA::make_bluestein,
     GPUFFT_ISA::move_columns,
     GPUFFT_ISA::r2c_post,

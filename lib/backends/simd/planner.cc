@@ -33,6 +33,55 @@ constexpr std::size_t large_columns_bytes = 256 * 1024;
 // above this many points (512 KiB, half a typical L2) four-step is cheaper.
 constexpr std::size_t cache_points = 65536;
 
+// The lane count the column scheme (mixed_radix) gets for n: that of the
+// widest instruction set whose lanes divide n with n >= lanes^2.
+std::size_t column_lanes(const std::vector<const isa_kernels*>& isas, std::size_t n)
+{
+    for (const isa_kernels* isa : isas) {
+        const std::size_t lanes = std::size_t(isa->lanes);
+        if (n % lanes == 0 && n >= lanes * lanes)
+            return lanes;
+    }
+    return 1;
+}
+
+// Lane batching keeps two scratch buffers of n vectors: beyond this many
+// bytes each, they leave L1 and L2 for the next level.
+constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
+
+/*
+ * Whether batches of n points run one transform per lane of isa (lane_batch.h)
+ * rather than on the column scheme of the widest instruction set that takes n
+ * (column_lanes). Lane batching pays two tile transposes (in and out, each
+ * about 3 shuffles a vector on AVX-512) where the column scheme pays one lane
+ * stage; measured on an AVX-512 Xeon (gpufft-bench, 256 KB a call), it wins
+ * where it has more lanes than the column scheme:
+ *   - 4 or more times as many (n = 8, 12, 15, 24, 250, 2205): 1.1-4x faster,
+ *     and 2 lanes against scalar columns (SSE2 2205: 2.2x);
+ *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
+ *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
+ *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
+ * and at the same width with 4 or 8 lanes for columns shorter than 16 (n <
+ * 16 lanes; AVX2 20 to 44, 52 to 60: 1.2-2.4x; AVX-512 72, 104 to 120:
+ * 1.25-1.7x, 80 even, 88 12% slower), where the column scheme's padded lane
+ * groups cost most, except where its columns are one fast codelet: lanes
+ * long (n = lanes^2) or 12 (AVX-512 96: 1.5x slower batched; AVX2 48 even).
+ * Longer columns: 1.1-2x slower (128 to 4096). Not with 2 lanes (SSE2,
+ * NEON): their 2-point lane stage is cheap.
+ */
+bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
+                     std::size_t columns)
+{
+    const std::size_t lanes = std::size_t(isa.lanes);
+    if (lanes == 1 || batch < lanes || n < lanes ||
+        n * lanes * sizeof(complex) > lane_batch_scratch_bytes)
+        return false;
+    if (columns == lanes)
+        return lanes >= 4 && n < 16 * lanes && n / lanes != lanes && n / lanes != 12;
+    return columns * 4 <= lanes || columns == 1 ||
+           (columns * 2 == lanes && n <= 64 && n != columns * columns);
+}
+
 } // namespace
 
 std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style style)
@@ -106,9 +155,21 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa)
 std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
                                           std::size_t n,
                                           bool forward,
-                                          pass_style style)
+                                          pass_style style,
+                                          std::size_t batch)
 {
-    for (const isa_kernels* isa : isas) {
+    for (auto it = isas.begin(); it != isas.end(); ++it) {
+        const isa_kernels* isa = *it;
+        const std::vector<const isa_kernels*> from_here(it, isas.end());
+        if (lane_batch_wins(*isa, n, batch, column_lanes(from_here, n))) {
+            const std::vector<int> radices = factor_passes(n, *isa, pass_style::largest);
+            // The batch mod lanes left over: the best plan for a batch that
+            // small (too small for this set's lanes, so no recursion).
+            if (!radices.empty())
+                return isa->make_lane_batch(
+                    n, forward, radices,
+                    make_transform(from_here, n, forward, style, batch % std::size_t(isa->lanes)));
+        }
         const std::size_t lanes = std::size_t(isa->lanes);
         if (n % lanes)
             continue;

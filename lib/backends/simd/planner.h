@@ -29,12 +29,15 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
 /*!
  * A transform for n on the widest of the given instruction sets (widest first)
  * whose lane count divides n; sizes with large prime factors go through
- * Bluestein on the widest one.
+ * Bluestein on the widest one. `batch` is how many transforms a run() call
+ * will usually get: batches that fill the lanes of small sizes run one
+ * transform per lane (lane_batch.h).
  */
 std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
                                           std::size_t n,
                                           bool forward,
-                                          pass_style style = pass_style::automatic);
+                                          pass_style style = pass_style::automatic,
+                                          std::size_t batch = 1);
 
 } // namespace gpufft::simd
 

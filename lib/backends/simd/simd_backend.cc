@@ -135,7 +135,7 @@ choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed, st
     for (std::size_t i = 0; i < widest; ++i)
         for (pass_style style : all_pass_styles) {
             const choice c{ { allowed.begin() + i, allowed.end() }, style };
-            auto t = make_transform(c.isas, p.n, forward, style);
+            auto t = make_transform(c.isas, p.n, forward, style, p.batch);
             // Styles that give the same algorithm need one measurement.
             const std::string what = std::string(c.isas.front()->name) + t->describe();
             if (std::find(seen.begin(), seen.end(), what) != seen.end())
@@ -161,7 +161,8 @@ public:
     {
         for (unsigned w = 0; w < d_pool.size(); ++w)
             d_transforms.push_back(
-                make_transform(c.isas, p.n, p.dir == direction::forward, c.style));
+                make_transform(c.isas, p.n, p.dir == direction::forward, c.style,
+                               p.batch / d_pool.size()));
         d_job = [this](unsigned worker) { run_share(worker); };
     }
 

@@ -45,6 +45,11 @@ struct isa_kernels {
     std::unique_ptr<transform> (*make_four_step)(std::size_t n, bool forward, std::size_t a,
                                                  const std::vector<int>& column_radices,
                                                  std::unique_ptr<transform> rows);
+    //! Batches of n-point transforms with these radices, one transform per
+    //! lane (lane_batch.h); `rest` takes the batch mod lanes left over.
+    std::unique_ptr<transform> (*make_lane_batch)(std::size_t n, bool forward,
+                                                  const std::vector<int>& radices,
+                                                  std::unique_ptr<transform> rest);
     //! Bluestein's algorithm for any n, convolving with transforms of length
     //! fft_len (>= 2n - 1) in both directions.
     std::unique_ptr<transform> (*make_bluestein)(std::size_t n, bool forward, std::size_t fft_len,
