@@ -96,6 +96,16 @@ struct GPUFFT_API spectrum_config {
     bool db = true;     //!< false: linear power, the same normalization without the log
     bool shift = false; //!< fftshift: DC in the middle, negative frequencies first
     std::size_t batch = 0;            //!< frames per FFT call; 0 picks about 32k samples' worth
+    /*!
+     * false: push_bytes(), push() and commit() deliver every output their
+     * frames complete before returning, waiting for the device if need be.
+     * true: they return once the full batches are queued, and outputs
+     * arrive in order, through the sink of a later call, or at flush()
+     * (which delivers every one still in flight); reset() drops them. A device chain then keeps its ring of
+     * batches busy across calls instead of emptying it at the end of each;
+     * the CPU chains deliver at once either way.
+     */
+    bool deferred_delivery = false;
     std::string backend = "auto";     //!< as plan_options::backend
     unsigned threads = 1;             //!< as plan_options::threads
 };

@@ -26,7 +26,7 @@ public:
     /*!
      * As gpufft::spectrum's; `out` may be empty (outputs are then dropped).
      * Every output the pushed frames complete is delivered before the call
-     * returns.
+     * returns, unless config.deferred_delivery.
      */
     std::size_t push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out);
     //! As gpufft::spectrum's.
@@ -49,6 +49,9 @@ private:
     // Takes `bytes` written at the acquired span into the batch, running it
     // when full; outputs still in flight stay there (commit drains them).
     std::size_t take(std::size_t bytes, const spectrum::sink& deliver);
+    // What a push or commit delivers at its end: everything in flight,
+    // unless the config defers it.
+    std::size_t delivered_now(const spectrum::sink& out);
 
     spectrum_config d_config;
     chain_setup d_setup;

@@ -206,7 +206,12 @@ std::size_t engine::take(std::size_t bytes, const spectrum::sink& deliver)
 std::size_t engine::commit(std::size_t bytes, const spectrum::sink& out)
 {
     const std::size_t outputs = take(bytes, out);
-    return outputs + d_chain->drain(out);
+    return outputs + delivered_now(out);
+}
+
+std::size_t engine::delivered_now(const spectrum::sink& out)
+{
+    return d_config.deferred_delivery ? 0 : d_chain->drain(out);
 }
 
 std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out)
@@ -222,7 +227,7 @@ std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectr
         src += span.bytes;
         bytes -= span.bytes;
     }
-    return outputs + d_chain->drain(out);
+    return outputs + delivered_now(out);
 }
 
 std::size_t engine::push(const complex* samples, std::size_t count, const spectrum::sink& out)
