@@ -164,8 +164,10 @@ public:
      * batch buffer the conversion reads; push_bytes() is acquire(), a copy
      * and commit() in a loop, so both paths frame and deliver alike. The
      * span ends at the end of the batch, so it may be shorter than
-     * max_bytes (never empty while max_bytes > 0): write up to
-     * span.bytes, commit, acquire again for the rest. Its start follows
+     * max_bytes (never empty while max_bytes > 0, unless the last batch's
+     * run threw: commit(0) retries it): write up to span.bytes (whole
+     * samples are span.bytes / sample_bytes(format)), commit, acquire
+     * again for the rest. Its start follows
      * the bytes already held, so after a push_bytes() that ended inside a
      * sample the span starts inside that sample too.
      *
