@@ -121,6 +121,22 @@ OpenCL device modes (instead of the CPU comparison; both may be given):
   --average K         streaming: frames averaged into one spectrum (default 64)
   --stream-batch LIST streaming: frames per FFT call (spectrum_config::batch), one run
                       each (default 0: the engine's choice)
+  --stream-input LIST streaming: how the IQ goes into gpufft::spectrum, one row each
+                      (default push,acquire,prefilled):
+                        push      push_bytes() from the pre-generated IQ (the engine
+                                  copies it into its input: one host copy)
+                        acquire   acquire() a span of the engine's input (pinned
+                                  staging on opencl), memcpy the IQ into it as a
+                                  radio driver's read would write it, commit()
+                        prefilled acquire() and commit() without writing: the spans
+                                  keep the IQ the warm-up pass wrote, so the source
+                                  costs nothing, as for the pinned copy, whose bytes
+                                  sit in pinned memory already; checked by recording
+                                  what one more pass commits and running simd on it
+  --stream-delivery LIST streaming: "each" (every call delivers what its frames
+                      complete) and/or "deferred" (spectrum_config::deferred_delivery:
+                      outputs come during later calls, batches stay in flight across
+                      calls), one row each (default each)
 
 Display mode (instead of the CPU comparison):
 
@@ -280,6 +296,22 @@ options parse(int argc, char** argv)
             o.average = parse_positive(a, arg());
         } else if (a == "--stream-batch") {
             o.stream_batches = parse_sizes(a, arg());
+        } else if (a == "--stream-input") {
+            o.stream_inputs = gpufft::apps::split_commas(arg());
+            if (o.stream_inputs.empty())
+                throw usage_error("--stream-input needs at least one of push, acquire, prefilled");
+            for (const auto& i : o.stream_inputs)
+                if (i != "push" && i != "acquire" && i != "prefilled")
+                    throw usage_error("--stream-input: unknown input \"" + i +
+                                      "\" (known: push, acquire, prefilled)");
+        } else if (a == "--stream-delivery") {
+            o.stream_delivery = gpufft::apps::split_commas(arg());
+            if (o.stream_delivery.empty())
+                throw usage_error("--stream-delivery needs each and/or deferred");
+            for (const auto& d : o.stream_delivery)
+                if (d != "each" && d != "deferred")
+                    throw usage_error("--stream-delivery: unknown delivery \"" + d +
+                                      "\" (known: each, deferred)");
         } else if (a == "--qpu-check") {
             o.qpu_check = true;
         } else if (a == "--display") {

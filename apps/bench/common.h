@@ -53,6 +53,8 @@ struct options {
     std::size_t chunk_kib = 4096;  // bytes per push_bytes call
     std::size_t average = 64;      // frames per output spectrum
     std::vector<std::size_t> stream_batches{ 0 }; // spectrum_config::batch (0: the engine's choice)
+    std::vector<std::string> stream_inputs{ "push", "acquire", "prefilled" }; // how the IQ goes in
+    std::vector<std::string> stream_delivery{ "each" }; // "each" and/or "deferred" (deferred_delivery)
     bool qpu_check = false; // Raspberry Pi: the qpu backend against simd
     // Display mode (CPU).
     bool display = false;

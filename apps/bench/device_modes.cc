@@ -11,6 +11,10 @@
  *
  * --streaming: host IQ in, averaged dB spectra out through gpufft::spectrum,
  * against a pinned host-to-device copy of the same bytes in the same chunks.
+ * The IQ goes in by push_bytes() (one host copy), by acquire() + memcpy +
+ * commit() (the copy a radio driver's read makes into the engine's span), or
+ * by acquire() + commit() of spans the warm-up pass filled ("prefilled": no
+ * host copy, as the pinned copy's bytes are resident already).
  */
 #include "device_modes.h"
 #include "engines.h"
@@ -367,7 +371,7 @@ void print_device_rows(const std::vector<device_row>& rows)
 // ------------------------------------------------------------------ streaming
 
 struct stream_row {
-    std::string engine, backend, format, status = "ok";
+    std::string engine, backend, format, input = "-", status = "ok";
     std::size_t n = 0, batch = 0, bytes = 0, outputs = 0;
     double msps = NAN, ratio = NAN, gbps_in = NAN, power_err = NAN;
     //! Host CPU seconds (user + system) per 10^9 samples: every thread of the process, the pushing thread.
@@ -500,13 +504,52 @@ double power_error(const std::vector<float>& db, const std::vector<float>& ref_d
     return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
+//! How the IQ goes into the engine (--stream-input).
+enum class stream_input { push, acquire, prefilled };
+
 /*!
- * Times gpufft::spectrum on `iq` pushed in pieces of `chunk` bytes: one
+ * Feeds `iq` to `s` in pieces of `chunk` bytes as `input` says, then
+ * flushes. `committed`, when set, gets every byte committed until the
+ * first output arrives (to check what a prefilled pass computed on).
+ */
+void feed(spectrum& s,
+          stream_input input,
+          const std::vector<unsigned char>& iq,
+          std::size_t chunk,
+          const spectrum::sink& sink,
+          const bool& first_seen,
+          std::vector<unsigned char>* committed = nullptr)
+{
+    for (std::size_t off = 0; off < iq.size(); off += chunk) {
+        const std::size_t piece = std::min(chunk, iq.size() - off);
+        if (input == stream_input::push) {
+            s.push_bytes(iq.data() + off, piece, sink);
+            continue;
+        }
+        for (std::size_t done = 0; done < piece;) {
+            const input_span span = s.acquire(piece - done);
+            if (input == stream_input::acquire)
+                std::memcpy(span.data, iq.data() + off + done, span.bytes);
+            else if (committed && !first_seen)
+                committed->insert(committed->end(), span.data, span.data + span.bytes);
+            s.commit(span.bytes, sink);
+            done += span.bytes;
+        }
+    }
+    s.flush(sink);
+}
+
+/*!
+ * Times gpufft::spectrum on `iq` fed in pieces of `chunk` bytes: one
  * warm-up pass, whose first spectrum is checked against `reference_db`
- * (or becomes it when empty), then `repeats` passes.
+ * (or becomes it when empty), then `repeats` passes. The warm-up of a
+ * prefilled row writes the spans as acquire does; its timed passes commit
+ * what the spans hold, so one more pass records those bytes and its first
+ * spectrum is checked against simd's on them.
  */
 void stream_pass(stream_row& r,
                  const spectrum_config& c,
+                 stream_input input,
                  unsigned repeats,
                  const std::vector<unsigned char>& iq,
                  std::size_t chunk,
@@ -516,37 +559,51 @@ void stream_pass(stream_row& r,
     r.backend = s.backend();
     r.batch = s.batch();
     std::vector<float> first;
+    bool first_seen = false;
     std::size_t outputs = 0;
     const spectrum::sink sink = [&](const float* db, std::size_t count) {
-        if (first.empty())
+        if (!first_seen)
             first.assign(db, db + count);
+        first_seen = true;
         ++outputs;
     };
-    auto pass = [&] {
+    auto pass = [&](stream_input how, std::vector<unsigned char>* committed = nullptr) {
         s.reset();
         first.clear();
+        first_seen = false;
         outputs = 0;
-        return timed([&] {
-            for (std::size_t off = 0; off < iq.size(); off += chunk)
-                s.push_bytes(iq.data() + off, std::min(chunk, iq.size() - off), sink);
-            s.flush(sink);
-        });
+        return timed([&] { feed(s, how, iq, chunk, sink, first_seen, committed); });
     };
-    pass();
-    if (reference_db.empty()) {
+    const auto check = [&](const std::vector<float>& want, const char* what) {
+        r.power_err = power_error(first, want);
+        if (!(r.power_err <= max_power_error))
+            r.status = what;
+        return r.status == "ok";
+    };
+    pass(input == stream_input::push ? input : stream_input::acquire);
+    if (reference_db.empty())
         reference_db = first;
-    } else {
-        r.power_err = power_error(first, reference_db);
-        if (!(r.power_err <= max_power_error)) {
-            r.status = "wrong: first spectrum differs from simd's";
-            return;
-        }
-    }
+    else if (!check(reference_db, "wrong: first spectrum differs from simd's"))
+        return;
     std::vector<timing> runs;
     for (unsigned k = 0; k < repeats; ++k)
-        runs.push_back(pass());
+        runs.push_back(pass(input));
     r.outputs = outputs;
     set_rates(r, runs, double(iq.size() / sample_bytes(c.format)), double(iq.size()));
+    if (input == stream_input::prefilled) {
+        std::vector<unsigned char> committed;
+        pass(input, &committed);
+        spectrum_config on_cpu = c;
+        on_cpu.backend = "simd";
+        on_cpu.deferred_delivery = false;
+        spectrum cpu(on_cpu);
+        std::vector<float> want;
+        cpu.push_bytes(committed.data(), committed.size(), [&](const float* db, std::size_t count) {
+            if (want.empty())
+                want.assign(db, db + count);
+        });
+        check(want, "wrong: first spectrum of the prefilled spans differs from simd's on them");
+    }
 }
 
 std::vector<stream_row> streaming_format(const options& o, const std::string& format, cl_device_id id)
@@ -588,28 +645,35 @@ std::vector<stream_row> streaming_format(const options& o, const std::string& fo
     for (std::size_t n : o.stream_sizes) {
         std::vector<float> reference_db; // simd's first spectrum of this size
         for (std::size_t batch : o.stream_batches)
-            for (const std::string& backend : { std::string("simd"), ocl }) {
-                stream_row r;
-                r.engine = backend;
-                r.format = format;
-                r.n = n;
-                r.bytes = bytes;
-                spectrum_config c;
-                c.fft_size = n;
-                c.format = f;
-                c.average = averaging::linear;
-                c.frames_per_output = o.average;
-                c.batch = batch;
-                c.backend = backend;
-                c.threads = o.threads;
-                try {
-                    stream_pass(r, c, o.repeats, iq, chunk, reference_db);
-                    r.ratio = r.msps / copy_row.msps;
-                } catch (const std::exception& e) {
-                    r.status = std::string("error: ") + e.what();
-                }
-                rows.push_back(r);
-            }
+            for (const std::string& backend : { std::string("simd"), ocl })
+                for (const std::string& delivery : o.stream_delivery)
+                    for (const std::string& input : o.stream_inputs) {
+                        stream_row r;
+                        r.engine = backend;
+                        r.format = format;
+                        r.input = input + (delivery == "deferred" ? "+deferred" : "");
+                        r.n = n;
+                        r.bytes = bytes;
+                        spectrum_config c;
+                        c.fft_size = n;
+                        c.format = f;
+                        c.average = averaging::linear;
+                        c.frames_per_output = o.average;
+                        c.batch = batch;
+                        c.backend = backend;
+                        c.threads = o.threads;
+                        c.deferred_delivery = delivery == "deferred";
+                        const stream_input how = input == "push"      ? stream_input::push
+                                                 : input == "acquire" ? stream_input::acquire
+                                                                      : stream_input::prefilled;
+                        try {
+                            stream_pass(r, c, how, o.repeats, iq, chunk, reference_db);
+                            r.ratio = r.msps / copy_row.msps;
+                        } catch (const std::exception& e) {
+                            r.status = std::string("error: ") + e.what();
+                        }
+                        rows.push_back(r);
+                    }
     }
     return rows;
 }
@@ -621,11 +685,12 @@ void print_stream_rows(const std::vector<stream_row>& rows)
         const std::string batch = r.batch ? std::to_string(r.batch) : "-";
         const std::string& name = r.backend.empty() ? r.engine : r.backend;
         if (r.status == "ok")
-            std::printf("%-6s %6s %6s  %-18s %10.1f %8.2f %9.3f %9.3f %9.3f %10s %8zu\n",
+            std::printf("%-6s %6s %6s  %-18s %-18s %10.1f %8.2f %9.3f %9.3f %9.3f %10s %8zu\n",
                         r.format.c_str(),
                         n.c_str(),
                         batch.c_str(),
                         name.c_str(),
+                        r.input.c_str(),
                         r.msps,
                         r.gbps_in,
                         r.ratio,
@@ -634,11 +699,12 @@ void print_stream_rows(const std::vector<stream_row>& rows)
                         std::isfinite(r.power_err) ? json_number(r.power_err).c_str() : "-",
                         r.outputs);
         else
-            std::printf("%-6s %6s %6s  %-18s %s\n",
+            std::printf("%-6s %6s %6s  %-18s %-18s %s\n",
                         r.format.c_str(),
                         n.c_str(),
                         batch.c_str(),
                         name.c_str(),
+                        r.input.c_str(),
                         r.status.c_str());
     }
     std::printf("\n");
@@ -695,7 +761,8 @@ void write_json(const std::string& path,
     for (std::size_t i = 0; i < stream_rows.size(); ++i) {
         const stream_row& r = stream_rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"engine\": " << json_string(r.engine)
-          << ", \"backend\": " << json_string(r.backend) << ", \"format\": "
+          << ", \"backend\": " << json_string(r.backend) << ", \"input\": "
+          << json_string(r.input) << ", \"format\": "
           << json_string(r.format) << ", \"n\": " << r.n << ", \"batch\": " << r.batch
           << ", \"bytes\": " << r.bytes
           << ", \"status\": " << json_string(r.status)
@@ -806,14 +873,19 @@ std::size_t run_device_modes(const options& o)
                     "blackmanharris), median of %u passes after 1 warm-up; ratio = Msamples/s "
                     "over the pinned copy's; CPU s/GS = host CPU seconds (user + system, "
                     "getrusage) per 10^9 samples, all threads of the process, and of the "
-                    "pushing thread alone (caller); power err = first spectrum vs simd's\n\n",
+                    "pushing thread alone (caller); power err = first spectrum vs simd's; "
+                    "input: push = push_bytes (one host copy), acquire = memcpy into the "
+                    "acquired span (a driver's read), prefilled = spans left as the warm-up "
+                    "filled them (no host copy, as the pinned copy), +deferred = "
+                    "deferred_delivery\n\n",
                     o.average,
                     o.repeats);
-        std::printf("%-6s %6s %6s  %-18s %10s %8s %9s %9s %9s %10s %8s\n",
+        std::printf("%-6s %6s %6s  %-18s %-18s %10s %8s %9s %9s %9s %10s %8s\n",
                     "format",
                     "N",
                     "batch",
                     "backend",
+                    "input",
                     "Msample/s",
                     "GB/s in",
                     "vs copy",

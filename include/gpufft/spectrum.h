@@ -96,8 +96,24 @@ struct GPUFFT_API spectrum_config {
     bool db = true;     //!< false: linear power, the same normalization without the log
     bool shift = false; //!< fftshift: DC in the middle, negative frequencies first
     std::size_t batch = 0;            //!< frames per FFT call; 0 picks about 32k samples' worth
+    /*!
+     * false: push_bytes(), push() and commit() deliver every output their
+     * frames complete before returning, waiting for the device if need be.
+     * true: they return once the full batches are queued, and outputs
+     * arrive in order, through the sink of a later call, or at flush()
+     * (which delivers every one still in flight); reset() drops them. A device chain then keeps its ring of
+     * batches busy across calls instead of emptying it at the end of each;
+     * the CPU chains deliver at once either way.
+     */
+    bool deferred_delivery = false;
     std::string backend = "auto";     //!< as plan_options::backend
     unsigned threads = 1;             //!< as plan_options::threads
+};
+
+//! Where a producer writes raw samples straight into an engine's input (spectrum::acquire()).
+struct input_span {
+    unsigned char* data = nullptr; //!< the next byte of the input, in the configured format
+    std::size_t bytes = 0;         //!< room from data on: at most the max_bytes asked for
 };
 
 /*!
@@ -138,9 +154,41 @@ public:
      * kept for the next call. Returns the number of outputs delivered.
      */
     std::size_t push_bytes(const void* data, std::size_t bytes, const sink& out);
+    /*!
+     * \brief Zero-copy input: a writable span inside the engine's current
+     * input batch, for a producer (a radio driver's read) to write raw
+     * bytes into, followed by commit().
+     *
+     * The span is the engine's own memory: on the OpenCL backend a pinned
+     * staging buffer the device reads directly, on the CPU backends the
+     * batch buffer the conversion reads; push_bytes() is acquire(), a copy
+     * and commit() in a loop, so both paths frame and deliver alike. The
+     * span ends at the end of the batch, so it may be shorter than
+     * max_bytes (never empty while max_bytes > 0, unless the last batch's
+     * run threw: commit(0) retries it): write up to span.bytes (whole
+     * samples are span.bytes / sample_bytes(format)), commit, acquire
+     * again for the rest. Its start follows
+     * the bytes already held, so after a push_bytes() that ended inside a
+     * sample the span starts inside that sample too.
+     *
+     * The span is valid until the next commit(), push_bytes(), push(),
+     * flush() or reset(), and nothing is taken until commit(). Calling
+     * acquire() again before commit() hands out the same place (what was
+     * written there stays) with the new max_bytes, and only that last
+     * span bounds the commit.
+     */
+    input_span acquire(std::size_t max_bytes);
+    /*!
+     * Takes the first `bytes` of the span acquire() last handed out (0 is
+     * allowed and takes nothing) and, as push_bytes(), runs every batch
+     * that fills and delivers every output its frames complete before
+     * returning; returns how many. Throws gpufft::error when `bytes`
+     * exceeds that span (or no span is held), taking nothing.
+     */
+    std::size_t commit(std::size_t bytes, const sink& out);
     //! Complex float samples; the format must be cf32.
     std::size_t push(const complex* samples, std::size_t count, const sink& out);
-    //! Runs the complete frames still waiting for a full batch.
+    //! Runs the complete frames still waiting for a full batch; delivers every output in flight.
     std::size_t flush(const sink& out);
     //! Forgets pending samples, frames and the average.
     void reset();

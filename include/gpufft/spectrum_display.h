@@ -40,6 +40,9 @@ public:
 
     //! Raw bytes in the configured format, any length. Returns frames displayed.
     std::size_t push_bytes(const void* data, std::size_t bytes);
+    //! Zero-copy input, as gpufft::spectrum::acquire() and commit(); commit returns frames displayed.
+    input_span acquire(std::size_t max_bytes);
+    std::size_t commit(std::size_t bytes);
     //! Complex float samples; the format must be cf32. Returns frames displayed.
     std::size_t push(const complex* samples, std::size_t count);
     //! Displays the complete frames still waiting for a full batch.

@@ -26,9 +26,12 @@ public:
     /*!
      * As gpufft::spectrum's; `out` may be empty (outputs are then dropped).
      * Every output the pushed frames complete is delivered before the call
-     * returns.
+     * returns, unless config.deferred_delivery.
      */
     std::size_t push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out);
+    //! As gpufft::spectrum's.
+    input_span acquire(std::size_t max_bytes);
+    std::size_t commit(std::size_t bytes, const spectrum::sink& out);
     std::size_t push(const complex* samples, std::size_t count, const spectrum::sink& out);
     std::size_t flush(const spectrum::sink& out);
     void reset();
@@ -43,6 +46,12 @@ public:
 
 private:
     std::size_t run(std::size_t count, const spectrum::sink& deliver);
+    // Takes `bytes` written at the acquired span into the batch, running it
+    // when full; outputs still in flight stay there (commit drains them).
+    std::size_t take(std::size_t bytes, const spectrum::sink& deliver);
+    // What a push or commit delivers at its end: everything in flight,
+    // unless the config defers it.
+    std::size_t delivered_now(const spectrum::sink& out);
 
     spectrum_config d_config;
     chain_setup d_setup;
@@ -50,6 +59,7 @@ private:
     std::size_t d_bps = 0;  // bytes per sample
     std::size_t d_span = 0; // bytes of one batch of frames: (batch - 1) * hop + n samples
     std::size_t d_fill = 0; // bytes held in the chain's input()
+    std::size_t d_acquired = 0; // bytes of the span acquire() last handed out
     std::size_t d_frames = 0;
 };
 

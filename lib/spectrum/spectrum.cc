@@ -187,6 +187,33 @@ std::size_t engine::run(std::size_t count, const spectrum::sink& deliver)
     return outputs;
 }
 
+input_span engine::acquire(std::size_t max_bytes)
+{
+    d_acquired = std::min(max_bytes, d_span - d_fill); // d_fill < d_span between calls
+    return { d_chain->input() + d_fill, d_acquired };
+}
+
+std::size_t engine::take(std::size_t bytes, const spectrum::sink& deliver)
+{
+    if (bytes > d_acquired)
+        throw error("gpufft: spectrum: commit of " + str(bytes) + " bytes, but the span acquire() " +
+                    "handed out holds " + str(d_acquired) + " bytes");
+    d_acquired = 0;
+    d_fill += bytes;
+    return d_fill == d_span ? run(d_setup.batch, deliver) : 0; // exactly one full batch of frames
+}
+
+std::size_t engine::commit(std::size_t bytes, const spectrum::sink& out)
+{
+    const std::size_t outputs = take(bytes, out);
+    return outputs + delivered_now(out);
+}
+
+std::size_t engine::delivered_now(const spectrum::sink& out)
+{
+    return d_config.deferred_delivery ? 0 : d_chain->drain(out);
+}
+
 std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out)
 {
     if (bytes && !data)
@@ -194,15 +221,13 @@ std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectr
     const auto* src = static_cast<const unsigned char*>(data);
     std::size_t outputs = 0;
     while (bytes) {
-        const std::size_t take = std::min(bytes, d_span - d_fill);
-        std::memcpy(d_chain->input() + d_fill, src, take);
-        d_fill += take;
-        src += take;
-        bytes -= take;
-        if (d_fill == d_span) // exactly one full batch of frames
-            outputs += run(d_setup.batch, out);
+        const input_span span = acquire(bytes);
+        std::memcpy(span.data, src, span.bytes);
+        outputs += take(span.bytes, out);
+        src += span.bytes;
+        bytes -= span.bytes;
     }
-    return outputs + d_chain->drain(out);
+    return outputs + delivered_now(out);
 }
 
 std::size_t engine::push(const complex* samples, std::size_t count, const spectrum::sink& out)
@@ -215,6 +240,7 @@ std::size_t engine::push(const complex* samples, std::size_t count, const spectr
 
 std::size_t engine::flush(const spectrum::sink& out)
 {
+    d_acquired = 0;
     const std::size_t held = d_fill / d_bps;
     if (held < d_setup.n)
         return d_chain->drain(out);
@@ -226,6 +252,7 @@ void engine::reset()
 {
     d_chain->drain({});
     d_fill = 0;
+    d_acquired = 0;
     d_frames = 0;
     d_chain->reset();
 }
@@ -252,6 +279,13 @@ spectrum& spectrum::operator=(spectrum&&) noexcept = default;
 std::size_t spectrum::push_bytes(const void* data, std::size_t bytes, const sink& out)
 {
     return d_impl->push_bytes(data, bytes, out);
+}
+
+input_span spectrum::acquire(std::size_t max_bytes) { return d_impl->acquire(max_bytes); }
+
+std::size_t spectrum::commit(std::size_t bytes, const sink& out)
+{
+    return d_impl->commit(bytes, out);
 }
 
 std::size_t spectrum::push(const complex* samples, std::size_t count, const sink& out)

@@ -85,6 +85,14 @@ std::size_t spectrum_display::push_bytes(const void* data, std::size_t bytes)
 {
     return d_impl->engine.push_bytes(data, bytes, d_impl->to_display);
 }
+input_span spectrum_display::acquire(std::size_t max_bytes)
+{
+    return d_impl->engine.acquire(max_bytes);
+}
+std::size_t spectrum_display::commit(std::size_t bytes)
+{
+    return d_impl->engine.commit(bytes, d_impl->to_display);
+}
 std::size_t spectrum_display::push(const complex* samples, std::size_t count)
 {
     return d_impl->engine.push(samples, count, d_impl->to_display);

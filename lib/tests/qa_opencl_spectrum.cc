@@ -21,6 +21,7 @@
  * 0.01 dB; weaker bins (one in 1e5 of random data) only within 1 dB, since
  * their relative error grows as the bin shrinks. */
 #include "qa_common.h"
+#include "qa_spectrum_input.h"
 
 #include <gpufft/opencl.h>
 #include <gpufft/spectrum.h>
@@ -269,6 +270,7 @@ class qa_opencl_spectrum : public CppUnit::TestFixture
     CPPUNIT_TEST(against_reference);
     CPPUNIT_TEST(chunked_and_reset);
     CPPUNIT_TEST(ragged_pushes);
+    CPPUNIT_TEST(zero_copy_input);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -444,6 +446,15 @@ public:
             check_db(f, name, got, ref, c.fft_size);
         }
         f.report("ragged pushes");
+        QA_ASSERT_NO_FAILURES(f);
+    }
+
+    //! acquire()/commit() into the ring's staging buffers equals push_bytes() (qa_spectrum_input.h).
+    void zero_copy_input()
+    {
+        failures f;
+        check_zero_copy_input(f, "opencl");
+        f.report("zero-copy input");
         QA_ASSERT_NO_FAILURES(f);
     }
 

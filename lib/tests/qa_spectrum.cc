@@ -7,6 +7,7 @@
  *
  * Random data is fresh each run; GPUFFT_TEST_SEED reproduces one. */
 #include "qa_common.h"
+#include "qa_spectrum_input.h"
 
 #include <gpufft/spectrum.h>
 #include <cppunit/TextTestRunner.h>
@@ -130,6 +131,7 @@ class qa_spectrum : public CppUnit::TestFixture
     CPPUNIT_TEST(framing_and_chunking);
     CPPUNIT_TEST(formats_exact);
     CPPUNIT_TEST(output_rate_and_bins);
+    CPPUNIT_TEST(zero_copy_input);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -331,6 +333,15 @@ public:
         spectrum odd(c);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(400.0, odd.bin_hz(2), 1e-9);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(-400.0, odd.bin_hz(3), 1e-9);
+    }
+
+    //! acquire()/commit() into the CPU chain's batch buffer equals push_bytes() (qa_spectrum_input.h).
+    void zero_copy_input()
+    {
+        failures f;
+        check_zero_copy_input(f, "simd");
+        f.report("zero-copy input");
+        QA_ASSERT_NO_FAILURES(f);
     }
 
     void bad_input()

@@ -43,6 +43,7 @@ namespace gpufft::opencl::detail {
     X(clEnqueueMapBuffer)           \
     X(clEnqueueUnmapMemObject)      \
     X(clEnqueueFillBuffer)          \
+    X(clEnqueueBarrierWithWaitList) \
     X(clFlush)                      \
     X(clFinish)                     \
     X(clWaitForEvents)              \

@@ -8,11 +8,18 @@
  * each finished output scaled, in dB if asked, shifted if asked.
  *
  * The engine assembles each batch's raw samples straight into one of a
- * ring of staging buffers, so the only host copy is the one from the
- * caller's buffer. Discrete devices upload from pinned staging buffers
- * (CL_MEM_ALLOC_HOST_PTR, mapped for the chain's life) with non-blocking
- * writes; unified-memory devices run the kernels on the staging buffer
- * itself, unmapped for the run and mapped again (non-blocking) behind it.
+ * ring of staging buffers (the caller writes there itself through
+ * gpufft::spectrum::acquire(), or push_bytes() copies into it). Discrete
+ * devices upload from pinned staging buffers (CL_MEM_ALLOC_HOST_PTR, mapped
+ * for the chain's life) into a device buffer per slot, with non-blocking
+ * writes on a queue of their own, so that a batch's upload runs on the copy
+ * engine while the previous batch's kernels run (one in-order queue would
+ * serialize them); the kernels wait for their upload by an event, and an
+ * upload waits for the kernels that last read its slot's device buffer.
+ * Unified-memory devices run the kernels on the staging buffer itself,
+ * unmapped for the run and mapped again (non-blocking) behind it.
+ * GPUFFT_OPENCL_SPECTRUM_UPLOAD=1 takes the discrete path on any device
+ * (for testing it on PoCL's CPU device).
  * Finished outputs come back by a non-blocking read into pinned memory, only
  * when a run completes one; the host waits on a run only when its staging
  * buffer comes round again (three runs later) or when the engine drains at
@@ -31,6 +38,7 @@
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -55,6 +63,14 @@ mem_handle device_buffer(device_context& ctx, cl_mem_flags flags, std::size_t by
 // the other two's uploads and transforms.
 constexpr std::size_t ring_slots = 3;
 
+// Whether the chain runs the kernels on mapped staging (unified memory)
+// rather than uploading from it.
+bool runs_on_staging(const device_context& ctx)
+{
+    const char* upload = std::getenv("GPUFFT_OPENCL_SPECTRUM_UPLOAD");
+    return ctx.device.info.unified_memory && !(upload && std::string(upload) == "1");
+}
+
 class spectrum_chain final : public gpufft::detail::chain
 {
 public:
@@ -62,7 +78,7 @@ public:
         : d_s(s),
           d_ctx(context_for(select(selector))),
           d_queue(make_queue(d_ctx)),
-          d_unified(d_ctx.device.info.unified_memory),
+          d_unified(runs_on_staging(d_ctx)),
           d_raw_bytes(((s.batch - 1) * s.hop + s.n) * sample_bytes(s.format)),
           d_out_bytes(s.batch * s.n * sizeof(float))
     {
@@ -76,8 +92,7 @@ public:
         d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, raw);
 
         const std::size_t state_bytes = s.n * sizeof(float);
-        const std::size_t raw_buffers = d_unified ? ring_slots : 1;
-        const std::size_t need = raw_buffers * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
+        const std::size_t need = ring_slots * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
                                  d_fft->device_bytes();
         if (need > dev.info.global_memory || std::max(d_raw_bytes, d_out_bytes) > dev.max_alloc)
             throw error("gpufft: opencl: the spectrum chain for " + std::to_string(s.batch) +
@@ -87,7 +102,7 @@ public:
                         std::to_string(dev.max_alloc >> 20) + " MiB)");
         const cl_command_queue q = d_queue.get();
         if (!d_unified)
-            d_raw = device_buffer(d_ctx, CL_MEM_READ_ONLY, d_raw_bytes);
+            d_upload = make_queue(d_ctx);
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
         for (mem_handle& m : d_state)
             m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
@@ -99,6 +114,8 @@ public:
                                               CL_MEM_ALLOC_HOST_PTR,
                                    d_raw_bytes);
             sl.host = static_cast<unsigned char*>(map(sl.raw.get(), CL_MAP_WRITE, d_raw_bytes));
+            if (!d_unified)
+                sl.device_raw = device_buffer(d_ctx, CL_MEM_READ_ONLY, d_raw_bytes);
             if (!d_display) {
                 sl.out = device_buffer(d_ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, d_out_bytes);
                 sl.out_host = static_cast<float*>(map(sl.out.get(), CL_MAP_READ, d_out_bytes));
@@ -131,6 +148,8 @@ public:
     ~spectrum_chain() override
     {
         const cl_command_queue q = d_queue.get();
+        if (d_upload.get())
+            api()->clFinish(d_upload.get());
         api()->clFinish(q);
         for (slot& sl : d_slots) {
             if (sl.host)
@@ -186,6 +205,8 @@ private:
         unsigned char* host = nullptr;
         //! The host may write `host` once this completes (the upload, or the new mapping).
         event_handle writable;
+        mem_handle device_raw;    //!< discrete: what the kernels read, uploaded from raw
+        event_handle consumed;    //!< discrete: the kernels that last read device_raw are done
         mem_handle out;           //!< pinned: the outputs read back (none with a display)
         float* out_host = nullptr; //!< out, mapped for the chain's life
         event_handle read;        //!< the read-back of `outputs` outputs into out_host
@@ -231,6 +252,8 @@ private:
     // staging buffer mapped.
     void abandon()
     {
+        if (d_upload.get())
+            api()->clFinish(d_upload.get());
         api()->clFinish(d_queue.get());
         for (slot& sl : d_slots) {
             sl.outputs = 0;
@@ -254,16 +277,24 @@ private:
         std::memcpy(next.host, cur.host + used, held - used);
 
         const std::size_t bytes = ((frames - 1) * d_s.hop + d_s.n) * sample_bytes(d_s.format);
-        cl_mem raw = d_raw.get();
+        cl_mem raw = cur.raw.get();
         if (d_unified) {
             check(a.clEnqueueUnmapMemObject(q, cur.raw.get(), cur.host, 0, nullptr, nullptr),
                   "clEnqueueUnmapMemObject");
             cur.host = nullptr;
-            raw = cur.raw.get();
         } else {
-            check(a.clEnqueueWriteBuffer(q, raw, CL_FALSE, 0, bytes, cur.host, 0, nullptr,
+            // The upload waits for the kernels that read this slot three runs
+            // ago, the kernels for the upload.
+            raw = cur.device_raw.get();
+            const cl_event consumed = cur.consumed.get();
+            check(a.clEnqueueWriteBuffer(d_upload.get(), raw, CL_FALSE, 0, bytes, cur.host,
+                                         consumed ? 1 : 0, consumed ? &consumed : nullptr,
                                          cur.writable.out()),
                   "clEnqueueWriteBuffer");
+            check(a.clFlush(d_upload.get()), "clFlush (the spectrum chain's uploads)");
+            const cl_event uploaded = cur.writable.get();
+            check(a.clEnqueueBarrierWithWaitList(q, 1, &uploaded, nullptr),
+                  "clEnqueueBarrierWithWaitList");
         }
         d_fft->enqueue(q, raw, d_power.get(), frames);
 
@@ -284,8 +315,9 @@ private:
         set_arg(7, sizeof started, &started);
         const std::size_t global[] = { (d_s.n + d_group - 1) / d_group * d_group, segments };
         const std::size_t local[] = { d_group, 1 };
+        // In order after the FFT: its end is when device_raw may be overwritten.
         check(a.clEnqueueNDRangeKernel(q, d_average.get(), 2, nullptr, global, local, 0, nullptr,
-                                       nullptr),
+                                       d_unified ? nullptr : cur.consumed.out()),
               "clEnqueueNDRangeKernel");
         d_flip = !d_flip;
         d_count = (d_count + frames) % d_s.per_output;
@@ -315,11 +347,12 @@ private:
     const chain_setup d_s;
     device_context& d_ctx;
     queue_handle d_queue;
+    queue_handle d_upload; //!< discrete: the uploads, beside the kernels' queue
     bool d_unified;
     std::size_t d_raw_bytes, d_out_bytes;
     std::string d_backend;
     std::unique_ptr<fft_chain> d_fft;
-    mem_handle d_raw, d_power, d_out;          //!< raw frames (discrete), |X|^2, outputs
+    mem_handle d_power, d_out;                 //!< |X|^2, outputs
     mem_handle d_state[2];                     //!< the average, in and out of a call
     bool d_flip = false;                       //!< which state buffer holds it
     slot d_slots[ring_slots];
