@@ -512,12 +512,14 @@ void display_widget::refresh()
 void display_widget::sync_controls()
 {
     const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
-    // Not under the user's cursor: a value being typed stays.
-    if (!d_ref_box->hasFocus())
+    // Not under the user's cursor: a value being typed stays. Set only when
+    // it changed: a spin box repaints at every setValue.
+    if (!d_ref_box->hasFocus() && d_ref_box->value() != d_snap.db_max)
         d_ref_box->setValue(d_snap.db_max);
-    if (!d_range_box->hasFocus())
+    if (!d_range_box->hasFocus() && d_range_box->value() != d_snap.db_max - d_snap.db_min)
         d_range_box->setValue(d_snap.db_max - d_snap.db_min);
-    d_peak_box->setChecked(d_snap.max_hold);
+    if (d_peak_box->isChecked() != d_snap.max_hold)
+        d_peak_box->setChecked(d_snap.max_hold);
 }
 
 void display_widget::build_luts()
@@ -668,6 +670,16 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     // Each plot pixel shows the histogram cell under its centre (the max of
     // the columns it spans).
     d_spectrum_columns = columns_under(plot.width());
+    const auto sentinel = std::uint32_t(d_snap.width);
+    d_pixel_column_a.resize(d_spectrum_columns.size());
+    d_pixel_column_b.resize(d_spectrum_columns.size());
+    d_spectrum_wide = false;
+    for (std::size_t x = 0; x < d_spectrum_columns.size(); ++x) {
+        const auto [first, last] = d_spectrum_columns[x];
+        d_pixel_column_a[x] = first < last ? std::uint32_t(first) : sentinel;
+        d_pixel_column_b[x] = first < last ? std::uint32_t(last - 1) : sentinel;
+        d_spectrum_wide |= last > first + 2;
+    }
     d_histogram_rows.resize(std::size_t(plot.height()));
     const double h = double(d_snap.height);
     for (int y = 0; y < plot.height(); ++y)
@@ -679,7 +691,8 @@ void display_widget::put_plot_pixel(int x, int y, QRgb colour)
 {
     if (x < 1 || y < 1 || x >= d_plot_image.width() - 1 || y >= d_plot_image.height() - 1)
         return;
-    reinterpret_cast<QRgb*>(d_plot_image.scanLine(y))[x] = colour;
+    // bits(): d_plot_image is never shared, so no copy; scanLine() would check that at each pixel.
+    reinterpret_cast<QRgb*>(d_plot_bits + std::ptrdiff_t(y) * d_plot_stride)[x] = colour;
     d_plot_drawn[std::size_t(y)].add(x, x + 1);
     d_plot_dirty[std::size_t(y)].add(x, x + 1);
 }
@@ -753,14 +766,17 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
     d_plot_dirty.assign(std::size_t(h), pixel_run{});
     const bool have_histogram = d_snap.histogram.size() >= w * d_snap.height;
     const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
-    d_cell_index.resize(w);
-    d_cells_seen.resize(std::size_t(pixels));
+    d_cell_index.resize(w + 1);
+    d_cell_index[w] = 0; // the sentinel column: empty
+    d_row_colours.resize(std::size_t(pixels));
     // Locals: the compiler cannot keep members in registers across the stores.
     std::int32_t* index = d_cell_index.data();
     const column_span* spans = d_spectrum_columns.data();
-    const QRgb* lut = d_count_lut.data();
-    seen_cell* seen = d_cells_seen.data();
-    std::size_t seen_count = 0;
+    const std::uint32_t* column_a = d_pixel_column_a.data();
+    const std::uint32_t* column_b = d_pixel_column_b.data();
+    const QRgb* lut = d_count_lut.data(); // lut[0] = 0: empty
+    QRgb* colours = d_row_colours.data();
+    pixel_run seen; // the row's non-empty pixels, first to last
     std::size_t coloured_row = std::numeric_limits<std::size_t>::max();
     // Inside the border only (it covers the outermost pixels).
     for (int y = 1; have_histogram && y + 1 < h; ++y) {
@@ -768,7 +784,8 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         const std::size_t row = d_histogram_rows[std::size_t(y)];
         if (row != coloured_row) {
             // Counts to colour indices first (a loop the compiler vectorizes),
-            // then the max index over each pixel's columns.
+            // then each pixel's colour from the max index over its columns,
+            // without branches where a pixel spans one or two.
             // Most rows of a persistence histogram are empty: their pixels are skipped.
             const float* cells = &d_snap.histogram[row * w];
             std::int32_t any = 0;
@@ -776,38 +793,47 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
                 index[c] = std::int32_t(std::min(cells[c] * scale + 0.5f, float(count_lut_size - 1)));
                 any |= index[c];
             }
-            seen_count = 0;
-            for (int x = 1; any && x + 1 < pixels; ++x) {
-                // A pixel spans one or two columns unless zoomed far out.
-                const auto [first, last] = spans[x];
-                std::int32_t i = first < last ? std::max(index[first], index[last - 1]) : 0;
-                for (std::size_t c = first + 1; c + 1 < last; ++c)
-                    i = std::max(i, index[c]);
-                if (i > 0)
-                    seen[seen_count++] = { std::uint32_t(x), lut[i] };
+            seen = {};
+            if (any) {
+                if (!d_spectrum_wide)
+                    for (int x = 1; x + 1 < pixels; ++x)
+                        colours[x] = lut[std::max(index[column_a[x]], index[column_b[x]])];
+                else
+                    for (int x = 1; x + 1 < pixels; ++x) {
+                        std::int32_t i = 0;
+                        for (std::size_t c = spans[x].first; c < spans[x].last; ++c)
+                            i = std::max(i, index[c]);
+                        colours[x] = lut[i];
+                    }
+                int a = 1, b = pixels - 1;
+                while (a < b && colours[a] == 0)
+                    ++a;
+                while (b > a && colours[b - 1] == 0)
+                    --b;
+                seen.add(a, b);
             }
             coloured_row = row;
         }
-        // Most cells are empty and show the grid: it is restored where the
-        // row was more than the grid, then the seen cells set; a row that
-        // was and is only grid is not touched.
+        // Most cells are empty and show the grid: the row is rewritten
+        // where it was or is more than the grid, each pixel its cell's
+        // colour or the grid's (a select the compiler vectorizes); a row
+        // that was and is only grid is not touched.
         auto& drawn = d_plot_drawn[std::size_t(y)];
-        if (seen_count == 0 && drawn.empty())
+        if (seen.empty() && drawn.empty())
             continue;
+        pixel_run rewrite = drawn;
+        if (!seen.empty())
+            rewrite.add(seen.first, seen.last);
         auto* line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
-        auto& dirty = d_plot_dirty[std::size_t(y)];
-        if (!drawn.empty()) {
-            const auto* grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
-            std::memcpy(line + drawn.first, grid_line + drawn.first, std::size_t(drawn.last - drawn.first) * sizeof(QRgb));
-            dirty = drawn;
-        }
-        drawn = {};
-        for (std::size_t k = 0; k < seen_count; ++k)
-            line[seen[k].x] = seen[k].colour;
-        if (seen_count > 0) {
-            drawn.add(int(seen[0].x), int(seen[seen_count - 1].x) + 1);
-            dirty.add(drawn.first, drawn.last);
-        }
+        const auto* grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        if (seen.empty())
+            std::memcpy(line + rewrite.first, grid_line + rewrite.first,
+                        std::size_t(rewrite.last - rewrite.first) * sizeof(QRgb));
+        else
+            for (int x = rewrite.first; x < rewrite.last; ++x)
+                line[x] = colours[x] != 0 ? colours[x] : grid_line[x];
+        d_plot_dirty[std::size_t(y)] = rewrite;
+        drawn = seen;
     }
     if (!have_histogram) // no cells: every row back to the grid
         for (int y = 0; y < h; ++y) {
@@ -820,6 +846,8 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
             d_plot_dirty[std::size_t(y)] = drawn;
             drawn = {};
         }
+    d_plot_bits = d_plot_image.bits();
+    d_plot_stride = d_plot_image.bytesPerLine();
     if (d_snap.max_hold)
         draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
     if (d_show_average)

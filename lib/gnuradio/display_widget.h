@@ -261,13 +261,16 @@ private:
         }
     };
     std::vector<pixel_run> d_plot_drawn; // at the last drawing
+    uchar* d_plot_bits = nullptr;        // d_plot_image's pixels while the lines are drawn
+    qsizetype d_plot_stride = 0;
     std::vector<pixel_run> d_plot_dirty; // changed by this drawing
-    struct seen_cell {
-        std::uint32_t x;
-        QRgb colour;
-    };
-    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices
-    std::vector<seen_cell> d_cells_seen;    // that row's non-empty pixels
+    // Per plot column, the two display columns whose max it shows (equal
+    // for one; the sentinel w, always empty, outside the bin range), where
+    // no pixel spans more than two (d_spectrum_wide: some do, zoomed out).
+    std::vector<std::uint32_t> d_pixel_column_a, d_pixel_column_b;
+    bool d_spectrum_wide = false;
+    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices, and the sentinel
+    std::vector<QRgb> d_row_colours;        // that row per plot column: 0 where empty (the grid shows)
     // The waterfall pane: a ring of plot rows, the newest at
     // d_wf_image_head, painted as two pieces; a new history row colour-maps
     // one image row.
