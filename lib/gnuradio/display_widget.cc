@@ -824,14 +824,18 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         pixel_run rewrite = drawn;
         if (!seen.empty())
             rewrite.add(seen.first, seen.last);
-        auto* line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
-        const auto* grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        QRgb* __restrict line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
+        const QRgb* __restrict grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        const QRgb* __restrict cell_colours = colours;
         if (seen.empty())
             std::memcpy(line + rewrite.first, grid_line + rewrite.first,
                         std::size_t(rewrite.last - rewrite.first) * sizeof(QRgb));
         else
-            for (int x = rewrite.first; x < rewrite.last; ++x)
-                line[x] = colours[x] != 0 ? colours[x] : grid_line[x];
+            for (int x = rewrite.first; x < rewrite.last; ++x) {
+                // Both loaded: a select, not a branch.
+                const QRgb cell = cell_colours[x], under = grid_line[x];
+                line[x] = cell != 0 ? cell : under;
+            }
         d_plot_dirty[std::size_t(y)] = rewrite;
         drawn = seen;
     }
