@@ -467,15 +467,17 @@ void display_widget::refresh()
         // One waterfall row per redraw: the largest value of each column
         // over the frames since the last one, so a short burst still shows.
         const std::size_t w = d_snap.width;
-        auto& row = d_wf_new;
-        row.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
-        for (std::size_t r = 1; r < d_snap.new_rows; ++r)
+        d_wf_new.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
+        float* __restrict row = d_wf_new.data();
+        for (std::size_t r = 1; r < d_snap.new_rows; ++r) {
+            const float* __restrict next = &d_snap.waterfall[r * w];
             for (std::size_t c = 0; c < w; ++c) {
-                const float v = d_snap.waterfall[r * w + c];
-                if (v > row[c] || std::isnan(row[c]))
-                    row[c] = v;
+                // A select the compiler vectorizes; NaN (no data) gives way to a number.
+                const float v = next[c], m = row[c];
+                row[c] = v > m || m != m ? v : m;
             }
-        add_waterfall_row(row.data());
+        }
+        add_waterfall_row(row);
     }
     // A rebuilt display shows the whole band: the zoomed view's bins follow.
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
