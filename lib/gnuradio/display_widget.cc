@@ -115,7 +115,10 @@ public:
         setMinimumHeight(60);
         setMouseTracking(false);
         setFocusPolicy(Qt::ClickFocus);
+        // Every pixel is painted: Qt need not clear the background first,
+        // and may scroll the waterfall in the window (QWidget::scroll).
         setAttribute(Qt::WA_OpaquePaintEvent);
+        setAttribute(Qt::WA_NoSystemBackground);
     }
 
     QRect plot_rect() const
@@ -141,9 +144,9 @@ protected:
         const QRect plot = plot_rect();
         const bool frame = !plot.contains(e->rect());
         if (d_kind == spectrum)
-            d_owner.paint_spectrum(p, plot, frame);
+            d_owner.paint_spectrum(p, plot, frame, e->region());
         else
-            d_owner.paint_waterfall(p, plot, frame);
+            d_owner.paint_waterfall(p, plot, frame, e->region());
     }
 
     void wheelEvent(QWheelEvent* e) override
@@ -346,6 +349,7 @@ void display_widget::set_show_average(bool on)
     d_show_average = on;
     const QSignalBlocker block(d_average_box);
     d_average_box->setChecked(on);
+    d_spectrum_layout = {}; // the line is in the picture: drawn anew
     d_spectrum->update();
 }
 
@@ -463,15 +467,17 @@ void display_widget::refresh()
         // One waterfall row per redraw: the largest value of each column
         // over the frames since the last one, so a short burst still shows.
         const std::size_t w = d_snap.width;
-        auto& row = d_wf_new;
-        row.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
-        for (std::size_t r = 1; r < d_snap.new_rows; ++r)
+        d_wf_new.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
+        float* __restrict row = d_wf_new.data();
+        for (std::size_t r = 1; r < d_snap.new_rows; ++r) {
+            const float* __restrict next = &d_snap.waterfall[r * w];
             for (std::size_t c = 0; c < w; ++c) {
-                const float v = d_snap.waterfall[r * w + c];
-                if (v > row[c] || std::isnan(row[c]))
-                    row[c] = v;
+                // A select the compiler vectorizes; NaN (no data) gives way to a number.
+                const float v = next[c], m = row[c];
+                row[c] = v > m || m != m ? v : m;
             }
-        add_waterfall_row(row.data());
+        }
+        add_waterfall_row(row);
     }
     // A rebuilt display shows the whole band: the zoomed view's bins follow.
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
@@ -479,27 +485,43 @@ void display_widget::refresh()
     sync_controls();
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
-    ++d_reads;
     if (new_frames)
         ++d_redraws;
-    // New frames alone change the plots, not the axes around them.
-    const bool plots_only = !(new_band || new_range || new_geometry || new_bins);
-    for (pane* p : { d_spectrum, d_waterfall })
-        if (plots_only)
-            p->update(p->plot_rect());
-        else
-            p->update();
+    // New frames alone change the plots, not the axes around them: each
+    // picture is brought up to date here and repainted where it changed
+    // (the waterfall scrolled in the window, its new rows painted).
+    // Otherwise, or when a pane's layout changed, the pane is painted whole.
+    if (new_band || new_range || new_geometry || new_bins || d_snap.width == 0) {
+        d_spectrum->update();
+        d_waterfall->update();
+        return;
+    }
+    const QRect spectrum_plot = d_spectrum->plot_rect();
+    if (layout_of(d_spectrum->size()) == d_spectrum_layout)
+        d_spectrum->update(draw_spectrum_plot(spectrum_plot, false));
+    else
+        d_spectrum->update();
+    const QRect waterfall_plot = d_waterfall->plot_rect();
+    const std::size_t fresh = d_wf_added - d_wf_drawn;
+    if (fresh == 0)
+        return;
+    if (!draw_waterfall_plot(waterfall_plot))
+        d_waterfall->scroll(0, int(fresh), waterfall_plot);
+    else
+        d_waterfall->update(waterfall_plot);
 }
 
 void display_widget::sync_controls()
 {
     const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
-    // Not under the user's cursor: a value being typed stays.
-    if (!d_ref_box->hasFocus())
+    // Not under the user's cursor: a value being typed stays. Set only when
+    // it changed: a spin box repaints at every setValue.
+    if (!d_ref_box->hasFocus() && d_ref_box->value() != d_snap.db_max)
         d_ref_box->setValue(d_snap.db_max);
-    if (!d_range_box->hasFocus())
+    if (!d_range_box->hasFocus() && d_range_box->value() != d_snap.db_max - d_snap.db_min)
         d_range_box->setValue(d_snap.db_max - d_snap.db_min);
-    d_peak_box->setChecked(d_snap.max_hold);
+    if (d_peak_box->isChecked() != d_snap.max_hold)
+        d_peak_box->setChecked(d_snap.max_hold);
 }
 
 void display_widget::build_luts()
@@ -621,6 +643,10 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         const double f_step = nice_step(span, std::max(2, plot.width() / 110));
         for (double f = std::ceil(d_view_lo / f_step) * f_step; f <= d_view_hi; f += f_step)
             p.drawLine(QPointF(x_of(f), plot.top()), QPointF(x_of(f), plot.bottom()));
+        // The border, over the plot's outermost pixels: the picture's cells
+        // and lines stay inside it.
+        p.setPen(grid);
+        p.drawRect(plot.adjusted(0, 0, -1, -1));
     }
 
     // Around it: the dB labels and the frequency axis.
@@ -646,42 +672,122 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     // Each plot pixel shows the histogram cell under its centre (the max of
     // the columns it spans).
     d_spectrum_columns = columns_under(plot.width());
+    const auto sentinel = std::uint32_t(d_snap.width);
+    d_pixel_column_a.resize(d_spectrum_columns.size());
+    d_pixel_column_b.resize(d_spectrum_columns.size());
+    d_spectrum_wide = false;
+    for (std::size_t x = 0; x < d_spectrum_columns.size(); ++x) {
+        const auto [first, last] = d_spectrum_columns[x];
+        d_pixel_column_a[x] = first < last ? std::uint32_t(first) : sentinel;
+        d_pixel_column_b[x] = first < last ? std::uint32_t(last - 1) : sentinel;
+        d_spectrum_wide |= last > first + 2;
+    }
     d_histogram_rows.resize(std::size_t(plot.height()));
-    d_plot_row_coloured.assign(std::size_t(plot.height()), true); // the grid is new: every row copied
     const double h = double(d_snap.height);
     for (int y = 0; y < plot.height(); ++y)
         d_histogram_rows[std::size_t(y)] = std::size_t(
             std::clamp(std::floor((plot.height() - y - 0.5) / plot.height() * h), 0.0, h - 1));
 }
 
-void display_widget::draw_histogram(const QRect& plot)
+void display_widget::put_plot_pixel(int x, int y, QRgb colour)
 {
-    if (d_histogram_image.size() != plot.size())
-        d_histogram_image = QImage(plot.size(), QImage::Format_RGB32);
-    const std::size_t w = d_snap.width;
-    if (d_snap.histogram.size() < w * d_snap.height) {
-        d_histogram_image = d_grid_image.copy();
-        d_plot_row_coloured.assign(std::size_t(plot.height()), false);
+    if (x < 1 || y < 1 || x >= d_plot_image.width() - 1 || y >= d_plot_image.height() - 1)
         return;
+    // bits(): d_plot_image is never shared, so no copy; scanLine() would check that at each pixel.
+    reinterpret_cast<QRgb*>(d_plot_bits + std::ptrdiff_t(y) * d_plot_stride)[x] = colour;
+    d_plot_drawn[std::size_t(y)].add(x, x + 1);
+    d_plot_dirty[std::size_t(y)].add(x, x + 1);
+}
+
+void display_widget::draw_trace(const QRect& plot, const std::vector<float>& values, QRgb colour)
+{
+    // One point per column, at the centre of its frequency span, joined by
+    // one-pixel lines (Bresenham); only the visible columns and one beyond
+    // each edge, NaN (no data) breaking the line.
+    const double range = d_snap.db_max - d_snap.db_min;
+    const double span = d_view_hi - d_view_lo;
+    const double col_hz = column_hz(), left = columns_left();
+    const int w = plot.width(), h = plot.height();
+    const std::size_t columns = std::min(d_snap.width, values.size());
+    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(columns)));
+    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(columns)));
+    bool have_previous = false;
+    double px = 0, py = 0;
+    for (std::size_t c = first; c < last; ++c) {
+        if (std::isnan(values[c])) {
+            have_previous = false;
+            continue;
+        }
+        const double x = (left + (double(c) + 0.5) * col_hz - d_view_lo) / span * w;
+        const double y =
+            (d_snap.db_max - std::clamp(double(values[c]), d_snap.db_min - range, d_snap.db_max + range)) / range * h;
+        double x0 = have_previous ? px : x, y0 = have_previous ? py : y, x1 = x, y1 = y;
+        px = x;
+        py = y;
+        have_previous = true;
+        // Clipped to the plot's columns (a point beyond an edge may lie far out when zoomed in).
+        if (x1 < 0 || x0 > w)
+            continue;
+        if (x0 < 0) {
+            y0 += (y1 - y0) * (0 - x0) / (x1 - x0);
+            x0 = 0;
+        }
+        if (x1 > w) {
+            y1 = y0 + (y1 - y0) * (w - x0) / (x1 - x0);
+            x1 = w;
+        }
+        int ax = int(std::floor(x0)), ay = int(std::floor(y0));
+        const int bx = int(std::floor(x1)), by = int(std::floor(y1));
+        const int dx = std::abs(bx - ax), dy = -std::abs(by - ay);
+        const int sx = ax < bx ? 1 : -1, sy = ay < by ? 1 : -1;
+        for (int err = dx + dy;;) {
+            put_plot_pixel(ax, ay, colour);
+            if (ax == bx && ay == by)
+                break;
+            const int e2 = 2 * err;
+            if (e2 >= dy) {
+                err += dy;
+                ax += sx;
+            }
+            if (e2 <= dx) {
+                err += dx;
+                ay += sy;
+            }
+        }
     }
+}
+
+QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
+{
+    const int h = plot.height(), pixels = plot.width();
+    const std::size_t w = d_snap.width;
+    if (whole || d_plot_image.size() != plot.size()) {
+        d_plot_image = d_grid_image.copy();
+        d_plot_drawn.assign(std::size_t(h), pixel_run{});
+    }
+    d_plot_dirty.assign(std::size_t(h), pixel_run{});
+    const bool have_histogram = d_snap.histogram.size() >= w * d_snap.height;
     const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
-    const auto pixels = std::size_t(plot.width());
-    const std::size_t row_bytes = pixels * sizeof(QRgb);
-    d_cell_index.resize(w);
-    d_cells_seen.resize(pixels);
+    d_cell_index.resize(w + 1);
+    d_cell_index[w] = 0; // the sentinel column: empty
+    d_row_colours.resize(std::size_t(pixels));
     // Locals: the compiler cannot keep members in registers across the stores.
     std::int32_t* index = d_cell_index.data();
     const column_span* spans = d_spectrum_columns.data();
-    const QRgb* lut = d_count_lut.data();
-    seen_cell* seen = d_cells_seen.data();
-    std::size_t seen_count = 0;
+    const std::uint32_t* column_a = d_pixel_column_a.data();
+    const std::uint32_t* column_b = d_pixel_column_b.data();
+    const QRgb* lut = d_count_lut.data(); // lut[0] = 0: empty
+    QRgb* colours = d_row_colours.data();
+    pixel_run seen; // the row's non-empty pixels, first to last
     std::size_t coloured_row = std::numeric_limits<std::size_t>::max();
-    for (int y = 0; y < plot.height(); ++y) {
+    // Inside the border only (it covers the outermost pixels).
+    for (int y = 1; have_histogram && y + 1 < h; ++y) {
         // Plot rows over the same histogram row share its colours.
         const std::size_t row = d_histogram_rows[std::size_t(y)];
         if (row != coloured_row) {
             // Counts to colour indices first (a loop the compiler vectorizes),
-            // then the max index over each pixel's columns.
+            // then each pixel's colour from the max index over its columns,
+            // without branches where a pixel spans one or two.
             // Most rows of a persistence histogram are empty: their pixels are skipped.
             const float* cells = &d_snap.histogram[row * w];
             std::int32_t any = 0;
@@ -689,32 +795,93 @@ void display_widget::draw_histogram(const QRect& plot)
                 index[c] = std::int32_t(std::min(cells[c] * scale + 0.5f, float(count_lut_size - 1)));
                 any |= index[c];
             }
-            seen_count = 0;
-            for (std::size_t x = 0; any && x < pixels; ++x) {
-                // A pixel spans one or two columns unless zoomed far out.
-                const auto [first, last] = spans[x];
-                std::int32_t i = first < last ? std::max(index[first], index[last - 1]) : 0;
-                for (std::size_t c = first + 1; c + 1 < last; ++c)
-                    i = std::max(i, index[c]);
-                if (i > 0)
-                    seen[seen_count++] = { std::uint32_t(x), lut[i] };
+            seen = {};
+            if (any) {
+                if (!d_spectrum_wide)
+                    for (int x = 1; x + 1 < pixels; ++x)
+                        colours[x] = lut[std::max(index[column_a[x]], index[column_b[x]])];
+                else
+                    for (int x = 1; x + 1 < pixels; ++x) {
+                        std::int32_t i = 0;
+                        for (std::size_t c = spans[x].first; c < spans[x].last; ++c)
+                            i = std::max(i, index[c]);
+                        colours[x] = lut[i];
+                    }
+                int a = 1, b = pixels - 1;
+                while (a < b && colours[a] == 0)
+                    ++a;
+                while (b > a && colours[b - 1] == 0)
+                    --b;
+                seen.add(a, b);
             }
             coloured_row = row;
         }
-        // Most cells are empty and show the grid: copy it, then the seen
-        // ones; a row empty now and at the last drawing is the grid already.
-        auto& coloured = d_plot_row_coloured[std::size_t(y)];
-        if (seen_count == 0 && !coloured)
+        // Most cells are empty and show the grid: the row is rewritten
+        // where it was or is more than the grid, each pixel its cell's
+        // colour or the grid's (a select the compiler vectorizes); a row
+        // that was and is only grid is not touched.
+        auto& drawn = d_plot_drawn[std::size_t(y)];
+        if (seen.empty() && drawn.empty())
             continue;
-        coloured = seen_count > 0;
-        auto* line = reinterpret_cast<QRgb*>(d_histogram_image.scanLine(y));
-        std::memcpy(line, d_grid_image.constScanLine(y), row_bytes);
-        for (std::size_t k = 0; k < seen_count; ++k)
-            line[seen[k].x] = seen[k].colour;
+        pixel_run rewrite = drawn;
+        if (!seen.empty())
+            rewrite.add(seen.first, seen.last);
+        QRgb* __restrict line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
+        const QRgb* __restrict grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        const QRgb* __restrict cell_colours = colours;
+        if (seen.empty())
+            std::memcpy(line + rewrite.first, grid_line + rewrite.first,
+                        std::size_t(rewrite.last - rewrite.first) * sizeof(QRgb));
+        else
+            for (int x = rewrite.first; x < rewrite.last; ++x) {
+                // Both loaded: a select, not a branch.
+                const QRgb cell = cell_colours[x], under = grid_line[x];
+                line[x] = cell != 0 ? cell : under;
+            }
+        d_plot_dirty[std::size_t(y)] = rewrite;
+        drawn = seen;
     }
+    if (!have_histogram) // no cells: every row back to the grid
+        for (int y = 0; y < h; ++y) {
+            auto& drawn = d_plot_drawn[std::size_t(y)];
+            if (drawn.empty())
+                continue;
+            std::memcpy(d_plot_image.scanLine(y) + drawn.first * int(sizeof(QRgb)),
+                        d_grid_image.constScanLine(y) + drawn.first * int(sizeof(QRgb)),
+                        std::size_t(drawn.last - drawn.first) * sizeof(QRgb));
+            d_plot_dirty[std::size_t(y)] = drawn;
+            drawn = {};
+        }
+    d_plot_bits = d_plot_image.bits();
+    d_plot_stride = d_plot_image.bytesPerLine();
+    if (d_snap.max_hold)
+        draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
+    if (d_show_average)
+        draw_trace(plot, d_snap.average, average_colour.rgb());
+
+    // The changed pixels as a few rectangles: bands of rows, each as wide as
+    // its rows' changes (a region of one rectangle per row costs more to
+    // repaint and flush than the unchanged pixels it leaves out).
+    constexpr int band = 16;
+    QRegion changed;
+    for (int y0 = 0; y0 < h; y0 += band) {
+        pixel_run across;
+        int top = -1, bottom = -1;
+        for (int y = y0; y < std::min(h, y0 + band); ++y) {
+            const auto& d = d_plot_dirty[std::size_t(y)];
+            if (d.empty())
+                continue;
+            across.add(d.first, d.last);
+            top = top < 0 ? y : top;
+            bottom = y;
+        }
+        if (!across.empty())
+            changed += QRect(plot.left() + across.first, plot.top() + top, across.last - across.first, bottom - top + 1);
+    }
+    return changed;
 }
 
-void display_widget::paint_spectrum(QPainter& p, const QRect& plot, bool frame)
+void display_widget::paint_spectrum(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty)
 {
     if (d_snap.width == 0) {
         p.fillRect(d_spectrum->rect(), background);
@@ -722,53 +889,17 @@ void display_widget::paint_spectrum(QPainter& p, const QRect& plot, bool frame)
         return;
     }
     const layout l = layout_of(d_spectrum->size());
-    const bool new_layout = l != d_spectrum_layout;
-    if (new_layout) {
+    if (l != d_spectrum_layout) {
         draw_spectrum_frame(plot);
         d_spectrum_layout = l;
-    }
-    if (new_layout || d_histogram_drawn != d_reads) {
-        draw_histogram(plot);
-        d_histogram_drawn = d_reads;
+        draw_spectrum_plot(plot, true);
     }
     if (frame)
         p.drawPixmap(0, 0, d_spectrum_frame);
-    p.drawImage(plot.topLeft(), d_histogram_image);
-
-    // The traces: one point per column, at the centre of its frequency span;
-    // only the visible columns and one beyond each edge, unsmoothed (cheap at
-    // any width).
-    const double range = d_snap.db_max - d_snap.db_min;
-    const double span = d_view_hi - d_view_lo;
-    auto y_of = [&](double db) { return plot.top() + (d_snap.db_max - db) / range * plot.height(); };
-    auto x_of = [&](double hz) { return plot.left() + (hz - d_view_lo) / span * plot.width(); };
-    const std::size_t w = d_snap.width;
-    p.save();
-    p.setClipRect(plot);
-    const double col_hz = column_hz(), left = columns_left();
-    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(w)));
-    const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(w)));
-    auto trace = [&](const std::vector<float>& v, const QColor& colour) {
-        p.setPen(QPen(colour, 1));
-        d_trace.resize(0);
-        for (std::size_t c = first; c < last && c < v.size(); ++c) {
-            if (std::isnan(v[c])) {
-                p.drawPolyline(d_trace);
-                d_trace.resize(0);
-                continue;
-            }
-            d_trace << QPointF(x_of(left + (double(c) + 0.5) * col_hz),
-                               y_of(std::clamp(double(v[c]), d_snap.db_min - range, d_snap.db_max + range)));
-        }
-        p.drawPolyline(d_trace);
-    };
-    if (d_snap.max_hold)
-        trace(d_snap.max_hold_trace, max_hold_colour);
-    if (d_show_average)
-        trace(d_snap.average, average_colour);
-    p.restore();
-    p.setPen(grid);
-    p.drawRect(plot.adjusted(0, 0, -1, -1));
+    // Only the dirty rectangles: copies of the picture, already in the
+    // window's pixel format (RGB32), so that no conversion happens.
+    for (const QRect& r : dirty & plot)
+        p.drawImage(r.topLeft(), d_plot_image, r.translated(-plot.topLeft()));
 }
 
 void display_widget::draw_waterfall_row(std::size_t age, int y)
@@ -790,23 +921,15 @@ void display_widget::draw_waterfall_row(std::size_t age, int y)
     }
 }
 
-void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame)
+bool display_widget::draw_waterfall_plot(const QRect& plot)
 {
-    if (frame) {
-        p.fillRect(d_waterfall->rect(), background);
-        p.setPen(Qt::lightGray);
-        p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
-    }
-    if (d_snap.width == 0 || d_wf_filled == 0) {
-        p.fillRect(plot, Qt::black);
-        return;
-    }
     // One history row per screen row, newest at the top: the image is a
     // ring of them, so that a new row colour-maps one line, not the plot.
     const int h = plot.height();
     const layout l = layout_of(d_waterfall->size());
     const std::size_t fresh = d_wf_added - d_wf_drawn;
-    if (l != d_waterfall_layout || fresh >= std::size_t(h)) {
+    const bool whole = l != d_waterfall_layout || fresh >= std::size_t(h);
+    if (whole) {
         if (d_waterfall_image.size() != plot.size())
             d_waterfall_image = QImage(plot.size(), QImage::Format_RGB32);
         d_waterfall_columns = columns_under(plot.width());
@@ -821,11 +944,35 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame)
         }
     }
     d_wf_drawn = d_wf_added;
-    const int newest_rows = h - d_wf_image_head; // the image's rows from the newest down
-    p.drawImage(plot.topLeft(), d_waterfall_image, QRect(0, d_wf_image_head, plot.width(), newest_rows));
-    if (d_wf_image_head > 0)
-        p.drawImage(plot.topLeft() + QPoint(0, newest_rows), d_waterfall_image,
-                    QRect(0, 0, plot.width(), d_wf_image_head));
+    return whole;
+}
+
+void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty)
+{
+    if (frame) {
+        p.fillRect(d_waterfall->rect(), background);
+        p.setPen(Qt::lightGray);
+        p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+    }
+    if (d_snap.width == 0 || d_wf_filled == 0) {
+        p.fillRect(plot, Qt::black);
+        return;
+    }
+    if (layout_of(d_waterfall->size()) != d_waterfall_layout || d_wf_added != d_wf_drawn)
+        draw_waterfall_plot(plot);
+    // Screen row y shows ring row (head + y) mod h: the dirty rectangles,
+    // each in at most two pieces.
+    const int h = plot.height();
+    for (const QRect& r : dirty & plot) {
+        const QRect local = r.translated(-plot.topLeft());
+        for (int y = local.top(); y <= local.bottom();) {
+            const int ring_row = (d_wf_image_head + y) % h;
+            const int rows = std::min(local.bottom() + 1 - y, h - ring_row);
+            p.drawImage(QPoint(r.left(), plot.top() + y), d_waterfall_image,
+                        QRect(local.left(), ring_row, local.width(), rows));
+            y += rows;
+        }
+    }
 }
 
 void display_widget::keyPressEvent(QKeyEvent* e)

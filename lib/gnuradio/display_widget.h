@@ -7,7 +7,7 @@
 
 #include <QImage>
 #include <QPixmap>
-#include <QPolygonF>
+#include <QRegion>
 #include <QWidget>
 #include <array>
 #include <atomic>
@@ -175,10 +175,11 @@ private:
     friend class pane;
 
     // Each pane paints its frame (axes, labels: what lies outside the plot)
-    // only when the dirty region reaches outside the plot; new frames
-    // repaint the plot alone.
-    void paint_spectrum(QPainter& p, const QRect& plot, bool frame);
-    void paint_waterfall(QPainter& p, const QRect& plot, bool frame);
+    // only when the dirty region reaches outside the plot, and of the plot
+    // only the dirty region's rectangles, copied from its picture: new
+    // frames change the pictures in refresh(), which repaints what changed.
+    void paint_spectrum(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
+    void paint_waterfall(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
     void paint_frequency_axis(QPainter& p, const QRect& plot);
     // For each of `pixels` plot columns, the display columns [first, last)
     // it shows: the one under its centre where a column is a pixel or
@@ -199,9 +200,19 @@ private:
         bool operator!=(const layout& o) const { return !(*this == o); }
     };
     layout layout_of(const QSize& pane) const;
-    // The spectrum pane's frame and the plot's grid, columns and rows.
+    // The spectrum pane's frame and the plot's grid and border, columns and rows.
     void draw_spectrum_frame(const QRect& plot);
-    void draw_histogram(const QRect& plot);
+    /*!
+     * Brings the spectrum picture up to the snapshot (the whole of it when
+     * \p whole, else only the rows that are or were more than the grid);
+     * returns the pixels that changed, as rectangles in the pane.
+     */
+    QRegion draw_spectrum_plot(const QRect& plot, bool whole);
+    // The average or max-hold line into the picture, inside the border.
+    void draw_trace(const QRect& plot, const std::vector<float>& values, QRgb colour);
+    // Plot pixel (x, y) set to `colour` (inside the border), remembered as not grid.
+    void put_plot_pixel(int x, int y, QRgb colour);
+    // Colour-maps history row `age` (0: newest) into image row `y`.
     // Colour-maps history row `age` (0: newest) into image row `y`.
     void draw_waterfall_row(std::size_t age, int y);
     void add_waterfall_row(const float* row);
@@ -225,26 +236,41 @@ private:
     std::size_t d_wf_filled = 0;
     std::size_t d_wf_added = 0;   // rows added since the history was cleared
     std::vector<float> d_wf_new;  // the row being added
-    std::size_t d_reads = 0;      // reads of the feed that brought new data
 
     // The spectrum pane: its frame (all but the plot) and the plot's grid
-    // drawn once per layout; the histogram colour-mapped at the plot's size
-    // (so that painting copies it unscaled) once per read.
+    // drawn once per layout; the plot's picture (histogram colour-mapped at
+    // the plot's size, traces drawn into it, so that painting copies it
+    // unscaled) brought up to date once per read, and repainted where it
+    // changed.
     layout d_spectrum_layout{};
     QPixmap d_spectrum_frame;
-    QImage d_grid_image;      // the empty plot: black with the grid
-    QImage d_histogram_image; // opaque: empty cells show d_grid_image
+    QImage d_grid_image; // the empty plot: black with the grid, in its border
+    QImage d_plot_image; // opaque: empty cells show d_grid_image
     std::vector<column_span> d_spectrum_columns; // per plot column
     std::vector<std::size_t> d_histogram_rows;   // per plot row
-    std::vector<char> d_plot_row_coloured;       // per plot row: not only grid at the last drawing
-    struct seen_cell {
-        std::uint32_t x;
-        QRgb colour;
+    // Per plot row, the pixels [first, last) that may differ from the grid
+    // (histogram cells and traces at the last drawing): what the next
+    // drawing restores, and repaints.
+    struct pixel_run {
+        int first = 0, last = 0;
+        bool empty() const { return first >= last; }
+        void add(int a, int b)
+        {
+            first = empty() ? a : std::min(first, a);
+            last = std::max(last, b);
+        }
     };
-    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices
-    std::vector<seen_cell> d_cells_seen;    // that row's non-empty pixels
-    std::size_t d_histogram_drawn = 0;           // d_reads at the last colour mapping
-    QPolygonF d_trace;
+    std::vector<pixel_run> d_plot_drawn; // at the last drawing
+    uchar* d_plot_bits = nullptr;        // d_plot_image's pixels while the lines are drawn
+    qsizetype d_plot_stride = 0;
+    std::vector<pixel_run> d_plot_dirty; // changed by this drawing
+    // Per plot column, the two display columns whose max it shows (equal
+    // for one; the sentinel w, always empty, outside the bin range), where
+    // no pixel spans more than two (d_spectrum_wide: some do, zoomed out).
+    std::vector<std::uint32_t> d_pixel_column_a, d_pixel_column_b;
+    bool d_spectrum_wide = false;
+    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices, and the sentinel
+    std::vector<QRgb> d_row_colours;        // that row per plot column: 0 where empty (the grid shows)
     // The waterfall pane: a ring of plot rows, the newest at
     // d_wf_image_head, painted as two pieces; a new history row colour-maps
     // one image row.
@@ -253,6 +279,10 @@ private:
     std::vector<column_span> d_waterfall_columns;
     int d_wf_image_head = 0;
     std::size_t d_wf_drawn = 0; // d_wf_added at the last drawing
+    // Brings the waterfall picture up to the history: new rows into the
+    // ring, or the whole ring anew when the layout changed or more rows came
+    // than it holds; true if the whole ring was drawn.
+    bool draw_waterfall_plot(const QRect& plot);
 
     std::array<QRgb, 256> d_lut{}; // the colour map
     std::vector<QRgb> d_count_lut; // histogram counts (linear in 0..full) to colours

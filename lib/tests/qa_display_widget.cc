@@ -23,6 +23,7 @@
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QPaintEvent>
+#include <QScreen>
 #include <QSplitter>
 #include <QThread>
 #include <QWheelEvent>
@@ -214,6 +215,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(new_frames_repaint_the_plots_only);
     CPPUNIT_TEST(waterfall_scrolls_one_row_per_redraw);
     CPPUNIT_TEST(emptied_histogram_rows_show_the_grid);
+    CPPUNIT_TEST(partial_repaints_equal_the_whole);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST_SUITE_END();
@@ -624,6 +626,64 @@ public:
         f.core->set_max_hold(false);
         f.push(std::vector<std::size_t>{});
         CPPUNIT_ASSERT(grey(f.grab("tone_gone"), x, y) < 100);
+    }
+
+    // A redraw changes the pictures where the data changed and repaints
+    // those pixels only (the waterfall scrolled in the window). After
+    // redraws whose levels and lines move (rows filling and emptying), what
+    // the window shows (its backing store) equals the widget painted whole,
+    // and that equals the pictures drawn anew. The lines are drawn into the
+    // picture: the max-hold line passes through a tone's level at its pixel.
+    void partial_repaints_equal_the_whole()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.core->set_max_hold(true);
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        QRegion plots = QRegion(sp) + QRegion(wf);
+        for (std::size_t r = 0; r < 40; ++r) {
+            const std::size_t tone = n / 8 + (r * 53) % (n * 3 / 4);
+            std::vector<float> frames(n * 3, float(floor_db));
+            for (std::size_t k = 0; k < 3; ++k)
+                frames[k * n + tone] = float(tone_db + 3.0 * double(r % 7));
+            frames[n + n / 3] = float(floor_db + 5.0 * double(r % 9)); // a level seen once, then decaying
+            f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 3); });
+            f.widget->refresh();
+            QApplication::processEvents();
+        }
+        const QImage window = QApplication::primaryScreen()
+                                  ->grabWindow(f.widget->winId())
+                                  .toImage()
+                                  .convertToFormat(QImage::Format_RGB32);
+        window.save("qa_display_widget_partial_window.png");
+        const QImage whole = f.grab("partial_whole").convertToFormat(QImage::Format_RGB32);
+        for (const QRect& r : plots) {
+            const QImage a = window.copy(r), b = whole.copy(r);
+            int differ = 0;
+            for (int y = 0; y < a.height(); ++y)
+                for (int x = 0; x < a.width(); ++x)
+                    differ += a.pixel(x, y) != b.pixel(x, y);
+            CPPUNIT_ASSERT_MESSAGE("window and whole repaint differ in " + std::to_string(differ) + " pixels of " +
+                                       std::to_string(r.width()) + " x " + std::to_string(r.height()),
+                                   differ == 0);
+        }
+        f.widget->set_colormap(f.widget->colormap()); // the pictures drawn anew
+        CPPUNIT_ASSERT(whole.copy(sp) == f.grab("partial_anew").convertToFormat(QImage::Format_RGB32).copy(sp));
+
+        // A new peak hold over one frame with the tone: its line passes
+        // through the tone's level at the tone's pixel.
+        f.widget->set_show_average(false);
+        f.core->set_max_hold(true); // restarts the peak hold
+        f.push(tone_bin, 1);
+        const QImage img = f.grab("max_hold_line");
+        const int x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        const int y = int(std::floor(row_of(tone_db, sp)));
+        const QColor line(255, 64, 64);
+        bool found = false;
+        for (int dx = -1; dx <= 1; ++dx)
+            for (int dy = -1; dy <= 1; ++dy)
+                found |= img.pixel(x + dx, y + dy) == line.rgb();
+        CPPUNIT_ASSERT_MESSAGE("no max-hold line at the tone's level", found);
     }
 
     // The waterfall's picture is a ring of rows that takes one row per
