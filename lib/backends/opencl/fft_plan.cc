@@ -12,9 +12,20 @@ namespace gpufft::opencl::detail {
 
 namespace {
 
+// The planner's tuning knobs, all here (scripts/device/sweep-sizes.txt is
+// the sweep that tunes them on a GPU).
+
 // Beyond this a one-kernel transform's register and local arrays grow
 // unwieldy even where local memory would hold it (CPU devices).
 constexpr std::size_t one_kernel_cap = 8192;
+// The register mode (fft_pass.cl's XCHG): the largest transform, the most
+// points a work-item holds in one stage, and the most work-items a group.
+// A Mali (32 KiB local memory, 256-384 work-items, 64 registers a thread at
+// full occupancy) would want register_points_cap 16, which leaves 8192 and
+// above to two passes there.
+constexpr std::size_t register_kernel_cap = 16384;
+constexpr std::size_t register_points_cap = 32;
+constexpr std::size_t register_group_cap = 1024;
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
 // Neighbouring columns a column pass wants in a work-group, so each access
@@ -83,6 +94,34 @@ void shape_pass(const device_entry& d, pass_spec& s)
     s.g = g;
 }
 
+/*!
+ * The register mode for s.n points on d, if it fits: one transform a
+ * work-group, its exchanges in rounds of as many elements as d's local memory
+ * holds (float slots, one pad every 16, fft_pass.cl's XIDX), evened out.
+ */
+bool shape_register_pass(const device_entry& d, pass_spec& s)
+{
+    s.radices = radices_for(s.n);
+    const std::size_t slots = d.info.local_memory / sizeof(float);
+    if (s.radices.size() < 2 || s.n > register_kernel_cap || slots < 2)
+        return false;
+    const std::size_t chunk = (slots - 1) * 16 / 17;
+    const std::size_t rounds = (s.n + chunk - 1) / chunk;
+    s.xchg = (s.n + rounds - 1) / rounds;
+    const std::size_t max_items = std::min(register_group_cap, d.info.max_work_group);
+    // At least enough work-items that no stage holds more than the cap.
+    std::size_t fewest = 1;
+    for (std::size_t r : s.radices) {
+        if (r > register_points_cap)
+            return false;
+        const std::size_t butterflies = s.n / r, each = register_points_cap / r;
+        fewest = std::max(fewest, (butterflies + each - 1) / each);
+    }
+    s.tt = std::max(fewest, work_items_per_transform(s.n, s.radices, max_items, 1));
+    s.g = 1;
+    return s.tt <= max_items;
+}
+
 std::size_t one_kernel_limit(const device_entry& d)
 {
     std::size_t n = one_kernel_cap;
@@ -139,6 +178,12 @@ bool append_fft(chain_shape& c,
         c.passes.push_back(s);
         return true;
     }
+    s.n = n;
+    if (shape_register_pass(d, s)) {
+        c.passes.push_back(s);
+        return true;
+    }
+    s.xchg = 0;
     std::size_t n1 = 0, n2 = 0;
     if (!four_step_split(d, n, n1, n2))
         return false;
@@ -219,10 +264,18 @@ std::string build_options(const pass_spec& s)
     const stage_layout at = stage_layout_for(s.radices);
     std::size_t span = 1;
     for (std::size_t i = 0; i < s.radices.size(); ++i) {
-        o << "STAGE(" << s.radices[i] << "," << span << "," << int(i == 0) << ","
-          << int(i + 1 == s.radices.size()) << "," << at.twiddles[i] << "," << at.roots[i] << ")";
+        o << (s.xchg ? "XSTAGE(" + std::to_string(i) + "," : "STAGE(") << s.radices[i] << ","
+          << span << "," << int(i == 0) << "," << int(i + 1 == s.radices.size()) << ","
+          << at.twiddles[i] << "," << at.roots[i];
+        // The stage before (the first names itself): its register array, radix, span.
+        if (s.xchg)
+            o << "," << (i ? i - 1 : 0) << "," << s.radices[i ? i - 1 : 0] << ","
+              << (i ? span / s.radices[i - 1] : span);
+        o << ")";
         span *= s.radices[i];
     }
+    if (s.xchg)
+        o << " -DXCHG=" << s.xchg;
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
       << " -DIN_ESTR=" << s.in_estr << " -DOUT_CSTR=" << s.out_cstr << " -DOUT_ESTR=" << s.out_estr
       << " -DMAP_COLS=" << int(s.map_cols) << " -DSTORE_COLS=" << int(s.store_cols)
@@ -383,6 +436,8 @@ std::string chain_shape::describe() const
         const pass_spec& p = passes[i];
         s << (i ? " | " : "") << radices_text(p.radices) << ", " << p.g << " transform"
           << (p.g == 1 ? "" : "s") << " of " << p.tt << " work-items a group";
+        if (p.xchg)
+            s << ", in registers, exchanged " << p.xchg << " elements a round";
     }
     return s.str();
 }

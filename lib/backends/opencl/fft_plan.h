@@ -2,6 +2,9 @@
  * chain of kernel passes (kernels/fft_pass.cl).
  *
  *   - one pass when the transform fits in a work-group's local memory;
+ *   - one pass in registers when it does not but the work-group's
+ *     work-items hold it (at most 32 points each), exchanging between
+ *     stages through local memory in chunks;
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
@@ -40,6 +43,9 @@ struct pass_spec {
     std::size_t tt = 1; //!< work-items per transform
     std::size_t g = 1;  //!< transforms per work-group
     std::size_t tpb = 1;
+    //! 0: the transform sits in local memory whole; else the register mode
+    //! (fft_pass.cl's XCHG): elements a local-memory exchange round.
+    std::size_t xchg = 0;
     buffer_slot from = buffer_slot::in, to = buffer_slot::out;
     //! Elements between batch entries in scratch slots (user slots use the
     //! chain's distances).
