@@ -35,6 +35,10 @@
  *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
  *                 2 power: as 1 without the chirp (|chirp| = 1), storing
  *                 |v|^2 as a float at the element's index of a float view
+ *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below):
+ *                 STAGES lists the stages twice, the first time ending in
+ *                 LAST 2, the second starting with FIRST 2; hook_in is the
+ *                 kernel spectrum
  *   XCHG          0, or the register mode below: elements a local-memory
  *                 exchange round; STAGES then lists XSTAGE(...)s
  *
@@ -55,7 +59,10 @@
 #endif
 
 #define STORE_VIA_LDS (STORE_COLS != MAP_COLS)
-#define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS)
+#ifndef CONVOLVE
+#define CONVOLVE 0
+#endif
+#define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS || CONVOLVE)
 /* One padding slot every 16 elements and an odd stride between transforms
  * keep strided accesses off a single bank. */
 #define LDS_TS ((N + N / 16) | 1)
@@ -83,6 +90,16 @@ inline float2 load_elem(__global const float2* in,
 #endif
 }
 
+/* CONVOLVE: Bluestein's middle pass of a four-step convolution: row t (k1)
+ * is transformed, multiplied by the kernel spectrum at k1 + TPB k2 and
+ * conjugated, transformed again and conjugated on store (an inverse
+ * transform), so that forward and inverse rows cost one pass. */
+inline float2 convolve(__global const float2* spectrum, uint t, uint e, float2 v)
+{
+    v = cmul(v, spectrum[t % TPB + TPB * e]);
+    return (float2)(v.x, -v.y);
+}
+
 inline void store_elem(__global float2* out,
                        __global const float2* tw4,
                        __global const float2* hook_out,
@@ -92,6 +109,10 @@ inline void store_elem(__global float2* out,
     const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
 #if TWIDDLE_N
     v = cmul(v, tw4[e * TPB + c]);
+#endif
+#if CONVOLVE
+    /* conj(v) exp(-SIGN 2 pi i c e / TWIDDLE_N): the inverse's twiddle. */
+    v = (float2)(v.x, -v.y);
 #endif
 #if STORE_HOOK
     const uint j = c * OUT_JC + e * OUT_JE;
@@ -108,9 +129,12 @@ inline void store_elem(__global float2* out,
 #endif
 }
 
-#define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)
+#define DIRECT_STORE(LAST) ((LAST) == 1 && !STORE_VIA_LDS)
 
-/* One Stockham stage; FIRST and LAST are compile-time constants. */
+/* One Stockham stage; FIRST and LAST are compile-time constants: FIRST 1
+ * loads global memory, 2 (CONVOLVE's second transform) local memory without
+ * twiddles; LAST 1 stores global memory, 2 (CONVOLVE's first transform)
+ * local memory through convolve(). */
 #define STAGE(R, S, FIRST, LAST, OFF, ROOTS)                                             \
     {                                                                                    \
         float2 v[((N / R + TT - 1) / TT) * R];                                           \
@@ -120,7 +144,7 @@ inline void store_elem(__global float2* out,
             if ((N / R) % TT == 0 || i < N / R) {                                        \
                 _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
                 {                                                                        \
-                    if (FIRST)                                                           \
+                    if (FIRST == 1)                                                      \
                         v[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
                                                           in_dist, nsrc)                 \
                                               : (float2)(0.0f, 0.0f);                   \
@@ -135,7 +159,7 @@ inline void store_elem(__global float2* out,
                 BUTTERFLY(R, v + c * R, tw + ROOTS);                                     \
             }                                                                            \
         }                                                                                \
-        if (!FIRST || DIRECT_STORE(LAST))                                                \
+        if (FIRST != 1 || DIRECT_STORE(LAST))                                           \
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                         \
         _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
         {                                                                                \
@@ -149,7 +173,9 @@ inline void store_elem(__global float2* out,
                             store_elem(out, tw4, hook_out, t, j + r * S, v[c * R + r],   \
                                        out_dist, ndst);                                  \
                     } else {                                                             \
-                        lds[LIDX(g, j + r * S)] = v[c * R + r];                          \
+                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(hook_in, t, j + r * S, \
+                                                                       v[c * R + r])     \
+                                                            : v[c * R + r];              \
                     }                                                                    \
                 }                                                                        \
             }                                                                            \

@@ -207,11 +207,12 @@ class qa_opencl_sizes : public CppUnit::TestFixture
 
 /*!
  * The one-kernel register mode (fft_pass.cl's XCHG) for sizes that local
- * memory cannot hold whole, and Bluestein through it (8191: 16384 points).
- * CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100 (48 KiB, 1024
- * work-items: exchanges of 8192 elements in two rounds) and as a Mali
- * (32 KiB, 256: 16384 falls back to two passes); each plan's description is
- * printed.
+ * memory cannot hold whole, and Bluestein: through it (8191: 16384 points;
+ * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65537:
+ * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
+ * (48 KiB, 1024 work-items: exchanges of 8192 elements in two rounds) and
+ * as a Mali (32 KiB, 256: 16384 falls back to two passes, 8191 and 4099 to
+ * three); each plan's description is printed.
  */
 class qa_opencl_shapes : public CppUnit::TestFixture
 {
@@ -222,7 +223,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     void register_mode()
     {
         run_checks("opencl register mode", [](failures& f) {
-            for (std::size_t n : { 6000, 8192, 10000, 12000, 15625, 16384, 8191 }) {
+            for (std::size_t n : { 6000, 8192, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
                 std::printf("  %zu: %s\n", n,
                             gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
                 check_all_ways(f, n);

@@ -9,9 +9,11 @@
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
  *   - Bluestein for sizes with a prime factor above 31: the chirp multiply
- *     and zero padding fused into the load of a power-of-two forward FFT,
+ *     and zero padding fused into the load of an m-point forward FFT,
  *     the kernel spectrum into the load of the inverse FFT, the chirp into
- *     its store.
+ *     its store; where m takes two passes, three: forward columns, the
+ *     rows forward, times the spectrum and inverse in one kernel, inverse
+ *     columns.
  *
  * A pass is a pass_spec; later device stages (the spectrum chain) can reuse
  * the kernel with their own hooks. */
@@ -46,6 +48,8 @@ struct pass_spec {
     //! 0: the transform sits in local memory whole; else the register mode
     //! (fft_pass.cl's XCHG): elements a local-memory exchange round.
     std::size_t xchg = 0;
+    //! Bluestein's fused middle pass (fft_pass.cl's CONVOLVE).
+    bool convolve = false;
     buffer_slot from = buffer_slot::in, to = buffer_slot::out;
     //! Elements between batch entries in scratch slots (user slots use the
     //! chain's distances).
