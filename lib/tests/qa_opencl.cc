@@ -207,7 +207,8 @@ class qa_opencl_sizes : public CppUnit::TestFixture
 
 /*!
  * The one-kernel register mode (fft_pass.cl's XCHG) for sizes that local
- * memory cannot hold whole, and Bluestein: through it (8191: 16384 points;
+ * memory cannot hold whole (9152: radices 11 and 13 as direct DFTs), and
+ * Bluestein: through it (8191: 16384 points;
  * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65537:
  * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
  * (48 KiB, 1024 work-items: exchanges of 8192 elements in two rounds) and
@@ -223,7 +224,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     void register_mode()
     {
         run_checks("opencl register mode", [](failures& f) {
-            for (std::size_t n : { 6000, 8192, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
+            for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
                 std::printf("  %zu: %s\n", n,
                             gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
                 check_all_ways(f, n);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <cstdlib>
 #include <sstream>
 
 namespace gpufft::opencl::detail {
@@ -130,6 +132,23 @@ bool shape_register_pass(const device_entry& d, pass_spec& s)
     return s.tt <= max_items;
 }
 
+/*!
+ * GPUFFT_OPENCL_REGISTER_FROM=N: sizes of at least N points take the register
+ * mode wherever it fits, even where local memory would hold them whole (to
+ * compare the two on a device); unset, only where it would not.
+ */
+std::size_t register_mode_from()
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_REGISTER_FROM");
+    if (!env || !*env)
+        return SIZE_MAX;
+    const std::string v = env;
+    if (v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12)
+        throw error("gpufft: opencl: GPUFFT_OPENCL_REGISTER_FROM=\"" + v +
+                    "\" is not a number of points");
+    return std::stoull(v);
+}
+
 std::size_t one_kernel_limit(const device_entry& d)
 {
     std::size_t n = one_kernel_cap;
@@ -180,18 +199,18 @@ bool append_fft(chain_shape& c,
     s.to_dist = to_dist;
     s.load = lh;
     s.store = sh;
-    if (fits_one_kernel(d, n, false)) {
-        s.n = n;
-        shape_pass(d, s);
-        c.passes.push_back(s);
-        return true;
-    }
     s.n = n;
-    if (shape_register_pass(d, s)) {
+    const bool whole = fits_one_kernel(d, n, false);
+    if ((!whole || n >= register_mode_from()) && shape_register_pass(d, s)) {
         c.passes.push_back(s);
         return true;
     }
     s.xchg = 0;
+    if (whole) {
+        shape_pass(d, s);
+        c.passes.push_back(s);
+        return true;
+    }
     std::size_t n1 = 0, n2 = 0;
     if (!four_step_split(d, n, n1, n2))
         return false;
