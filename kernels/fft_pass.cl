@@ -35,6 +35,12 @@
  *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
  *                 2 power: as 1 without the chirp (|chirp| = 1), storing
  *                 |v|^2 as a float at the element's index of a float view
+ *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below):
+ *                 STAGES lists the stages twice, the first time ending in
+ *                 LAST 2, the second starting with FIRST 2; hook_in is the
+ *                 kernel spectrum
+ *   XCHG          0, or the register mode below: elements a local-memory
+ *                 exchange round; STAGES then lists XSTAGE(...)s
  *
  * Stage s (radix R, span S): butterfly i < N / R takes the elements
  * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
@@ -53,7 +59,10 @@
 #endif
 
 #define STORE_VIA_LDS (STORE_COLS != MAP_COLS)
-#define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS)
+#ifndef CONVOLVE
+#define CONVOLVE 0
+#endif
+#define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS || CONVOLVE)
 /* One padding slot every 16 elements and an odd stride between transforms
  * keep strided accesses off a single bank. */
 #define LDS_TS ((N + N / 16) | 1)
@@ -81,6 +90,16 @@ inline float2 load_elem(__global const float2* in,
 #endif
 }
 
+/* CONVOLVE: Bluestein's middle pass of a four-step convolution: row t (k1)
+ * is transformed, multiplied by the kernel spectrum at k1 + TPB k2 and
+ * conjugated, transformed again and conjugated on store (an inverse
+ * transform), so that forward and inverse rows cost one pass. */
+inline float2 convolve(__global const float2* spectrum, uint t, uint e, float2 v)
+{
+    v = cmul(v, spectrum[t % TPB + TPB * e]);
+    return (float2)(v.x, -v.y);
+}
+
 inline void store_elem(__global float2* out,
                        __global const float2* tw4,
                        __global const float2* hook_out,
@@ -90,6 +109,10 @@ inline void store_elem(__global float2* out,
     const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
 #if TWIDDLE_N
     v = cmul(v, tw4[e * TPB + c]);
+#endif
+#if CONVOLVE
+    /* conj(v) exp(-SIGN 2 pi i c e / TWIDDLE_N): the inverse's twiddle. */
+    v = (float2)(v.x, -v.y);
 #endif
 #if STORE_HOOK
     const uint j = c * OUT_JC + e * OUT_JE;
@@ -106,9 +129,12 @@ inline void store_elem(__global float2* out,
 #endif
 }
 
-#define DIRECT_STORE(LAST) ((LAST) && !STORE_VIA_LDS)
+#define DIRECT_STORE(LAST) ((LAST) == 1 && !STORE_VIA_LDS)
 
-/* One Stockham stage; FIRST and LAST are compile-time constants. */
+/* One Stockham stage; FIRST and LAST are compile-time constants: FIRST 1
+ * loads global memory, 2 (CONVOLVE's second transform) local memory without
+ * twiddles; LAST 1 stores global memory, 2 (CONVOLVE's first transform)
+ * local memory through convolve(). */
 #define STAGE(R, S, FIRST, LAST, OFF, ROOTS)                                             \
     {                                                                                    \
         float2 v[((N / R + TT - 1) / TT) * R];                                           \
@@ -118,7 +144,7 @@ inline void store_elem(__global float2* out,
             if ((N / R) % TT == 0 || i < N / R) {                                        \
                 _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
                 {                                                                        \
-                    if (FIRST)                                                           \
+                    if (FIRST == 1)                                                      \
                         v[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
                                                           in_dist, nsrc)                 \
                                               : (float2)(0.0f, 0.0f);                   \
@@ -133,7 +159,7 @@ inline void store_elem(__global float2* out,
                 BUTTERFLY(R, v + c * R, tw + ROOTS);                                     \
             }                                                                            \
         }                                                                                \
-        if (!FIRST || DIRECT_STORE(LAST))                                                \
+        if (FIRST != 1 || DIRECT_STORE(LAST))                                           \
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                         \
         _Pragma("unroll") for (uint c = 0; c < (N / R + TT - 1) / TT; ++c)              \
         {                                                                                \
@@ -147,13 +173,94 @@ inline void store_elem(__global float2* out,
                             store_elem(out, tw4, hook_out, t, j + r * S, v[c * R + r],   \
                                        out_dist, ndst);                                  \
                     } else {                                                             \
-                        lds[LIDX(g, j + r * S)] = v[c * R + r];                          \
+                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(hook_in, t, j + r * S, \
+                                                                       v[c * R + r])     \
+                                                            : v[c * R + r];              \
                     }                                                                    \
                 }                                                                        \
             }                                                                            \
         }                                                                                \
         if (!DIRECT_STORE(LAST))                                                         \
             barrier(CLK_LOCAL_MEM_FENCE);                                                \
+    }
+
+/* Register mode (XCHG > 0, one transform a work-group, MAP_COLS = STORE_COLS
+ * = 0): for transforms that local memory cannot hold whole. Each stage's
+ * elements stay in the work-items' registers (v0, v1, ... one array a
+ * stage); between stages they go through a float array of XCHG slots, one
+ * component (x, then y) and XCHG elements (a chunk) a round: write what
+ * falls in the chunk, barrier, read it, barrier. Exchanging x before y lets
+ * the compiler keep one array's registers, and chunks fit any local memory. */
+#ifndef XCHG
+#define XCHG 0
+#endif
+#define XROUNDS ((N + XCHG - 1) / XCHG)
+#define XIDX(e) ((e) + ((e) >> 4))
+#define BFLY_PER_ITEM(R) ((N / R + TT - 1) / TT)
+
+/* Stage RP's outputs (in VP, span SP) to stage RN's inputs (VN), component COMP. */
+#define EXCHANGE(VP, RP, SP, VN, RN, COMP)                                               \
+    _Pragma("unroll") for (uint q = 0; q < XROUNDS; ++q)                                \
+    {                                                                                    \
+        _Pragma("unroll") for (uint c = 0; c < BFLY_PER_ITEM(RP); ++c)                  \
+        {                                                                                \
+            const uint i = tid + c * TT;                                                 \
+            if ((N / RP) % TT == 0 || i < N / RP) {                                      \
+                const uint j = (i / SP) * SP * RP + i % SP;                              \
+                _Pragma("unroll") for (uint r = 0; r < RP; ++r)                         \
+                {                                                                        \
+                    const uint e = j + r * SP - q * XCHG;                                \
+                    if (XROUNDS == 1 || e < XCHG)                                        \
+                        xl[XIDX(e)] = VP[c * RP + r].COMP;                               \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                    \
+        _Pragma("unroll") for (uint c = 0; c < BFLY_PER_ITEM(RN); ++c)                  \
+        {                                                                                \
+            const uint i = tid + c * TT;                                                 \
+            if ((N / RN) % TT == 0 || i < N / RN) {                                      \
+                _Pragma("unroll") for (uint r = 0; r < RN; ++r)                         \
+                {                                                                        \
+                    const uint e = i + r * (N / RN) - q * XCHG;                          \
+                    if (XROUNDS == 1 || e < XCHG)                                        \
+                        VN[c * RN + r].COMP = xl[XIDX(e)];                               \
+                }                                                                        \
+            }                                                                            \
+        }                                                                                \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                    \
+    }
+
+/* Stage K of the register mode; KP, RP, SP name the stage before it (the
+ * stage itself for the first). */
+#define XSTAGE(K, R, S, FIRST, LAST, OFF, ROOTS, KP, RP, SP)                             \
+    float2 v##K[BFLY_PER_ITEM(R) * R];                                                   \
+    if (!FIRST) {                                                                        \
+        EXCHANGE(v##KP, RP, SP, v##K, R, x)                                              \
+        EXCHANGE(v##KP, RP, SP, v##K, R, y)                                              \
+    }                                                                                    \
+    _Pragma("unroll") for (uint c = 0; c < BFLY_PER_ITEM(R); ++c)                       \
+    {                                                                                    \
+        const uint i = tid + c * TT;                                                     \
+        if ((N / R) % TT == 0 || i < N / R) {                                            \
+            if (FIRST) {                                                                 \
+                _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
+                    v##K[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
+                                                         in_dist, nsrc)                  \
+                                             : (float2)(0.0f, 0.0f);                    \
+            } else {                                                                     \
+                const uint k = i % S;                                                    \
+                _Pragma("unroll") for (uint r = 1; r < R; ++r)                          \
+                    v##K[c * R + r] = cmul(v##K[c * R + r], tw[OFF + (r - 1) * S + k]);  \
+            }                                                                            \
+            BUTTERFLY(R, v##K + c * R, tw + ROOTS);                                      \
+            if (LAST && active) {                                                        \
+                const uint j = (i / S) * S * R + i % S;                                  \
+                _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
+                    store_elem(out, tw4, hook_out, t, j + r * S, v##K[c * R + r],        \
+                               out_dist, ndst);                                          \
+            }                                                                            \
+        }                                                                                \
     }
 
 __kernel __attribute__((reqd_work_group_size(TT * G, 1, 1))) void
@@ -173,7 +280,11 @@ fft_pass(__global const float2* in,
 #endif
     const uint t = get_group_id(0) * G + g;
     const bool active = t < nt;
+#if XCHG
+    __local float xl[XIDX(XCHG) + 1];
+#else
     __local float2 lds[NEED_LDS ? G * LDS_TS : 1];
+#endif
 
     STAGES
 

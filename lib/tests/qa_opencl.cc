@@ -2,7 +2,8 @@
  * device is here (PoCL in CI, an NVIDIA GPU through its OpenCL platform):
  *
  *   qa_opencl                 every suite
- *   qa_opencl SUITE...        opencl_sizes, opencl_layout, opencl_device, opencl_cache
+ *   qa_opencl SUITE...        opencl_sizes, opencl_shapes, opencl_layout, opencl_device,
+ *                             opencl_cache
  *
  * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
  * (skipped) when no OpenCL device is usable here, saying why. Every transform
@@ -200,6 +201,34 @@ class qa_opencl_sizes : public CppUnit::TestFixture
         run_checks("opencl primes", [](failures& f) {
             for (std::size_t n : { 17, 97, 1009, 65537 })
                 check_all_ways(f, n);
+        });
+    }
+};
+
+/*!
+ * The one-kernel register mode (fft_pass.cl's XCHG) for sizes that local
+ * memory cannot hold whole (9152: radices 11 and 13 as direct DFTs), and
+ * Bluestein: through it (8191: 16384 points;
+ * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65537:
+ * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
+ * (48 KiB, 1024 work-items: exchanges of 8192 elements in two rounds) and
+ * as a Mali (32 KiB, 256: 16384 falls back to two passes, 8191 and 4099 to
+ * three); each plan's description is printed.
+ */
+class qa_opencl_shapes : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_shapes);
+    CPPUNIT_TEST(register_mode);
+    CPPUNIT_TEST_SUITE_END();
+
+    void register_mode()
+    {
+        run_checks("opencl register mode", [](failures& f) {
+            for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
+                std::printf("  %zu: %s\n", n,
+                            gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
+                check_all_ways(f, n);
+            }
         });
     }
 };
@@ -441,6 +470,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
 };
 
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_sizes, "opencl_sizes");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_shapes, "opencl_shapes");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_layout, "opencl_layout");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
@@ -449,7 +479,8 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
 
 namespace {
 
-const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_layout" };
+const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_shapes",
+                                    "opencl_layout" };
 
 // The cache test's child: one plan; prints the milliseconds it took, wall
 // clock and CPU time of the whole process (the driver's threads too). What a

@@ -13,6 +13,10 @@
 #   GPU_TESTS    ctest -R regex of the OpenCL suites (default opencl)
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
+#   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
+#
+# Stage sweep (not in the default stages): --device-resident alone over the
+# sizes of GPU_SWEEP, then plot_sweep.py's table (sweep.md) and plot (sweep.png).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -116,5 +120,13 @@ if want bench; then
   step_run 150 bench.log "$bench" --device-resident --streaming --opencl-device "$device" \
     --sizes "$sizes" --threads "$(nproc)" --stream-batch 0,1024 --json "$out/bench.json" \
     ${GPU_BENCH:-}
+fi
+if want sweep; then
+  sweep_sizes=$(grep -v '^#' "${GPU_SWEEP:-$root/scripts/device/sweep-sizes.txt}" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+  step "gpufft-bench --device-resident over $(echo "$sweep_sizes" | tr ',' '\n' | wc -l) sizes on '$device'" | tee -a "$out/sweep.log"
+  # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+  step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
+    --sizes "$sweep_sizes" --threads "$(nproc)" --json "$out/sweep.json" ${GPU_BENCH:-} &&
+    python3 "$root/scripts/device/plot_sweep.py" "$out/sweep.json" --md "$out/sweep.md" --png "$out/sweep.png"
 fi
 exit $status

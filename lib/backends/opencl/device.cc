@@ -39,6 +39,42 @@ T device_value(cl_device_id d, cl_device_info what)
     return v;
 }
 
+/*!
+ * GPUFFT_OPENCL_LIMITS="local_memory=BYTES,work_group=ITEMS" (either or
+ * both) lowers every device's limits to plan as a smaller device would, e.g.
+ * an H100's 49152 and 1024 or a Mali's 32768 and 256 on PoCL; it never
+ * raises them.
+ */
+void apply_limits(device_info& i)
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_LIMITS");
+    if (!env || !*env)
+        return;
+    const std::string spec = env;
+    const auto bad = [&](const std::string& why) {
+        return error("gpufft: opencl: GPUFFT_OPENCL_LIMITS=\"" + spec + "\": " + why +
+                     " (want local_memory=BYTES,work_group=ITEMS)");
+    };
+    std::size_t at = 0;
+    while (at <= spec.size()) {
+        const std::size_t end = std::min(spec.find(',', at), spec.size());
+        const std::string item = spec.substr(at, end - at);
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq), value = eq == item.npos ? "" : item.substr(eq + 1);
+        if (value.empty() || value.find_first_not_of("0123456789") != value.npos ||
+            value.size() > 12 || std::stoull(value) == 0)
+            throw bad("\"" + item + "\" is not NAME=POSITIVE_INTEGER");
+        const std::size_t v = std::stoull(value);
+        if (key == "local_memory")
+            i.local_memory = std::min(i.local_memory, v);
+        else if (key == "work_group")
+            i.max_work_group = std::min(i.max_work_group, v);
+        else
+            throw bad("unknown limit \"" + key + "\"");
+        at = end + 1;
+    }
+}
+
 device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
 {
     device_entry e;
@@ -64,6 +100,7 @@ device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
     i.max_work_group = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     i.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
     i.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+    apply_limits(i);
     return e;
 }
 

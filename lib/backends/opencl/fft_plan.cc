@@ -6,15 +6,33 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
+#include <cstdlib>
 #include <sstream>
 
 namespace gpufft::opencl::detail {
 
 namespace {
 
+// The planner's tuning knobs, all here (scripts/device/sweep-sizes.txt is
+// the sweep that tunes them on a GPU).
+
 // Beyond this a one-kernel transform's register and local arrays grow
 // unwieldy even where local memory would hold it (CPU devices).
 constexpr std::size_t one_kernel_cap = 8192;
+// The register mode (fft_pass.cl's XCHG): the largest transform, the most
+// points a work-item holds in one stage, and the most work-items a group.
+// A Mali (32 KiB local memory, 256-384 work-items, 64 registers a thread at
+// full occupancy) would want register_points_cap 16, which leaves 8192 and
+// above to two passes there.
+constexpr std::size_t register_kernel_cap = 16384;
+constexpr std::size_t register_points_cap = 32;
+constexpr std::size_t register_group_cap = 1024;
+// Bluestein's length: the smallest product of these primes at least 2n - 1
+// where it is at most bluestein_smooth_share of the power of two there (the
+// mixed radices' stages cost more than the power of two's), else that power.
+constexpr std::size_t bluestein_primes[] = { 2, 3, 5 };
+constexpr double bluestein_smooth_share = 0.8;
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
 // Neighbouring columns a column pass wants in a work-group, so each access
@@ -23,7 +41,10 @@ constexpr std::size_t column_group_target = 16;
 
 std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
 
-bool needs_lds(const pass_spec& s) { return s.radices.size() > 1 || s.map_cols != s.store_cols; }
+bool needs_lds(const pass_spec& s)
+{
+    return s.radices.size() > 1 || s.map_cols != s.store_cols || s.convolve;
+}
 
 //! Whether one kernel can do n points on d (with local memory if `staged`).
 bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
@@ -83,6 +104,51 @@ void shape_pass(const device_entry& d, pass_spec& s)
     s.g = g;
 }
 
+/*!
+ * The register mode for s.n points on d, if it fits: one transform a
+ * work-group, its exchanges in rounds of as many elements as d's local memory
+ * holds (float slots, one pad every 16, fft_pass.cl's XIDX), evened out.
+ */
+bool shape_register_pass(const device_entry& d, pass_spec& s)
+{
+    s.radices = radices_for(s.n);
+    const std::size_t slots = d.info.local_memory / sizeof(float);
+    if (s.radices.size() < 2 || s.n > register_kernel_cap || slots < 2)
+        return false;
+    const std::size_t chunk = (slots - 1) * 16 / 17;
+    const std::size_t rounds = (s.n + chunk - 1) / chunk;
+    s.xchg = (s.n + rounds - 1) / rounds;
+    const std::size_t max_items = std::min(register_group_cap, d.info.max_work_group);
+    // At least enough work-items that no stage holds more than the cap.
+    std::size_t fewest = 1;
+    for (std::size_t r : s.radices) {
+        if (r > register_points_cap)
+            return false;
+        const std::size_t butterflies = s.n / r, each = register_points_cap / r;
+        fewest = std::max(fewest, (butterflies + each - 1) / each);
+    }
+    s.tt = std::max(fewest, work_items_per_transform(s.n, s.radices, max_items, 1));
+    s.g = 1;
+    return s.tt <= max_items;
+}
+
+/*!
+ * GPUFFT_OPENCL_REGISTER_FROM=N: sizes of at least N points take the register
+ * mode wherever it fits, even where local memory would hold them whole (to
+ * compare the two on a device); unset, only where it would not.
+ */
+std::size_t register_mode_from()
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_REGISTER_FROM");
+    if (!env || !*env)
+        return SIZE_MAX;
+    const std::string v = env;
+    if (v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12)
+        throw error("gpufft: opencl: GPUFFT_OPENCL_REGISTER_FROM=\"" + v +
+                    "\" is not a number of points");
+    return std::stoull(v);
+}
+
 std::size_t one_kernel_limit(const device_entry& d)
 {
     std::size_t n = one_kernel_cap;
@@ -133,8 +199,14 @@ bool append_fft(chain_shape& c,
     s.to_dist = to_dist;
     s.load = lh;
     s.store = sh;
-    if (fits_one_kernel(d, n, false)) {
-        s.n = n;
+    s.n = n;
+    const bool whole = fits_one_kernel(d, n, false);
+    if ((!whole || n >= register_mode_from()) && shape_register_pass(d, s)) {
+        c.passes.push_back(s);
+        return true;
+    }
+    s.xchg = 0;
+    if (whole) {
         shape_pass(d, s);
         c.passes.push_back(s);
         return true;
@@ -174,6 +246,73 @@ bool append_fft(chain_shape& c,
     c.passes.push_back(p1);
     c.passes.push_back(p2);
     c.scratch_points[mid == buffer_slot::scratch0 ? 0 : 1] = n;
+    return true;
+}
+
+/*!
+ * Bluestein's convolution of m points, the user's input times the chirp in,
+ * the chirp times the result out: a forward and an inverse FFT where m fits
+ * one pass; else three passes on a four-step split m = n1 n2 (element
+ * c + e n2 is column c's e-th): the forward columns, the chirp fused into
+ * their load; each row forward, times the kernel spectrum at its natural
+ * index, inverse and times the inverse's twiddle, in one kernel (CONVOLVE),
+ * stored in place of the row (no transpose); the inverse columns, the chirp
+ * fused into their store.
+ */
+bool append_bluestein(chain_shape& c, const device_entry& d, std::size_t m)
+{
+    pass_spec probe;
+    probe.n = m;
+    std::size_t n1 = 0, n2 = 0;
+    if (fits_one_kernel(d, m, false) || shape_register_pass(d, probe) ||
+        !four_step_split(d, m, n1, n2))
+        return append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, m,
+                          buffer_slot::scratch0, load_hook::chirp, store_hook::none) &&
+               append_fft(c, d, m, 1, buffer_slot::scratch1, m, buffer_slot::out, 0,
+                          buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
+    pass_spec cols;
+    cols.sign = -1;
+    cols.n = n1;
+    cols.tpb = n2;
+    cols.from = buffer_slot::in;
+    cols.to = buffer_slot::scratch0;
+    cols.to_dist = m;
+    cols.in_cstr = cols.out_cstr = 1;
+    cols.in_estr = cols.out_estr = n2;
+    cols.map_cols = cols.store_cols = true;
+    cols.twiddle_n = m;
+    cols.load = load_hook::chirp;
+    cols.in_jc = 1;
+    cols.in_je = n2;
+    shape_pass(d, cols);
+    pass_spec rows;
+    rows.sign = -1;
+    rows.n = n2;
+    rows.tpb = n1;
+    rows.from = buffer_slot::scratch0;
+    rows.from_dist = m;
+    rows.to = buffer_slot::scratch1;
+    rows.to_dist = m;
+    rows.in_cstr = rows.out_cstr = n2;
+    rows.twiddle_n = m;
+    rows.convolve = true;
+    shape_pass(d, rows);
+    pass_spec inverse = cols;
+    inverse.sign = 1;
+    inverse.from = buffer_slot::scratch1;
+    inverse.from_dist = m;
+    inverse.to = buffer_slot::out;
+    inverse.to_dist = 0;
+    inverse.twiddle_n = 0;
+    inverse.load = load_hook::none;
+    inverse.store = store_hook::chirp;
+    inverse.in_jc = 0;
+    inverse.in_je = 1;
+    inverse.out_jc = 1;
+    inverse.out_je = n2;
+    shape_pass(d, inverse);
+    c.passes.insert(c.passes.end(), { cols, rows, inverse });
+    c.scratch_points[0] = c.scratch_points[1] = m;
     return true;
 }
 
@@ -217,12 +356,29 @@ std::string build_options(const pass_spec& s)
     // One macro without spaces, so the option string keeps it whole.
     o << " -DSTAGES=";
     const stage_layout at = stage_layout_for(s.radices);
+    // CONVOLVE: the stages twice, handing over through local memory (FIRST
+    // and LAST 2).
+    const std::size_t stages = s.radices.size(), listed = s.convolve ? 2 * stages : stages;
     std::size_t span = 1;
-    for (std::size_t i = 0; i < s.radices.size(); ++i) {
-        o << "STAGE(" << s.radices[i] << "," << span << "," << int(i == 0) << ","
-          << int(i + 1 == s.radices.size()) << "," << at.twiddles[i] << "," << at.roots[i] << ")";
+    for (std::size_t l = 0; l < listed; ++l) {
+        const std::size_t i = l % stages;
+        if (i == 0)
+            span = 1;
+        const int first = i == 0 ? (l == 0 ? 1 : 2) : 0;
+        const int last = i + 1 == stages ? (l + 1 == listed ? 1 : 2) : 0;
+        o << (s.xchg ? "XSTAGE(" + std::to_string(i) + "," : "STAGE(") << s.radices[i] << ","
+          << span << "," << first << "," << last << "," << at.twiddles[i] << "," << at.roots[i];
+        // The stage before (the first names itself): its register array, radix, span.
+        if (s.xchg)
+            o << "," << (i ? i - 1 : 0) << "," << s.radices[i ? i - 1 : 0] << ","
+              << (i ? span / s.radices[i - 1] : span);
+        o << ")";
         span *= s.radices[i];
     }
+    if (s.xchg)
+        o << " -DXCHG=" << s.xchg;
+    if (s.convolve)
+        o << " -DCONVOLVE=1";
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
       << " -DIN_ESTR=" << s.in_estr << " -DOUT_CSTR=" << s.out_cstr << " -DOUT_ESTR=" << s.out_estr
       << " -DMAP_COLS=" << int(s.map_cols) << " -DSTORE_COLS=" << int(s.store_cols)
@@ -301,26 +457,32 @@ std::vector<std::complex<double>> chirp(std::size_t n, int sign)
     return c;
 }
 
-//! In-place forward DFT of a power-of-two length, in double.
-void fft_double(std::vector<std::complex<double>>& a)
+/*!
+ * out[k], k < n: the forward DFT of in[j * stride], j < n, in double, n a
+ * divisor of w.size() made of small primes (w: the forward roots of w.size()
+ * points). Decimation in time on n's smallest prime p: p DFTs of n / p points.
+ */
+void dft_double(const std::complex<double>* in,
+                std::size_t stride,
+                std::complex<double>* out,
+                std::size_t n,
+                const std::vector<std::complex<double>>& w)
 {
-    const std::size_t m = a.size();
-    for (std::size_t i = 1, j = 0; i < m; ++i) {
-        std::size_t bit = m >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j)
-            std::swap(a[i], a[j]);
+    if (n == 1) {
+        out[0] = in[0];
+        return;
     }
-    const auto w = roots(m, -1);
-    for (std::size_t len = 2; len <= m; len <<= 1)
-        for (std::size_t i = 0; i < m; i += len)
-            for (std::size_t k = 0; k < len / 2; ++k) {
-                const auto u = a[i + k], v = a[i + k + len / 2] * w[k * (m / len)];
-                a[i + k] = u + v;
-                a[i + k + len / 2] = u - v;
-            }
+    std::size_t p = 2;
+    while (n % p)
+        ++p;
+    const std::size_t q = n / p, step = w.size() / n;
+    for (std::size_t r = 0; r < p; ++r)
+        dft_double(in + r * stride, stride * p, out + r * q, q, w);
+    std::vector<std::complex<double>> sum(n);
+    for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t r = 0; r < p; ++r)
+            sum[k] += out[r * q + k % q] * w[(r * k % n) * step];
+    std::copy(sum.begin(), sum.end(), out);
 }
 
 //! The m-point spectrum of the conjugate chirp, wrapped, divided by m.
@@ -333,10 +495,35 @@ std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::comp
         if (j)
             b[m - j] = std::conj(c[j]);
     }
-    fft_double(b);
-    for (auto& x : b)
+    std::vector<std::complex<double>> spectrum(m);
+    dft_double(b.data(), 1, spectrum.data(), m, roots(m, -1));
+    for (auto& x : spectrum)
         x /= double(m);
-    return b;
+    return spectrum;
+}
+
+//! The convolution lengths of Bluestein's algorithm for n points, best
+//! first (see bluestein_primes): the power of two comes last, as a product
+//! of other primes may have no two-pass split on a device.
+std::vector<std::size_t> bluestein_lengths(std::size_t n)
+{
+    const std::size_t least = 2 * n - 1;
+    std::size_t power = 1;
+    while (power < least)
+        power *= 2;
+    std::size_t best = power;
+    // Every product of bluestein_primes in [least, power), smallest kept.
+    std::vector<std::size_t> products = { 1 };
+    for (std::size_t p : bluestein_primes)
+        for (std::size_t i = 0; i < products.size(); ++i)
+            if (products[i] * p < power)
+                products.push_back(products[i] * p);
+    for (std::size_t x : products)
+        if (x >= least)
+            best = std::min(best, x);
+    if (double(best) <= bluestein_smooth_share * double(power))
+        return { best, power };
+    return { power };
 }
 
 std::string radices_text(const std::vector<std::size_t>& r)
@@ -383,6 +570,10 @@ std::string chain_shape::describe() const
         const pass_spec& p = passes[i];
         s << (i ? " | " : "") << radices_text(p.radices) << ", " << p.g << " transform"
           << (p.g == 1 ? "" : "s") << " of " << p.tt << " work-items a group";
+        if (p.xchg)
+            s << ", in registers, exchanged " << p.xchg << " elements a round";
+        if (p.convolve)
+            s << ", forward, times the spectrum and inverse";
     }
     return s.str();
 }
@@ -408,15 +599,14 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
         ok = append_fft(c, d, n, sign, buffer_slot::in, 0, buffer_slot::out, 0,
                         buffer_slot::scratch0, load_hook::none, store_hook::none);
     } else {
-        std::size_t m = 1;
-        while (m < 2 * n - 1)
-            m *= 2;
-        c.bluestein_m = m;
-        ok = append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, m,
-                        buffer_slot::scratch0, load_hook::chirp, store_hook::none) &&
-             append_fft(c, d, m, 1, buffer_slot::scratch1, m, buffer_slot::out, 0,
-                        buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
-        c.scratch_points[1] = m;
+        for (std::size_t m : bluestein_lengths(n)) {
+            c.passes.clear();
+            c.scratch_points[0] = 0;
+            c.bluestein_m = c.scratch_points[1] = m;
+            if (append_bluestein(c, d, m))
+                break;
+        }
+        ok = !c.passes.empty();
     }
     if (!ok)
         throw beyond_reach();
@@ -576,7 +766,7 @@ fft_chain::fft_chain(device_context& ctx,
             }
             p.hook_in = table("raw window", interleaved(taps));
         }
-        if (spec.load == load_hook::spectrum)
+        if (spec.load == load_hook::spectrum || spec.convolve)
             p.hook_in = table("spectrum", interleaved(bluestein_spectrum(
                                               chirp(shape.n, user_sign), shape.bluestein_m)));
         d_passes.push_back(std::move(p));

@@ -2,13 +2,18 @@
  * chain of kernel passes (kernels/fft_pass.cl).
  *
  *   - one pass when the transform fits in a work-group's local memory;
+ *   - one pass in registers when it does not but the work-group's
+ *     work-items hold it (at most 32 points each), exchanging between
+ *     stages through local memory in chunks;
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
  *   - Bluestein for sizes with a prime factor above 31: the chirp multiply
- *     and zero padding fused into the load of a power-of-two forward FFT,
+ *     and zero padding fused into the load of an m-point forward FFT,
  *     the kernel spectrum into the load of the inverse FFT, the chirp into
- *     its store.
+ *     its store; where m takes two passes, three: forward columns, the
+ *     rows forward, times the spectrum and inverse in one kernel, inverse
+ *     columns.
  *
  * A pass is a pass_spec; later device stages (the spectrum chain) can reuse
  * the kernel with their own hooks. */
@@ -40,6 +45,11 @@ struct pass_spec {
     std::size_t tt = 1; //!< work-items per transform
     std::size_t g = 1;  //!< transforms per work-group
     std::size_t tpb = 1;
+    //! 0: the transform sits in local memory whole; else the register mode
+    //! (fft_pass.cl's XCHG): elements a local-memory exchange round.
+    std::size_t xchg = 0;
+    //! Bluestein's fused middle pass (fft_pass.cl's CONVOLVE).
+    bool convolve = false;
     buffer_slot from = buffer_slot::in, to = buffer_slot::out;
     //! Elements between batch entries in scratch slots (user slots use the
     //! chain's distances).
