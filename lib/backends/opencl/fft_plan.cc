@@ -135,7 +135,8 @@ bool shape_register_pass(const device_entry& d, pass_spec& s)
 /*!
  * GPUFFT_OPENCL_REGISTER_FROM=N: sizes of at least N points take the register
  * mode wherever it fits, even where local memory would hold them whole (to
- * compare the two on a device); unset, only where it would not.
+ * compare the two on a device); unset, only powers of two where it would
+ * not (wants_register_pass).
  */
 std::size_t register_mode_from()
 {
@@ -147,6 +148,21 @@ std::size_t register_mode_from()
         throw error("gpufft: opencl: GPUFFT_OPENCL_REGISTER_FROM=\"" + v +
                     "\" is not a number of points");
     return std::stoull(v);
+}
+
+/*!
+ * Whether an n-point pass takes the register mode: where local memory cannot
+ * hold it whole, only at powers of two unless GPUFFT_OPENCL_REGISTER_FROM
+ * forces it. On the H100 (scripts/device/results/h100-2026-11-25-sweep.md)
+ * the mode beat two passes at 8192 and 16384 but lost to them where odd
+ * radices ran short of registers (10000, 12000, 13500, 15625 at 0.08-0.39 of
+ * cuFFT, against 0.48-0.63 in two passes).
+ */
+bool wants_register_pass(const device_entry& d, std::size_t n, pass_spec& s)
+{
+    const bool whole = fits_one_kernel(d, n, false);
+    const bool power_of_two = (n & (n - 1)) == 0;
+    return (n >= register_mode_from() || (!whole && power_of_two)) && shape_register_pass(d, s);
 }
 
 std::size_t one_kernel_limit(const device_entry& d)
@@ -201,7 +217,7 @@ bool append_fft(chain_shape& c,
     s.store = sh;
     s.n = n;
     const bool whole = fits_one_kernel(d, n, false);
-    if ((!whole || n >= register_mode_from()) && shape_register_pass(d, s)) {
+    if (wants_register_pass(d, n, s)) {
         c.passes.push_back(s);
         return true;
     }
@@ -264,7 +280,7 @@ bool append_bluestein(chain_shape& c, const device_entry& d, std::size_t m)
     pass_spec probe;
     probe.n = m;
     std::size_t n1 = 0, n2 = 0;
-    if (fits_one_kernel(d, m, false) || shape_register_pass(d, probe) ||
+    if (fits_one_kernel(d, m, false) || wants_register_pass(d, m, probe) ||
         !four_step_split(d, m, n1, n2))
         return append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, m,
                           buffer_slot::scratch0, load_hook::chirp, store_hook::none) &&
