@@ -22,6 +22,22 @@ constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
 constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
 constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
 
+// Padding in the intermediate buffers (between passes) from 2^15 on: 256
+// bytes after each block of N/16 points. A cross-lane pass's 16 lanes read
+// one point of each block (N/2 bytes apart, a multiple of the 32 KiB that
+// a 4-way 128 KiB L2 of 64-byte lines maps onto its 512 sets), so without
+// it all 16 lanes' lines fall into one or two sets and evict each other
+// before the next registers' loads reuse them (README.md, "Model
+// figures"); with it lane r's lines are 4r sets on. 15 blocks' padding
+// (3840 bytes) fits in the guard page after each buffer (the backend's and
+// the tools' buffers are 8N bytes rounded up to 4 KiB, plus 4 KiB). The
+// block of N/16 points is what a cross-lane pass's lanes step by; a pass's
+// VDW rows never straddle two blocks but in the last pass, which writes
+// the unpadded output, so the row strides need no padding. fft.qasm's
+// group_setup pads the output offset (shift 8 there).
+constexpr unsigned PAD_BYTES = 256;
+constexpr unsigned MIN_PADDED_LOG2N = 15;
+
 struct pass {
     unsigned log2_radix;
     std::size_t stride; // s: points already combined
@@ -52,6 +68,12 @@ std::vector<pass> passes_for(unsigned log2n)
         s <<= lr;
     }
     return passes;
+}
+
+// Padding before point block r (of N/16 points) in an intermediate buffer.
+std::uint32_t block_padding(unsigned log2n, std::size_t r)
+{
+    return log2n >= MIN_PADDED_LOG2N ? std::uint32_t(PAD_BYTES * r) : 0;
 }
 
 unsigned log2_of(std::size_t v)
@@ -161,14 +183,14 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
             return double(bit_reverse(lane % A, a) * bit_reverse(k, 4)) / double(16 * A);
         });
     push_lane_steps(words, A);
-    // Radix 16 across the lanes: lane L takes input r = bitrev4(L).
+    // Radix 16 across the lanes: lane L takes input r = bitrev4(L), block r.
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)));
+        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)) + block_padding(log2n, bit_reverse(lane, 4)));
     push_lane_steps(words, 16);
     // Radix 64: lane L takes r = 16 r_hi + bitrev4(L); block j_a is times
     // W64^(bitrev4(L) j_a).
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(N / 8 * bit_reverse(lane, 4)));
+        words.push_back(std::uint32_t(N / 8 * bit_reverse(lane, 4)) + block_padding(log2n, bit_reverse(lane, 4) / 4));
     push_lane_steps(words, 16);
     for (unsigned j_a = 0; j_a < 4; ++j_a)
         push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 64.0; });
@@ -238,13 +260,15 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
             first ? 0 : log2_of(Q * 8),
-            log2_of(first ? 8 * GROUP_POINTS : s * R * 8),
+            log2_of(first ? 8 * GROUP_POINTS : s * R * 8) | (last || !block_padding(log2n, 1) ? 31u : log2n - 1) << 5,
             log2_of(first ? 8 * GROUP_POINTS : R * 8),
             first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
             wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
-            // bytes between registers' inputs (radix 64: between its r_hi blocks)
-            across ? std::uint32_t(B > 1 ? 8 * N / B : 8) : std::uint32_t(8 * N / 16),
+            // bytes between registers' inputs (radix 64: between its r_hi
+            // blocks, 16/B blocks of N/16 points apart)
+            across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
+                   : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
