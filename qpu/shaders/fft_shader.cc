@@ -44,25 +44,42 @@ struct pass {
     std::size_t twiddle_offset; // complex entries before this pass's table
 };
 
-// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows
-// (every pass costs a VDW write of each point; 2^8 is one radix-256 pass).
-// Where it saves a pass, the second pass is radix 64 after a first pass of
-// 128 or 256 (2^13 128x64, 2^14 256x64, 2^17 128x64x16, ...): its lanes are
-// 32 s bytes apart, which the 16-bit VDW stride holds at s = 128 and 256.
+// log2 of each pass's radix, per size: radix 16A first (A = 2^a), then 16
+// or 64 (a pass of radix 64 needs its lanes, 32 s bytes apart, to fit the
+// 16-bit VDW stride: s <= 2048). Every pass costs a VDW write of each
+// point, so as few passes as that allows (2^8 is one radix-256 pass), with
+// one exception for the L2 (qpu/shaders/README.md, "Model figures"): a
+// first pass of radix 16A holds 16/A consecutive p of each input row, and
+// from 2^16 its registers' rows are N/2 bytes apart, all in one set of a
+// 4-way L2, so an input line (8 p) that A >= 8 groups share is evicted
+// before the next group reads it. From 2^16 the first pass is radix 32 or
+// 64 where the pass count allows (2^18 keeps 256: the SDRAM has room there),
+// and 2^22 takes five passes rather than a first pass of 256.
+const unsigned char pass_radices[MAX_LOG2N - MIN_LOG2N + 1][5] = {
+    { 8 }, // 2^8
+    { 5, 4 }, // 2^9
+    { 6, 4 }, // 2^10
+    { 7, 4 }, // 2^11
+    { 8, 4 }, // 2^12
+    { 7, 6 }, // 2^13
+    { 8, 6 }, // 2^14
+    { 7, 4, 4 }, // 2^15
+    { 6, 6, 4 }, // 2^16
+    { 5, 6, 6 }, // 2^17
+    { 8, 6, 4 }, // 2^18
+    { 5, 6, 4, 4 }, // 2^19
+    { 6, 6, 4, 4 }, // 2^20
+    { 5, 6, 6, 4 }, // 2^21
+    { 6, 4, 4, 4, 4 }, // 2^22
+};
+
 std::vector<pass> passes_for(unsigned log2n)
 {
-    const unsigned count = (log2n - 8 + 3) / 4 + 1;
-    const bool radix64 = log2n >= 13 && (log2n - 8) % 4 >= 1 && (log2n - 8) % 4 <= 2;
-    std::vector<unsigned> radices(radix64 ? count - 1 : count, 4);
-    if (radix64)
-        radices[1] = 6;
-    unsigned rest = log2n;
-    for (std::size_t i = 1; i < radices.size(); ++i)
-        rest -= radices[i];
-    radices[0] = rest;
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
-    for (unsigned lr : radices) {
+    for (unsigned lr : pass_radices[log2n - MIN_LOG2N]) {
+        if (!lr)
+            break;
         passes.push_back({ lr, s, offset });
         offset += (std::size_t(1) << log2n) / s; // n = N/s entries: m rows of R
         s <<= lr;
@@ -308,12 +325,21 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.describe = describe_passes(log2n);
     // The emulator's model is bound by the shared VDW engine: 30 clocks of
     // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
-    // pass with lanes on q), at 250 MHz. qpu-fft-model measures it
-    // (qpu/shaders/README.md).
+    // pass with lanes on q), at 250 MHz; or, where a pass moves more bytes
+    // than that, by the SDRAM (8 bytes a clock, qpu/README.md, "Memory
+    // model"): 8 bytes a point written and 8 read, but a whole 64-byte L2
+    // line read a point in a first pass of radix 128 or 256 from 2^16 (its
+    // groups share input lines that a 4-way L2 evicts between them:
+    // pass_radices). qpu-fft-model measures it (qpu/shaders/README.md).
     const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES;
+    const double sdram_bytes_per_clock = 8, line_bytes = 64;
     double clocks_per_point = 0;
-    for (const pass& ps : passes_for(log2n))
-        clocks_per_point += ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+    for (const pass& ps : passes_for(log2n)) {
+        const bool shares_evicted_lines = ps.stride == 1 && ps.log2_radix >= 7 && log2n >= 16;
+        const double read_bytes = shares_evicted_lines ? line_bytes : 8;
+        const double vdw = ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+        clocks_per_point += std::max(vdw, (8 + read_bytes) / sdram_bytes_per_clock);
+    }
     s.model_ns = clocks_per_point * double(std::size_t(1) << log2n) / 0.25;
     return s;
 }
