@@ -27,8 +27,8 @@ constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
 // one point of each block (N/2 bytes apart, a multiple of the 32 KiB that
 // a 4-way 128 KiB L2 of 64-byte lines maps onto its 512 sets), so without
 // it all 16 lanes' lines fall into one or two sets and evict each other
-// before the next registers' loads reuse them (README.md, "Model
-// figures"); with it lane r's lines are 4r sets on. 15 blocks' padding
+// before the next registers' loads reuse them (qpu/shaders/README.md,
+// "Padding"); with it lane r's lines are 4r sets on. 15 blocks' padding
 // (3840 bytes) fits in the guard page after each buffer (the backend's and
 // the tools' buffers are 8N bytes rounded up to 4 KiB, plus 4 KiB). The
 // block of N/16 points is what a cross-lane pass's lanes step by; a pass's
@@ -277,6 +277,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
             first ? 0 : log2_of(Q * 8),
+            // bits 5 and up: log2 of a padding block's bytes (31: unpadded output)
             log2_of(first ? 8 * GROUP_POINTS : s * R * 8) | (last || !block_padding(log2n, 1) ? 31u : log2n - 1) << 5,
             log2_of(first ? 8 * GROUP_POINTS : R * 8),
             first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
