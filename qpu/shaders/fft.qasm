@@ -35,7 +35,7 @@
 #   rb21   lane_in    per-lane input offset, loaded from the pass's lane table
 #   ra22   in0        
 #   rb22   out0       
-#   ra23   lg_b       
+#   ra23   lg_b       bits 0..4; bits 5 and up: LG_PAD, the output's padding block (group_setup)
 #   rb23   lg_c       tw = tw0 + (p << LG_C) + TW_LANE
 #   ra24   tw0        
 #   rb24   tw_lane    
@@ -150,7 +150,9 @@
 
 # Addresses of work item W: group G = W >> (quarters ? 2 : 0), job = W >> LG_GT
 # (the host counts the quarter bits in), g = G & GMASK, qb = g & QMASK,
-# p = g >> KSHIFT.
+# p = g >> KSHIFT. An intermediate buffer has 256 bytes of padding after
+# each block of N/16 points (fft_shader.cc, PAD_BYTES): the output offset
+# gains 256 x (offset >> LG_PAD), LG_PAD in ra23's bits 5 and up (31: none).
 .macro group_setup
     and r3, ra18, 2
     shr r1, ra16, r3
@@ -163,10 +165,14 @@
     add r1, r1, r0
     add r1, r1, ra22
     add ra28, r1, rb21
+    shl r1, r3, ra23
+    add r2, r2, r1
+    shr r1, ra23, 5
+    shr r1, r2, r1
+    shl r1, r1, 8
+    add r2, r2, r1
     add r2, r2, r0
-    add r2, r2, rb22
-    shl r0, r3, ra23
-    add ra30, r2, r0
+    add ra30, r2, rb22
     shl r0, r3, rb23
     add r0, r0, ra24
     add ra29, r0, rb24

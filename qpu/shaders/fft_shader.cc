@@ -22,36 +22,75 @@ constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
 constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
 constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
 
+// Padding in the intermediate buffers (between passes) from 2^15 on: 256
+// bytes after each block of N/16 points. A cross-lane pass's 16 lanes read
+// one point of each block (N/2 bytes apart, a multiple of the 32 KiB that
+// a 4-way 128 KiB L2 of 64-byte lines maps onto its 512 sets), so without
+// it all 16 lanes' lines fall into one or two sets and evict each other
+// before the next registers' loads reuse them (qpu/shaders/README.md,
+// "Padding"); with it lane r's lines are 4r sets on. 15 blocks' padding
+// (3840 bytes) fits in the guard page after each buffer (the backend's and
+// the tools' buffers are 8N bytes rounded up to 4 KiB, plus 4 KiB). The
+// block of N/16 points is what a cross-lane pass's lanes step by; a pass's
+// VDW rows never straddle two blocks but in the last pass, which writes
+// the unpadded output, so the row strides need no padding. fft.qasm's
+// group_setup pads the output offset (shift 8 there).
+constexpr unsigned PAD_BYTES = 256;
+constexpr unsigned MIN_PADDED_LOG2N = 15;
+
 struct pass {
     unsigned log2_radix;
     std::size_t stride; // s: points already combined
     std::size_t twiddle_offset; // complex entries before this pass's table
 };
 
-// Radix 16A first (A = 2^a), then radix 16: as few passes as that allows
-// (every pass costs a VDW write of each point; 2^8 is one radix-256 pass).
-// Where it saves a pass, the second pass is radix 64 after a first pass of
-// 128 or 256 (2^13 128x64, 2^14 256x64, 2^17 128x64x16, ...): its lanes are
-// 32 s bytes apart, which the 16-bit VDW stride holds at s = 128 and 256.
+// log2 of each pass's radix, per size: radix 16A first (A = 2^a), then 16
+// or 64 (a pass of radix 64 needs its lanes, 32 s bytes apart, to fit the
+// 16-bit VDW stride: s <= 2048). Every pass costs a VDW write of each
+// point, so as few passes as that allows (2^8 is one radix-256 pass), with
+// one exception for the L2 (qpu/shaders/README.md, "Model figures"): a
+// first pass of radix 16A holds 16/A consecutive p of each input row, and
+// from 2^16 its registers' rows are N/2 bytes apart, all in one set of a
+// 4-way L2, so an input line (8 p) that A >= 8 groups share is evicted
+// before the next group reads it. From 2^16 the first pass is radix 32 or
+// 64 where the pass count allows (2^18 keeps 256: the SDRAM has room there),
+// and 2^22 takes five passes rather than a first pass of 256.
+const unsigned char pass_radices[MAX_LOG2N - MIN_LOG2N + 1][5] = {
+    { 8 }, // 2^8
+    { 5, 4 }, // 2^9
+    { 6, 4 }, // 2^10
+    { 7, 4 }, // 2^11
+    { 8, 4 }, // 2^12
+    { 7, 6 }, // 2^13
+    { 8, 6 }, // 2^14
+    { 7, 4, 4 }, // 2^15
+    { 6, 6, 4 }, // 2^16
+    { 5, 6, 6 }, // 2^17
+    { 8, 6, 4 }, // 2^18
+    { 5, 6, 4, 4 }, // 2^19
+    { 6, 6, 4, 4 }, // 2^20
+    { 5, 6, 6, 4 }, // 2^21
+    { 6, 4, 4, 4, 4 }, // 2^22
+};
+
 std::vector<pass> passes_for(unsigned log2n)
 {
-    const unsigned count = (log2n - 8 + 3) / 4 + 1;
-    const bool radix64 = log2n >= 13 && (log2n - 8) % 4 >= 1 && (log2n - 8) % 4 <= 2;
-    std::vector<unsigned> radices(radix64 ? count - 1 : count, 4);
-    if (radix64)
-        radices[1] = 6;
-    unsigned rest = log2n;
-    for (std::size_t i = 1; i < radices.size(); ++i)
-        rest -= radices[i];
-    radices[0] = rest;
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
-    for (unsigned lr : radices) {
+    for (unsigned lr : pass_radices[log2n - MIN_LOG2N]) {
+        if (!lr)
+            break;
         passes.push_back({ lr, s, offset });
         offset += (std::size_t(1) << log2n) / s; // n = N/s entries: m rows of R
         s <<= lr;
     }
     return passes;
+}
+
+// Padding before point block r (of N/16 points) in an intermediate buffer.
+std::uint32_t block_padding(unsigned log2n, std::size_t r)
+{
+    return log2n >= MIN_PADDED_LOG2N ? std::uint32_t(PAD_BYTES * r) : 0;
 }
 
 unsigned log2_of(std::size_t v)
@@ -161,14 +200,14 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
             return double(bit_reverse(lane % A, a) * bit_reverse(k, 4)) / double(16 * A);
         });
     push_lane_steps(words, A);
-    // Radix 16 across the lanes: lane L takes input r = bitrev4(L).
+    // Radix 16 across the lanes: lane L takes input r = bitrev4(L), block r.
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)));
+        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane, 4)) + block_padding(log2n, bit_reverse(lane, 4)));
     push_lane_steps(words, 16);
     // Radix 64: lane L takes r = 16 r_hi + bitrev4(L); block j_a is times
     // W64^(bitrev4(L) j_a).
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(N / 8 * bit_reverse(lane, 4)));
+        words.push_back(std::uint32_t(N / 8 * bit_reverse(lane, 4)) + block_padding(log2n, bit_reverse(lane, 4) / 4));
     push_lane_steps(words, 16);
     for (unsigned j_a = 0; j_a < 4; ++j_a)
         push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 64.0; });
@@ -238,13 +277,16 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
             first ? 0 : log2_of(Q * 8),
-            log2_of(first ? 8 * GROUP_POINTS : s * R * 8),
+            // bits 5 and up: log2 of a padding block's bytes (31: unpadded output)
+            log2_of(first ? 8 * GROUP_POINTS : s * R * 8) | (last || !block_padding(log2n, 1) ? 31u : log2n - 1) << 5,
             log2_of(first ? 8 * GROUP_POINTS : R * 8),
             first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
             wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
-            // bytes between registers' inputs (radix 64: between its r_hi blocks)
-            across ? std::uint32_t(B > 1 ? 8 * N / B : 8) : std::uint32_t(8 * N / 16),
+            // bytes between registers' inputs (radix 64: between its r_hi
+            // blocks, 16/B blocks of N/16 points apart)
+            across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
+                   : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
@@ -284,12 +326,21 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.describe = describe_passes(log2n);
     // The emulator's model is bound by the shared VDW engine: 30 clocks of
     // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
-    // pass with lanes on q), at 250 MHz. qpu-fft-model measures it
-    // (qpu/shaders/README.md).
+    // pass with lanes on q), at 250 MHz; or, where a pass moves more bytes
+    // than that, by the SDRAM (8 bytes a clock, qpu/README.md, "Memory
+    // model"): 8 bytes a point written and 8 read, but a whole 64-byte L2
+    // line read a point in a first pass of radix 128 or 256 from 2^16 (its
+    // groups share input lines that a 4-way L2 evicts between them:
+    // pass_radices). qpu-fft-model measures it (qpu/shaders/README.md).
     const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES;
+    const double sdram_bytes_per_clock = 8, line_bytes = 64;
     double clocks_per_point = 0;
-    for (const pass& ps : passes_for(log2n))
-        clocks_per_point += ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+    for (const pass& ps : passes_for(log2n)) {
+        const bool shares_evicted_lines = ps.stride == 1 && ps.log2_radix >= 7 && log2n >= 16;
+        const double read_bytes = shares_evicted_lines ? line_bytes : 8;
+        const double vdw = ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+        clocks_per_point += std::max(vdw, (8 + read_bytes) / sdram_bytes_per_clock);
+    }
     s.model_ns = clocks_per_point * double(std::size_t(1) << log2n) / 0.25;
     return s;
 }

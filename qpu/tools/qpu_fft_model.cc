@@ -10,9 +10,11 @@
  *
  * With the memory model on (the default), two more columns: the L2 hit rate
  * of the reads and the share of the run the SDRAM channel was busy.
+ * --l2-ways sets the L2's associativity (4 by default, an assumption:
+ * qpu/README.md, "Memory model"); the other memory parameters stay.
  *
  *   qpu-fft-model [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne] [--memory on|off]
- *                 [--batch10-to L]
+ *                 [--l2-ways W] [--batch10-to L]
  */
 #include "fft_harness.h"
 #include <fftw3.h>
@@ -82,7 +84,7 @@ std::string hello_fft_error_ppm(const gpufft::qpu::fft_shader& shader, std::size
 }
 
 const char* usage = "usage: %s [--qpus N] [--seed S] [--from L] [--to L] [--rounding rtz|rne] [--memory on|off] "
-                    "[--batch10-to L] (sizes 2^8..2^22)\n";
+                    "[--l2-ways W] [--batch10-to L] (sizes 2^8..2^22; W a power of two, 1..2048)\n";
 
 } // namespace
 
@@ -92,6 +94,7 @@ int main(int argc, char** argv)
     unsigned long long seed = 1;
     qpu::emu::rounding rounding = qpu::emu::config{}.float_rounding;
     bool model_memory = qpu::emu::config{}.model_memory;
+    unsigned l2_ways = qpu::emu::config{}.memory.l2_ways;
     bool bad = (argc - 1) % 2 != 0;
     for (int i = 1; !bad && i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--qpus"))
@@ -102,6 +105,8 @@ int main(int argc, char** argv)
             from = unsigned(std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--to"))
             to = unsigned(std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--l2-ways"))
+            l2_ways = unsigned(std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--batch10-to"))
             batch10_to = unsigned(std::atoi(argv[i + 1]));
         else if (!std::strcmp(argv[i], "--rounding") && !std::strcmp(argv[i + 1], "rtz"))
@@ -115,18 +120,21 @@ int main(int argc, char** argv)
         else
             bad = true;
     }
-    if (bad || from < 8 || to > 22 || from > to || qpus < 1 || qpus > 16) {
+    // 2048 ways of 64-byte lines are the whole 128 KiB L2 (one set).
+    const bool ways_ok = l2_ways >= 1 && l2_ways <= 2048 && (l2_ways & (l2_ways - 1)) == 0;
+    if (bad || from < 8 || to > 22 || from > to || qpus < 1 || qpus > 16 || !ways_ok) {
         std::fprintf(stderr, usage, argv[0]);
         return 2;
     }
     const bool rtz = rounding == qpu::emu::rounding::toward_zero;
     std::printf("Model figures: QPU emulator cycles at 250 MHz, %u QPUs, seed %llu, floats rounded %s, L2 and "
-                "SDRAM %s; NOT measured on a Pi.\n"
+                "SDRAM %s (%u-way L2); NOT measured on a Pi.\n"
                 "GPU_FFT: release 3.0 on a Pi 1 as published, at the batch in brackets (batch 10 is published\n"
                 "up to 2^15; beyond, our batch 10 per transform is set against its batch-1 time).\n"
                 "ppm: rel rms error on random input vs FFTW double, and on hello_fft's test (inverse of bins 1\n"
                 "and N-1 vs a cosine), the one GPU_FFT's published ppm come from.\n\n",
-                qpus, seed, rtz ? "toward zero" : "to nearest even", model_memory ? "modelled" : "not modelled");
+                qpus, seed, rtz ? "toward zero" : "to nearest even", model_memory ? "modelled" : "not modelled",
+                l2_ways);
     std::printf("%6s %5s %-36s %10s %14s %7s %9s %9s %9s %7s %7s\n", "log2N", "batch", "passes", "model us",
                 "GPU_FFT us", "ratio", "ppm rand", "ppm hello", "GPU_FFT", "L2 hit", "SDRAM");
     int status = 0;
@@ -139,6 +147,7 @@ int main(int argc, char** argv)
         cfg.seed = seed;
         cfg.float_rounding = rounding;
         cfg.model_memory = model_memory;
+        cfg.memory.l2_ways = l2_ways;
         cfg.random_interleave = false; // the model: no artificial hold-backs
         for (const std::size_t batch : { std::size_t(1), std::size_t(10) }) {
             // Batch 10 of 2^19 and up takes minutes on the emulator: only with --batch10-to.
