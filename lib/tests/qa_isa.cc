@@ -149,7 +149,15 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
             { "avx2", 48, 8, "mixed-radix 12 x 4 lanes" },
             { "avx2", 64, 8, "mixed-radix 16 x 4 lanes" },
-            { "avx2", 256, 64, "mixed-radix 16x4 x 4 lanes" },
+            // In cache, 16-register sets take radix 8 passes, a leftover 2
+            // or 4 in radix 16 ones; AVX-512 and scalar the largest codelets.
+            { "avx2", 256, 64, "mixed-radix 8x8 x 4 lanes" },
+            { "avx2", 2048, 16, "mixed-radix 8x8x8 x 4 lanes" },
+            { "avx2", 4096, 8, "mixed-radix 16x8x8 x 4 lanes" },
+            { "avx2", 8192, 4, "mixed-radix 16x16x8 x 4 lanes" },
+            { "sse2", 16384, 2, "mixed-radix 16x8x8x8 x 2 lanes" },
+            { "avx512", 4096, 8, "mixed-radix 32x16 x 8 lanes" },
+            { "scalar", 4096, 8, "mixed-radix 16x16x16" },
             { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
             { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },
