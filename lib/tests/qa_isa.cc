@@ -144,6 +144,13 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx512", 128, 16, "mixed-radix 16 x 8 lanes" },
             { "avx512", 500, 64, "mixed-radix 5x5x5 x 4 lanes" },
             { "avx2", 15, 8, "lane-batched 5x3, 4 transforms a vector" },
+            // 4 lanes rather than 2-lane columns (n = 2 mod 4), to twice the
+            // scratch budget; AVX-512 with a batch too small for 8 lanes too.
+            { "avx2", 90, 4, "lane-batched 10x9, 4 transforms a vector" },
+            { "avx2", 8190, 4, "lane-batched 13x10x9x7, 4 transforms a vector" },
+            { "avx512", 4410, 7,
+              "lane-batched 10x9x7x7, 4 transforms a vector (rest: mixed-radix 9x7x7x5 x 2 lanes)" },
+            { "avx2", 10010, 4, "mixed-radix 13x11x7x5 x 2 lanes" },
             // AVX2 at its own width below 64 points (not 16, 48: one codelet).
             { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
             { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
