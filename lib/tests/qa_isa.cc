@@ -151,6 +151,8 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx512", 4410, 7,
               "lane-batched 10x9x7x7, 4 transforms a vector (rest: mixed-radix 9x7x7x5 x 2 lanes)" },
             { "avx2", 10010, 4, "mixed-radix 13x11x7x5 x 2 lanes" },
+            { "avx2", 7875, 4, "lane-batched 9x7x5x5x5, 4 transforms a vector" },
+            { "avx2", 4, 8, "mixed-radix 2 x 2 lanes" },
             // AVX2 at its own width below 64 points (not 16, 48: one codelet).
             { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
             { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },

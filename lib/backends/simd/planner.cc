@@ -60,17 +60,21 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  *     and 2 lanes against scalar columns (SSE2 2205: 2.2x);
  *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
  *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
- *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
+ *     beyond (100 even, 500 and 1500 1.1-1.3x slower), except 4 lanes
+ *     against 2 (AVX2, n = 2 mod 4) at every size measured (90 147 -> 94
+ *     ns, 1050 2438 -> 1488, 4410 11140 -> 8580, 6930 18700 -> 11900, 8190
+ *     22950 -> 12070);
  * and at the same width with 4 or 8 lanes for columns shorter than 16 (n <
  * 16 lanes; AVX2 20 to 44, 52 to 60: 1.2-2.4x; AVX-512 72, 104 to 120:
  * 1.25-1.7x, 80 even, 88 12% slower), where the column scheme's padded lane
  * groups cost most, except where its columns are one fast codelet: lanes
  * long (n = lanes^2) or 12 (AVX-512 96: 1.5x slower batched; AVX2 48 even).
  * Longer columns: 1.1-2x slower (128 to 4096). Not with 2 lanes (SSE2,
- * NEON): their 2-point lane stage is cheap. But 4 lanes against a 2-lane
- * column scheme (AVX2, n = 2 mod 4) win at every size measured, scratch up
- * to twice the budget: 90 147 -> 94 ns, 1050 2438 -> 1488, 4410 11140 ->
- * 8580, 6930 18700 -> 11900, 8190 22950 -> 12070.
+ * NEON): their 2-point lane stage is cheap.
+ * AVX2's 4 lanes against columns of 1 or 2 (odd n, n = 2 mod 4) get twice
+ * the scratch budget: they win past it (4410, 6930, 8190 above; odd 4725,
+ * 6075, 7875 against SSE2's lanes: 1.2-2x), and where AVX-512's 8 lanes
+ * would exceed it, AVX2's 4 do as well (4410, l3 regime: 6932, 6912 ns).
  */
 bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
                      std::size_t columns)
@@ -78,15 +82,14 @@ bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
     const std::size_t lanes = std::size_t(isa.lanes);
     if (lanes == 1 || batch < lanes || n < lanes)
         return false;
-    const std::size_t scratch_bytes = n * lanes * sizeof(complex);
-    if (columns == 2 && lanes == 4)
-        return scratch_bytes <= 2 * lane_batch_scratch_bytes;
-    if (scratch_bytes > lane_batch_scratch_bytes)
+    const std::size_t budget = lanes == 4 && columns <= 2 ? 2 * lane_batch_scratch_bytes
+                                                          : lane_batch_scratch_bytes;
+    if (n * lanes * sizeof(complex) > budget)
         return false;
     if (columns == lanes)
         return lanes >= 4 && n < 16 * lanes && n / lanes != lanes && n / lanes != 12;
     return columns * 4 <= lanes || columns == 1 ||
-           (columns * 2 == lanes && n <= 64 && n != columns * columns);
+           (columns * 2 == lanes && (n <= 64 || columns == 2) && n != columns * columns);
 }
 
 } // namespace
