@@ -144,12 +144,29 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx512", 128, 16, "mixed-radix 16 x 8 lanes" },
             { "avx512", 500, 64, "mixed-radix 5x5x5 x 4 lanes" },
             { "avx2", 15, 8, "lane-batched 5x3, 4 transforms a vector" },
+            // 4 lanes rather than 2-lane columns (n = 2 mod 4), to twice the
+            // scratch budget; AVX-512 with a batch too small for 8 lanes too.
+            { "avx2", 90, 4, "lane-batched 10x9, 4 transforms a vector" },
+            { "avx2", 8190, 4, "lane-batched 13x10x9x7, 4 transforms a vector" },
+            { "avx512", 4410, 7,
+              "lane-batched 10x9x7x7, 4 transforms a vector (rest: mixed-radix 9x7x7x5 x 2 lanes)" },
+            { "avx2", 10010, 4, "mixed-radix 13x11x7x5 x 2 lanes" },
+            { "avx2", 7875, 4, "lane-batched 9x7x5x5x5, 4 transforms a vector" },
+            { "avx2", 4, 8, "mixed-radix 2 x 2 lanes" },
             // AVX2 at its own width below 64 points (not 16, 48: one codelet).
             { "avx2", 32, 8, "lane-batched 32, 4 transforms a vector" },
             { "avx2", 16, 8, "mixed-radix 4 x 4 lanes" },
             { "avx2", 48, 8, "mixed-radix 12 x 4 lanes" },
             { "avx2", 64, 8, "mixed-radix 16 x 4 lanes" },
-            { "avx2", 256, 64, "mixed-radix 16x4 x 4 lanes" },
+            // In cache, 16-register sets take radix 8 passes, a leftover 2
+            // or 4 in radix 16 ones; AVX-512 and scalar the largest codelets.
+            { "avx2", 256, 64, "mixed-radix 8x8 x 4 lanes" },
+            { "avx2", 2048, 16, "mixed-radix 8x8x8 x 4 lanes" },
+            { "avx2", 4096, 8, "mixed-radix 16x8x8 x 4 lanes" },
+            { "avx2", 8192, 4, "mixed-radix 16x16x8 x 4 lanes" },
+            { "sse2", 16384, 2, "mixed-radix 16x8x8x8 x 2 lanes" },
+            { "avx512", 4096, 8, "mixed-radix 32x16 x 8 lanes" },
+            { "scalar", 4096, 8, "mixed-radix 16x16x16" },
             { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
             { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },

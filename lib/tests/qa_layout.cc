@@ -72,11 +72,13 @@ class qa_batches : public CppUnit::TestFixture
     // Sizes the planner runs one transform per lane (lane_batch.h) on some
     // instruction set, with full lane groups and a remainder (batch mod 8, 4,
     // 2), gaps between transforms, in place; n mod lanes points take the
-    // path around the tile transposes (12, 15, 20, 36, 44, 250, 2205).
+    // path around the tile transposes (12, 15, 20, 36, 44, 250, 2205, 90,
+    // 1050, 4410, 8190, 7875).
     void lane_batched()
     {
-        static const std::size_t sizes[] = { 8,  12, 15, 20,  24,  32,  36,  44,  48,
-                                             56, 60, 72, 104, 112, 120, 250, 2205 };
+        static const std::size_t sizes[] = { 8,  12,  15,  20,  24,   32,   36,   44,   48,   56,  60,
+                                             72, 90,  104, 112, 120,  250,  1050, 2205, 4410, 7875,
+                                             8190 };
         for_each_target("lane-batched sizes", targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : sizes)
                 for (std::size_t batch : { 8, 15, 33 }) {

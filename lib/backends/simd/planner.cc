@@ -60,7 +60,10 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  *     and 2 lanes against scalar columns (SSE2 2205: 2.2x);
  *   - twice as many, for n <= 64 (20, 32, 36, 48, 60: 1.3-2.7x), but not at
  *     n = lanes^2 of the column scheme (16 on AVX2: one fused codelet) nor
- *     beyond (100 even, 500 and 1500 1.1-1.3x slower);
+ *     beyond (100 even, 500 and 1500 1.1-1.3x slower), except 4 lanes
+ *     against 2 (AVX2, n = 2 mod 4) at every size measured (90 147 -> 94
+ *     ns, 1050 2438 -> 1488, 4410 11140 -> 8580, 6930 18700 -> 11900, 8190
+ *     22950 -> 12070);
  * and at the same width with 4 or 8 lanes for columns shorter than 16 (n <
  * 16 lanes; AVX2 20 to 44, 52 to 60: 1.2-2.4x; AVX-512 72, 104 to 120:
  * 1.25-1.7x, 80 even, 88 12% slower), where the column scheme's padded lane
@@ -68,18 +71,25 @@ constexpr std::size_t lane_batch_scratch_bytes = 128 * 1024;
  * long (n = lanes^2) or 12 (AVX-512 96: 1.5x slower batched; AVX2 48 even).
  * Longer columns: 1.1-2x slower (128 to 4096). Not with 2 lanes (SSE2,
  * NEON): their 2-point lane stage is cheap.
+ * AVX2's 4 lanes against columns of 1 or 2 (odd n, n = 2 mod 4) get twice
+ * the scratch budget: they win past it (4410, 6930, 8190 above; odd 4725,
+ * 6075, 7875 against SSE2's lanes: 1.2-2x), and where AVX-512's 8 lanes
+ * would exceed it, AVX2's 4 do as well (4410, l3 regime: 6932, 6912 ns).
  */
 bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
                      std::size_t columns)
 {
     const std::size_t lanes = std::size_t(isa.lanes);
-    if (lanes == 1 || batch < lanes || n < lanes ||
-        n * lanes * sizeof(complex) > lane_batch_scratch_bytes)
+    if (lanes == 1 || batch < lanes || n < lanes)
+        return false;
+    const std::size_t budget = lanes == 4 && columns <= 2 ? 2 * lane_batch_scratch_bytes
+                                                          : lane_batch_scratch_bytes;
+    if (n * lanes * sizeof(complex) > budget)
         return false;
     if (columns == lanes)
         return lanes >= 4 && n < 16 * lanes && n / lanes != lanes && n / lanes != 12;
     return columns * 4 <= lanes || columns == 1 ||
-           (columns * 2 == lanes && n <= 64 && n != columns * columns);
+           (columns * 2 == lanes && (n <= 64 || columns == 2) && n != columns * columns);
 }
 
 } // namespace
@@ -97,6 +107,10 @@ std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style
             radices.push_back(8);
         if (twos > 0)
             radices.push_back(1 << twos);
+    } else if (style == pass_style::radix8_16 && twos % 3 <= twos / 3) {
+        // Radix 8 passes, a leftover 2 or 4 doubling one or two of them.
+        for (int i = 0; i < twos / 3; ++i)
+            radices.push_back(i < twos % 3 ? 16 : 8);
     } else {
         // Radix-16 passes, with a 32 absorbing a lone leftover 2: fewest passes
         // through memory without codelets too large for the register file.
@@ -180,10 +194,16 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
         // A pass reads its R inputs a multiple of 4 KiB apart, all in one L1
         // set (12 ways here); once the columns spill from L2, radix 16 and 32
         // passes thrash it: radix 8 measured 35-45% faster at 65536 points.
+        // In cache, sets with 16 vector registers spill in radix 16 and 32
+        // codelets: radix 8 passes measured faster on AVX2 (2048: 32x16 1982
+        // -> 8x8x8 1732 ns, 4096 -5%, 16384 and 32768 -11 to -15%) and SSE2
+        // (8192 to 32768: -17 to -25%), a leftover 2 or 4 going into radix
+        // 16 passes (AVX2 8192: 16x16x8 9410, 8x8x8x4 10080 ns).
         const pass_style resolved = style != pass_style::automatic ? style
                                     : n * sizeof(complex) > large_columns_bytes
                                         ? pass_style::radix8
-                                        : pass_style::largest;
+                                    : isa->few_registers ? pass_style::radix8_16
+                                                         : pass_style::largest;
         const std::vector<int> radices = factor_passes(m, *isa, resolved);
         if (m > 1 && radices.empty())
             break; // a large prime factor: no lane count helps

@@ -75,6 +75,8 @@ const char* style_name(pass_style s)
         return "largest";
     case pass_style::radix8:
         return "radix8";
+    case pass_style::radix8_16:
+        return "radix8_16";
     case pass_style::ascending:
         return "ascending";
     }

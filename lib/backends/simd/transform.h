@@ -38,6 +38,9 @@ struct mixed_radix_spec {
 struct isa_kernels {
     const char* name;
     int lanes;
+    //! 16 vector registers (SSE2, AVX2, 32-bit NEON): radix 16 and 32
+    //! codelets spill there, so the planner prefers radix 8 passes.
+    bool few_registers;
     //! Whether a codelet of this radix was generated for this instruction set.
     bool (*has_codelet)(int radix);
     std::unique_ptr<transform> (*make_mixed_radix)(const mixed_radix_spec&);

@@ -26,6 +26,11 @@
 using V = float32x4_t;
 constexpr int lanes = 2;
 constexpr const char* isa_name = "neon";
+#if defined(__aarch64__)
+constexpr bool few_registers = false; // v0-v31
+#else
+constexpr bool few_registers = true; // q0-q15
+#endif
 
 GPUFFT_INLINE V vadd(V a, V b) { return vaddq_f32(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return vsubq_f32(a, b); }

@@ -9,6 +9,7 @@
 using V = __m128;
 constexpr int lanes = 2;
 constexpr const char* isa_name = "sse2";
+constexpr bool few_registers = true; // xmm0-15
 
 GPUFFT_INLINE V vadd(V a, V b) { return _mm_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm_sub_ps(a, b); }
