@@ -15,13 +15,6 @@ struct outcome {
     bool z, n, c;
 };
 
-std::string hex(uint32_t v)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
-
 /*! `op.setf r0, ra0, rb0` (add ops) or `nop ; op.setf r0, ra0, rb0` (mul
  * ops) with ra0 = a and rb0 = b in every element; element 0 of r0. */
 outcome run_op(const std::string& op, uint32_t a, uint32_t b, bool mul = false,

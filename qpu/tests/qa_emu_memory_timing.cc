@@ -36,13 +36,6 @@ qpu::emu::config fixed_config()
     return cfg;
 }
 
-std::string hex(uint32_t v)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
-
 } // namespace
 
 class qa_emu_memory_timing : public CppUnit::TestFixture {

@@ -31,13 +31,6 @@ uint32_t vdr_basic(unsigned rowlen, unsigned nrows, unsigned vpitch, bool vertic
            unsigned(vertical) << 11 | y << 4 | x;
 }
 
-std::string hex(uint32_t v)
-{
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%08x", v);
-    return buf;
-}
-
 } // namespace
 
 class qa_emu_control : public CppUnit::TestFixture {

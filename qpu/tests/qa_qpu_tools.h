@@ -7,6 +7,7 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -19,6 +20,14 @@ constexpr uint32_t UNIFORMS = 0x8000;  // of the uniform stream
 constexpr uint32_t DATA = 0x10000;     // free for test data
 /*! The end of every test program: thread end and its two delay slots. */
 inline const std::string END = "nop ; thrend\nnop\nnop\n";
+
+/*! A 32-bit word as 0x%08x, for assertion messages. */
+inline std::string hex(uint32_t v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
 
 inline uint64_t seed()
 {

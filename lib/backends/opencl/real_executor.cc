@@ -25,31 +25,32 @@ mem_handle make_buffer(device_context& ctx, std::size_t bytes, const void* init 
 
 /* Copies `count` blocks of `block` bytes between a device buffer, where they
  * lie back to back from offset 0, and host memory, where they start `pitch`
- * bytes apart; without blocking. One command when the host's are back to
- * back too: a command per transform costs each its own launch and, from
- * pageable memory, its own staging. */
-void write_blocks(cl_command_queue q, cl_mem dev, const void* host, std::size_t count,
-                  std::size_t block, std::size_t pitch)
+ * bytes apart, with `enqueue` (clEnqueueWriteBuffer or clEnqueueReadBuffer);
+ * without blocking. One command when the host's are back to back too: a
+ * command per transform costs each its own launch and, from pageable memory,
+ * its own staging. */
+template <typename Enqueue, typename Host>
+void copy_blocks(Enqueue enqueue, const char* what, cl_command_queue q, cl_mem dev, Host* host,
+                 std::size_t count, std::size_t block, std::size_t pitch)
 {
-    const auto* from = static_cast<const unsigned char*>(host);
     const bool packed = pitch == block;
     const std::size_t commands = packed ? 1 : count, bytes = packed ? count * block : block;
     for (std::size_t t = 0; t < commands; ++t)
-        check(api()->clEnqueueWriteBuffer(q, dev, CL_FALSE, t * block, bytes, from + t * pitch, 0,
-                                          nullptr, nullptr),
-              "clEnqueueWriteBuffer");
+        check(enqueue(q, dev, CL_FALSE, t * block, bytes, host + t * pitch, 0, nullptr, nullptr), what);
+}
+
+void write_blocks(cl_command_queue q, cl_mem dev, const void* host, std::size_t count,
+                  std::size_t block, std::size_t pitch)
+{
+    copy_blocks(api()->clEnqueueWriteBuffer, "clEnqueueWriteBuffer", q, dev,
+                static_cast<const unsigned char*>(host), count, block, pitch);
 }
 
 void read_blocks(cl_command_queue q, cl_mem dev, void* host, std::size_t count, std::size_t block,
                  std::size_t pitch)
 {
-    auto* to = static_cast<unsigned char*>(host);
-    const bool packed = pitch == block;
-    const std::size_t commands = packed ? 1 : count, bytes = packed ? count * block : block;
-    for (std::size_t t = 0; t < commands; ++t)
-        check(api()->clEnqueueReadBuffer(q, dev, CL_FALSE, t * block, bytes, to + t * pitch, 0,
-                                         nullptr, nullptr),
-              "clEnqueueReadBuffer");
+    copy_blocks(api()->clEnqueueReadBuffer, "clEnqueueReadBuffer", q, dev, static_cast<unsigned char*>(host),
+                count, block, pitch);
 }
 
 } // namespace
