@@ -103,6 +103,8 @@ public:
             d_rest->run(in + b * dist, out + b * dist, batch - b, dist);
     }
 
+    std::size_t batch_granule() const override { return lanes; }
+
     std::string describe() const override
     {
         std::string s = "lane-batched ";

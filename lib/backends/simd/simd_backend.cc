@@ -161,10 +161,10 @@ public:
           d_isa(c.isas.front()->name),
           d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
     {
+        // Every worker plans for the whole batch, as one thread would, so the
+        // results do not depend on the number of threads.
         for (unsigned w = 0; w < d_pool.size(); ++w)
-            d_transforms.push_back(
-                make_transform(c.isas, p.n, p.dir == direction::forward, c.style,
-                               p.batch / d_pool.size()));
+            d_transforms.push_back(make_transform(c.isas, p.n, p.dir == direction::forward, c.style, p.batch));
         d_job = [this](unsigned worker) { run_share(worker); };
     }
 
@@ -184,12 +184,17 @@ public:
     }
 
 private:
-    // Worker w takes a contiguous share of the batch.
+    // Worker w takes a contiguous share of the batch in whole granules (the
+    // last one also the rest), so each transform takes the path it would
+    // take in one thread.
     void run_share(unsigned worker)
     {
         const std::size_t workers = d_pool.size();
-        const std::size_t first = d_problem.batch * worker / workers;
-        const std::size_t last = d_problem.batch * (worker + 1) / workers;
+        const std::size_t granule = d_transforms[worker]->batch_granule();
+        const std::size_t granules = d_problem.batch / granule;
+        const std::size_t first = granule * (granules * worker / workers);
+        const std::size_t last =
+            worker + 1 == workers ? d_problem.batch : granule * (granules * (worker + 1) / workers);
         const std::size_t dist = d_problem.stride();
         d_transforms[worker]->run(d_in + first * dist, d_out + first * dist, last - first, dist);
     }

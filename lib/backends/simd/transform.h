@@ -21,6 +21,9 @@ public:
     //! batch transforms, dist elements apart; in == out is allowed.
     virtual void run(const complex* in, complex* out, std::size_t batch, std::size_t dist) = 0;
     virtual std::string describe() const = 0;
+    //! Transforms that go through one path together (a vector's lanes): a
+    //! batch split at multiples of it is computed exactly as when whole.
+    virtual std::size_t batch_granule() const { return 1; }
 };
 
 /*!
