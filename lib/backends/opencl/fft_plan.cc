@@ -719,9 +719,9 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
             c.passes = { r };
             add(c);
         }
-        // The most square splits both ways round, and the most square with
-        // n1 or n2 a multiple of column_group_target (whole segments a
-        // column group's access).
+        // The three most square splits (both ways round), and the most
+        // square with n1 or n2 a multiple of column_group_target (whole
+        // segments a column group's access).
         std::vector<std::size_t> factors = four_step_factors(d, n);
         const auto squareness = [&](std::size_t a) {
             return std::abs(std::log(double(a) * double(a) / double(n)));
@@ -730,7 +730,7 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
             return squareness(a) < squareness(b);
         });
         std::vector<std::size_t> chosen(factors.begin(),
-                                        factors.begin() + std::min<std::size_t>(2, factors.size()));
+                                        factors.begin() + std::min<std::size_t>(3, factors.size()));
         for (bool columns : { true, false })
             for (std::size_t a : factors)
                 if ((columns ? a : n / a) % column_group_target == 0) {
