@@ -3,7 +3,7 @@
  *
  *   qa_opencl                 every suite
  *   qa_opencl SUITE...        opencl_sizes, opencl_shapes, opencl_layout, opencl_device,
- *                             opencl_cache
+ *                             opencl_cache, opencl_search
  *
  * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
  * (skipped) when no OpenCL device is usable here, saying why. Every transform
@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -382,6 +384,158 @@ class qa_opencl_device : public CppUnit::TestFixture
     }
 };
 
+/*!
+ * The plan-time search over kernel shapes (lib/backends/opencl/shape_search.h):
+ * every candidate it can pick, forced in turn with GPUFFT_OPENCL_CANDIDATE,
+ * is a correct transform (fresh random data, poisoned outputs); a choice is
+ * read back from the cache, and a corrupt or foreign entry is ignored and
+ * rewritten; with the search off the plans are plan_chain's rules. CTest runs
+ * it also as a Mali (32 KiB local memory, 256 work-items), whose limits
+ * shape the candidates.
+ */
+class qa_opencl_search : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_search);
+    CPPUNIT_TEST(every_candidate);
+    CPPUNIT_TEST(choice_is_cached);
+    CPPUNIT_TEST(off_keeps_the_rules);
+    CPPUNIT_TEST_SUITE_END();
+
+    static std::string shape_of(std::size_t n)
+    {
+        return gpufft::plan(n, direction::forward, 1, 0, target).describe();
+    }
+
+    //! The "candidate K of C" a description names, or empty.
+    static std::string candidate_in(const std::string& shape)
+    {
+        const auto at = shape.find("candidate ");
+        if (at == std::string::npos)
+            return "";
+        return shape.substr(at, shape.find_first_of(",)", at) - at);
+    }
+
+    void every_candidate()
+    {
+        run_checks("opencl search candidates", [](failures& f) {
+            for (std::size_t n : { 90, 1296, 6000, 12000 }) {
+                std::size_t k = 0;
+                for (;; ++k) {
+                    setenv("GPUFFT_OPENCL_CANDIDATE", std::to_string(k).c_str(), 1);
+                    std::string shape;
+                    try {
+                        shape = shape_of(n);
+                    } catch (const gpufft::error& e) {
+                        f.checked();
+                        if (std::string(e.what()).find("GPUFFT_OPENCL_CANDIDATE") == std::string::npos)
+                            f.add(std::to_string(n) + ": candidate " + std::to_string(k) +
+                                  " failed otherwise than beyond the list: " + e.what());
+                        break;
+                    }
+                    std::printf("  %zu, candidate %zu: %s\n", n, k, shape.c_str());
+                    check_all_ways(f, n);
+                }
+                f.checked();
+                if (k < 2)
+                    f.add(std::to_string(n) + ": " + std::to_string(k) +
+                          " candidates, nothing to search");
+            }
+            unsetenv("GPUFFT_OPENCL_CANDIDATE");
+        });
+    }
+
+    void choice_is_cached()
+    {
+        run_checks("opencl search cache", [](failures& f) {
+            namespace fs = std::filesystem;
+            const fs::path dir = fs::temp_directory_path() /
+                                 ("gpufft-qa-search-" + std::to_string(run_seed()));
+            fs::remove_all(dir);
+            setenv("GPUFFT_CACHE_DIR", dir.c_str(), 1);
+            setenv("GPUFFT_OPENCL_SEARCH", "1", 1);
+            const std::size_t n = 1296;
+            auto expect = [&](const std::string& when, const std::string& how) {
+                const std::string shape = shape_of(n);
+                std::printf("  %s: %s\n", when.c_str(), shape.c_str());
+                f.checked();
+                if (shape.find("(" + how + ": candidate ") == std::string::npos)
+                    f.add(when + ": the plan does not say \"" + how + "\": " + shape);
+                check_transform(f, target, n, direction::forward);
+                return candidate_in(shape);
+            };
+            auto entries = [&] {
+                std::vector<fs::path> out;
+                std::error_code ec;
+                for (const auto& e : fs::directory_iterator(dir / "shapes", ec))
+                    out.push_back(e.path());
+                return out;
+            };
+            auto read = [](const fs::path& p) {
+                std::ifstream in(p);
+                return std::string(std::istreambuf_iterator<char>(in), {});
+            };
+            auto write = [](const fs::path& p, const std::string& text) {
+                std::ofstream(p, std::ios::trunc) << text;
+            };
+
+            const std::string won = expect("first plan", "searched");
+            const auto files = entries();
+            f.checked();
+            if (files.size() != 1) {
+                f.add("the search left " + std::to_string(files.size()) + " cache entries, not 1");
+                return;
+            }
+            const std::string entry = read(files[0]);
+            f.checked();
+            if (expect("second plan", "search cache") != won)
+                f.add("the cache did not give back the search's " + won);
+
+            // Garbage; a candidate beyond the list; another size's key.
+            const std::string line = won.substr(0, won.find(" of"));
+            const std::string key = entry.substr(0, entry.find("\ncandidate ") + 1);
+            std::string beyond = entry, foreign = entry;
+            beyond.replace(beyond.find(line), line.size(), "candidate 99");
+            const std::string points = std::to_string(n) + " points";
+            foreign.replace(foreign.find(points), points.size(), std::to_string(n + 1) + " points");
+            for (const auto& [what, text] : { std::pair<std::string, std::string>{ "garbage", "\x01not a choice" },
+                                              { "a candidate beyond the list", beyond },
+                                              { "a foreign key", foreign } }) {
+                write(files[0], text);
+                expect("over " + what, "searched");
+                f.checked();
+                if (read(files[0]).compare(0, key.size(), key) != 0)
+                    f.add("the entry with " + what + " was not rewritten");
+            }
+            unsetenv("GPUFFT_OPENCL_SEARCH");
+            unsetenv("GPUFFT_CACHE_DIR");
+            fs::remove_all(dir);
+        });
+    }
+
+    void off_keeps_the_rules()
+    {
+        run_checks("opencl search off", [](failures& f) {
+            for (std::size_t n : { 90, 1296, 6000, 12000 }) {
+                setenv("GPUFFT_OPENCL_SEARCH", "0", 1);
+                const std::string off = shape_of(n);
+                setenv("GPUFFT_OPENCL_CANDIDATE", "0", 1);
+                const std::string first = shape_of(n);
+                unsetenv("GPUFFT_OPENCL_CANDIDATE");
+                const std::string note = " (forced: " + candidate_in(first) + ")";
+                f.checked();
+                if (off.find("search") != std::string::npos || first.find(note) == std::string::npos ||
+                    std::string(first).erase(first.find(note), note.size()) != off)
+                    f.add(std::to_string(n) + ": with the search off \"" + off +
+                          "\", not candidate 0's \"" + first + "\"");
+            }
+            setenv("GPUFFT_OPENCL_SEARCH", "yes", 1);
+            expect_error(f, "GPUFFT_OPENCL_SEARCH=yes", { "GPUFFT_OPENCL_SEARCH", "yes" },
+                         [] { shape_of(64); });
+            unsetenv("GPUFFT_OPENCL_SEARCH");
+        });
+    }
+};
+
 // The kernel-binary cache, across processes: this program run as
 // `qa_opencl --plan-child N` plans once and prints the milliseconds it took.
 class qa_opencl_cache : public CppUnit::TestFixture
@@ -474,13 +628,14 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_shapes, "opencl_shapes");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_layout, "opencl_layout");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_search, "opencl_search");
 
 } // namespace qa
 
 namespace {
 
 const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_shapes",
-                                    "opencl_layout" };
+                                    "opencl_layout", "opencl_search" };
 
 // The cache test's child: one plan; prints the milliseconds it took, wall
 // clock and CPU time of the whole process (the driver's threads too). What a

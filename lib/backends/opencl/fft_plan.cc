@@ -35,6 +35,11 @@ constexpr std::size_t bluestein_primes[] = { 2, 3, 5 };
 constexpr double bluestein_smooth_share = 0.8;
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
+// The plan-time search (shape_candidates): at most this many shapes a size,
+// and above this size (or where local memory cannot hold the transform) the
+// register mode and two passes compete.
+constexpr std::size_t max_shape_candidates = 8;
+constexpr std::size_t search_split_from = 4096;
 // Neighbouring columns a column pass wants in a work-group, so each access
 // of a warp covers whole memory segments.
 constexpr std::size_t column_group_target = 16;
@@ -87,6 +92,19 @@ std::size_t work_items_per_transform(std::size_t n,
     return best;
 }
 
+//! Transforms per work-group for s.tt work-items each: about `group`
+//! work-items, as many as d's work-group and local memory allow.
+void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
+{
+    std::size_t g = std::max<std::size_t>(1, group / s.tt);
+    if (s.map_cols || s.store_cols)
+        g = std::max(g, column_group_target);
+    while (g > 1 && (g * s.tt > d.info.max_work_group ||
+                     (needs_lds(s) && lds_bytes(s.n, g) > d.info.local_memory)))
+        --g;
+    s.g = g;
+}
+
 //! Work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
@@ -95,13 +113,7 @@ void shape_pass(const device_entry& d, pass_spec& s)
         needs_lds(s) ? std::max<std::size_t>(1, d.info.local_memory / lds_bytes(s.n, 1)) : 1024;
     s.tt = work_items_per_transform(
         s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
-    std::size_t g = std::max<std::size_t>(1, work_group_target / s.tt);
-    if (s.map_cols || s.store_cols)
-        g = std::max(g, column_group_target);
-    while (g > 1 && (g * s.tt > d.info.max_work_group ||
-                     (needs_lds(s) && lds_bytes(s.n, g) > d.info.local_memory)))
-        --g;
-    s.g = g;
+    fit_group(d, s, work_group_target);
 }
 
 /*!
@@ -173,18 +185,30 @@ std::size_t one_kernel_limit(const device_entry& d)
     return n;
 }
 
-//! n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits.
-bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std::size_t& n2)
+//! Every n1 for two passes of n = n1 * n2 points on d, both factors fitting
+//! one kernel, ascending.
+std::vector<std::size_t> four_step_factors(const device_entry& d, std::size_t n)
 {
     // Both factors fit one kernel, and no size that fits reaches twice the
     // largest power of two that does: a huge n has no split, and must not cost
     // a trial division up to its square root.
     const std::size_t bound = 2 * one_kernel_limit(d);
+    std::vector<std::size_t> out;
     if (n / bound > bound)
-        return false;
+        return out;
+    for (std::size_t a = 2; a <= bound && a < n; ++a)
+        if (n % a == 0 && n / a <= bound && fits_one_kernel(d, a, true) &&
+            fits_one_kernel(d, n / a, true))
+            out.push_back(a);
+    return out;
+}
+
+//! n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits.
+bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std::size_t& n2)
+{
     bool found = false;
-    for (std::size_t a = 2; a <= bound && a * a <= n; ++a)
-        if (n % a == 0 && fits_one_kernel(d, a, true) && fits_one_kernel(d, n / a, true)) {
+    for (std::size_t a : four_step_factors(d, n))
+        if (a * a <= n) {
             n1 = a;
             n2 = n / a;
             found = true;
@@ -192,6 +216,49 @@ bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std:
     return found;
 }
 
+//! Appends the two passes of s.n = n1 * n2 points (s: the one-pass spec),
+//! through `mid`.
+void append_two_passes(chain_shape& c,
+                       const device_entry& d,
+                       const pass_spec& s,
+                       buffer_slot mid,
+                       std::size_t n1,
+                       std::size_t n2)
+{
+    const std::size_t n = s.n;
+    // Columns: element e of column c at c + e * n2, twiddled on store.
+    pass_spec p1 = s;
+    p1.n = n1;
+    p1.tpb = n2;
+    p1.to = mid;
+    p1.to_dist = n;
+    p1.in_cstr = p1.out_cstr = 1;
+    p1.in_estr = p1.out_estr = n2;
+    p1.map_cols = p1.store_cols = true;
+    p1.twiddle_n = n;
+    p1.store = store_hook::none;
+    p1.in_jc = 1;
+    p1.in_je = n2;
+    shape_pass(d, p1);
+    // Rows, stored transposed: output k + m * n1.
+    pass_spec p2 = s;
+    p2.n = n2;
+    p2.tpb = n1;
+    p2.from = mid;
+    p2.from_dist = n;
+    p2.in_cstr = n2;
+    p2.in_estr = 1;
+    p2.out_cstr = 1;
+    p2.out_estr = n1;
+    p2.store_cols = true;
+    p2.load = load_hook::none;
+    p2.out_jc = 1;
+    p2.out_je = n1;
+    shape_pass(d, p2);
+    c.passes.push_back(p1);
+    c.passes.push_back(p2);
+    c.scratch_points[mid == buffer_slot::scratch0 ? 0 : 1] = n;
+}
 
 //! Appends the passes of an n-point FFT from `from` to `to`, through `mid`
 //! when it takes two passes. Returns false if n is beyond two passes.
@@ -230,38 +297,7 @@ bool append_fft(chain_shape& c,
     std::size_t n1 = 0, n2 = 0;
     if (!four_step_split(d, n, n1, n2))
         return false;
-    // Columns: element e of column c at c + e * n2, twiddled on store.
-    pass_spec p1 = s;
-    p1.n = n1;
-    p1.tpb = n2;
-    p1.to = mid;
-    p1.to_dist = n;
-    p1.in_cstr = p1.out_cstr = 1;
-    p1.in_estr = p1.out_estr = n2;
-    p1.map_cols = p1.store_cols = true;
-    p1.twiddle_n = n;
-    p1.store = store_hook::none;
-    p1.in_jc = 1;
-    p1.in_je = n2;
-    shape_pass(d, p1);
-    // Rows, stored transposed: output k + m * n1.
-    pass_spec p2 = s;
-    p2.n = n2;
-    p2.tpb = n1;
-    p2.from = mid;
-    p2.from_dist = n;
-    p2.in_cstr = n2;
-    p2.in_estr = 1;
-    p2.out_cstr = 1;
-    p2.out_estr = n1;
-    p2.store_cols = true;
-    p2.load = load_hook::none;
-    p2.out_jc = 1;
-    p2.out_je = n1;
-    shape_pass(d, p2);
-    c.passes.push_back(p1);
-    c.passes.push_back(p2);
-    c.scratch_points[mid == buffer_slot::scratch0 ? 0 : 1] = n;
+    append_two_passes(c, d, s, mid, n1, n2);
     return true;
 }
 
@@ -591,6 +627,8 @@ std::string chain_shape::describe() const
         if (p.convolve)
             s << ", forward, times the spectrum and inverse";
     }
+    if (!search_note.empty())
+        s << " (" << search_note << ")";
     return s.str();
 }
 
@@ -627,6 +665,85 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     if (!ok)
         throw beyond_reach();
     return c;
+}
+
+std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir)
+{
+    std::vector<chain_shape> out = { plan_chain(d, n, dir) };
+    if (out.front().bluestein_m)
+        return out;
+    auto add = [&](const chain_shape& c) {
+        const std::string text = c.describe();
+        if (out.size() < max_shape_candidates &&
+            std::none_of(out.begin(), out.end(),
+                         [&](const chain_shape& o) { return o.describe() == text; }))
+            out.push_back(c);
+    };
+    chain_shape base;
+    base.n = n;
+    base.dir = dir;
+    pass_spec s;
+    s.n = n;
+    s.sign = dir == direction::forward ? -1 : 1;
+    s.radices = radices_for(n);
+    // One kernel, whole in local memory: work-items a transform from those
+    // of the widest stage (the fewest that leave none idle in it) to those of
+    // the narrowest (every butterfly its own work-item), groups of half to
+    // twice work_group_target.
+    if (fits_one_kernel(d, n, false)) {
+        pass_spec today = s;
+        shape_pass(d, today);
+        const std::size_t widest = n / *std::max_element(s.radices.begin(), s.radices.end());
+        const std::size_t narrowest = n / *std::min_element(s.radices.begin(), s.radices.end());
+        const std::pair<std::size_t, std::size_t> shapes[] = {
+            { today.tt, work_group_target / 2 }, { today.tt, work_group_target * 2 },
+            { widest, work_group_target },       { narrowest, work_group_target },
+            { (today.tt + 1) / 2, work_group_target },
+        };
+        for (const auto& [tt, group] : shapes) {
+            pass_spec p = s;
+            p.tt = tt;
+            if (tt > d.info.max_work_group)
+                continue;
+            fit_group(d, p, group);
+            chain_shape c = base;
+            c.passes = { p };
+            add(c);
+        }
+    }
+    // The register mode and two passes compete above search_split_from.
+    if (n > search_split_from || !fits_one_kernel(d, n, false)) {
+        pass_spec r = s;
+        if (shape_register_pass(d, r)) {
+            chain_shape c = base;
+            c.passes = { r };
+            add(c);
+        }
+        // The three most square splits (both ways round), and the most
+        // square with n1 or n2 a multiple of column_group_target (whole
+        // segments a column group's access).
+        std::vector<std::size_t> factors = four_step_factors(d, n);
+        const auto squareness = [&](std::size_t a) {
+            return std::abs(std::log(double(a) * double(a) / double(n)));
+        };
+        std::stable_sort(factors.begin(), factors.end(), [&](std::size_t a, std::size_t b) {
+            return squareness(a) < squareness(b);
+        });
+        std::vector<std::size_t> chosen(factors.begin(),
+                                        factors.begin() + std::min<std::size_t>(3, factors.size()));
+        for (bool columns : { true, false })
+            for (std::size_t a : factors)
+                if ((columns ? a : n / a) % column_group_target == 0) {
+                    chosen.push_back(a);
+                    break;
+                }
+        for (std::size_t a : chosen) {
+            chain_shape c = base;
+            append_two_passes(c, d, s, buffer_slot::scratch0, a, n / a);
+            add(c);
+        }
+    }
+    return out;
 }
 
 std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims)

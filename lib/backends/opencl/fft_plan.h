@@ -70,6 +70,8 @@ struct chain_shape {
     std::vector<pass_spec> passes;
     std::size_t scratch_points[2] = { 0, 0 }; //!< per transform
     std::size_t bluestein_m = 0;              //!< 0 unless Bluestein
+    //! How the plan-time search chose this shape (shape_search.h), or empty.
+    std::string search_note;
     std::string describe() const;
 };
 
@@ -78,6 +80,17 @@ struct chain_shape {
  * gpufft::error when n is beyond what two passes reach.
  */
 chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
+
+/*!
+ * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
+ * first: a one-kernel pass's work-items a transform and transforms a group
+ * around plan_chain's; above 4096 points the register mode and a few
+ * four-step splits. Each respects d's local memory and work-group limits.
+ * Bluestein sizes have plan_chain's only. Bump shape_candidates_version when
+ * the list changes, so that cached choices are not read against another list.
+ */
+std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
+constexpr int shape_candidates_version = 1;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,

@@ -1,5 +1,6 @@
 /* gr-gpufft OpenCL backend: gpufft::plan's executor, on host buffers. */
 #include "host_executor.h"
+#include "shape_search.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <chrono>
@@ -48,10 +49,11 @@ host_executor::host_executor(const problem& p, const std::string& selector)
     const device_entry& dev = d_ctx.device;
     if (d_variant.empty())
         d_variant = std::to_string(dev.info.index);
+    d_chunk = std::min(p.batch, std::max<std::size_t>(1, chunk_points / p.n));
     std::vector<std::vector<axis_chain>> layouts;
     if (p.rank() == 1) {
         axis_chain whole;
-        whole.shape = plan_chain(dev, p.n, p.dir);
+        whole.shape = searched_chain(d_ctx, p.n, p.dir, d_chunk);
         whole.dist = p.n;
         layouts.push_back({ whole });
     } else {
@@ -62,7 +64,6 @@ host_executor::host_executor(const problem& p, const std::string& selector)
         layouts.push_back(plan_transposed(dev, p.dims, p.dir));
     }
     const std::size_t slots = d_unified ? 1 : 2;
-    d_chunk = std::min(p.batch, std::max<std::size_t>(1, chunk_points / p.n));
 
     // Device memory: per slot the data and the most scratch a layout needs.
     std::size_t scratch = 0;

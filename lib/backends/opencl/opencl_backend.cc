@@ -2,6 +2,7 @@
  * device-side plans of <gpufft/opencl.h>. */
 #include "host_executor.h"
 #include "real_executor.h"
+#include "shape_search.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
 #include <gpufft/opencl.h>
@@ -26,7 +27,7 @@ struct device_plan::impl {
             throw error("gpufft: opencl: a device_plan computes 1-D c2c transforms only, not " +
                         p.describe());
         chain = std::make_unique<fft_chain>(
-            ctx, plan_chain(ctx.device, p.n, p.dir), p.batch, p.stride(), p.stride());
+            ctx, searched_chain(ctx, p.n, p.dir, p.batch), p.batch, p.stride(), p.stride());
     }
 };
 

@@ -24,18 +24,10 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h)
     return h;
 }
 
-//! 128 bits of two FNV-1a hashes from different offsets, in hex.
 std::string cache_key(const device_entry& d, const std::string& source, const std::string& options)
 {
-    const std::string all = d.info.platform + '\n' + d.info.name + '\n' + d.info.driver + '\n' +
-                            d.info.version + '\n' + options + '\n' + source;
-    char hex[33];
-    std::snprintf(hex,
-                  sizeof hex,
-                  "%016llx%016llx",
-                  (unsigned long long)fnv1a(all, 0xcbf29ce484222325ULL),
-                  (unsigned long long)fnv1a(all, 0x84222325cbf29ce4ULL));
-    return hex;
+    return cache_hash(d.info.platform + '\n' + d.info.name + '\n' + d.info.driver + '\n' +
+                      d.info.version + '\n' + options + '\n' + source);
 }
 
 std::string build_log(cl_program p, cl_device_id d)
@@ -60,38 +52,6 @@ std::string first_lines(const std::string& text, int lines)
     return out;
 }
 
-std::string read_file(const fs::path& path)
-{
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        return "";
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Best effort: a cache that cannot be written only costs the next plan a build.
-void write_atomically(const fs::path& path, const std::vector<unsigned char>& bytes)
-{
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f)
-            return;
-        f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-        if (!f) {
-            f.close();
-            fs::remove(tmp, ec);
-            return;
-        }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec)
-        fs::remove(tmp, ec);
-}
-
 std::vector<unsigned char> program_binary(cl_program p)
 {
     std::size_t size = 0;
@@ -109,7 +69,7 @@ std::vector<unsigned char> program_binary(cl_program p)
 //! The program from a cached binary, or none if it is missing or does not load.
 program_handle from_binary(device_context& ctx, const fs::path& path, const std::string& options)
 {
-    const std::string bytes = read_file(path);
+    const std::string bytes = read_cache_file(path.string());
     if (bytes.empty())
         return {};
     const cl_device_id dev = ctx.device.id;
@@ -149,6 +109,50 @@ program_handle retained(cl_program p)
 
 } // namespace
 
+//! 128 bits of two FNV-1a hashes from different offsets, in hex.
+std::string cache_hash(const std::string& text)
+{
+    char hex[33];
+    std::snprintf(hex,
+                  sizeof hex,
+                  "%016llx%016llx",
+                  (unsigned long long)fnv1a(text, 0xcbf29ce484222325ULL),
+                  (unsigned long long)fnv1a(text, 0x84222325cbf29ce4ULL));
+    return hex;
+}
+
+std::string read_cache_file(const std::string& path)
+{
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        return "";
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Best effort: a cache that cannot be written only costs the next plan a build.
+void write_cache_file(const std::string& path, const std::string& bytes)
+{
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    const fs::path tmp = path + ".tmp" + std::to_string(::getpid());
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f)
+            return;
+        f.write(bytes.data(), std::streamsize(bytes.size()));
+        if (!f) {
+            f.close();
+            fs::remove(tmp, ec);
+            return;
+        }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec)
+        fs::remove(tmp, ec);
+}
+
 std::string kernel_cache_dir()
 {
     if (const char* dir = std::getenv("GPUFFT_CACHE_DIR"); dir && *dir)
@@ -173,7 +177,7 @@ program_handle build_program(device_context& ctx, const std::string& source, con
         p = from_source(ctx, source, options);
         const auto bytes = program_binary(p.get());
         if (!bytes.empty())
-            write_atomically(path, bytes);
+            write_cache_file(path.string(), std::string(bytes.begin(), bytes.end()));
     }
     program_handle copy = retained(p.get());
     ctx.programs.emplace(key, std::move(p));

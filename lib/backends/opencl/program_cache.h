@@ -17,6 +17,16 @@ namespace gpufft::opencl::detail {
 //! The directory binaries are cached in (may not exist yet).
 std::string kernel_cache_dir();
 
+//! 128 bits of hash of `text` in hex: a cache file's name.
+std::string cache_hash(const std::string& text);
+
+//! A cache file's bytes, empty if it is missing or unreadable.
+std::string read_cache_file(const std::string& path);
+
+//! Writes a cache file atomically (temp file + rename), its directory made
+//! if need be; best effort (a cache that cannot be written costs a rebuild).
+void write_cache_file(const std::string& path, const std::string& bytes);
+
 /*!
  * A built program for `source` with `options` (a new reference the caller
  * owns). Throws gpufft::error quoting the first lines of the build log when
