@@ -30,7 +30,7 @@ std::string env_text(const char* name)
 }
 
 //! What a cached choice depends on, written at the head of its entry.
-std::string entry_key(const device_entry& d, std::size_t n, direction dir)
+std::string entry_key(const device_entry& d, std::size_t n, direction dir, std::size_t batch)
 {
     std::ostringstream k;
     k << "gpufft shape search, candidates version " << shape_candidates_version << '\n'
@@ -40,7 +40,7 @@ std::string entry_key(const device_entry& d, std::size_t n, direction dir)
       << d.info.version << '\n'
       << "local memory " << d.info.local_memory << ", work-group " << d.info.max_work_group << '\n'
       << n << " points " << (dir == direction::forward ? "forward" : "inverse") << ", "
-      << layout_class << '\n';
+      << layout_class << ", timed on a batch of " << batch << '\n';
     return k.str();
 }
 
@@ -111,8 +111,11 @@ std::string microseconds(double s)
 bool shape_search_on(const device_entry& d)
 {
     const std::string v = env_text("GPUFFT_OPENCL_SEARCH");
+    // Off unless asked for: on the H100 the choice made on the timed batch
+    // helped some sizes (1296: 0.68 to 0.96 of cuFFT) and hurt others
+    // (16384: 0.64 to 0.57; scripts/device/results/h100-2026-11-25-search.md).
     if (v.empty())
-        return !d.is_cpu();
+        return false;
     if (v != "0" && v != "1")
         throw error("gpufft: opencl: GPUFFT_OPENCL_SEARCH=\"" + v + "\" is neither 0 nor 1");
     return v == "1";
@@ -143,14 +146,16 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     if (candidates.size() == 1)
         return candidates.front();
 
-    const std::string key = entry_key(d, n, dir);
+    // A choice holds for the batch it was timed on: one made on a test's
+    // few transforms is not reused for a large batch.
+    const std::size_t batch =
+        std::max<std::size_t>(1, std::min(max_batch, timed_bytes / (8 * n)));
+    const std::string key = entry_key(d, n, dir, batch);
     const std::string path = kernel_cache_dir() + "/shapes/" + cache_hash(key) + ".txt";
     const long cached = cached_choice(path, key, candidates);
     if (cached >= 0)
         return noted(std::size_t(cached), "search cache");
 
-    const std::size_t batch =
-        std::max<std::size_t>(1, std::min(max_batch, timed_bytes / (8 * n)));
     const std::size_t bytes = batch * n * 8;
     mem_handle in = device_buffer(ctx, bytes), out = device_buffer(ctx, bytes);
     const queue_handle q = make_queue(ctx);

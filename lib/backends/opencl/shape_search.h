@@ -15,8 +15,8 @@
 namespace gpufft::opencl::detail {
 
 /*!
- * Whether plans on d search: GPUFFT_OPENCL_SEARCH=0|1 where set, else on
- * every device but CPUs (PoCL's timings are not worth their planning time).
+ * Whether plans on d search: GPUFFT_OPENCL_SEARCH=1, not by default (on the
+ * H100 it helped some sizes and hurt others; README, "The opencl backend").
  * Throws gpufft::error for another value.
  */
 bool shape_search_on(const device_entry& d);
