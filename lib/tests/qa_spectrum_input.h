@@ -100,7 +100,8 @@ inline void check_zero_copy_input(failures& f, const std::string& backend)
         try {
             for (std::size_t step = 0; at < raw.size(); ++step) {
                 const std::size_t left = raw.size() - at;
-                const std::size_t max_bytes = std::min(left, 1 + 2 * (rng() % (3 * batch_bytes / 2)));
+                const std::size_t max_bytes =
+                    std::min<std::size_t>(left, 1 + 2 * (rng() % (3 * batch_bytes / 2)));
                 const gpufft::input_span span = zero.acquire(max_bytes);
                 if (!span.data || span.bytes == 0 || span.bytes > max_bytes) {
                     f.add(name + ": acquire(" + std::to_string(max_bytes) + ") gave " +
