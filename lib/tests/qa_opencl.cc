@@ -213,7 +213,8 @@ class qa_opencl_sizes : public CppUnit::TestFixture
  * Bluestein: through it (8191: 16384 points;
  * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65537:
  * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
- * (48 KiB, 1024 work-items: exchanges of 8192 elements in two rounds) and
+ * (48 KiB, 1024 work-items: exchanges of 4096 elements in two and four
+ * rounds) and
  * as a Mali (32 KiB, 256: 16384 falls back to two passes, 8191 and 4099 to
  * three); each plan's description is printed.
  */
@@ -221,15 +222,44 @@ class qa_opencl_shapes : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_shapes);
     CPPUNIT_TEST(register_mode);
+    CPPUNIT_TEST(one_transform_a_group);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
     {
         run_checks("opencl register mode", [](failures& f) {
             for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
-                std::printf("  %zu: %s\n", n,
-                            gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
+                const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, shape.c_str());
+                check_exchange_rounds(f, n, shape);
                 check_all_ways(f, n);
+            }
+        });
+    }
+
+    //! Register-mode rounds of at most 4096 elements that divide n evenly
+    //! (fft_plan.cc, register_exchange_target).
+    static void check_exchange_rounds(failures& f, std::size_t n, const std::string& shape)
+    {
+        const auto at = shape.find("exchanged ");
+        if (at == std::string::npos || shape.find("bluestein") != std::string::npos)
+            return;
+        const std::size_t xchg = std::stoul(shape.substr(at + 10));
+        if (xchg > 4096 || n % xchg)
+            f.add(std::to_string(n) + ": exchange rounds of " + std::to_string(xchg) +
+                  " elements (want at most 4096, dividing n): " + shape);
+    }
+
+    //! One-kernel transforms of more than 8 KiB of local memory take a
+    //! work-group each (fft_plan.cc, group_local_target).
+    void one_transform_a_group()
+    {
+        run_checks("opencl one transform a group", [](failures& f) {
+            for (std::size_t n : { 1296, 2520, 4410 }) {
+                const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                if (shape.find("one kernel") != std::string::npos &&
+                    shape.find(" 1 transform of ") == std::string::npos)
+                    f.add(std::to_string(n) + ": " + shape);
             }
         });
     }
@@ -358,6 +388,19 @@ class qa_opencl_device : public CppUnit::TestFixture
                 expect_error(f, "scratch beyond device memory", { "MiB", "largest buffer" }, [&] {
                     ocl::device_plan p(gpufft::problem{ n, direction::forward, batch, 0 });
                 });
+            // The planner's tuning overrides take positive whole numbers.
+            for (const char* name : { "GPUFFT_OPENCL_GROUP_LOCAL", "GPUFFT_OPENCL_REGISTER_EXCHANGE",
+                                      "GPUFFT_OPENCL_REGISTER_FROM" })
+                for (const char* bad : { "0", "4k", "-1" }) {
+                    setenv(name, bad, 1);
+                    expect_error(f, std::string(name) + "=" + bad,
+                                 { name, "not a positive whole number" },
+                                 [] {
+                                     for (std::size_t n : { 1000, 16384 })
+                                         gpufft::plan p(n, direction::forward, 1, 0, "opencl");
+                                 });
+                    unsetenv(name);
+                }
             // Beyond what two passes reach.
             expect_error(f, "size beyond two passes", { "beyond" }, [] {
                 gpufft::plan p(std::size_t(1) << 30, direction::forward, 1, 0, "opencl");

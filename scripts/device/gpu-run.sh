@@ -107,7 +107,7 @@ fi
 bench=$build/apps/gpufft-bench
 if want test; then
   step "C++ tests matching '$tests' on OpenCL device '$device'" | tee -a "$out/tests.log"
-  GPUFFT_OPENCL_DEVICE=$device step_run 100 tests.log \
+  GPUFFT_OPENCL_DEVICE=$device step_run 240 tests.log \
     ctest --test-dir "$build" -R "$tests" --output-on-failure -j4
 fi
 if want list; then

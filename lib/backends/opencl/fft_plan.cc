@@ -28,6 +28,13 @@ constexpr std::size_t one_kernel_cap = 8192;
 constexpr std::size_t register_kernel_cap = 16384;
 constexpr std::size_t register_points_cap = 32;
 constexpr std::size_t register_group_cap = 1024;
+// Elements a register-mode exchange round aims at, and the local memory a
+// one-kernel work-group is shaped for: on the H100 (scripts/device/results/
+// h100-2026-11-25b-groups.md) small groups, so that several share a compute
+// unit, took 8192 points from 0.67 to 0.96 of cuFFT and 1296 from 0.68 to
+// 0.91, and rounds that do not divide n were up to 4x slower.
+constexpr std::size_t register_exchange_target = 4096;
+constexpr std::size_t group_local_target = 8192;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -45,6 +52,35 @@ constexpr std::size_t search_split_from = 4096;
 constexpr std::size_t column_group_target = 16;
 
 std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
+
+//! The positive count in environment variable `name`, or `unset` if it is
+//! unset or empty.
+std::size_t env_count(const char* name, std::size_t unset)
+{
+    const char* env = std::getenv(name);
+    if (!env || !*env)
+        return unset;
+    const std::string v = env;
+    if (v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12 ||
+        std::stoull(v) == 0)
+        throw error(std::string("gpufft: opencl: ") + name + "=\"" + v +
+                    "\" is not a positive whole number");
+    return std::stoull(v);
+}
+
+/*!
+ * The local memory a work-group of s is shaped for (transforms a group):
+ * all of d's for a column pass, which wants column_group_target columns a
+ * group; else group_local_target, or GPUFFT_OPENCL_GROUP_LOCAL bytes (a
+ * tuning override). A transform that needs more still gets a work-group of
+ * its own (fits_one_kernel counts all of d's local memory).
+ */
+std::size_t group_local_bytes(const device_entry& d, const pass_spec& s)
+{
+    if (s.map_cols || s.store_cols)
+        return d.info.local_memory;
+    return std::min(d.info.local_memory, env_count("GPUFFT_OPENCL_GROUP_LOCAL", group_local_target));
+}
 
 bool needs_lds(const pass_spec& s)
 {
@@ -100,7 +136,7 @@ void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
     if (s.map_cols || s.store_cols)
         g = std::max(g, column_group_target);
     while (g > 1 && (g * s.tt > d.info.max_work_group ||
-                     (needs_lds(s) && lds_bytes(s.n, g) > d.info.local_memory)))
+                     (needs_lds(s) && lds_bytes(s.n, g) > group_local_bytes(d, s))))
         --g;
     s.g = g;
 }
@@ -110,7 +146,7 @@ void shape_pass(const device_entry& d, pass_spec& s)
 {
     s.radices = radices_for(s.n);
     const std::size_t lds_groups =
-        needs_lds(s) ? std::max<std::size_t>(1, d.info.local_memory / lds_bytes(s.n, 1)) : 1024;
+        needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) / lds_bytes(s.n, 1)) : 1024;
     s.tt = work_items_per_transform(
         s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
     fit_group(d, s, work_group_target);
@@ -127,8 +163,16 @@ bool shape_register_pass(const device_entry& d, pass_spec& s)
     const std::size_t slots = d.info.local_memory / sizeof(float);
     if (s.radices.size() < 2 || s.n > register_kernel_cap || slots < 2)
         return false;
-    const std::size_t chunk = (slots - 1) * 16 / 17;
-    const std::size_t rounds = (s.n + chunk - 1) / chunk;
+    // Rounds of at most what local memory holds and about the target (or
+    // GPUFFT_OPENCL_REGISTER_EXCHANGE elements), as few as divide n evenly.
+    const std::size_t chunk = std::min((slots - 1) * 16 / 17,
+        env_count("GPUFFT_OPENCL_REGISTER_EXCHANGE", register_exchange_target));
+    std::size_t rounds = (s.n + chunk - 1) / chunk;
+    for (std::size_t r = rounds; r < 2 * rounds; ++r)
+        if (s.n % r == 0) {
+            rounds = r;
+            break;
+        }
     s.xchg = (s.n + rounds - 1) / rounds;
     const std::size_t max_items = std::min(register_group_cap, d.info.max_work_group);
     // At least enough work-items that no stage holds more than the cap.
@@ -150,17 +194,7 @@ bool shape_register_pass(const device_entry& d, pass_spec& s)
  * compare the two on a device); unset, only powers of two where it would
  * not (wants_register_pass).
  */
-std::size_t register_mode_from()
-{
-    const char* env = std::getenv("GPUFFT_OPENCL_REGISTER_FROM");
-    if (!env || !*env)
-        return SIZE_MAX;
-    const std::string v = env;
-    if (v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12)
-        throw error("gpufft: opencl: GPUFFT_OPENCL_REGISTER_FROM=\"" + v +
-                    "\" is not a number of points");
-    return std::stoull(v);
-}
+std::size_t register_mode_from() { return env_count("GPUFFT_OPENCL_REGISTER_FROM", SIZE_MAX); }
 
 /*!
  * Whether an n-point pass takes the register mode: where local memory cannot
