@@ -127,10 +127,13 @@ public:
         const bool same_engine = s.engine == d_generation;
         s.engine = d_generation;
         s.frames = d_engine->frames();
-        s.histogram.resize(c.width * c.height);
+        s.levels.resize(c.width * c.height);
+        s.lit_rows.resize(c.height);
         s.average.resize(c.width);
         s.max_hold_trace.resize(c.width);
-        d_engine->read_histogram(s.histogram.data());
+        constexpr std::size_t top = display_snapshot::histogram_levels - 1;
+        d_engine->read_histogram_levels(s.levels.data(), float(double(top) * (1.0 - c.decay)), std::uint16_t(top),
+                                        s.lit_rows.data());
         d_engine->read_average(s.average.data());
         d_engine->read_max_hold(s.max_hold_trace.data());
         const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;

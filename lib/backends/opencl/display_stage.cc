@@ -256,6 +256,20 @@ void device_display::read_histogram(float* out) const
     read(d_hist, 0, d_c.width * d_c.height, out);
 }
 
+void device_display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                                           std::uint8_t* lit_rows) const
+{
+    gpufft::detail::check_levels_read(out, scale);
+    const std::size_t w = d_c.width;
+    d_levels_cells.resize(w * d_c.height);
+    read(d_hist, 0, d_levels_cells.size(), d_levels_cells.data());
+    for (std::size_t r = 0; r < d_c.height; ++r) {
+        const bool lit = gpufft::detail::histogram_levels(&d_levels_cells[r * w], w, scale, top, out + r * w);
+        if (lit_rows)
+            lit_rows[r] = lit ? 1 : 0;
+    }
+}
+
 void device_display::read_average(float* out) const
 {
     display_require(out != nullptr, "read_average: null output");

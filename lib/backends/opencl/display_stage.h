@@ -34,6 +34,8 @@ public:
     void set_max_hold(bool on) override;
     void set_bin_range(std::size_t begin, std::size_t end) override;
     void read_histogram(float* out) const override;
+    void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                               std::uint8_t* lit_rows) const override;
     void read_average(float* out) const override;
     void read_max_hold(float* out) const override;
     void read_waterfall(float* out, std::size_t rows) const override;
@@ -55,6 +57,7 @@ private:
     display_config d_c;
     std::size_t d_device_bytes = 0;
     std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
+    mutable std::vector<float> d_levels_cells;      //!< the histogram read back for its levels
     mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
     kernel_handle d_decay, d_frames;
     std::size_t d_group = 1;
