@@ -173,6 +173,12 @@ public:
      * first frame read NaN.
      */
     void read_waterfall(float* out, std::size_t rows) const;
+    /*!
+     * The column-wise maximum of the newest `rows` waterfall rows, W
+     * floats (a display drawing one row for the frames since its last
+     * read-out); NaN only where all of them are NaN. Rows as read_waterfall.
+     */
+    void read_waterfall_max(float* out, std::size_t rows) const;
 
     //! Frames pushed since construction or reset().
     std::size_t frames() const;

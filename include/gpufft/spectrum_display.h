@@ -64,6 +64,7 @@ public:
     void read_average(float* out) const;
     void read_max_hold(float* out) const;
     void read_waterfall(float* out, std::size_t rows) const;
+    void read_waterfall_max(float* out, std::size_t rows) const;
     //! Frames displayed since construction or reset().
     std::size_t frames() const;
 

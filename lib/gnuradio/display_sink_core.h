@@ -138,9 +138,9 @@ public:
         d_engine->read_max_hold(s.max_hold_trace.data());
         const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
         s.new_rows = std::min(fresh, c.waterfall_rows);
-        s.waterfall.resize(s.new_rows * c.width);
+        s.waterfall.resize(s.new_rows > 0 ? c.width : 0);
         if (s.new_rows > 0)
-            d_engine->read_waterfall(s.waterfall.data(), s.new_rows);
+            d_engine->read_waterfall_max(s.waterfall.data(), s.new_rows);
     }
     void set_db_range(double db_min, double db_max) override
     {

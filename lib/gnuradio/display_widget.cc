@@ -463,22 +463,10 @@ void display_widget::refresh()
         else
             set_view(d_view_lo, d_view_hi);
     }
-    if (d_snap.new_rows > 0) {
-        // One waterfall row per redraw: the largest value of each column
-        // over the frames since the last one, so a short burst still shows.
-        const std::size_t w = d_snap.width;
-        d_wf_new.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
-        float* __restrict row = d_wf_new.data();
-        for (std::size_t r = 1; r < d_snap.new_rows; ++r) {
-            const float* __restrict next = &d_snap.waterfall[r * w];
-            for (std::size_t c = 0; c < w; ++c) {
-                // A select the compiler vectorizes; NaN (no data) gives way to a number.
-                const float v = next[c], m = row[c];
-                row[c] = v > m || m != m ? v : m;
-            }
-        }
-        add_waterfall_row(row);
-    }
+    // One waterfall row per redraw: the largest value of each column over
+    // the frames since the last one (read so), so a short burst still shows.
+    if (d_snap.new_rows > 0)
+        add_waterfall_row(d_snap.waterfall.data());
     // A rebuilt display shows the whole band: the zoomed view's bins follow.
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
         d_bin_range_timer->start();

@@ -46,7 +46,7 @@ struct display_snapshot {
     std::vector<std::uint8_t> lit_rows;//!< H: 1 for a row with a non-zero level
     std::vector<float> average;       //!< W
     std::vector<float> max_hold_trace;//!< W
-    std::vector<float> waterfall;     //!< new_rows x W, oldest first
+    std::vector<float> waterfall;     //!< W: the max of the new rows, column by column (empty: none)
     std::size_t new_rows = 0;         //!< waterfall rows since the read before
 };
 
@@ -59,10 +59,10 @@ class display_feed
 public:
     virtual ~display_feed() = default;
     /*!
-     * Fills \p s; the waterfall gets the rows of the frames after frame
-     * number \p frames_seen of the display \p s read last (s.engine), as
-     * many as the block's ring still holds; all of them if the display is
-     * a new one.
+     * Fills \p s; the waterfall gets the max of the rows of the frames
+     * after frame number \p frames_seen of the display \p s read last
+     * (s.engine), as many as the block's ring still holds; all of them if
+     * the display is a new one.
      */
     virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
     virtual void set_db_range(double db_min, double db_max) = 0;
@@ -240,7 +240,6 @@ private:
     std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
     std::size_t d_wf_added = 0;   // rows added since the history was cleared
-    std::vector<float> d_wf_new;  // the row being added
 
     // The spectrum pane: its frame (all but the plot) and the plot's grid
     // drawn once per layout; the plot's picture (histogram colour-mapped at

@@ -67,6 +67,7 @@ public:
     virtual void read_average(float* out) const = 0;
     virtual void read_max_hold(float* out) const = 0;
     virtual void read_waterfall(float* out, std::size_t rows) const = 0;
+    virtual void read_waterfall_max(float* out, std::size_t rows) const = 0;
     virtual std::size_t frames() const = 0;
     virtual const display_config& config() const = 0;
 };

@@ -130,6 +130,15 @@ bool histogram_levels(const float* cells, std::size_t count, float scale, std::u
     return any != 0;
 }
 
+void max_into(float* __restrict acc, const float* __restrict row, std::size_t width)
+{
+    for (std::size_t c = 0; c < width; ++c) {
+        // A select the compiler vectorizes.
+        const float v = row[c], m = acc[c];
+        acc[c] = v > m || m != m ? v : m;
+    }
+}
+
 void check_levels_read(const std::uint16_t* out, float scale)
 {
     display_require(out != nullptr, "read_histogram_levels: null output");
@@ -509,6 +518,17 @@ void display::read_waterfall(float* out, std::size_t rows) const
         const auto src = d_impl->ring.begin() + std::ptrdiff_t(r * w);
         std::copy(src, src + std::ptrdiff_t(w), out + j * w);
     }
+}
+
+void display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    const std::size_t total = d_impl->c.waterfall_rows, w = d_impl->c.width;
+    detail::check_waterfall_read(out, rows, total);
+    const float* ring = d_impl->ring.data();
+    const std::size_t oldest = (d_impl->ring_next + total - rows) % total;
+    std::copy(ring + oldest * w, ring + (oldest + 1) * w, out);
+    for (std::size_t j = 1; j < rows; ++j)
+        detail::max_into(out, ring + (oldest + j) % total * w, w);
 }
 
 std::size_t display::frames() const { return d_impl->count; }

@@ -30,6 +30,8 @@ void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
 
 //! The histogram levels of `count` cells (gpufft::display::read_histogram_levels); true if any is non-zero.
 bool histogram_levels(const float* cells, std::size_t count, float scale, std::uint16_t top, std::uint16_t* out);
+//! acc = the max of acc and row, column by column, a number winning over NaN (read_waterfall_max).
+void max_into(float* acc, const float* row, std::size_t width);
 //! read_histogram_levels' checks: a non-null output, a finite scale >= 0.
 void check_levels_read(const std::uint16_t* out, float scale);
 

@@ -51,6 +51,7 @@ public:
     void read_average(float* out) const override { d.read_average(out); }
     void read_max_hold(float* out) const override { d.read_max_hold(out); }
     void read_waterfall(float* out, std::size_t rows) const override { d.read_waterfall(out, rows); }
+    void read_waterfall_max(float* out, std::size_t rows) const override { d.read_waterfall_max(out, rows); }
     std::size_t frames() const override { return d.frames(); }
     const display_config& config() const override { return d.config(); }
 
@@ -125,6 +126,10 @@ void spectrum_display::read_histogram_levels(std::uint16_t* out, float scale, st
 void spectrum_display::read_average(float* out) const { d_impl->stage.read_average(out); }
 void spectrum_display::read_max_hold(float* out) const { d_impl->stage.read_max_hold(out); }
 void spectrum_display::read_waterfall(float* out, std::size_t rows) const { d_impl->stage.read_waterfall(out, rows); }
+void spectrum_display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    d_impl->stage.read_waterfall_max(out, rows);
+}
 std::size_t spectrum_display::frames() const { return d_impl->stage.frames(); }
 
 const display_config& spectrum_display::display_settings() const { return d_impl->stage.config(); }

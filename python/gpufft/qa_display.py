@@ -105,6 +105,13 @@ class qa_display(gr_unittest.TestCase):
         np.testing.assert_allclose(d.max_hold(), ref.peak, rtol=0, atol=1e-4, err_msg=what + ": max-hold")
         np.testing.assert_allclose(d.waterfall(), np.array(ref.rows), rtol=0, atol=1e-4,
                                    err_msg=what + ": waterfall")
+        for k in range(1, len(ref.rows) + 1):
+            newest = np.array(ref.rows[-k:])
+            # NaN (no data) only where every row is NaN.
+            want = np.where(np.isnan(newest).all(axis=0), np.nan,
+                            np.max(np.where(np.isnan(newest), -np.inf, newest), axis=0))
+            np.testing.assert_allclose(d.waterfall_max(k), want, rtol=0, atol=1e-4,
+                                       err_msg=f"{what}: max of the newest {k} waterfall rows")
         self.assertEqual(d.bin_range, (ref.begin, ref.end))
 
     def test_against_reference(self):
@@ -319,6 +326,8 @@ class qa_display(gr_unittest.TestCase):
                 self.assertLessEqual(differ, 2 + hits // 500, what + ": histogram cells that differ")
                 # One definition of the levels on every backend: those of its own cells.
                 self.assert_levels_of(d, h, 1023 * (1 - ref.decay), 1023, 1e-3, what + ": levels")
+                np.testing.assert_array_equal(d.waterfall_max(3), np.fmax.reduce(d.waterfall(3)),
+                                              err_msg=what + ": max of the newest 3 waterfall rows")
                 for got, want, name in ((d.average(), ref.avg[None, :], "average"),
                                         (d.max_hold(), ref.peak[None, :], "max-hold"),
                                         (d.waterfall(), np.array(ref.rows), "waterfall")):

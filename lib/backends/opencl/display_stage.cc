@@ -282,6 +282,17 @@ void device_display::read_max_hold(float* out) const
     read(d_peak, 0, d_c.width, out);
 }
 
+void device_display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    const std::size_t w = d_c.width;
+    gpufft::detail::check_waterfall_read(out, rows, d_c.waterfall_rows);
+    d_max_rows.resize(rows * w);
+    read_waterfall(d_max_rows.data(), rows);
+    std::copy(d_max_rows.begin(), d_max_rows.begin() + std::ptrdiff_t(w), out);
+    for (std::size_t j = 1; j < rows; ++j)
+        gpufft::detail::max_into(out, &d_max_rows[j * w], w);
+}
+
 void device_display::read_waterfall(float* out, std::size_t rows) const
 {
     const std::size_t total = d_c.waterfall_rows, w = d_c.width;

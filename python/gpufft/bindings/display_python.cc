@@ -119,6 +119,13 @@ void bind_display_common(py::class_<guarded<D>>& cls)
             py::arg("rows") = 0,
             "The newest rows (default all waterfall_rows), shape (rows, width),\n"
             "oldest first; rows before the first frame are NaN.")
+        .def("waterfall_max",
+             [](G& d, std::size_t rows) {
+                 return d.read({ py::ssize_t(settings(d.engine()).width) },
+                               [&](float* p) { d.engine().read_waterfall_max(p, rows); });
+             },
+             py::arg("rows"),
+             "The column-wise max of the newest rows (width,); NaN only where all are NaN.")
         .def("reset", [](G& d) { d.locked([](D& e) { e.reset(); }); })
         .def("reset_max_hold", [](G& d) { d.locked([](D& e) { e.reset_max_hold(); }); })
         .def(
