@@ -5,6 +5,7 @@
 
 #include <gpufft/api.h>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -150,6 +151,18 @@ public:
 
     //! The histogram, H x W floats, row 0 (db_min) first.
     void read_histogram(float* out) const;
+    /*!
+     * The histogram as the levels a display colour-maps, H x W like
+     * read_histogram(): out[r W + c] = min(v * scale + 0.5, top) truncated
+     * to an integer, in float, where v is read_histogram()'s cell.
+     * A row no frame has hit for long enough that all its cells are below
+     * level 1 is written as zeros without reading its cells (the display
+     * keeps, per row, how far it has decayed since its last hit). \p lit_rows (H bytes, or
+     * null) gets 1 for a row with a non-zero level, 0 for an all-zero one.
+     * Throws gpufft::error for a null \p out or a scale that is negative
+     * or not finite.
+     */
+    void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top, std::uint8_t* lit_rows) const;
     //! The average trace, W floats.
     void read_average(float* out) const;
     //! The max-hold trace, W floats (NaN while max-hold is off).
@@ -160,6 +173,12 @@ public:
      * first frame read NaN.
      */
     void read_waterfall(float* out, std::size_t rows) const;
+    /*!
+     * The column-wise maximum of the newest `rows` waterfall rows, W
+     * floats (a display drawing one row for the frames since its last
+     * read-out); NaN only where all of them are NaN. Rows as read_waterfall.
+     */
+    void read_waterfall_max(float* out, std::size_t rows) const;
 
     //! Frames pushed since construction or reset().
     std::size_t frames() const;

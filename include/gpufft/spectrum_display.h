@@ -60,9 +60,11 @@ public:
     //! The bins [begin, end) of the fft_size the columns show (gpufft::display::set_bin_range).
     void set_bin_range(std::size_t begin, std::size_t end);
     void read_histogram(float* out) const;
+    void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top, std::uint8_t* lit_rows) const;
     void read_average(float* out) const;
     void read_max_hold(float* out) const;
     void read_waterfall(float* out, std::size_t rows) const;
+    void read_waterfall_max(float* out, std::size_t rows) const;
     //! Frames displayed since construction or reset().
     std::size_t frames() const;
 

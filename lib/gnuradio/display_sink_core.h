@@ -127,17 +127,20 @@ public:
         const bool same_engine = s.engine == d_generation;
         s.engine = d_generation;
         s.frames = d_engine->frames();
-        s.histogram.resize(c.width * c.height);
+        s.levels.resize(c.width * c.height);
+        s.lit_rows.resize(c.height);
         s.average.resize(c.width);
         s.max_hold_trace.resize(c.width);
-        d_engine->read_histogram(s.histogram.data());
+        constexpr std::size_t top = display_snapshot::histogram_levels - 1;
+        d_engine->read_histogram_levels(s.levels.data(), float(double(top) * (1.0 - c.decay)), std::uint16_t(top),
+                                        s.lit_rows.data());
         d_engine->read_average(s.average.data());
         d_engine->read_max_hold(s.max_hold_trace.data());
         const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
         s.new_rows = std::min(fresh, c.waterfall_rows);
-        s.waterfall.resize(s.new_rows * c.width);
+        s.waterfall.resize(s.new_rows > 0 ? c.width : 0);
         if (s.new_rows > 0)
-            d_engine->read_waterfall(s.waterfall.data(), s.new_rows);
+            d_engine->read_waterfall_max(s.waterfall.data(), s.new_rows);
     }
     void set_db_range(double db_min, double db_max) override
     {

@@ -96,7 +96,7 @@ QString frequency_label(double hz, double step, double largest)
     return QString::number(hz / u.scale, 'f', decimals) + " " + u.unit;
 }
 
-constexpr std::size_t count_lut_size = 1024;
+constexpr std::size_t count_lut_size = display_snapshot::histogram_levels;
 const QColor background(12, 12, 16);
 const QColor grid(70, 70, 80);
 const QColor average_colour(255, 215, 0);
@@ -463,22 +463,10 @@ void display_widget::refresh()
         else
             set_view(d_view_lo, d_view_hi);
     }
-    if (d_snap.new_rows > 0) {
-        // One waterfall row per redraw: the largest value of each column
-        // over the frames since the last one, so a short burst still shows.
-        const std::size_t w = d_snap.width;
-        d_wf_new.assign(d_snap.waterfall.begin(), d_snap.waterfall.begin() + long(w));
-        float* __restrict row = d_wf_new.data();
-        for (std::size_t r = 1; r < d_snap.new_rows; ++r) {
-            const float* __restrict next = &d_snap.waterfall[r * w];
-            for (std::size_t c = 0; c < w; ++c) {
-                // A select the compiler vectorizes; NaN (no data) gives way to a number.
-                const float v = next[c], m = row[c];
-                row[c] = v > m || m != m ? v : m;
-            }
-        }
-        add_waterfall_row(row);
-    }
+    // One waterfall row per redraw: the largest value of each column over
+    // the frames since the last one (read so), so a short burst still shows.
+    if (d_snap.new_rows > 0)
+        add_waterfall_row(d_snap.waterfall.data());
     // A rebuilt display shows the whole band: the zoomed view's bins follow.
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
         d_bin_range_timer->start();
@@ -673,14 +661,15 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     // the columns it spans).
     d_spectrum_columns = columns_under(plot.width());
     const auto sentinel = std::uint32_t(d_snap.width);
-    d_pixel_column_a.resize(d_spectrum_columns.size());
-    d_pixel_column_b.resize(d_spectrum_columns.size());
+    for (auto& k : d_pixel_columns)
+        k.resize(d_spectrum_columns.size());
     d_spectrum_wide = false;
     for (std::size_t x = 0; x < d_spectrum_columns.size(); ++x) {
         const auto [first, last] = d_spectrum_columns[x];
-        d_pixel_column_a[x] = first < last ? std::uint32_t(first) : sentinel;
-        d_pixel_column_b[x] = first < last ? std::uint32_t(last - 1) : sentinel;
-        d_spectrum_wide |= last > first + 2;
+        // The first columns, the last one repeated where it spans fewer.
+        for (std::size_t k = 0; k < d_pixel_columns.size(); ++k)
+            d_pixel_columns[k][x] = first < last ? std::uint32_t(std::min(first + k, last - 1)) : sentinel;
+        d_spectrum_wide |= last > first + d_pixel_columns.size();
     }
     d_histogram_rows.resize(std::size_t(plot.height()));
     const double h = double(d_snap.height);
@@ -766,16 +755,17 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         d_plot_drawn.assign(std::size_t(h), pixel_run{});
     }
     d_plot_dirty.assign(std::size_t(h), pixel_run{});
-    const bool have_histogram = d_snap.histogram.size() >= w * d_snap.height;
-    const float scale = float((count_lut_size - 1) * (1.0 - d_snap.decay));
+    const bool have_histogram = d_snap.levels.size() >= w * d_snap.height && d_snap.lit_rows.size() >= d_snap.height;
     d_cell_index.resize(w + 1);
     d_cell_index[w] = 0; // the sentinel column: empty
     d_row_colours.resize(std::size_t(pixels));
     // Locals: the compiler cannot keep members in registers across the stores.
-    std::int32_t* index = d_cell_index.data();
+    std::uint16_t* index = d_cell_index.data();
     const column_span* spans = d_spectrum_columns.data();
-    const std::uint32_t* column_a = d_pixel_column_a.data();
-    const std::uint32_t* column_b = d_pixel_column_b.data();
+    const std::uint32_t* column_0 = d_pixel_columns[0].data();
+    const std::uint32_t* column_1 = d_pixel_columns[1].data();
+    const std::uint32_t* column_2 = d_pixel_columns[2].data();
+    const std::uint32_t* column_3 = d_pixel_columns[3].data();
     const QRgb* lut = d_count_lut.data(); // lut[0] = 0: empty
     QRgb* colours = d_row_colours.data();
     pixel_run seen; // the row's non-empty pixels, first to last
@@ -785,24 +775,19 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         // Plot rows over the same histogram row share its colours.
         const std::size_t row = d_histogram_rows[std::size_t(y)];
         if (row != coloured_row) {
-            // Counts to colour indices first (a loop the compiler vectorizes),
-            // then each pixel's colour from the max index over its columns,
-            // without branches where a pixel spans one or two.
-            // Most rows of a persistence histogram are empty: their pixels are skipped.
-            const float* cells = &d_snap.histogram[row * w];
-            std::int32_t any = 0;
-            for (std::size_t c = 0; c < w; ++c) {
-                index[c] = std::int32_t(std::min(cells[c] * scale + 0.5f, float(count_lut_size - 1)));
-                any |= index[c];
-            }
+            // Each pixel's colour from the max level over its columns,
+            // without branches where a pixel spans up to four.
+            // Most rows of a persistence histogram are empty (not lit): their pixels are skipped.
             seen = {};
-            if (any) {
+            if (d_snap.lit_rows[row]) {
+                std::memcpy(index, &d_snap.levels[row * w], w * sizeof(std::uint16_t));
                 if (!d_spectrum_wide)
                     for (int x = 1; x + 1 < pixels; ++x)
-                        colours[x] = lut[std::max(index[column_a[x]], index[column_b[x]])];
+                        colours[x] = lut[std::max(std::max(index[column_0[x]], index[column_1[x]]),
+                                                  std::max(index[column_2[x]], index[column_3[x]]))];
                 else
                     for (int x = 1; x + 1 < pixels; ++x) {
-                        std::int32_t i = 0;
+                        std::uint16_t i = 0;
                         for (std::size_t c = spans[x].first; c < spans[x].last; ++c)
                             i = std::max(i, index[c]);
                         colours[x] = lut[i];

@@ -28,6 +28,10 @@ namespace gr::gpufft {
 
 //! One read-out of a display, copied under the block's lock.
 struct display_snapshot {
+    //! Histogram levels: level = count * (levels - 1) * (1 - decay), so the
+    //! top level is a column that stays in one row (1 / (1 - decay)).
+    static constexpr std::size_t histogram_levels = 1024;
+
     std::size_t width = 0;  //!< columns W
     std::size_t height = 0; //!< histogram rows H
     std::size_t bins = 0;   //!< FFT size N (bins across the band)
@@ -38,10 +42,11 @@ struct display_snapshot {
     bool max_hold = true;
     std::size_t engine = 0;           //!< changes when the block builds a new display
     std::size_t frames = 0;           //!< frames in the display since it was built
-    std::vector<float> histogram;     //!< H x W, row 0 (db_min) first
+    std::vector<std::uint16_t> levels;//!< the histogram's H x W levels, row 0 (db_min) first
+    std::vector<std::uint8_t> lit_rows;//!< H: 1 for a row with a non-zero level
     std::vector<float> average;       //!< W
     std::vector<float> max_hold_trace;//!< W
-    std::vector<float> waterfall;     //!< new_rows x W, oldest first
+    std::vector<float> waterfall;     //!< W: the max of the new rows, column by column (empty: none)
     std::size_t new_rows = 0;         //!< waterfall rows since the read before
 };
 
@@ -54,10 +59,10 @@ class display_feed
 public:
     virtual ~display_feed() = default;
     /*!
-     * Fills \p s; the waterfall gets the rows of the frames after frame
-     * number \p frames_seen of the display \p s read last (s.engine), as
-     * many as the block's ring still holds; all of them if the display is
-     * a new one.
+     * Fills \p s; the waterfall gets the max of the rows of the frames
+     * after frame number \p frames_seen of the display \p s read last
+     * (s.engine), as many as the block's ring still holds; all of them if
+     * the display is a new one.
      */
     virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
     virtual void set_db_range(double db_min, double db_max) = 0;
@@ -235,7 +240,6 @@ private:
     std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
     std::size_t d_wf_added = 0;   // rows added since the history was cleared
-    std::vector<float> d_wf_new;  // the row being added
 
     // The spectrum pane: its frame (all but the plot) and the plot's grid
     // drawn once per layout; the plot's picture (histogram colour-mapped at
@@ -264,12 +268,14 @@ private:
     uchar* d_plot_bits = nullptr;        // d_plot_image's pixels while the lines are drawn
     qsizetype d_plot_stride = 0;
     std::vector<pixel_run> d_plot_dirty; // changed by this drawing
-    // Per plot column, the two display columns whose max it shows (equal
-    // for one; the sentinel w, always empty, outside the bin range), where
-    // no pixel spans more than two (d_spectrum_wide: some do, zoomed out).
-    std::vector<std::uint32_t> d_pixel_column_a, d_pixel_column_b;
+    // Per plot column, the four display columns whose max it shows (its
+    // first ones, the last repeated where it spans fewer; the sentinel w,
+    // always empty, outside the bin range), where no pixel spans more than
+    // four (d_spectrum_wide: some do, zoomed out). A plot a little narrower
+    // than W has pixels of two and three columns: one branch-free path.
+    std::array<std::vector<std::uint32_t>, 4> d_pixel_columns;
     bool d_spectrum_wide = false;
-    std::vector<std::int32_t> d_cell_index; // one histogram row's d_count_lut indices, and the sentinel
+    std::vector<std::uint16_t> d_cell_index; // one histogram row's levels, and the sentinel
     std::vector<QRgb> d_row_colours;        // that row per plot column: 0 where empty (the grid shows)
     // The waterfall pane: a ring of plot rows, the newest at
     // d_wf_image_head, painted as two pieces; a new history row colour-maps
@@ -285,7 +291,7 @@ private:
     bool draw_waterfall_plot(const QRect& plot);
 
     std::array<QRgb, 256> d_lut{}; // the colour map
-    std::vector<QRgb> d_count_lut; // histogram counts (linear in 0..full) to colours
+    std::vector<QRgb> d_count_lut; // histogram levels to colours
     std::string d_colormap;
     double d_view_lo = 0.0, d_view_hi = 0.0;
     bool d_view_full = true; // follows the band when the axis changes

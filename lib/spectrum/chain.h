@@ -62,9 +62,12 @@ public:
     virtual void set_max_hold(bool on) = 0;
     virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     virtual void read_histogram(float* out) const = 0;
+    virtual void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                                       std::uint8_t* lit_rows) const = 0;
     virtual void read_average(float* out) const = 0;
     virtual void read_max_hold(float* out) const = 0;
     virtual void read_waterfall(float* out, std::size_t rows) const = 0;
+    virtual void read_waterfall_max(float* out, std::size_t rows) const = 0;
     virtual std::size_t frames() const = 0;
     virtual const display_config& config() const = 0;
 };

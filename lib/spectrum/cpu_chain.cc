@@ -101,7 +101,9 @@ private:
     void accumulate(const complex* x)
     {
         const std::size_t n = d_s.n;
-        const bool first = d_s.average == averaging::exponential ? !d_started : d_count == 0;
+        // Alpha 1 (the display's one spectrum per frame) keeps only the newest frame: no blending passes.
+        const bool first =
+            d_s.average == averaging::exponential ? !d_started || d_s.alpha == 1.0f : d_count == 0;
         d_started = true;
         if (first) {
             volk_32fc_magnitude_squared_32f(d_avg.data(), x, n);

@@ -117,6 +117,35 @@ void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
     display_require(out != nullptr, "read_waterfall: null output");
 }
 
+bool histogram_levels(const float* cells, std::size_t count, float scale, std::uint16_t top, std::uint16_t* out)
+{
+    const float highest = float(top);
+    std::uint32_t any = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        // Through int32: a conversion the compiler vectorizes.
+        const auto level = std::uint32_t(std::int32_t(std::min(cells[i] * scale + 0.5f, highest)));
+        out[i] = std::uint16_t(level);
+        any |= level;
+    }
+    return any != 0;
+}
+
+void max_into(float* __restrict acc, const float* __restrict row, std::size_t width)
+{
+    for (std::size_t c = 0; c < width; ++c) {
+        // A select the compiler vectorizes.
+        const float v = row[c], m = acc[c];
+        acc[c] = v > m || m != m ? v : m;
+    }
+}
+
+void check_levels_read(const std::uint16_t* out, float scale)
+{
+    display_require(out != nullptr, "read_histogram_levels: null output");
+    display_require(std::isfinite(scale) && scale >= 0,
+                    "read_histogram_levels: scale " + str(scale) + " must be finite and >= 0");
+}
+
 std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col)
 {
     // 64-bit products: n <= 2^32 and W < 2^28.
@@ -153,7 +182,10 @@ struct display::impl {
         last.resize(w);
         lay_out_columns();
         hist.assign(w * c.height, 0.0f);
+        row_gain.assign(c.height, 0.0);
+        row_cells.resize(w);
         column.resize(w);
+        column_row.resize(w);
         scratch.resize(w);
         avg.resize(w);
         peak.resize(w);
@@ -174,14 +206,20 @@ struct display::impl {
         c.db_max = db_max;
         low = float(db_min);
         rows_per_db = float(double(c.height) / (db_max - db_min));
+        clear_histogram();
+    }
+
+    void clear_histogram()
+    {
         std::fill(hist.begin(), hist.end(), 0.0f);
+        std::fill(row_gain.begin(), row_gain.end(), 0.0);
         gain = 1.0;
+        ceiling = 1.0 / (1.0 - c.decay);
     }
 
     void clear()
     {
-        std::fill(hist.begin(), hist.end(), 0.0f);
-        gain = 1.0;
+        clear_histogram();
         std::fill(avg.begin(), avg.end(), nan_value);
         std::fill(peak.begin(), peak.end(), nan_value);
         std::fill(ring.begin(), ring.end(), nan_value);
@@ -211,6 +249,10 @@ struct display::impl {
     void resample(const float* x)
     {
         const std::size_t w = c.width;
+        if (c.bin_end - c.bin_begin == w) { // a bin per column: max and mean are the bin
+            std::copy(x + c.bin_begin, x + c.bin_end, column.begin());
+            return;
+        }
         const bool use_max = c.resample == display_resample::max;
         for (std::size_t col = 0; col < w; ++col) {
             const float* run = x + first[col];
@@ -247,14 +289,37 @@ struct display::impl {
             gain = next;
         }
         const float add = float(gain);
-        const std::size_t w = c.width, top = c.height - 1;
+        const std::size_t w = c.width;
+        const auto top = std::int32_t(c.height - 1);
         const float rows = float(c.height);
+        // The rows first, without branches (a loop the compiler vectorizes);
+        // then the increments, whose addresses are then ready, so that the
+        // CPU overlaps their cache misses.
+        std::int32_t* __restrict row = column_row.data();
+        const float* __restrict v = column.data();
         for (std::size_t col = 0; col < w; ++col) {
-            const float t = (column[col] - low) * rows_per_db;
+            const float t = (v[col] - low) * rows_per_db;
             // t >= 1 is false for NaN: NaN lands in row 0.
-            const std::size_t r = t >= 1.0f ? (t < rows ? std::size_t(t) : top) : 0;
-            hist[r * w + col] += add;
+            const float below_top = std::min(t >= 1.0f ? t : 0.0f, rows);
+            row[col] = std::min(std::int32_t(below_top), top);
         }
+        float* __restrict cells = hist.data();
+        for (std::size_t col = 0; col < w; ++col)
+            cells[std::size_t(row[col]) * w + col] += add;
+        for (std::size_t col = 0; col < w; ++col)
+            row_gain[std::size_t(row[col])] = gain;
+    }
+
+    /*!
+     * Whether a cell of row r may read `threshold` or more. A cell is at
+     * most `ceiling` when its row is hit (the steady state of a column hit
+     * every frame, for every decay since the histogram was cleared), and
+     * has decayed by gain at that hit / gain since: the bound, doubled for
+     * the float rounding of the cells' sums.
+     */
+    bool row_may_reach(std::size_t r, double threshold) const
+    {
+        return 2.0 * ceiling * row_gain[r] / gain >= threshold;
     }
 
     // Multiplies every cell by `factor`, flushing those below cell_floor.
@@ -266,7 +331,12 @@ struct display::impl {
         }
     }
 
-    void fold(float factor) { scale_cells(hist.data(), hist.data(), hist.size(), factor); }
+    void fold(float factor)
+    {
+        scale_cells(hist.data(), hist.data(), hist.size(), factor);
+        for (double& g : row_gain) // not flushed: the bound must stay above the cells
+            g *= double(factor);
+    }
 
     // Step 4.
     void update_traces()
@@ -312,8 +382,12 @@ struct display::impl {
     std::vector<std::size_t> first, last; // the bins [first, last) of each column
     volk::vector<float> hist;             // H x W, scaled by `gain`
     double gain = 1.0;                    // decay^-t, t frames since the last fold
+    std::vector<double> row_gain;         // per row, `gain` at its last hit (0: none), folded with the cells
+    double ceiling = 1.0;                 // the largest 1 / (1 - decay) since the histogram was cleared
+    mutable volk::vector<float> row_cells; // one row read out, for the levels
     float low = 0, rows_per_db = 0;       // float(db_min), float(H / (db_max - db_min))
     volk::vector<float> column;           // this frame's value per column
+    volk::vector<std::int32_t> column_row; // its histogram row
     volk::vector<float> scratch;
     volk::vector<float> avg;
     volk::vector<float> peak;
@@ -356,6 +430,7 @@ void display::set_decay(double decay)
     d_impl->fold(float(1.0 / d_impl->gain)); // the old decay's scale leaves the cells
     d_impl->gain = 1.0;
     d_impl->c.decay = decay;
+    d_impl->ceiling = std::max(d_impl->ceiling, 1.0 / (1.0 - decay));
 }
 
 void display::set_resample(display_resample mode)
@@ -392,8 +467,34 @@ void display::set_bin_range(std::size_t begin, std::size_t end)
 void display::read_histogram(float* out) const
 {
     detail::display_require(out != nullptr, "read_histogram: null output");
-    const auto& h = d_impl->hist;
-    impl::scale_cells(h.data(), out, h.size(), float(1.0 / d_impl->gain));
+    const auto& d = *d_impl;
+    const std::size_t w = d.c.width;
+    for (std::size_t r = 0; r < d.c.height; ++r) {
+        if (d.row_may_reach(r, cell_floor))
+            impl::scale_cells(&d.hist[r * w], out + r * w, w, float(1.0 / d.gain));
+        else // every cell below the floor: 0 without reading them
+            std::fill(out + r * w, out + (r + 1) * w, 0.0f);
+    }
+}
+
+void display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top, std::uint8_t* lit_rows) const
+{
+    detail::check_levels_read(out, scale);
+    const auto& d = *d_impl;
+    const std::size_t w = d.c.width;
+    // Level 1 needs v * scale + 0.5 >= 1.
+    const double level_one = 0.5 / double(scale);
+    for (std::size_t r = 0; r < d.c.height; ++r) {
+        bool lit = false;
+        if (scale > 0 && d.row_may_reach(r, level_one)) {
+            impl::scale_cells(&d.hist[r * w], d.row_cells.data(), w, float(1.0 / d.gain));
+            lit = detail::histogram_levels(d.row_cells.data(), w, scale, top, out + r * w);
+        } else {
+            std::fill(out + r * w, out + (r + 1) * w, std::uint16_t(0));
+        }
+        if (lit_rows)
+            lit_rows[r] = lit ? 1 : 0;
+    }
 }
 
 void display::read_average(float* out) const
@@ -417,6 +518,17 @@ void display::read_waterfall(float* out, std::size_t rows) const
         const auto src = d_impl->ring.begin() + std::ptrdiff_t(r * w);
         std::copy(src, src + std::ptrdiff_t(w), out + j * w);
     }
+}
+
+void display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    const std::size_t total = d_impl->c.waterfall_rows, w = d_impl->c.width;
+    detail::check_waterfall_read(out, rows, total);
+    const float* ring = d_impl->ring.data();
+    const std::size_t oldest = (d_impl->ring_next + total - rows) % total;
+    std::copy(ring + oldest * w, ring + (oldest + 1) * w, out);
+    for (std::size_t j = 1; j < rows; ++j)
+        detail::max_into(out, ring + (oldest + j) % total * w, w);
 }
 
 std::size_t display::frames() const { return d_impl->count; }

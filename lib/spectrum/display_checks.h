@@ -5,6 +5,7 @@
 
 #include <gpufft/display.h>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -26,6 +27,13 @@ void check_average(display_average mode, double alpha);
 void check_resample(display_resample mode);
 //! read_waterfall's rows in [1, total] and a non-null output.
 void check_waterfall_read(const float* out, std::size_t rows, std::size_t total);
+
+//! The histogram levels of `count` cells (gpufft::display::read_histogram_levels); true if any is non-zero.
+bool histogram_levels(const float* cells, std::size_t count, float scale, std::uint16_t top, std::uint16_t* out);
+//! acc = the max of acc and row, column by column, a number winning over NaN (read_waterfall_max).
+void max_into(float* acc, const float* row, std::size_t width);
+//! read_histogram_levels' checks: a non-null output, a finite scale >= 0.
+void check_levels_read(const std::uint16_t* out, float scale);
 
 //! [b0, b1): the bins column c of `c.width` covers within [c.bin_begin, c.bin_end) (gpufft::display, step 1).
 std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col);

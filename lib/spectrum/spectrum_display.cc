@@ -43,9 +43,15 @@ public:
     void set_max_hold(bool on) override { d.set_max_hold(on); }
     void set_bin_range(std::size_t begin, std::size_t end) override { d.set_bin_range(begin, end); }
     void read_histogram(float* out) const override { d.read_histogram(out); }
+    void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                               std::uint8_t* lit_rows) const override
+    {
+        d.read_histogram_levels(out, scale, top, lit_rows);
+    }
     void read_average(float* out) const override { d.read_average(out); }
     void read_max_hold(float* out) const override { d.read_max_hold(out); }
     void read_waterfall(float* out, std::size_t rows) const override { d.read_waterfall(out, rows); }
+    void read_waterfall_max(float* out, std::size_t rows) const override { d.read_waterfall_max(out, rows); }
     std::size_t frames() const override { return d.frames(); }
     const display_config& config() const override { return d.config(); }
 
@@ -112,9 +118,18 @@ void spectrum_display::set_average(display_average mode, double alpha) { d_impl-
 void spectrum_display::set_max_hold(bool on) { d_impl->stage.set_max_hold(on); }
 void spectrum_display::set_bin_range(std::size_t begin, std::size_t end) { d_impl->stage.set_bin_range(begin, end); }
 void spectrum_display::read_histogram(float* out) const { d_impl->stage.read_histogram(out); }
+void spectrum_display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                                             std::uint8_t* lit_rows) const
+{
+    d_impl->stage.read_histogram_levels(out, scale, top, lit_rows);
+}
 void spectrum_display::read_average(float* out) const { d_impl->stage.read_average(out); }
 void spectrum_display::read_max_hold(float* out) const { d_impl->stage.read_max_hold(out); }
 void spectrum_display::read_waterfall(float* out, std::size_t rows) const { d_impl->stage.read_waterfall(out, rows); }
+void spectrum_display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    d_impl->stage.read_waterfall_max(out, rows);
+}
 std::size_t spectrum_display::frames() const { return d_impl->stage.frames(); }
 
 const display_config& spectrum_display::display_settings() const { return d_impl->stage.config(); }

@@ -105,6 +105,13 @@ class qa_display(gr_unittest.TestCase):
         np.testing.assert_allclose(d.max_hold(), ref.peak, rtol=0, atol=1e-4, err_msg=what + ": max-hold")
         np.testing.assert_allclose(d.waterfall(), np.array(ref.rows), rtol=0, atol=1e-4,
                                    err_msg=what + ": waterfall")
+        for k in range(1, len(ref.rows) + 1):
+            newest = np.array(ref.rows[-k:])
+            # NaN (no data) only where every row is NaN.
+            want = np.where(np.isnan(newest).all(axis=0), np.nan,
+                            np.max(np.where(np.isnan(newest), -np.inf, newest), axis=0))
+            np.testing.assert_allclose(d.waterfall_max(k), want, rtol=0, atol=1e-4,
+                                       err_msg=f"{what}: max of the newest {k} waterfall rows")
         self.assertEqual(d.bin_range, (ref.begin, ref.end))
 
     def test_against_reference(self):
@@ -225,6 +232,60 @@ class qa_display(gr_unittest.TestCase):
         self.assertTrue(np.all(d.histogram() == 0))
         self.assertTrue(np.all(np.isnan(d.average())) and np.all(np.isnan(d.waterfall())))
 
+    def assert_levels_of(self, d, cells, scale, top, slack, what):
+        """histogram_levels against the levels of `cells` (display.h,
+        read_histogram_levels): exact, but for values within `slack` of a
+        level boundary, which may land on either side."""
+        levels, lit = d.histogram_levels(scale, top)
+        x = np.float32(scale) * cells.astype(np.float32) + np.float32(0.5)
+        expect = np.floor(np.minimum(x, top))
+        near = np.abs(x - np.round(x)) <= slack
+        wrong = (levels != expect) & ~(near & (np.abs(levels - expect) <= 1))
+        self.assertFalse(wrong.any(), f"{what}: levels differ at (row, column) {np.argwhere(wrong)[:5].tolist()}, "
+                                      f"got {levels[wrong][:5]}, expected {expect[wrong][:5]}")
+        np.testing.assert_array_equal(lit, levels.any(axis=1), err_msg=what + ": lit rows")
+
+    def assert_levels(self, d, ref, scale, top, what):
+        """Levels against the reference's cells, within their float error."""
+        self.assert_levels_of(d, ref.hist, scale, top, scale * 1e-5 / (1 - ref.decay) + 1e-3, what)
+        # The float read-out skips rows too: a cell that the definition
+        # keeps (>= 1e-30) reads non-zero, one it flushes reads 0.
+        h = d.histogram()
+        self.assertTrue(np.all(h[ref.hist >= 2e-30] > 0), what + ": a kept cell reads 0")
+        self.assertTrue(np.all(h[ref.hist < 5e-31] == 0), what + ": a flushed cell reads non-zero")
+
+    def test_histogram_levels(self):
+        """Levels of a band of values that jumps between rows, so that most
+        rows go unhit long enough to be skipped, through decay changes (a
+        faster decay after a slower one) and the histogram's folds (decay
+        1e-3 folds every few frames)."""
+        ref = Reference(200, 50, 64, -64.0, 0.0, 0.9, "max", "exponential", 0.5, True, 1)
+        d = make(ref)
+        frames = 0
+        for decay in (0.9, 0.5, 0.99, 0.2, 1e-3, 0.95):
+            d.set_decay(decay)
+            ref.decay = decay
+            for jump in range(4):
+                centre = self.rng.uniform(-60, -4)
+                x = (centre + self.rng.uniform(-2, 2, (int(self.rng.integers(5, 60)), ref.n))).astype(np.float32)
+                for i, frame in enumerate(x):
+                    ref.keep_off_boundaries(frame)
+                    ref.push(frame)
+                    d.push(frame)
+                    frames += 1
+                    # Every frame while the rows left behind fade, then at the end.
+                    if i >= 12 and i + 1 < len(x):
+                        continue
+                    what = f"decay {decay}, {frames} frames, band at {centre:.1f} dB"
+                    for scale, top in ((1023 * (1 - decay), 1023), (1e4, 700), (3.0, 65535)):
+                        self.assert_levels(d, ref, scale, top, f"{what}, scale {scale}, top {top}")
+                levels, lit = d.histogram_levels(0.0)
+                self.assertFalse(levels.any() or lit.any(), what + ": scale 0 gives level 0")
+        with self.assertRaisesRegex(gpufft.error, "scale"):
+            d.histogram_levels(-1.0)
+        with self.assertRaisesRegex(gpufft.error, "scale"):
+            d.histogram_levels(float("nan"))
+
     def test_spectrum_display_backends(self):
         """Raw I/Q through gpufft.spectrum_display on simd and opencl (where
         usable: on the device there) against the numpy reference: the dB
@@ -263,6 +324,10 @@ class qa_display(gr_unittest.TestCase):
                                            err_msg=what + ": histogram column totals")
                 differ = np.count_nonzero(np.abs(h - ref.hist) > 1e-4 * steady)
                 self.assertLessEqual(differ, 2 + hits // 500, what + ": histogram cells that differ")
+                # One definition of the levels on every backend: those of its own cells.
+                self.assert_levels_of(d, h, 1023 * (1 - ref.decay), 1023, 1e-3, what + ": levels")
+                np.testing.assert_array_equal(d.waterfall_max(3), np.fmax.reduce(d.waterfall(3)),
+                                              err_msg=what + ": max of the newest 3 waterfall rows")
                 for got, want, name in ((d.average(), ref.avg[None, :], "average"),
                                         (d.max_hold(), ref.peak[None, :], "max-hold"),
                                         (d.waterfall(), np.array(ref.rows), "waterfall")):

@@ -256,6 +256,20 @@ void device_display::read_histogram(float* out) const
     read(d_hist, 0, d_c.width * d_c.height, out);
 }
 
+void device_display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                                           std::uint8_t* lit_rows) const
+{
+    gpufft::detail::check_levels_read(out, scale);
+    const std::size_t w = d_c.width;
+    d_levels_cells.resize(w * d_c.height);
+    read(d_hist, 0, d_levels_cells.size(), d_levels_cells.data());
+    for (std::size_t r = 0; r < d_c.height; ++r) {
+        const bool lit = gpufft::detail::histogram_levels(&d_levels_cells[r * w], w, scale, top, out + r * w);
+        if (lit_rows)
+            lit_rows[r] = lit ? 1 : 0;
+    }
+}
+
 void device_display::read_average(float* out) const
 {
     display_require(out != nullptr, "read_average: null output");
@@ -266,6 +280,17 @@ void device_display::read_max_hold(float* out) const
 {
     display_require(out != nullptr, "read_max_hold: null output");
     read(d_peak, 0, d_c.width, out);
+}
+
+void device_display::read_waterfall_max(float* out, std::size_t rows) const
+{
+    const std::size_t w = d_c.width;
+    gpufft::detail::check_waterfall_read(out, rows, d_c.waterfall_rows);
+    d_max_rows.resize(rows * w);
+    read_waterfall(d_max_rows.data(), rows);
+    std::copy(d_max_rows.begin(), d_max_rows.begin() + std::ptrdiff_t(w), out);
+    for (std::size_t j = 1; j < rows; ++j)
+        gpufft::detail::max_into(out, &d_max_rows[j * w], w);
 }
 
 void device_display::read_waterfall(float* out, std::size_t rows) const

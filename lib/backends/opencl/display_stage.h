@@ -34,9 +34,12 @@ public:
     void set_max_hold(bool on) override;
     void set_bin_range(std::size_t begin, std::size_t end) override;
     void read_histogram(float* out) const override;
+    void read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+                               std::uint8_t* lit_rows) const override;
     void read_average(float* out) const override;
     void read_max_hold(float* out) const override;
     void read_waterfall(float* out, std::size_t rows) const override;
+    void read_waterfall_max(float* out, std::size_t rows) const override;
     std::size_t frames() const override { return d_count; }
     const display_config& config() const override { return d_c; }
 
@@ -55,6 +58,8 @@ private:
     display_config d_c;
     std::size_t d_device_bytes = 0;
     std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
+    mutable std::vector<float> d_levels_cells;      //!< the histogram read back for its levels
+    mutable std::vector<float> d_max_rows;          //!< waterfall rows read back for their max
     mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
     kernel_handle d_decay, d_frames;
     std::size_t d_group = 1;

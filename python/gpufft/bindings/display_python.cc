@@ -81,6 +81,19 @@ void bind_display_common(py::class_<guarded<D>>& cls)
                               [&](float* p) { d.engine().read_histogram(p); });
             },
             "The histogram, shape (height, width); row 0 is db_min.")
+        .def("histogram_levels",
+             [](G& d, float scale, std::uint16_t top) {
+                 const auto& c = settings(d.engine());
+                 py::array_t<std::uint16_t> levels({ py::ssize_t(c.height), py::ssize_t(c.width) });
+                 py::array_t<std::uint8_t> lit(py::ssize_t(c.height));
+                 std::uint16_t* out = levels.mutable_data();
+                 std::uint8_t* lit_rows = lit.mutable_data();
+                 d.locked([&](D& e) { e.read_histogram_levels(out, scale, top, lit_rows); });
+                 return py::make_tuple(levels, lit);
+             },
+             py::arg("scale"), py::arg("top") = 65535,
+             "(levels, lit_rows): the histogram as uint16 levels min(cell * scale + 0.5, top)\n"
+             "truncated, shape (height, width), and per row 1 if any level is non-zero.")
         .def("average",
              [](G& d) {
                  return d.read({ py::ssize_t(settings(d.engine()).width) },
@@ -106,6 +119,13 @@ void bind_display_common(py::class_<guarded<D>>& cls)
             py::arg("rows") = 0,
             "The newest rows (default all waterfall_rows), shape (rows, width),\n"
             "oldest first; rows before the first frame are NaN.")
+        .def("waterfall_max",
+             [](G& d, std::size_t rows) {
+                 return d.read({ py::ssize_t(settings(d.engine()).width) },
+                               [&](float* p) { d.engine().read_waterfall_max(p, rows); });
+             },
+             py::arg("rows"),
+             "The column-wise max of the newest rows (width,); NaN only where all are NaN.")
         .def("reset", [](G& d) { d.locked([](D& e) { e.reset(); }); })
         .def("reset_max_hold", [](G& d) { d.locked([](D& e) { e.reset_max_hold(); }); })
         .def(
