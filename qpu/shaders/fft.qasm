@@ -223,21 +223,19 @@ master\@:
     nop
     nop
     nop
+    # count - 1 passes of each loop, the semaphore in the delay slots
+    sub.setf r3, r3, 1
 acquire\@:
+    brr.anynz acquire\@
     sacq \arrive
     sub.setf r3, r3, 1
-    brr.anynz acquire\@
-    nop
-    nop
     nop
     mov r3, \count
-    sub r3, r3, 1
+    sub.setf r3, r3, 2
 release\@:
+    brr.anynz release\@
     srel \leave
     sub.setf r3, r3, 1
-    brr.anynz release\@
-    nop
-    nop
     nop
 done\@:
 .endm
