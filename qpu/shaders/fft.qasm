@@ -345,18 +345,25 @@ pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
     # Passes alternate semaphore pairs, so a QPU that leaves one barrier early
     # cannot take a token of the next one meant for a slower QPU. The last
-    # uniform of a pass says which barriers end it: bit 1 this one; bit 0
-    # first the barrier of pipelined on-chip pairs (semaphores 4/5), which a
-    # QPU with work in pass 1 meets in first_pass_vpm_group. Those alternate
-    # with this one, so the same argument holds for them.
+    # uniform of a pass says how it ends: bit 1 this barrier; in pipelined
+    # on-chip pairs (first_pass_vpm_group) bit 0 releases semaphore 8 (a
+    # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
+    # (pass 1's outputs are in the VPM).
     mov nop, vw_wait
     mov r2, unif
     and.setf nop, r2, 1
+    brr.allz rows_free
+    nop
+    nop
+    nop
+    srel 8
+rows_free:
+    and.setf nop, r2, 4
     brr.allz end_barrier
     nop
     nop
     nop
-    barrier 4, 5
+    sacq 12
 end_barrier:
     and.setf nop, r2, 2
     brr.allz barrier_done

@@ -247,17 +247,22 @@ std::uint32_t dma_stride_setup(std::uint32_t bytes) { return 0xC0000000u | bytes
 struct launch_pass {
     std::size_t pass, job;
     std::uint32_t first_item, item_end, sync;
-    bool pipelined; // an on-chip pair's pass 1 beside pass 2 of the job before
-    bool halves = false; // an on-chip pair's pass 2, two QPUs a group
+    std::uint32_t pipelined; // an on-chip pair's pass 1 beside pass 2 of the job before: its flags
+    bool halves = false;     // an on-chip pair's pass 2, two QPUs a group
 };
-constexpr std::uint32_t END_BARRIER = 2, PAIR_BARRIER = 1;
+// pass_end's uniform: a barrier of every QPU; in pipelined pairs, a QPU of
+// pass 2 signals that its VPM rows are free, one of pass 2 waits for pass
+// 1's writes (fft.qasm).
+constexpr std::uint32_t END_BARRIER = 2, ROWS_FREE = 1, WAIT_WRITES = 4;
 // Pipelined on-chip pairs (12 QPUs or more): QPUs 0-7 run pass 2 of job
 // k - 1 (half a group each: the instructions of a whole group on 4 QPUs
 // took longer than the VDW engine) while QPUs 8-11 run pass 1 of job k
-// into their registers; those wait at a barrier for pass 2 to have read the
-// VPM and its VDWs to have left it, then write it. So the VDW engine, which
-// bounds pass 2, no longer idles while pass 1 computes. Fewer QPUs, or one
-// job, run the pairs one after the other, each pass on every QPU.
+// into their registers; those wait for pass 2 to have read the VPM and its
+// VDWs to have left it, then write it, and pass 2 of job k waits for that
+// (semaphores, not barriers of every QPU: first_pass_vpm_group). So the
+// VDW engine, which bounds pass 2, no longer idles while pass 1 computes.
+// Fewer QPUs, or one job, run the pairs one after the other, each pass on
+// every QPU.
 constexpr unsigned PIPELINE_QPUS = 12;
 
 std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned qpus, unsigned q)
@@ -267,13 +272,13 @@ std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned
     const std::uint32_t groups = std::uint32_t((std::size_t(1) << log2n) / GROUP_POINTS);
     if (log2n != ON_CHIP_LOG2N) {
         for (std::size_t i = 0; i < passes; ++i)
-            order.push_back({ i, 0, q, ~0u, END_BARRIER, false });
+            order.push_back({ i, 0, q, ~0u, END_BARRIER, 0 });
         return order;
     }
     if (qpus < PIPELINE_QPUS || jobs == 1) {
         for (std::size_t job = 0; job < jobs; ++job)
             for (std::size_t i = 0; i < passes; ++i)
-                order.push_back({ i, job, q, groups, END_BARRIER, false });
+                order.push_back({ i, job, q, groups, END_BARRIER, 0 });
         return order;
     }
     // Work items W = 4 G + 2 h in halves, one per QPU.
@@ -282,10 +287,12 @@ std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned
     for (std::size_t k = 0; k <= jobs; ++k) {
         if (k > 0)
             order.push_back({ 1, k - 1, pass2_qpu ? half_item : 0, pass2_qpu ? half_item + 1 : 0,
-                              k == jobs ? END_BARRIER : 0, false, true });
+                              k == jobs ? END_BARRIER : pass2_qpu ? ROWS_FREE : 0, 0, true });
+        // pass 1's flags (rb28): wait for ROWS_FREE (not before the first
+        // job), signal the writes, the writers' semaphore pair
         if (k < jobs)
             order.push_back({ 0, k, pass1_qpu ? pass1_item : 0, pass1_qpu ? pass1_item + 1 : 0,
-                              END_BARRIER | (pass1_qpu ? 0 : PAIR_BARRIER), true });
+                              pass2_qpu ? WAIT_WRITES : 0, (k > 0 ? 1u : 0u) | 2u | (k % 2 ? 4u : 0u) });
     }
     return order;
 }
@@ -368,8 +375,8 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
                    : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
-            // an on-chip pair's pass 1: nonzero when pipelined (the barrier before its VPM writes)
-            on_chip && first ? (lp.pipelined ? 1u : 0u)
+            // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
+            on_chip && first ? lp.pipelined
             : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
             // an on-chip pair's pass 1: re and im rows 16 apart from row 0
             on_chip && first ? vpm_write_setup(0, 16) : vpm_write_setup(row),
