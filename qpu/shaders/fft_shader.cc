@@ -395,7 +395,7 @@ std::string describe_passes(unsigned log2n)
     const std::vector<pass> passes = passes_for(log2n);
     for (std::size_t i = 0; i < passes.size(); ++i)
         s += (i ? "x" : "") + std::to_string(1u << passes[i].log2_radix);
-    return s + " Stockham, " + std::to_string(passes.size()) + (log2n == ON_CHIP_LOG2N ? " passes, VPM between" : " passes");
+    return s + " Stockham, " + std::to_string(passes.size()) + (log2n == ON_CHIP_LOG2N ? " passes (VPM)" : " passes");
 }
 
 } // namespace
