@@ -257,8 +257,8 @@ public:
     // times in the emulator's cost model (qpu/shaders/README.md, "Model
     // figures"), with its L2 and SDRAM modelled (4-way L2): 2^8 in one pass
     // and on four QPUs at batch 1 (a group dealt in quarters), 2^13 and 2^14
-    // in two passes (radix 64), at batch 1 and 10, 2^10 as an on-chip pair
-    // (its intermediate in the VPM, pipelined over the jobs at batch 10),
+    // in two passes (radix 64), at batch 1 and 10, 2^9 and 2^10 as on-chip
+    // pairs (the intermediate in the VPM, pipelined over the jobs),
     // and 2^15 to 2^18 at batch
     // 1, whose cross-lane passes read the padded intermediate buffers (their
     // 16 lanes' lines in one or two L2 sets without it: 1.2 to 1.6 times
@@ -277,7 +277,8 @@ public:
                                  target{ 13, 10, 660 }, target{ 14, 1, 1200 }, target{ 15, 1, 3500 },
                                  target{ 16, 1, 7000 }, target{ 17, 1, 17000 }, target{ 18, 1, 43000 },
                                  target{ 12, 10, 270 }, target{ 14, 10, 1200 }, target{ 15, 10, 3300 },
-                                 target{ 10, 1, 70 }, target{ 10, 10, 49 } }) {
+                                 target{ 9, 1, 49 }, target{ 9, 10, 29 }, target{ 10, 1, 70 },
+                                 target{ 10, 10, 49 } }) {
             const std::size_t n = std::size_t(1) << t.log2n;
             qpu::emu::config cfg;
             cfg.num_qpus = 12;
@@ -311,8 +312,8 @@ public:
     // Every first-pass radix (2^8: one radix-256 pass, 2^9 32x16 .. 2^12
     // 256x16, the cross-lane steps 0 to 4) with the radix-16 pass across
     // lanes after it, on 1, 3, 7 and 12 QPUs, batch 1 and 10 (groups dealt
-    // whole or in quarters; 2^10 is an on-chip pair, pipelined over the jobs
-    // at batch 10 on 12 QPUs, and on 16, where 4 QPUs have no work), then
+    // whole or in quarters; 2^9 and 2^10 are on-chip pairs, pipelined on 12
+    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work), then
     // 2^13..2^16 (three passes) at batch 1 and 10 on 12 QPUs, each under a
     // different interleaving seed.
     void seeded_interleavings()

@@ -45,11 +45,12 @@
 #   ra26   dma0       VDW setup of VPM slot 0
 #   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
 #   ra27   vpmw0      VPM write setups of the two slots
-#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass)
+#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass);
+#                     an on-chip pair's pass 1: the QPUs of pass 1 (pipelined)
 #   ra28   in_addr    
-#   rb28   dma_stride 
+#   rb28   dma_stride an on-chip pair's pass 1: its pipelining flags
 #   ra29   tw_ptr     next twiddle to load
-#   rb29   j_step     bytes between two VDWs' outputs
+#   rb29   j_step     bytes between two VDWs' outputs; an on-chip pair's pass 1: the QPUs of pass 2
 #   ra30   out_ptr    next output
 #   rb30   host_int   
 #   ra31   passes     
@@ -270,7 +271,7 @@ skip\@:
 
 pass_loop:
     mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
-                            # 4 first_pass_vpm_group, 5 radix64_vpm_group (an on-chip pair)
+                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -325,6 +326,11 @@ pass_loop:
     nop
     nop
     nop
+    sub.setf nop, r2, 6
+    brr.allz across32_vpm
+    nop
+    nop
+    nop
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -340,6 +346,9 @@ first_vpm:
 across64_vpm:
     add rb26, rb26, r0
     group_loop radix64_vpm_group
+across32_vpm:
+    add rb26, rb26, r0
+    group_loop radix32_vpm_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
@@ -348,7 +357,8 @@ pass_end:
     # uniform of a pass says how it ends: bit 1 this barrier; in pipelined
     # on-chip pairs (first_pass_vpm_group) bit 0 releases semaphore 8 (a
     # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
-    # (pass 1's outputs are in the VPM).
+    # (pass 1's outputs are in the VPM), bit 3 takes back the release of
+    # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
     mov nop, vw_wait
     mov r2, unif
     and.setf nop, r2, 1
@@ -359,11 +369,18 @@ pass_end:
     srel 8
 rows_free:
     and.setf nop, r2, 4
-    brr.allz end_barrier
+    brr.allz written
     nop
     nop
     nop
     sacq 12
+written:
+    and.setf nop, r2, 8
+    brr.allz end_barrier
+    nop
+    nop
+    nop
+    sacq 8
 end_barrier:
     and.setf nop, r2, 2
     brr.allz barrier_done
