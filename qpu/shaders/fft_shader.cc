@@ -254,13 +254,16 @@ std::uint32_t dma_stride_setup(std::uint32_t bytes) { return 0xC0000000u | bytes
 struct launch_pass {
     std::size_t pass, job;
     std::uint32_t first_item, item_end, sync;
-    std::uint32_t pipelined; // an on-chip pair's pass 1 beside pass 2 of the job before: its flags
-    unsigned split = 0;      // an on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
+    std::uint32_t pair_flags; // a pipelined on-chip pair's pass 1 (rb28, first_pass_vpm_group)
+    unsigned split = 0;       // a pipelined on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
 };
-// pass_end's uniform: a barrier of every QPU; in pipelined pairs, a QPU of
-// pass 2 signals that its VPM rows are free, one of pass 2 waits for pass
-// 1's writes (fft.qasm).
+// pass_end's uniform (fft.qasm): a barrier of every QPU; in pipelined
+// pairs, a QPU of pass 2 signals that its VPM rows are free, waits for
+// pass 1's writes, or takes back the signal of 2^9's last pass 2.
 constexpr std::uint32_t END_BARRIER = 2, ROWS_FREE = 1, WAIT_WRITES = 4, TAKE_BACK_ROWS_FREE = 8;
+// pair_flags: wait for every QPU of pass 2 to free its rows (not before
+// the first job), signal the writes, the writers' other semaphore pair.
+constexpr std::uint32_t WAIT_ROWS_FREE = 1, SIGNAL_WRITES = 2, ODD_JOB = 4;
 // Pipelined on-chip pairs (12 QPUs or more at 2^10, 10 at 2^9): QPUs 0-7
 // run pass 2 of job k - 1 (2^10: half a group each, 2^9: a quarter; the
 // instructions of a whole group took longer than the VDW engine) while
@@ -300,11 +303,10 @@ std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned
                               // (2^9's quarters free their rows once read: radix32_vpm_group)
                               k == jobs ? END_BARRIER | (pass2_qpu && split == 4 ? TAKE_BACK_ROWS_FREE : 0)
                               : pass2_qpu && split == 2 ? ROWS_FREE : 0, 0, split });
-        // pass 1's flags (rb28): wait for ROWS_FREE (not before the first
-        // job), signal the writes, the writers' semaphore pair
         if (k < jobs)
             order.push_back({ 0, k, pass1_qpu ? pass1_item : 0, pass1_qpu ? pass1_item + 1 : 0,
-                              pass2_qpu ? WAIT_WRITES : 0, (k > 0 ? 1u : 0u) | 2u | (k % 2 ? 4u : 0u) });
+                              pass2_qpu ? WAIT_WRITES : 0,
+                              (k > 0 ? WAIT_ROWS_FREE : 0) | SIGNAL_WRITES | (k % 2 ? ODD_JOB : 0) });
     }
     return order;
 }
@@ -338,17 +340,15 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         // Not in an on-chip pair, whose pass 2 stages its VDWs in its
         // group's own VPM rows, which other quarters would still be reading.
         const bool quarters = !on_chip && (first || across) && 4 * jobs * groups <= l.qpus;
-        const bool split = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
+        const bool split_items = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
         const std::size_t lane_table = first ? tables.first_pass
                                        : across ? (B == 4 ? tables.radix64 : B == 2 ? tables.radix32 : tables.across)
                                                 : tables.lanes_on_q;
-        // VPM rows: 8 per QPU for its VDWs, but an on-chip pair's pass 2
-        // stages them in the rows of the group QPU q takes first (q mod 4:
-        // groups are dealt round-robin, and those rows were all read before
-        // the first VDW).
-        // (In 2^10's halves, QPU 2u + h stages in rows 8h of group u's.)
-        // 2^9's pair leaves rows 16k + 8.. unused (pass 1's 2 groups
-        // write rows 4t + ... of each 32): QPU q stages in k = q mod 8.
+        // VPM rows: 8 per QPU for its VDWs. 2^10's pass 2 stages them in
+        // the rows of the group QPU q takes first (q mod 4: groups are
+        // dealt round-robin, and those rows were all read before the first
+        // VDW), in halves QPU 2u + h in rows 8h of group u's. 2^9's pass 1
+        // leaves rows 16k + 8.. unwritten: QPU q of pass 2 stages in k = q mod 8.
         const unsigned row = on_chip && B == 2 ? 16 * (q % 8) + VPM_ROWS_PER_QPU
                              : lp.split         ? VPM_ROWS_PER_GROUP * (q / 2) + VPM_ROWS_PER_QPU * (q % 2)
                              : on_chip          ? VPM_ROWS_PER_GROUP * (q % groups)
@@ -362,7 +362,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             to,
             first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
             lp.item_end == ~0u ? std::uint32_t(jobs * groups * (quarters ? 4 : 1)) : lp.item_end,
-            log2_of(groups) + (split ? 2 : 0),
+            log2_of(groups) + (split_items ? 2 : 0),
             quarters || lp.split == 4 ? 3u : lp.split == 2 ? 2u : 0u,
             std::uint32_t(groups - 1),
         };
@@ -383,7 +383,8 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             log2_of(first ? 8 * GROUP_POINTS : R * 8),
             first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
-            // (an on-chip pair's pass 1: the QPUs of pass 2, when pipelined)
+            // (an on-chip pair's pass 1: the QPUs of pass 2 when pipelined,
+            // 8, a multiple of the 4 first_pass_vpm_group counts at a time)
             on_chip && first ? std::uint32_t(pair_split(log2n) * groups)
             : wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
@@ -393,7 +394,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
-            on_chip && first ? lp.pipelined
+            on_chip && first ? lp.pair_flags
             : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
             // an on-chip pair's pass 1: re and im rows 16 apart from row 0
             on_chip && first ? vpm_write_setup(0, 16) : vpm_write_setup(row),
