@@ -25,6 +25,7 @@
 
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -256,7 +257,9 @@ public:
     // times in the emulator's cost model (qpu/shaders/README.md, "Model
     // figures"), with its L2 and SDRAM modelled (4-way L2): 2^8 in one pass
     // and on four QPUs at batch 1 (a group dealt in quarters), 2^13 and 2^14
-    // in two passes (radix 64), at batch 1 and 10, and 2^15 to 2^18 at batch
+    // in two passes (radix 64), at batch 1 and 10, 2^9 and 2^10 as on-chip
+    // pairs (the intermediate in the VPM, pipelined over the jobs),
+    // and 2^15 to 2^18 at batch
     // 1, whose cross-lane passes read the padded intermediate buffers (their
     // 16 lanes' lines in one or two L2 sets without it: 1.2 to 1.6 times
     // GPU_FFT's time). A change of the cost model moves these: the bound is
@@ -273,7 +276,9 @@ public:
         for (const target& t : { target{ 8, 1, 33 }, target{ 8, 10, 17 }, target{ 13, 1, 610 },
                                  target{ 13, 10, 660 }, target{ 14, 1, 1200 }, target{ 15, 1, 3500 },
                                  target{ 16, 1, 7000 }, target{ 17, 1, 17000 }, target{ 18, 1, 43000 },
-                                 target{ 12, 10, 270 }, target{ 14, 10, 1200 }, target{ 15, 10, 3300 } }) {
+                                 target{ 12, 10, 270 }, target{ 14, 10, 1200 }, target{ 15, 10, 3300 },
+                                 target{ 9, 1, 49 }, target{ 9, 10, 29 }, target{ 10, 1, 70 },
+                                 target{ 10, 10, 49 } }) {
             const std::size_t n = std::size_t(1) << t.log2n;
             qpu::emu::config cfg;
             cfg.num_qpus = 12;
@@ -307,8 +312,10 @@ public:
     // Every first-pass radix (2^8: one radix-256 pass, 2^9 32x16 .. 2^12
     // 256x16, the cross-lane steps 0 to 4) with the radix-16 pass across
     // lanes after it, on 1, 3, 7 and 12 QPUs, batch 1 and 10 (groups dealt
-    // whole or in quarters), then 2^13..2^16 (three passes) at batch 1 and 10
-    // on 12 QPUs, each under a different interleaving seed.
+    // whole or in quarters; 2^9 and 2^10 are on-chip pairs, pipelined on 12
+    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work), then
+    // 2^13..2^16 (three passes) at batch 1 and 10 on 12 QPUs, each under a
+    // different interleaving seed.
     void seeded_interleavings()
     {
         struct launch {
@@ -320,6 +327,7 @@ public:
             for (unsigned qpus : { 1u, 3u, 7u, 12u })
                 for (std::size_t batch : { 1, 10 })
                     launches.push_back({ log2n, qpus, batch });
+        launches.push_back({ 10, 16, 10 });
         for (unsigned log2n : { 13, 14, 15, 16 })
             for (std::size_t batch : { 1, 10 })
                 launches.push_back({ log2n, 12, batch });
@@ -329,7 +337,7 @@ public:
             const std::size_t n = std::size_t(1) << la.log2n;
             const qa_dir dir = round / 2 % 2 ? qa_dir::inverse : qa_dir::forward; // batches 1, 10 alike
             qpu::emu::config cfg;
-            cfg.num_qpus = 12;
+            cfg.num_qpus = std::max(12u, la.qpus);
             cfg.seed = seed + round++;
             cfg.random_interleave = true;
             cfg.check_hazards = true;

@@ -25,7 +25,8 @@
 #   rb16   g_end      
 #   ra17   lg_in      in = in0 + (g << LG_IN) + LANE_IN; the first pass's lane radix is 2^(7 - LG_IN)
 #   rb17   nq         QPUs in this launch
-#   ra18   quarters   3: a work item is one quad (4 registers) of a group, W & 3; 0: whole groups
+#   ra18   quarters   3: a work item is one quad (4 registers) of a group, W & 3; 2: half a group,
+#                     quads 0-1 or 2-3 (W & 2); 0: whole groups
 #   rb18   lg_gt      job = W >> LG_GT
 #   ra19   qmask      qb = g & QMASK
 #   rb19   gmask      g = G & GMASK
@@ -44,15 +45,16 @@
 #   ra26   dma0       VDW setup of VPM slot 0
 #   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
 #   ra27   vpmw0      VPM write setups of the two slots
-#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass)
+#   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass);
+#                     an on-chip pair's pass 1: the QPUs of pass 1 (pipelined)
 #   ra28   in_addr    
-#   rb28   dma_stride 
+#   rb28   dma_stride an on-chip pair's pass 1: its pipelining flags
 #   ra29   tw_ptr     next twiddle to load
-#   rb29   j_step     bytes between two VDWs' outputs
+#   rb29   j_step     bytes between two VDWs' outputs; an on-chip pair's pass 1: the QPUs of pass 2
 #   ra30   out_ptr    next output
 #   rb30   host_int   
 #   ra31   passes     
-#   rb31   first_g    this QPU's number: its first group
+#   rb31   qpu        this QPU's number (0 collects the barriers)
 
 # Gather one input point (lanes at r1) into the TMU FIFOs; r1 moves to the next.
 .macro issue_point
@@ -199,7 +201,12 @@ group_loop\@:
 # All QPUs meet: the others signal `arrive` and wait on `leave`; QPU 0
 # collects qpus-1 arrivals, then lets qpus-1 QPUs go.
 .macro barrier, arrive, leave
-    mov.setf nop, rb31
+    barrier_of \arrive, \leave, rb31, rb17
+.endm
+
+# `count` QPUs meet; the one whose `who` is 0 collects the others.
+.macro barrier_of, arrive, leave, who, count
+    mov.setf nop, \who
     brr.allz master\@
     nop
     nop
@@ -211,33 +218,32 @@ group_loop\@:
     nop
     nop
 master\@:
-    mov r3, rb17
+    mov r3, \count
     sub.setf r3, r3, 1
     brr.allz done\@
     nop
     nop
     nop
+    # count - 1 passes of each loop, the semaphore in the delay slots
+    sub.setf r3, r3, 1
 acquire\@:
+    brr.anynz acquire\@
     sacq \arrive
     sub.setf r3, r3, 1
-    brr.anynz acquire\@
     nop
-    nop
-    nop
-    mov r3, rb17
-    sub r3, r3, 1
+    mov r3, \count
+    sub.setf r3, r3, 2
 release\@:
+    brr.anynz release\@
     srel \leave
     sub.setf r3, r3, 1
-    brr.anynz release\@
-    nop
-    nop
     nop
 done\@:
 .endm
 
 # Quad i of a group (4 registers, one VDW) is this work item's unless the
-# group is split in quarters (ra18 = 3) and W & 3 != i; a skipped quad still
+# group is split in quarters (ra18 = 3) and W & 3 != i, or in halves
+# (ra18 = 2, W = 4 G + 2 h) and h != i >> 1; a skipped quad still
 # moves the output pointer on by one VDW and, when `tw_bytes` is set, the
 # twiddle pointer by that many bytes.
 .macro quad_if_mine, i, quad, tw_bytes, k0, k1, k2, k3
@@ -264,7 +270,8 @@ skip\@:
     mov rb30, unif
 
 pass_loop:
-    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group
+    mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
+                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -291,7 +298,7 @@ pass_loop:
     mov rb28, unif
     mov ra27, unif
     mov rb27, unif
-    mov ra16, rb31 ; ldtmu0
+    mov ra16, unif ; ldtmu0  # this QPU's first work item
     mov rb21, r4
     shl r0, elem_num, 2      # lane tables: rb26 + 4 lane
     sub.setf nop, r2, 1
@@ -309,6 +316,21 @@ pass_loop:
     nop
     nop
     nop
+    sub.setf nop, r2, 4
+    brr.allz first_vpm
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 5
+    brr.allz across64_vpm
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 6
+    brr.allz across32_vpm
+    nop
+    nop
+    nop
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -319,12 +341,52 @@ across:
 across64:
     add rb26, rb26, r0
     group_loop radix64_group
+first_vpm:
+    group_loop first_pass_vpm_group
+across64_vpm:
+    add rb26, rb26, r0
+    group_loop radix64_vpm_group
+across32_vpm:
+    add rb26, rb26, r0
+    group_loop radix32_vpm_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
     # Passes alternate semaphore pairs, so a QPU that leaves one barrier early
-    # cannot take a token of the next one meant for a slower QPU.
+    # cannot take a token of the next one meant for a slower QPU. The last
+    # uniform of a pass says how it ends: bit 1 this barrier; in pipelined
+    # on-chip pairs (first_pass_vpm_group) bit 0 releases semaphore 8 (a
+    # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
+    # (pass 1's outputs are in the VPM), bit 3 takes back the release of
+    # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
     mov nop, vw_wait
+    mov r2, unif
+    and.setf nop, r2, 1
+    brr.allz rows_free
+    nop
+    nop
+    nop
+    srel 8
+rows_free:
+    and.setf nop, r2, 4
+    brr.allz written
+    nop
+    nop
+    nop
+    sacq 12
+written:
+    and.setf nop, r2, 8
+    brr.allz end_barrier
+    nop
+    nop
+    nop
+    sacq 8
+end_barrier:
+    and.setf nop, r2, 2
+    brr.allz barrier_done
+    nop
+    nop
+    nop
     and.setf nop, ra31, 1
     brr.allz even_barrier
     nop

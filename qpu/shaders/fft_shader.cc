@@ -57,8 +57,8 @@ struct pass {
 // and 2^22 takes five passes rather than a first pass of 256.
 const unsigned char pass_radices[MAX_LOG2N - MIN_LOG2N + 1][5] = {
     { 8 }, // 2^8
-    { 5, 4 }, // 2^9
-    { 6, 4 }, // 2^10
+    { 4, 5 }, // 2^9: an on-chip pair
+    { 4, 6 }, // 2^10: an on-chip pair
     { 7, 4 }, // 2^11
     { 8, 4 }, // 2^12
     { 7, 6 }, // 2^13
@@ -72,6 +72,14 @@ const unsigned char pass_radices[MAX_LOG2N - MIN_LOG2N + 1][5] = {
     { 5, 6, 6, 4 }, // 2^21
     { 6, 4, 4, 4, 4 }, // 2^22
 };
+
+// 2^9 and 2^10 run as on-chip pairs (README.md, "On-chip pairs"): radix 16
+// with lanes on p, its outputs written to the VPM (2^10: 8 KB, all 128
+// rows) rather than memory, then radix 32 or 64 across lanes reading them
+// back, so the points pass the shared VDW engine once instead of twice.
+// A launch runs the pair once per job.
+bool on_chip_pair(unsigned log2n) { return log2n == 9 || log2n == 10; }
+constexpr unsigned VPM_ROWS_PER_GROUP = 32; // 16 registers, re and im rows
 
 std::vector<pass> passes_for(unsigned log2n)
 {
@@ -143,6 +151,7 @@ struct table_layout {
     std::size_t first_pass = 0;  // LANE_IN, then lane twiddles (shader's rb26 + 64)
     std::size_t across = 0;      // LANE_IN, then the cross-lane steps' twiddles
     std::size_t radix64 = 0;     // LANE_IN, the steps' twiddles, then W64^(r_lo j_a)
+    std::size_t radix32 = 0;     // LANE_IN, the steps' twiddles, then W32^(r_lo)
 };
 
 constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
@@ -155,7 +164,8 @@ table_layout layout_of(unsigned log2n)
     for (const pass& ps : passes_for(log2n))
         words += 2 * ((std::size_t(1) << log2n) / ps.stride);
     const std::size_t across = words + LANES + FIRST_PASS_WORDS;
-    return { words, words + LANES, across, across + ACROSS_WORDS };
+    const std::size_t radix64 = across + ACROSS_WORDS;
+    return { words, words + LANES, across, radix64, radix64 + ACROSS_WORDS + 4 * 2 * LANES };
 }
 
 // The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
@@ -182,18 +192,26 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
     std::vector<std::uint32_t> words;
     for (const pass& ps : passes) {
         const std::size_t n = N / ps.stride, R = std::size_t(1) << ps.log2_radix, m = n / R;
-        for (std::size_t p = 0; p < m; ++p)
+        // An on-chip pair's pass 1 reads row p0 + L for lane L, which holds
+        // p = p0 + bitrev4(L).
+        const bool lanes_reversed = on_chip_pair(log2n) && ps.stride == 1;
+        for (std::size_t row = 0; row < m; ++row) {
+            const std::size_t p = lanes_reversed ? (row & ~std::size_t(15)) | bit_reverse(row & 15, 4) : row;
             for (std::size_t j = 0; j < R; ++j)
                 push_complex(words, -2.0 * M_PI * double((j * p) % n) / double(n));
+        }
     }
     for (unsigned lane = 0; lane < LANES; ++lane)
         words.push_back(8 * lane);
     // First pass, radix 16A: lane L of a block of A takes inputs
-    // r = A r_b + bitrev(L mod A) of p = p0 + L / A.
+    // r = A r_b + bitrev(L mod A) of p = p0 + L / A; in an on-chip pair
+    // (A = 1) p = p0 + bitrev4(L), the order pass 2's lanes read.
     const unsigned a = passes[0].log2_radix - 4, A = 1u << a;
     const std::size_t m = N >> passes[0].log2_radix;
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(8 * (lane / A) + 8 * m * bit_reverse(lane % A, a)));
+        words.push_back(on_chip_pair(log2n)
+                            ? std::uint32_t(8 * bit_reverse(lane, 4))
+                            : std::uint32_t(8 * (lane / A) + 8 * m * bit_reverse(lane % A, a)));
     // Register k holds j_lo = bitrev4(k): times W_16A^(r_a j_lo).
     for (unsigned k = 0; k < 16; ++k)
         push_lane_vector(words, [&](unsigned lane) {
@@ -211,6 +229,11 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
     push_lane_steps(words, 16);
     for (unsigned j_a = 0; j_a < 4; ++j_a)
         push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 64.0; });
+    // Radix 32 (2^9's pair): block j_a = 1 is times W32^(bitrev4(L)).
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(0); // LANE_IN: its inputs come from the VPM
+    push_lane_steps(words, 16);
+    push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4)) / 32.0; });
     return words;
 }
 
@@ -220,10 +243,73 @@ std::uint32_t output_dma_setup(unsigned row, unsigned depth)
     return 0x80000000u | (16u << 23) | (depth << 16) | (row << 7);
 }
 
-// Generic VPM write setup: horizontal 32-bit rows from `row`, stride 1.
-std::uint32_t vpm_write_setup(unsigned row) { return 0x1A00u | row; }
+// Generic VPM write setup: horizontal 32-bit rows from `row`, `stride` rows apart.
+std::uint32_t vpm_write_setup(unsigned row, unsigned stride = 1) { return (stride << 12) | 0xA00u | row; }
 
 std::uint32_t dma_stride_setup(std::uint32_t bytes) { return 0xC0000000u | bytes; }
+
+// One pass of a launch as QPU q runs it: which pass of the plan, for which
+// job (an on-chip pair's passes take one job each), q's first work item,
+// and the barriers at its end (fft.qasm, pass_end).
+struct launch_pass {
+    std::size_t pass, job;
+    std::uint32_t first_item, item_end, sync;
+    std::uint32_t pair_flags; // a pipelined on-chip pair's pass 1 (rb28, first_pass_vpm_group)
+    unsigned split = 0;       // a pipelined on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
+};
+// pass_end's uniform (fft.qasm): a barrier of every QPU; in pipelined
+// pairs, a QPU of pass 2 signals that its VPM rows are free, waits for
+// pass 1's writes, or takes back the signal of 2^9's last pass 2.
+constexpr std::uint32_t END_BARRIER = 2, ROWS_FREE = 1, WAIT_WRITES = 4, TAKE_BACK_ROWS_FREE = 8;
+// pair_flags: wait for every QPU of pass 2 to free its rows (not before
+// the first job), signal the writes, the writers' other semaphore pair.
+constexpr std::uint32_t WAIT_ROWS_FREE = 1, SIGNAL_WRITES = 2, ODD_JOB = 4;
+// Pipelined on-chip pairs (12 QPUs or more at 2^10, 10 at 2^9): QPUs 0-7
+// run pass 2 of job k - 1 (2^10: half a group each, 2^9: a quarter; the
+// instructions of a whole group took longer than the VDW engine) while
+// QPUs 8-11 (2^9: 8-9) run pass 1 of job k
+// into their registers; those wait for pass 2 to have read the VPM and its
+// VDWs to have left it, then write it, and pass 2 of job k waits for that
+// (semaphores, not barriers of every QPU: first_pass_vpm_group). So the
+// VDW engine, which bounds pass 2, no longer idles while pass 1 computes.
+// Fewer QPUs run the pairs one after the other, each pass on every QPU.
+// 2^9's pass 2 stages its VDWs in rows pass 1 does not write, so it may
+// split its groups in quarters; 2^10's halves share their group's rows.
+unsigned pair_split(unsigned log2n) { return log2n == 9 ? 4 : 2; }
+
+std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned qpus, unsigned q)
+{
+    std::vector<launch_pass> order;
+    const std::size_t passes = passes_for(log2n).size();
+    const std::uint32_t groups = std::uint32_t((std::size_t(1) << log2n) / GROUP_POINTS);
+    if (!on_chip_pair(log2n)) {
+        for (std::size_t i = 0; i < passes; ++i)
+            order.push_back({ i, 0, q, ~0u, END_BARRIER, 0 });
+        return order;
+    }
+    const unsigned split = pair_split(log2n);
+    if (qpus < (split + 1) * groups) {
+        for (std::size_t job = 0; job < jobs; ++job)
+            for (std::size_t i = 0; i < passes; ++i)
+                order.push_back({ i, job, q, groups, END_BARRIER, 0 });
+        return order;
+    }
+    // Work items W = 4 G + 2 h in halves, 4 G + quad in quarters, one per QPU.
+    const bool pass2_qpu = q < split * groups, pass1_qpu = q >= split * groups && q < (split + 1) * groups;
+    const std::uint32_t split_item = 4 / split * q, pass1_item = q - split * groups;
+    for (std::size_t k = 0; k <= jobs; ++k) {
+        if (k > 0)
+            order.push_back({ 1, k - 1, pass2_qpu ? split_item : 0, pass2_qpu ? split_item + 1 : 0,
+                              // (2^9's quarters free their rows once read: radix32_vpm_group)
+                              k == jobs ? END_BARRIER | (pass2_qpu && split == 4 ? TAKE_BACK_ROWS_FREE : 0)
+                              : pass2_qpu && split == 2 ? ROWS_FREE : 0, 0, split });
+        if (k < jobs)
+            order.push_back({ 0, k, pass1_qpu ? pass1_item : 0, pass1_qpu ? pass1_item + 1 : 0,
+                              pass2_qpu ? WAIT_WRITES : 0,
+                              (k > 0 ? WAIT_ROWS_FREE : 0) | SIGNAL_WRITES | (k % 2 ? ODD_JOB : 0) });
+    }
+    return order;
+}
 
 std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, unsigned q)
 {
@@ -231,38 +317,53 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
     const std::vector<pass> passes = passes_for(log2n);
     const table_layout tables = layout_of(log2n);
     const bool inverse = l.dir == direction::inverse;
-    const std::size_t jobs = l.input.size();
     const std::size_t groups = N / GROUP_POINTS; // per transform, every pass
-    const unsigned row = VPM_ROWS_PER_QPU * q;
-    std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(passes.size()), l.step_bytes,
-                                     q == 0 ? 1u : 0u };
-    for (std::size_t i = 0; i < passes.size(); ++i) {
+    // An on-chip pair runs once per job (its passes see one job each);
+    // otherwise each pass takes every job's groups.
+    const bool on_chip = on_chip_pair(log2n);
+    const std::size_t jobs = on_chip ? 1 : l.input.size();
+    const std::vector<launch_pass> order = launch_order(log2n, l.input.size(), l.qpus, q);
+    std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(order.size()), l.step_bytes, q == 0 ? 1u : 0u };
+    for (const launch_pass& lp : order) {
+        const std::size_t i = lp.pass, job = lp.job;
         const pass& ps = passes[i];
         const std::size_t s = ps.stride;
         const bool first = i == 0, last = i + 1 == passes.size();
-        const std::uint32_t from = i % 2 ? l.output[0] : l.input[0];
-        const std::uint32_t to = i % 2 ? l.input[0] : l.output[0];
+        const std::uint32_t from = i % 2 ? l.output[job] : l.input[job];
+        const std::uint32_t to = i % 2 && !on_chip ? l.input[job] : l.output[job];
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
         const bool across = !first && lanes_across(ps);
         // Lanes on r: R = 16 B, registers on Q = 16 / B consecutive q.
         const std::size_t R = std::size_t(1) << ps.log2_radix, B = across ? R / LANES : 1, Q = LANES / B;
         // Fewer groups than QPUs (small sizes, small batches): each group is
         // dealt out as four work items, one quad (VDW) of its outputs each.
-        const bool quarters = (first || across) && 4 * jobs * groups <= l.qpus;
+        // Not in an on-chip pair, whose pass 2 stages its VDWs in its
+        // group's own VPM rows, which other quarters would still be reading.
+        const bool quarters = !on_chip && (first || across) && 4 * jobs * groups <= l.qpus;
+        const bool split_items = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
         const std::size_t lane_table = first ? tables.first_pass
-                                       : across ? (B > 1 ? tables.radix64 : tables.across)
+                                       : across ? (B == 4 ? tables.radix64 : B == 2 ? tables.radix32 : tables.across)
                                                 : tables.lanes_on_q;
+        // VPM rows: 8 per QPU for its VDWs. 2^10's pass 2 stages them in
+        // the rows of the group QPU q takes first (q mod 4: groups are
+        // dealt round-robin, and those rows were all read before the first
+        // VDW), in halves QPU 2u + h in rows 8h of group u's. 2^9's pass 1
+        // leaves rows 16k + 8.. unwritten: QPU q of pass 2 stages in k = q mod 8.
+        const unsigned row = on_chip && B == 2 ? 16 * (q % 8) + VPM_ROWS_PER_QPU
+                             : lp.split         ? VPM_ROWS_PER_GROUP * (q / 2) + VPM_ROWS_PER_QPU * (q % 2)
+                             : on_chip          ? VPM_ROWS_PER_GROUP * (q % groups)
+                                                : VPM_ROWS_PER_QPU * q;
         const std::uint32_t common[] = {
-            first ? 1u : across ? (B > 1 ? 3u : 2u) : 0u,
+            on_chip ? (first ? 4u : B == 4 ? 5u : 6u) : first ? 1u : across ? (B > 1 ? 3u : 2u) : 0u,
             first ? 7u - (ps.log2_radix - 4) : log2_of(8 * Q),
             std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
             to,
             first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
-            std::uint32_t(jobs * groups * (quarters ? 4 : 1)),
-            log2_of(groups) + (quarters ? 2 : 0),
-            quarters ? 3u : 0u,
+            lp.item_end == ~0u ? std::uint32_t(jobs * groups * (quarters ? 4 : 1)) : lp.item_end,
+            log2_of(groups) + (split_items ? 2 : 0),
+            quarters || lp.split == 4 ? 3u : lp.split == 2 ? 2u : 0u,
             std::uint32_t(groups - 1),
         };
         u.insert(u.end(), std::begin(common), std::end(common));
@@ -282,18 +383,28 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             log2_of(first ? 8 * GROUP_POINTS : R * 8),
             first ? 8 * LANES : across ? std::uint32_t(8 * B) : 0, // twiddle bytes per lane
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
-            wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
+            // (an on-chip pair's pass 1: the QPUs of pass 2 when pipelined,
+            // 8, a multiple of the 4 first_pass_vpm_group counts at a time)
+            on_chip && first ? std::uint32_t(pair_split(log2n) * groups)
+            : wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
             // blocks, 16/B blocks of N/16 points apart)
             across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
                    : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
             output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
             wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
-            dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
-            vpm_write_setup(row),
-            wide ? (inverse && last ? 1 : 0) : vpm_write_setup(row + 3), // wide: store (im, re)
+            // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
+            on_chip && first ? lp.pair_flags
+            : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
+            // an on-chip pair's pass 1: re and im rows 16 apart from row 0
+            on_chip && first ? vpm_write_setup(0, 16) : vpm_write_setup(row),
+            // wide: store (im, re); an on-chip pair's pass 1: its QPUs, when pipelined
+            on_chip && first ? std::uint32_t(groups)
+            : wide ? (inverse && last ? 1 : 0) : vpm_write_setup(row + 3),
         };
         u.insert(u.end(), std::begin(pass_uniforms), std::end(pass_uniforms));
+        u.push_back(lp.first_item);
+        u.push_back(lp.sync); // read at the pass's end
     }
     return u;
 }
@@ -304,7 +415,7 @@ std::string describe_passes(unsigned log2n)
     const std::vector<pass> passes = passes_for(log2n);
     for (std::size_t i = 0; i < passes.size(); ++i)
         s += (i ? "x" : "") + std::to_string(1u << passes[i].log2_radix);
-    return s + " Stockham, " + std::to_string(passes.size()) + " passes";
+    return s + " Stockham, " + std::to_string(passes.size()) + (on_chip_pair(log2n) ? " passes (VPM)" : " passes");
 }
 
 } // namespace
@@ -322,7 +433,8 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.code.assign(::qpu::shaders::fft, ::qpu::shaders::fft + ::qpu::shaders::fft_size);
     s.twiddles = [log2n](direction) { return twiddle_table(log2n); };
     s.uniforms = [log2n](const launch_layout& l, unsigned q) { return fft_uniforms(log2n, l, q); };
-    s.result_in_output = passes_for(log2n).size() % 2 == 1;
+    // An on-chip pair's pass 1 writes no memory: pass 2 writes the output.
+    s.result_in_output = on_chip_pair(log2n) || passes_for(log2n).size() % 2 == 1;
     s.describe = describe_passes(log2n);
     // The emulator's model is bound by the shared VDW engine: 30 clocks of
     // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
@@ -336,6 +448,8 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     const double sdram_bytes_per_clock = 8, line_bytes = 64;
     double clocks_per_point = 0;
     for (const pass& ps : passes_for(log2n)) {
+        if (on_chip_pair(log2n) && ps.stride == 1)
+            continue; // an on-chip pair's pass 1 writes the VPM, not memory
         const bool shares_evicted_lines = ps.stride == 1 && ps.log2_radix >= 7 && log2n >= 16;
         const double read_bytes = shares_evicted_lines ? line_bytes : 8;
         const double vdw = ps.stride == 1 || lanes_across(ps) ? wide : narrow;
