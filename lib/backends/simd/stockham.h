@@ -386,14 +386,15 @@ constexpr std::size_t output_as_scratch_bytes = std::size_t(128) << 10;
  * Transforms of this many bytes have the last column pass feed the lane
  * stage through a tile in L1 (last_pass_lane_stage) where its radix has a
  * codelet. Measured on an AVX-512 Xeon (gpufft-bench, 256 KB a call, both
- * plans in one run, three runs): 8192 points 2-6%, 16384 6-7%, 32768 0-8%
- * faster; 65536 0-7% and 1024 to 4096 up to 6% slower; AVX2's 4 lanes
- * 17-20% slower at 8192 to 32768, so only with 8 lanes. Not when streaming:
+ * plans in one run, three runs): 8192 points 2-6%, 16384 6-7% faster;
+ * 1024 to 4096 up to 6% slower; 32768 8% faster to 12% slower from run to
+ * run, 65536 up to 7% slower; AVX2's 4 lanes 17-20% slower at 8192 to
+ * 32768, so only with 8 lanes. Not when streaming:
  * the lane groups then leave in a scattered order, which non-temporal
  * stores pay for.
  */
 constexpr std::size_t last_pass_lane_stage_min_bytes = std::size_t(64) << 10;
-constexpr std::size_t last_pass_lane_stage_max_bytes = std::size_t(256) << 10;
+constexpr std::size_t last_pass_lane_stage_max_bytes = std::size_t(128) << 10;
 
 class mixed_radix final : public transform
 {
