@@ -128,7 +128,7 @@ class qa_isa_paths : public CppUnit::TestFixture
         static const expected cases[] = {
             { "avx512", 32, 64, "lane-batched 32, 8 transforms a vector" },
             { "avx512", 60, 16, "lane-batched 12x5, 8 transforms a vector" },
-            { "avx512", 250, 8, "lane-batched 10x5x5, 8 transforms a vector" },
+            { "avx512", 250, 8, "lane-batched 25x10, 8 transforms a vector" },
             // Scratch of 8 x 2205 points is over the cache budget: AVX2 lanes.
             { "avx512", 2205, 16, "lane-batched 9x7x7x5, 4 transforms a vector" },
             // A batch too small for 8 lanes: AVX2's 4; the column scheme's sizes.
@@ -166,14 +166,21 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx2", 8192, 4, "mixed-radix 16x16x8 x 4 lanes" },
             { "sse2", 16384, 2, "mixed-radix 16x8x8x8 x 2 lanes" },
             { "avx512", 4096, 8, "mixed-radix 32x16 x 8 lanes" },
+            { "avx512", 8192, 4, "mixed-radix 32x32 x 8 lanes" },
+            // 32 registers: 3 x 5 and 5 x 5 in one pass (15 and 25 codelets);
+            // 16 registers: passes of at most 16 points.
+            { "avx512", 3000, 10, "mixed-radix 25x15 x 8 lanes" },
+            { "avx512", 2400, 13, "mixed-radix 25x12 x 8 lanes" },
+            { "avx512", 6000, 5, "mixed-radix 25x6x5 x 8 lanes" },
+            { "avx2", 3000, 10, "mixed-radix 6x5x5x5 x 4 lanes" },
             { "scalar", 4096, 8, "mixed-radix 16x16x16" },
             { "sse2", 32, 8, "mixed-radix 16 x 2 lanes" },
             { "sse2", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
             { "sse2", 12, 8, "mixed-radix 6 x 2 lanes" },
             { "sse2", 2205, 8, "lane-batched 9x7x7x5, 2 transforms a vector" },
-            { "neon", 15, 8, "lane-batched 5x3, 2 transforms a vector" },
+            { "neon", 21, 8, "lane-batched 7x3, 2 transforms a vector" },
             { "neon", 64, 8, "mixed-radix 32 x 2 lanes" },
-            { "scalar", 15, 64, "mixed-radix 5x3" },
+            { "scalar", 15, 64, "mixed-radix 15" },
         };
         const auto v = simd_variants();
         failures f;

@@ -229,13 +229,15 @@ inline pass make_pass(const unit_roots& w, std::size_t len, std::size_t ns, int 
     return p;
 }
 
-// The column FFT of length m: every pass from src, alternating between the
-// buffers first and second; returns where the result is (src if no pass).
+// The column FFT of length m: the first `count` passes (all by default) from
+// src, alternating between the buffers first and second; returns where the
+// result is (src if no pass).
 inline const complex* run_passes(const std::vector<pass>& passes, const complex* src,
-                                 complex* first, complex* second, std::size_t m)
+                                 complex* first, complex* second, std::size_t m,
+                                 std::size_t count = std::size_t(-1))
 {
-    for (const pass& p : passes) {
-        p.fn(src, first, m, p);
+    for (std::size_t i = 0; i < passes.size() && i < count; ++i) {
+        passes[i].fn(src, first, m, passes[i]);
         src = first;
         std::swap(first, second);
     }
@@ -312,6 +314,48 @@ fused_fn find_fused(int radix, bool forward)
 }
 
 /*
+ * The last column pass and the lane stage in one, for a last pass whose ns
+ * butterflies are whole lane groups: butterflies k0 to k0 + lanes - 1 write
+ * the column groups k0 / lanes + t ns / lanes (t < R) into a tile of R x
+ * lanes vectors, which stays in L1 for the lane stage, so those columns never
+ * go through scratch.
+ */
+using last_pass_fn = void (*)(const complex* src, complex* out, std::size_t m, const pass& p,
+                              complex* tile, const complex* lane_twiddles);
+
+template <int R, bool Forward>
+void last_pass_lane_stage(const complex* src, complex* out, std::size_t m, const pass& p,
+                          complex* tile, const complex* lane_twiddles)
+{
+    const std::size_t ns = p.ns, stride = m / R * lanes;
+    for (std::size_t k0 = 0; k0 < ns; k0 += lanes) {
+        for (int i = 0; i < lanes; ++i) {
+            const std::size_t k = k0 + i;
+            n1<R, Forward>::run(butterfly_load<true>{ src + k * lanes, stride,
+                                                      p.twiddles.data() + 2 * (R - 1) * k },
+                                butterfly_store{ tile + i * lanes, std::size_t(lanes) * lanes });
+        }
+        for (int t = 0; t < R; ++t) {
+            V c[lanes];
+            for (int i = 0; i < lanes; ++i)
+                c[i] = loadu(tile + (t * lanes + i) * lanes);
+            lane_group<Forward, false>(c, (k0 + t * ns) / lanes, m, out, lane_twiddles);
+        }
+    }
+}
+
+template <int... Radices>
+last_pass_fn find_last_pass(int radix, bool forward)
+{
+    last_pass_fn fn = nullptr;
+    ((radix == Radices ? (fn = forward ? &last_pass_lane_stage<Radices, true>
+                                       : &last_pass_lane_stage<Radices, false>)
+                       : fn),
+     ...);
+    return fn;
+}
+
+/*
  * Outputs bigger than this go around the cache (non-temporal stores): they
  * will not be read again from it, and a normal store would first read each
  * output line from memory, a third of the traffic of a streamed batch.
@@ -327,6 +371,30 @@ inline bool use_streaming(const complex* out, std::size_t batch, std::size_t dis
            (m * sizeof(complex)) % stream_alignment == 0 &&
            batch * dist * sizeof(complex) > streaming_bytes;
 }
+
+/*
+ * From this many bytes a transform, the column passes use its output as one
+ * of their two buffers: three buffers in the working set, not four. Measured
+ * on an AVX-512 Xeon (2 MiB L2, gpufft-bench, 256 KB a call): 16384 points
+ * 6%, 32768 8%, 65536 17% faster; below, no gain beyond the noise (2048 to
+ * 8192), and 512 and 1024 10% slower. Not when streaming: it would bring the
+ * output into the cache that its stores bypass.
+ */
+constexpr std::size_t output_as_scratch_bytes = std::size_t(128) << 10;
+
+/*
+ * Transforms of this many bytes have the last column pass feed the lane
+ * stage through a tile in L1 (last_pass_lane_stage) where its radix has a
+ * codelet. Measured on an AVX-512 Xeon (gpufft-bench, 256 KB a call, both
+ * plans in one run, three runs): 8192 points 2-6%, 16384 6-7% faster;
+ * 1024 to 4096 up to 6% slower; 32768 8% faster to 12% slower from run to
+ * run, 65536 up to 7% slower; AVX2's 4 lanes 17-20% slower at 8192 to
+ * 32768, so only with 8 lanes. Not when streaming:
+ * the lane groups then leave in a scattered order, which non-temporal
+ * stores pay for.
+ */
+constexpr std::size_t last_pass_lane_stage_min_bytes = std::size_t(64) << 10;
+constexpr std::size_t last_pass_lane_stage_max_bytes = std::size_t(128) << 10;
 
 class mixed_radix final : public transform
 {
@@ -363,6 +431,16 @@ public:
                 if (d_m == lanes)
                     d_fused_streaming =
                         find_fused<true, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+            }
+        }
+        if constexpr (lanes >= 8) {
+            const std::size_t bytes = d_n * sizeof(complex);
+            if (bytes >= last_pass_lane_stage_min_bytes &&
+                bytes <= last_pass_lane_stage_max_bytes && d_passes.size() > 1 &&
+                d_passes.back().ns % lanes == 0) {
+                d_last_pass = find_last_pass<GPUFFT_CODELET_RADICES>(d_radices.back(), d_forward);
+                if (d_last_pass)
+                    d_tile = buffer(std::size_t(d_radices.back()) * lanes * lanes);
             }
         }
         if (!d_fused || !d_fused_streaming) {
@@ -412,9 +490,23 @@ private:
         if (const fused_fn fused = Stream ? d_fused_streaming : d_fused)
             return fused(in, out, d_lane_twiddles.data());
         // With lanes > 1 there is at least one pass (n >= lanes^2), so the
-        // columns end in scratch, padded with zero columns to whole lane groups.
+        // columns end in scratch[0], padded with zero columns to whole lane
+        // groups; with last_pass_lane_stage, all passes but the last (at
+        // least one) do. The passes alternate between it and scratch[1], or
+        // `out` (see output_as_scratch_bytes) where the first pass does not
+        // overwrite the input.
+        const last_pass_fn last = Stream ? nullptr : d_last_pass;
+        const std::size_t count = d_passes.size() - (last ? 1 : 0);
+        const bool odd = count % 2 == 1;
+        complex* other = d_n * sizeof(complex) >= output_as_scratch_bytes && !Stream &&
+                                 (odd || in != out)
+                             ? out
+                             : d_scratch[1].data();
         const complex* columns =
-            run_passes(d_passes, in, d_scratch[0].data(), d_scratch[1].data(), d_m);
+            odd ? run_passes(d_passes, in, d_scratch[0].data(), other, d_m, count)
+                : run_passes(d_passes, in, other, d_scratch[0].data(), d_m, count);
+        if (last)
+            return last(columns, out, d_m, d_passes.back(), d_tile.data(), d_lane_twiddles.data());
         if constexpr (lanes == 1) {
             if (columns != out)
                 std::copy(columns, columns + d_n, out);
@@ -434,6 +526,8 @@ private:
     std::vector<int> d_radices;
     std::vector<pass> d_passes;
     fused_fn d_fused = nullptr, d_fused_streaming = nullptr;
+    last_pass_fn d_last_pass = nullptr;
+    buffer d_tile;
     buffer d_lane_twiddles;
     buffer d_scratch[2];
 };
