@@ -221,6 +221,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_shapes);
     CPPUNIT_TEST(register_mode);
+    CPPUNIT_TEST(odd_radices);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
@@ -231,6 +232,30 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                             gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
                 check_all_ways(f, n);
             }
+        });
+    }
+
+    /*!
+     * Composite radices (lib/backends/opencl/codelets.cc: 9, 10, 25, 27, 36,
+     * 49, ...) at the odd and mixed sizes of scripts/device/sweep-sizes.txt,
+     * in one kernel and in both passes of four-step (6000 in one kernel
+     * without the local-memory pad under the H100's 48 KiB); each plan is
+     * printed, and 729 must take two stages of 27.
+     */
+    void odd_radices()
+    {
+        run_checks("opencl odd radices", [](failures& f) {
+            for (std::size_t n : { 90, 175, 245, 729, 1296, 4410, 6000, 6561, 6912, 9720, 10000,
+                                   13500, 15625, 16807, 18900, 59049, 78125, 390625, 823543 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+            }
+            f.checked();
+            const std::string plan = gpufft::plan(729, direction::forward, 1, 0, target).describe();
+            if (plan.find("27x27") == std::string::npos)
+                f.add("729 is not planned in two stages of 27: " + plan);
         });
     }
 };

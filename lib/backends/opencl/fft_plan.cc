@@ -1,5 +1,6 @@
 /* gr-gpufft OpenCL backend: batched FFTs on device buffers as a chain of passes. */
 #include "fft_plan.h"
+#include "codelets.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
@@ -8,7 +9,9 @@
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace gpufft::opencl::detail {
 
@@ -44,7 +47,41 @@ constexpr std::size_t search_split_from = 4096;
 // of a warp covers whole memory segments.
 constexpr std::size_t column_group_target = 16;
 
-std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
+/*!
+ * GPUFFT_OPENCL_ODD_SHAPES=0: neither composite radices (codelets.h) nor
+ * unpadded one-kernel plans (pads_lds), the planner as before them, to
+ * compare the two on a device in one run.
+ */
+bool odd_shapes_on()
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_ODD_SHAPES");
+    if (!env || !*env)
+        return true;
+    const std::string v = env;
+    if (v != "0" && v != "1")
+        throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0 or 1");
+    return v == "1";
+}
+
+//! Local memory for g transforms, padded or not (fft_pass.cl's LDS_TS).
+std::size_t lds_bytes(std::size_t n, std::size_t g, bool pad)
+{
+    return g * (pad ? (n + n / 16) | 1 : n) * 8;
+}
+
+bool is_power_of_two(std::size_t n) { return (n & (n - 1)) == 0; }
+
+/*!
+ * Whether an n-point pass pads its local memory (fft_pass.cl's LDS_PAD):
+ * always, except where only the unpadded transform fits and n has an odd
+ * factor (6000 points, 48000 bytes, in the H100's 48 KiB: one kernel, not
+ * two passes). The pad spreads power-of-two strides over the banks; a
+ * size with an odd factor has fewer such strides to spread.
+ */
+bool pads_lds(const device_entry& d, std::size_t n)
+{
+    return is_power_of_two(n) || lds_bytes(n, 1, true) <= d.info.local_memory || !odd_shapes_on();
+}
 
 bool needs_lds(const pass_spec& s)
 {
@@ -57,7 +94,7 @@ bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
     const auto r = radices_for(n);
     if (r.empty() || n > one_kernel_cap)
         return false;
-    return (!staged && r.size() == 1) || lds_bytes(n, 1) <= d.info.local_memory;
+    return (!staged && r.size() == 1) || lds_bytes(n, 1, pads_lds(d, n)) <= d.info.local_memory;
 }
 
 /*!
@@ -73,8 +110,21 @@ std::size_t work_items_per_transform(std::size_t n,
                                      std::size_t max_work_items,
                                      std::size_t max_group)
 {
-    const std::size_t widest = n / *std::max_element(radices.begin(), radices.end());
-    const std::size_t hi = std::min(widest, max_work_items), lo = std::max<std::size_t>(1, hi / 2);
+    const std::size_t most = *std::max_element(radices.begin(), radices.end());
+    const std::size_t widest = n / most;
+    const std::size_t hi = std::min(widest, max_work_items);
+    std::size_t lo = std::max<std::size_t>(1, hi / 2);
+    // A composite radix above 16 (codelets.h): no stage holds more points
+    // a work-item than that radix or register_points_cap, or registers spill.
+    const auto points = [&](std::size_t tt) {
+        std::size_t p = 0;
+        for (std::size_t r : radices)
+            p = std::max(p, (n / r + tt - 1) / tt * r);
+        return p;
+    };
+    if (most > 16)
+        while (lo < hi && points(lo) > std::max(register_points_cap, most))
+            ++lo;
     std::size_t best = hi;
     double best_slots = 1e300;
     for (std::size_t tt = hi; tt >= lo; --tt) {
@@ -96,11 +146,12 @@ std::size_t work_items_per_transform(std::size_t n,
 //! work-items, as many as d's work-group and local memory allow.
 void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
 {
+    s.lds_pad = pads_lds(d, s.n);
     std::size_t g = std::max<std::size_t>(1, group / s.tt);
     if (s.map_cols || s.store_cols)
         g = std::max(g, column_group_target);
     while (g > 1 && (g * s.tt > d.info.max_work_group ||
-                     (needs_lds(s) && lds_bytes(s.n, g) > d.info.local_memory)))
+                     (needs_lds(s) && lds_bytes(s.n, g, s.lds_pad) > d.info.local_memory)))
         --g;
     s.g = g;
 }
@@ -110,7 +161,9 @@ void shape_pass(const device_entry& d, pass_spec& s)
 {
     s.radices = radices_for(s.n);
     const std::size_t lds_groups =
-        needs_lds(s) ? std::max<std::size_t>(1, d.info.local_memory / lds_bytes(s.n, 1)) : 1024;
+        needs_lds(s) ? std::max<std::size_t>(1, d.info.local_memory /
+                                                    lds_bytes(s.n, 1, pads_lds(d, s.n)))
+                     : 1024;
     s.tt = work_items_per_transform(
         s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
     fit_group(d, s, work_group_target);
@@ -173,8 +226,7 @@ std::size_t register_mode_from()
 bool wants_register_pass(const device_entry& d, std::size_t n, pass_spec& s)
 {
     const bool whole = fits_one_kernel(d, n, false);
-    const bool power_of_two = (n & (n - 1)) == 0;
-    return (n >= register_mode_from() || (!whole && power_of_two)) && shape_register_pass(d, s);
+    return (n >= register_mode_from() || (!whole && is_power_of_two(n))) && shape_register_pass(d, s);
 }
 
 std::size_t one_kernel_limit(const device_entry& d)
@@ -429,6 +481,8 @@ std::string build_options(const pass_spec& s)
     }
     if (s.xchg)
         o << " -DXCHG=" << s.xchg;
+    if (!s.lds_pad)
+        o << " -DLDS_PAD=0";
     if (s.convolve)
         o << " -DCONVOLVE=1";
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
@@ -586,17 +640,17 @@ std::string radices_text(const std::vector<std::size_t>& r)
     return s;
 }
 
-} // namespace
-
-std::vector<std::size_t> radices_for(std::size_t n)
+/*!
+ * n's stages of the hand-written butterflies: the powers of two in as few
+ * stages of at most 16 as there can be, evened out, then 7, 5, 3, then the
+ * primes 11 to 31; empty if n has a larger prime factor.
+ */
+std::vector<std::size_t> hand_written_radices(std::size_t n)
 {
-    if (n == 1)
-        return { 1 };
     std::vector<std::size_t> r;
     unsigned twos = 0;
     for (; n % 2 == 0; n /= 2)
         ++twos;
-    // Powers of two in as few stages of at most 16 as there can be, evened out.
     const unsigned stages = (twos + 3) / 4;
     for (unsigned s = 0; s < stages; ++s)
         r.push_back(std::size_t(1) << (twos / stages + (s < twos % stages ? 1 : 0)));
@@ -609,6 +663,69 @@ std::vector<std::size_t> radices_for(std::size_t n)
     if (n != 1)
         return {};
     return r;
+}
+
+/*!
+ * n = 2^a 3^b 5^c 7^d in the fewest stages of stage_radices(); among those
+ * the smallest largest radix (registers, and work-items evenly busy), then
+ * the smallest sum; largest radix first.
+ */
+std::vector<std::size_t> fewest_stages(std::size_t n)
+{
+    std::map<std::size_t, std::vector<std::size_t>> best = { { 1, {} } };
+    const auto rank = [](const std::vector<std::size_t>& r) {
+        std::size_t sum = 0;
+        for (std::size_t x : r)
+            sum += x;
+        return std::make_tuple(r.size(), r.empty() ? 0 : r.front(), sum);
+    };
+    const auto solve = [&](const auto& self, std::size_t m) -> const std::vector<std::size_t>& {
+        auto it = best.find(m);
+        if (it != best.end())
+            return it->second;
+        std::vector<std::size_t> choice;
+        bool found = false;
+        for (std::size_t r : stage_radices()) {
+            if (m % r)
+                continue;
+            std::vector<std::size_t> c = self(self, m / r);
+            c.push_back(r);
+            std::sort(c.rbegin(), c.rend());
+            if (!found || rank(c) < rank(choice)) {
+                choice = c;
+                found = true;
+            }
+        }
+        return best.emplace(m, choice).first->second;
+    };
+    return solve(solve, n);
+}
+
+} // namespace
+
+std::vector<std::size_t> radices_for(std::size_t n)
+{
+    if (n == 1)
+        return { 1 };
+    std::vector<std::size_t> r = hand_written_radices(n);
+    if (r.empty() || is_power_of_two(n) || !odd_shapes_on())
+        return r;
+    // The 2^a 3^b 5^c 7^d part in composite stages where that takes fewer
+    // (each stage is a local-memory round trip and a barrier: 3^6 in two
+    // stages of 27, not six of 3); else as it was.
+    std::size_t smooth = 1, smooth_stages = 0;
+    for (std::size_t x : r)
+        if (!has_dft_radix(x)) {
+            smooth *= x;
+            ++smooth_stages;
+        }
+    std::vector<std::size_t> out = fewest_stages(smooth);
+    if (out.size() >= smooth_stages)
+        return r;
+    for (std::size_t x : r)
+        if (has_dft_radix(x))
+            out.push_back(x);
+    return out;
 }
 
 std::string chain_shape::describe() const
@@ -851,7 +968,8 @@ fft_chain::fft_chain(device_context& ctx,
         throw error("gpufft: opencl: " + std::to_string(biggest) +
                     " elements in one buffer are beyond the kernels' 32-bit indexing");
 
-    const std::string source = std::string(fft_butterflies_cl) + raw.source + fft_pass_cl;
+    const std::string source = std::string(fft_butterflies_cl) + composite_butterflies_source() +
+                               raw.source + fft_pass_cl;
     const int user_sign = shape.dir == direction::forward ? -1 : 1;
     for (const pass_spec& spec : shape.passes) {
         pass p;
