@@ -92,7 +92,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
  * the list changes, so that cached choices are not read against another list.
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 1;
+constexpr int shape_candidates_version = 2;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
