@@ -31,6 +31,9 @@ constexpr std::size_t one_kernel_cap = 8192;
 constexpr std::size_t register_kernel_cap = 16384;
 constexpr std::size_t register_points_cap = 32;
 constexpr std::size_t register_group_cap = 1024;
+// Sizes other than powers of two take the register mode (where local memory
+// cannot hold them) in at most this many stages: two exchanges.
+constexpr std::size_t register_odd_stages = 3;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -48,19 +51,21 @@ constexpr std::size_t search_split_from = 4096;
 constexpr std::size_t column_group_target = 16;
 
 /*!
- * GPUFFT_OPENCL_ODD_SHAPES=0: neither composite radices (codelets.h) nor
- * unpadded one-kernel plans (pads_lds), the planner as before them, to
- * compare the two on a device in one run.
+ * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what issue 15
+ * added for sizes with odd factors: 0 the planner as before (no composite
+ * radices, codelets.h; no unpadded one-kernel plans, pads_lds); 1 those two;
+ * 2 (unset) also the register mode where it takes at most
+ * register_odd_stages stages (wants_register_pass).
  */
-bool odd_shapes_on()
+int odd_shapes_level()
 {
     const char* env = std::getenv("GPUFFT_OPENCL_ODD_SHAPES");
     if (!env || !*env)
-        return true;
+        return 2;
     const std::string v = env;
-    if (v != "0" && v != "1")
-        throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0 or 1");
-    return v == "1";
+    if (v != "0" && v != "1" && v != "2")
+        throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0, 1 or 2");
+    return v[0] - '0';
 }
 
 //! Local memory for g transforms, padded or not (fft_pass.cl's LDS_TS).
@@ -80,7 +85,7 @@ bool is_power_of_two(std::size_t n) { return (n & (n - 1)) == 0; }
  */
 bool pads_lds(const device_entry& d, std::size_t n)
 {
-    return is_power_of_two(n) || lds_bytes(n, 1, true) <= d.info.local_memory || !odd_shapes_on();
+    return is_power_of_two(n) || lds_bytes(n, 1, true) <= d.info.local_memory || odd_shapes_level() == 0;
 }
 
 bool needs_lds(const pass_spec& s)
@@ -217,16 +222,22 @@ std::size_t register_mode_from()
 
 /*!
  * Whether an n-point pass takes the register mode: where local memory cannot
- * hold it whole, only at powers of two unless GPUFFT_OPENCL_REGISTER_FROM
- * forces it. On the H100 (scripts/device/results/h100-2026-11-25-sweep.md)
- * the mode beat two passes at 8192 and 16384 but lost to them where odd
- * radices ran short of registers (10000, 12000, 13500, 15625 at 0.08-0.39 of
- * cuFFT, against 0.48-0.63 in two passes).
+ * hold it whole, at powers of two, and at other sizes whose composite
+ * radices make at most register_odd_stages stages; anywhere it fits when
+ * GPUFFT_OPENCL_REGISTER_FROM forces it. On the H100
+ * (scripts/device/results/h100-2026-11-25-sweep.md) the mode beat two
+ * passes at 8192 and 16384, and lost to them at 10000 to 15625 in five and
+ * six stages of radix 3 and 5 (0.08-0.39 of cuFFT); two passes cost a
+ * second read and write of device memory, which held those sizes at 0.36 to
+ * 0.46 of cuFFT (about 1000 GB/s against its one-pass 2300-2800).
  */
 bool wants_register_pass(const device_entry& d, std::size_t n, pass_spec& s)
 {
-    const bool whole = fits_one_kernel(d, n, false);
-    return (n >= register_mode_from() || (!whole && is_power_of_two(n))) && shape_register_pass(d, s);
+    if (fits_one_kernel(d, n, false))
+        return n >= register_mode_from() && shape_register_pass(d, s);
+    const bool few_stages = odd_shapes_level() == 2 && radices_for(n).size() <= register_odd_stages;
+    return (n >= register_mode_from() || is_power_of_two(n) || few_stages) &&
+           shape_register_pass(d, s);
 }
 
 std::size_t one_kernel_limit(const device_entry& d)
@@ -708,7 +719,7 @@ std::vector<std::size_t> radices_for(std::size_t n)
     if (n == 1)
         return { 1 };
     std::vector<std::size_t> r = hand_written_radices(n);
-    if (r.empty() || is_power_of_two(n) || !odd_shapes_on())
+    if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0)
         return r;
     // The 2^a 3^b 5^c 7^d part in composite stages where that takes fewer
     // (each stage is a local-memory round trip and a barrier: 3^6 in two
