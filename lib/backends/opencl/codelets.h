@@ -24,10 +24,11 @@ const std::vector<composite_radix>& composite_radices();
 //! ones of kernels/fft_butterflies.cl and the composite ones, ascending.
 const std::vector<std::size_t>& stage_radices();
 
-//! The OpenCL source of bf<r>() for every composite radix, and
+//! The OpenCL source of bf<r>() for the composite radices among `radices`
+//! (and those they are made of), COMPOSITE_RADIX(R) and
 //! composite_butterfly(R, v) calling the one of radix R; it follows
 //! kernels/fft_butterflies.cl in a program.
-const std::string& composite_butterflies_source();
+std::string composite_butterflies_source(const std::vector<std::size_t>& radices);
 
 } // namespace gpufft::opencl::detail
 

@@ -979,13 +979,14 @@ fft_chain::fft_chain(device_context& ctx,
         throw error("gpufft: opencl: " + std::to_string(biggest) +
                     " elements in one buffer are beyond the kernels' 32-bit indexing");
 
-    const std::string source = std::string(fft_butterflies_cl) + composite_butterflies_source() +
-                               raw.source + fft_pass_cl;
     const int user_sign = shape.dir == direction::forward ? -1 : 1;
     for (const pass_spec& spec : shape.passes) {
         pass p;
         p.spec = spec;
         for (;;) {
+            const std::string source = fft_butterflies_cl +
+                                       composite_butterflies_source(p.spec.radices) +
+                                       raw.source + fft_pass_cl;
             program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
             p.kernel = make_kernel(prog.get(), "fft_pass");
             std::size_t allowed = 0;
