@@ -1,8 +1,11 @@
 /* gr-gpufft OpenCL kernels: complex helpers and the radix butterflies.
  *
  * SIGN (-1 forward, +1 inverse) is the sign of the DFT's exponent; every
- * butterfly (radices 2, 3, 4, 5, 7, 8, 16, and primes 11 to 31) computes v[k] = sum_j v[j] exp(SIGN 2 pi i jk / R) in place,
- * inputs and outputs in natural order. */
+ * butterfly (radices 2, 3, 4, 5, 7, 8, 16, and primes 11 to 31; the
+ * composite radices 6 to 49 that lib/backends/opencl/codelets.cc generates
+ * from these, COMPOSITE_RADIX and composite_butterfly) computes
+ * v[k] = sum_j v[j] exp(SIGN 2 pi i jk / R) in place, inputs and outputs in
+ * natural order. */
 
 inline float2 cmul(float2 a, float2 b)
 {
@@ -181,5 +184,7 @@ inline void bf_dft(float2* v, const uint R, __global const float2* roots)
         bf8(v);                                                                \
     else if (R == 16)                                                          \
         bf16(v);                                                               \
+    else if (COMPOSITE_RADIX(R))                                               \
+        composite_butterfly(R, v);                                             \
     else                                                                       \
         bf_dft(v, R, roots)

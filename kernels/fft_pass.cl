@@ -41,6 +41,7 @@
  *                 kernel spectrum
  *   XCHG          0, or the register mode below: elements a local-memory
  *                 exchange round; STAGES then lists XSTAGE(...)s
+ *   LDS_PAD       1 (default) pad local memory, 0 not (LDS_TS below)
  *
  * Stage s (radix R, span S): butterfly i < N / R takes the elements
  * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
@@ -64,9 +65,18 @@
 #endif
 #define NEED_LDS (NSTAGES > 1 || STORE_VIA_LDS || CONVOLVE)
 /* One padding slot every 16 elements and an odd stride between transforms
- * keep strided accesses off a single bank. */
+ * keep strided accesses off a single bank; LDS_PAD 0 drops them where only
+ * the unpadded transform fits local memory. */
+#ifndef LDS_PAD
+#define LDS_PAD 1
+#endif
+#if LDS_PAD
 #define LDS_TS ((N + N / 16) | 1)
 #define LIDX(g, e) ((g) * LDS_TS + (e) + ((e) >> 4))
+#else
+#define LDS_TS N
+#define LIDX(g, e) ((g) * LDS_TS + (e))
+#endif
 
 inline float2 load_elem(__global const float2* in,
                         __global const float2* hook_in,

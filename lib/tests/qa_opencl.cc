@@ -24,6 +24,7 @@
 #include <iterator>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qa {
@@ -223,6 +224,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE(qa_opencl_shapes);
     CPPUNIT_TEST(register_mode);
     CPPUNIT_TEST(one_transform_a_group);
+    CPPUNIT_TEST(odd_radices);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
@@ -260,6 +262,37 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 if (shape.find("one kernel") != std::string::npos &&
                     shape.find(" 1 transform of ") == std::string::npos)
                     f.add(std::to_string(n) + ": " + shape);
+            }
+        });
+    }
+
+    /*!
+     * Composite radices (lib/backends/opencl/codelets.cc: 9, 10, 25, 27, 36,
+     * 49, ...) at the odd and mixed sizes of scripts/device/sweep-sizes.txt,
+     * in one kernel and in both passes of four-step (6000 in one kernel
+     * without the local-memory pad under the H100's 48 KiB, 6561 to 15625
+     * in the register mode there); each plan is printed, 729 must take two
+     * stages of 27 and 6561 one kernel, on any device's limits.
+     */
+    void odd_radices()
+    {
+        run_checks("opencl odd radices", [](failures& f) {
+            for (std::size_t n : { 90, 175, 245, 729, 1296, 4410, 6000, 6561, 6912, 9720, 10000,
+                                   13500, 15625, 16807, 18900, 59049, 78125, 390625, 823543 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+            }
+            const std::pair<std::size_t, const char*> wanted[] = { { 729, "one kernel: 27x27," },
+                                                                   { 6561, "one kernel: " } };
+            for (const auto& [n, start] : wanted) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                if (plan.rfind(start, 0) != 0)
+                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
+                          "...\"");
             }
         });
     }

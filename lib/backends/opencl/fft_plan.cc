@@ -1,5 +1,6 @@
 /* gr-gpufft OpenCL backend: batched FFTs on device buffers as a chain of passes. */
 #include "fft_plan.h"
+#include "codelets.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
@@ -8,7 +9,9 @@
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 namespace gpufft::opencl::detail {
 
@@ -35,6 +38,9 @@ constexpr std::size_t register_group_cap = 1024;
 // 0.91, and rounds that do not divide n were up to 4x slower.
 constexpr std::size_t register_exchange_target = 4096;
 constexpr std::size_t group_local_target = 8192;
+// Sizes other than powers of two take the register mode (where local memory
+// cannot hold them) in at most this many stages: two exchanges.
+constexpr std::size_t register_odd_stages = 3;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -51,7 +57,43 @@ constexpr std::size_t search_split_from = 4096;
 // of a warp covers whole memory segments.
 constexpr std::size_t column_group_target = 16;
 
-std::size_t lds_bytes(std::size_t n, std::size_t g) { return g * ((n + n / 16) | 1) * 8; }
+/*!
+ * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what issue 15
+ * added for sizes with odd factors: 0 the planner as before (no composite
+ * radices, codelets.h; no unpadded one-kernel plans, pads_lds); 1 those two;
+ * 2 (unset) also the register mode where it takes at most
+ * register_odd_stages stages (wants_register_pass).
+ */
+int odd_shapes_level()
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_ODD_SHAPES");
+    if (!env || !*env)
+        return 2;
+    const std::string v = env;
+    if (v != "0" && v != "1" && v != "2")
+        throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0, 1 or 2");
+    return v[0] - '0';
+}
+
+//! Local memory for g transforms, padded or not (fft_pass.cl's LDS_TS).
+std::size_t lds_bytes(std::size_t n, std::size_t g, bool pad)
+{
+    return g * (pad ? (n + n / 16) | 1 : n) * 8;
+}
+
+bool is_power_of_two(std::size_t n) { return (n & (n - 1)) == 0; }
+
+/*!
+ * Whether an n-point pass pads its local memory (fft_pass.cl's LDS_PAD):
+ * always, except where only the unpadded transform fits and n has an odd
+ * factor (6000 points, 48000 bytes, in the H100's 48 KiB: one kernel, not
+ * two passes). The pad spreads power-of-two strides over the banks; a
+ * size with an odd factor has fewer such strides to spread.
+ */
+bool pads_lds(const device_entry& d, std::size_t n)
+{
+    return is_power_of_two(n) || lds_bytes(n, 1, true) <= d.info.local_memory || odd_shapes_level() == 0;
+}
 
 //! The positive count in environment variable `name`, or `unset` if it is
 //! unset or empty.
@@ -93,7 +135,7 @@ bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
     const auto r = radices_for(n);
     if (r.empty() || n > one_kernel_cap)
         return false;
-    return (!staged && r.size() == 1) || lds_bytes(n, 1) <= d.info.local_memory;
+    return (!staged && r.size() == 1) || lds_bytes(n, 1, pads_lds(d, n)) <= d.info.local_memory;
 }
 
 /*!
@@ -109,8 +151,21 @@ std::size_t work_items_per_transform(std::size_t n,
                                      std::size_t max_work_items,
                                      std::size_t max_group)
 {
-    const std::size_t widest = n / *std::max_element(radices.begin(), radices.end());
-    const std::size_t hi = std::min(widest, max_work_items), lo = std::max<std::size_t>(1, hi / 2);
+    const std::size_t most = *std::max_element(radices.begin(), radices.end());
+    const std::size_t widest = n / most;
+    const std::size_t hi = std::min(widest, max_work_items);
+    std::size_t lo = std::max<std::size_t>(1, hi / 2);
+    // A composite radix above 16 (codelets.h): no stage holds more points
+    // a work-item than that radix or register_points_cap, or registers spill.
+    const auto points = [&](std::size_t tt) {
+        std::size_t p = 0;
+        for (std::size_t r : radices)
+            p = std::max(p, (n / r + tt - 1) / tt * r);
+        return p;
+    };
+    if (most > 16)
+        while (lo < hi && points(lo) > std::max(register_points_cap, most))
+            ++lo;
     std::size_t best = hi;
     double best_slots = 1e300;
     for (std::size_t tt = hi; tt >= lo; --tt) {
@@ -132,11 +187,12 @@ std::size_t work_items_per_transform(std::size_t n,
 //! work-items, as many as d's work-group and local memory allow.
 void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
 {
+    s.lds_pad = pads_lds(d, s.n);
     std::size_t g = std::max<std::size_t>(1, group / s.tt);
     if (s.map_cols || s.store_cols)
         g = std::max(g, column_group_target);
     while (g > 1 && (g * s.tt > d.info.max_work_group ||
-                     (needs_lds(s) && lds_bytes(s.n, g) > group_local_bytes(d, s))))
+                     (needs_lds(s) && lds_bytes(s.n, g, s.lds_pad) > group_local_bytes(d, s))))
         --g;
     s.g = g;
 }
@@ -146,7 +202,9 @@ void shape_pass(const device_entry& d, pass_spec& s)
 {
     s.radices = radices_for(s.n);
     const std::size_t lds_groups =
-        needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) / lds_bytes(s.n, 1)) : 1024;
+        needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
+                                                    lds_bytes(s.n, 1, pads_lds(d, s.n)))
+                     : 1024;
     s.tt = work_items_per_transform(
         s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
     fit_group(d, s, work_group_target);
@@ -154,8 +212,9 @@ void shape_pass(const device_entry& d, pass_spec& s)
 
 /*!
  * The register mode for s.n points on d, if it fits: one transform a
- * work-group, its exchanges in rounds of as many elements as d's local memory
- * holds (float slots, one pad every 16, fft_pass.cl's XIDX), evened out.
+ * work-group, its exchanges in rounds of about register_exchange_target
+ * elements, at most what d's local memory holds (float slots, one pad every
+ * 16, fft_pass.cl's XIDX).
  */
 bool shape_register_pass(const device_entry& d, pass_spec& s)
 {
@@ -198,17 +257,22 @@ std::size_t register_mode_from() { return env_count("GPUFFT_OPENCL_REGISTER_FROM
 
 /*!
  * Whether an n-point pass takes the register mode: where local memory cannot
- * hold it whole, only at powers of two unless GPUFFT_OPENCL_REGISTER_FROM
- * forces it. On the H100 (scripts/device/results/h100-2026-11-25-sweep.md)
- * the mode beat two passes at 8192 and 16384 but lost to them where odd
- * radices ran short of registers (10000, 12000, 13500, 15625 at 0.08-0.39 of
- * cuFFT, against 0.48-0.63 in two passes).
+ * hold it whole, at powers of two, and at other sizes whose composite
+ * radices make at most register_odd_stages stages; anywhere it fits when
+ * GPUFFT_OPENCL_REGISTER_FROM forces it. On the H100
+ * (scripts/device/results/h100-2026-11-25-sweep.md) the mode beat two
+ * passes at 8192 and 16384, and lost to them at 10000 to 15625 in five and
+ * six stages of radix 3 and 5 (0.08-0.39 of cuFFT); two passes cost a
+ * second read and write of device memory, which held those sizes at 0.36 to
+ * 0.46 of cuFFT (about 1000 GB/s against its one-pass 2300-2800).
  */
 bool wants_register_pass(const device_entry& d, std::size_t n, pass_spec& s)
 {
-    const bool whole = fits_one_kernel(d, n, false);
-    const bool power_of_two = (n & (n - 1)) == 0;
-    return (n >= register_mode_from() || (!whole && power_of_two)) && shape_register_pass(d, s);
+    if (fits_one_kernel(d, n, false))
+        return n >= register_mode_from() && shape_register_pass(d, s);
+    const bool few_stages = odd_shapes_level() == 2 && radices_for(n).size() <= register_odd_stages;
+    return (n >= register_mode_from() || is_power_of_two(n) || few_stages) &&
+           shape_register_pass(d, s);
 }
 
 std::size_t one_kernel_limit(const device_entry& d)
@@ -463,6 +527,8 @@ std::string build_options(const pass_spec& s)
     }
     if (s.xchg)
         o << " -DXCHG=" << s.xchg;
+    if (!s.lds_pad)
+        o << " -DLDS_PAD=0";
     if (s.convolve)
         o << " -DCONVOLVE=1";
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
@@ -620,17 +686,17 @@ std::string radices_text(const std::vector<std::size_t>& r)
     return s;
 }
 
-} // namespace
-
-std::vector<std::size_t> radices_for(std::size_t n)
+/*!
+ * n's stages of the hand-written butterflies: the powers of two in as few
+ * stages of at most 16 as there can be, evened out, then 7, 5, 3, then the
+ * primes 11 to 31; empty if n has a larger prime factor.
+ */
+std::vector<std::size_t> hand_written_radices(std::size_t n)
 {
-    if (n == 1)
-        return { 1 };
     std::vector<std::size_t> r;
     unsigned twos = 0;
     for (; n % 2 == 0; n /= 2)
         ++twos;
-    // Powers of two in as few stages of at most 16 as there can be, evened out.
     const unsigned stages = (twos + 3) / 4;
     for (unsigned s = 0; s < stages; ++s)
         r.push_back(std::size_t(1) << (twos / stages + (s < twos % stages ? 1 : 0)));
@@ -643,6 +709,69 @@ std::vector<std::size_t> radices_for(std::size_t n)
     if (n != 1)
         return {};
     return r;
+}
+
+/*!
+ * n = 2^a 3^b 5^c 7^d in the fewest stages of stage_radices(); among those
+ * the smallest largest radix (registers, and work-items evenly busy), then
+ * the smallest sum; largest radix first.
+ */
+std::vector<std::size_t> fewest_stages(std::size_t n)
+{
+    std::map<std::size_t, std::vector<std::size_t>> best = { { 1, {} } };
+    const auto rank = [](const std::vector<std::size_t>& r) {
+        std::size_t sum = 0;
+        for (std::size_t x : r)
+            sum += x;
+        return std::make_tuple(r.size(), r.empty() ? 0 : r.front(), sum);
+    };
+    const auto solve = [&](const auto& self, std::size_t m) -> const std::vector<std::size_t>& {
+        auto it = best.find(m);
+        if (it != best.end())
+            return it->second;
+        std::vector<std::size_t> choice;
+        bool found = false;
+        for (std::size_t r : stage_radices()) {
+            if (m % r)
+                continue;
+            std::vector<std::size_t> c = self(self, m / r);
+            c.push_back(r);
+            std::sort(c.rbegin(), c.rend());
+            if (!found || rank(c) < rank(choice)) {
+                choice = c;
+                found = true;
+            }
+        }
+        return best.emplace(m, choice).first->second;
+    };
+    return solve(solve, n);
+}
+
+} // namespace
+
+std::vector<std::size_t> radices_for(std::size_t n)
+{
+    if (n == 1)
+        return { 1 };
+    std::vector<std::size_t> r = hand_written_radices(n);
+    if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0)
+        return r;
+    // The 2^a 3^b 5^c 7^d part in composite stages where that takes fewer
+    // (each stage is a local-memory round trip and a barrier: 3^6 in two
+    // stages of 27, not six of 3); else as it was.
+    std::size_t smooth = 1, smooth_stages = 0;
+    for (std::size_t x : r)
+        if (!has_dft_radix(x)) {
+            smooth *= x;
+            ++smooth_stages;
+        }
+    std::vector<std::size_t> out = fewest_stages(smooth);
+    if (out.size() >= smooth_stages)
+        return r;
+    for (std::size_t x : r)
+        if (has_dft_radix(x))
+            out.push_back(x);
+    return out;
 }
 
 std::string chain_shape::describe() const
@@ -885,12 +1014,14 @@ fft_chain::fft_chain(device_context& ctx,
         throw error("gpufft: opencl: " + std::to_string(biggest) +
                     " elements in one buffer are beyond the kernels' 32-bit indexing");
 
-    const std::string source = std::string(fft_butterflies_cl) + raw.source + fft_pass_cl;
     const int user_sign = shape.dir == direction::forward ? -1 : 1;
     for (const pass_spec& spec : shape.passes) {
         pass p;
         p.spec = spec;
         for (;;) {
+            const std::string source = fft_butterflies_cl +
+                                       composite_butterflies_source(p.spec.radices) +
+                                       raw.source + fft_pass_cl;
             program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
             p.kernel = make_kernel(prog.get(), "fft_pass");
             std::size_t allowed = 0;

@@ -48,6 +48,8 @@ struct pass_spec {
     //! 0: the transform sits in local memory whole; else the register mode
     //! (fft_pass.cl's XCHG): elements a local-memory exchange round.
     std::size_t xchg = 0;
+    //! Local memory padded against bank conflicts (fft_pass.cl's LDS_PAD).
+    bool lds_pad = true;
     //! Bluestein's fused middle pass (fft_pass.cl's CONVOLVE).
     bool convolve = false;
     buffer_slot from = buffer_slot::in, to = buffer_slot::out;
@@ -90,7 +92,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
  * the list changes, so that cached choices are not read against another list.
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 1;
+constexpr int shape_candidates_version = 2;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
@@ -141,8 +143,9 @@ std::vector<axis_chain> plan_transposed(const device_entry& d,
 //! Why dims cannot be planned on d as above, or empty.
 std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims);
 
-//! The radices n is made of (2..16, 3, 5, 7, primes 11..31), powers of two
-//! first; empty if n has a prime factor above 31.
+//! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
+//! composite radices of codelets.h (where they take fewer stages), then the
+//! primes 11..31; empty if n has a prime factor above 31.
 std::vector<std::size_t> radices_for(std::size_t n);
 
 /*!
