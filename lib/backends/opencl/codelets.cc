@@ -2,6 +2,7 @@
 #include "codelets.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
