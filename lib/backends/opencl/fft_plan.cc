@@ -41,6 +41,12 @@ constexpr std::size_t group_local_target = 8192;
 // Sizes other than powers of two take the register mode (where local memory
 // cannot hold them) in at most this many stages: two exchanges.
 constexpr std::size_t register_odd_stages = 3;
+// Composite radix stages (codelets.h) replace the hand-written ones where
+// they save at least this many stages: on the H100 saving one or two lost
+// at 11 of 14 sizes (125 0.99 -> 0.59 of cuFFT, 2520 0.94 -> 0.71), saving
+// three or more won or tied (729 0.80 -> 0.93, 4410 0.76 -> 0.88; 945,
+// 1296 level), scripts/device/results/h100-2026-11-25c-odd.md.
+constexpr std::size_t composite_min_saving = 3;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -61,14 +67,17 @@ constexpr std::size_t column_group_target = 16;
  * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what issue 15
  * added for sizes with odd factors: 0 the planner as before (no composite
  * radices, codelets.h; no unpadded one-kernel plans, pads_lds); 1 those two;
- * 2 (unset) also the register mode where it takes at most
- * register_odd_stages stages (wants_register_pass).
+ * 2 also the register mode where it takes at most register_odd_stages
+ * stages (wants_register_pass). Unset, 1: on the H100 the register mode
+ * for odd sizes lost to two passes at 9720 to 15625 (0.10 to 0.52 of cuFFT
+ * against 0.38 to 1.46) and won only at 6561
+ * (scripts/device/results/h100-2026-11-25c-odd.md).
  */
 int odd_shapes_level()
 {
     const char* env = std::getenv("GPUFFT_OPENCL_ODD_SHAPES");
     if (!env || !*env)
-        return 2;
+        return 1;
     const std::string v = env;
     if (v != "0" && v != "1" && v != "2")
         throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0, 1 or 2");
@@ -756,9 +765,9 @@ std::vector<std::size_t> radices_for(std::size_t n)
     std::vector<std::size_t> r = hand_written_radices(n);
     if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0)
         return r;
-    // The 2^a 3^b 5^c 7^d part in composite stages where that takes fewer
-    // (each stage is a local-memory round trip and a barrier: 3^6 in two
-    // stages of 27, not six of 3); else as it was.
+    // The 2^a 3^b 5^c 7^d part in composite stages where that saves at
+    // least composite_min_saving stages (each is a local-memory round trip
+    // and a barrier: 3^6 in two stages of 27, not six of 3); else as it was.
     std::size_t smooth = 1, smooth_stages = 0;
     for (std::size_t x : r)
         if (!has_dft_radix(x)) {
@@ -766,7 +775,7 @@ std::vector<std::size_t> radices_for(std::size_t n)
             ++smooth_stages;
         }
     std::vector<std::size_t> out = fewest_stages(smooth);
-    if (out.size() >= smooth_stages)
+    if (out.size() + composite_min_saving > smooth_stages)
         return r;
     for (std::size_t x : r)
         if (has_dft_radix(x))
