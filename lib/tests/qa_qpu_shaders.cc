@@ -313,7 +313,8 @@ public:
     // 256x16, the cross-lane steps 0 to 4) with the radix-16 pass across
     // lanes after it, on 1, 3, 7 and 12 QPUs, batch 1 and 10 (groups dealt
     // whole or in quarters; 2^9 and 2^10 are on-chip pairs, pipelined on 12
-    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work), then
+    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work; 2^11 on 12 and
+    // 16 QPUs exchanges its intermediate through the VPM), then
     // 2^13..2^16 (three passes) at batch 1 and 10 on 12 QPUs, each under a
     // different interleaving seed.
     void seeded_interleavings()
@@ -328,6 +329,7 @@ public:
                 for (std::size_t batch : { 1, 10 })
                     launches.push_back({ log2n, qpus, batch });
         launches.push_back({ 10, 16, 10 });
+        launches.push_back({ 11, 16, 10 });
         for (unsigned log2n : { 13, 14, 15, 16 })
             for (std::size_t batch : { 1, 10 })
                 launches.push_back({ log2n, 12, batch });

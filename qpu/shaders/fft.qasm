@@ -271,7 +271,9 @@ skip\@:
 
 pass_loop:
     mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
-                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs)
+                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs),
+                            # 7 exchange_first_group, 8 exchange_second_group, 9 exchange_read_group,
+                            # 10 radix128_group (2^11's exchange)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -331,6 +333,26 @@ pass_loop:
     nop
     nop
     nop
+    sub.setf nop, r2, 7
+    brr.allz exchange_first
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 8
+    brr.allz exchange_second
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 9
+    brr.allz exchange_read
+    nop
+    nop
+    nop
+    sub.setf nop, r2, 10
+    brr.allz across128
+    nop
+    nop
+    nop
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -349,6 +371,15 @@ across64_vpm:
 across32_vpm:
     add rb26, rb26, r0
     group_loop radix32_vpm_group
+exchange_first:
+    group_loop exchange_first_group
+exchange_second:
+    group_loop exchange_second_group
+exchange_read:
+    group_loop exchange_read_group
+across128:
+    add rb26, rb26, r0
+    group_loop radix128_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
