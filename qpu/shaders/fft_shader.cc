@@ -277,17 +277,29 @@ struct launch_pass {
     unsigned split = 0;       // a pipelined on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
     std::uint32_t body = 0;   // 2^11's exchange: one of its steps (below); 0: the pass's own body
 };
-// The steps of 2^11's exchange (fft.qasm's bodies 7 to 10), each ending in
-// a barrier of every QPU: QPUs 0-7 run pass 1 (radix 16, one group each)
-// and write the outputs of pass 2's groups 0-3 to the VPM (all 128 rows);
-// QPUs 8-11 read those groups into their registers; QPUs 0-7 write the
-// rest (groups 4-7) from their registers; QPUs 0-3 read them; the eight
-// run pass 2 (radix 128) from their registers, its VDWs staged in rows 8q.
-constexpr std::uint32_t EXCHANGE_FIRST = 7, EXCHANGE_SECOND = 8, EXCHANGE_READ = 9, EXCHANGE_COMBINE = 10;
+// The steps of 2^11's exchange (fft.qasm's bodies 7 to 12), with
+// semaphores rather than barriers of every QPU: QPUs 0-7 run pass 1
+// (radix 16, one group each) and write the outputs of pass 2's groups 0-3
+// to the VPM (all 128 rows), as an on-chip pair's pass 1 does
+// (first_pass_vpm_group: once the previous job's VDWs have left the rows,
+// then semaphore 12 for the readers); QPUs 8-11 read those groups into
+// their registers (semaphore 13 for the writers) and compute pass 2
+// (radix 128) on them; QPUs 0-7 write the rest (groups 4-7) from their
+// registers, meet, read them, two a group (halves), and meet again (QPU 0
+// then releases 12 for 8-11); the twelve store pass 2's outputs, the VDWs
+// staged in rows 8q, and free the rows for the next job's pass 1
+// (semaphore 8). The last job ends in a barrier of every QPU.
+constexpr std::uint32_t EXCHANGE_FIRST = 7, EXCHANGE_SECOND = 8, EXCHANGE_READ = 9, EXCHANGE_COMBINE = 10,
+                        EXCHANGE_READ_MATH = 11, EXCHANGE_STORES = 12;
 // pass_end's uniform (fft.qasm): a barrier of every QPU; in pipelined
 // pairs, a QPU of pass 2 signals that its VPM rows are free, waits for
 // pass 1's writes, or takes back the signal of 2^9's last pass 2.
 constexpr std::uint32_t END_BARRIER = 2, ROWS_FREE = 1, WAIT_WRITES = 4, TAKE_BACK_ROWS_FREE = 8;
+// 2^11's exchange: wait for the first round's readers (semaphore 13); QPUs
+// 0 to n - 1 meet (n: bits 8..15; semaphores 6/7, or 14/15 for the second
+// meet of a job), then QPU 0 releases semaphore 12 m times (bits 16..).
+constexpr std::uint32_t WAIT_READS = 16, MEET = 32, SECOND_MEET = 64;
+constexpr std::uint32_t meet(std::uint32_t n, std::uint32_t signals = 0) { return MEET | n << 8 | signals << 16; }
 // pair_flags: wait for every QPU of pass 2 to free its rows (not before
 // the first job), signal the writes, the writers' other semaphore pair.
 constexpr std::uint32_t WAIT_ROWS_FREE = 1, SIGNAL_WRITES = 2, ODD_JOB = 4;
@@ -310,18 +322,30 @@ std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned
     const std::size_t passes = passes_for(log2n, qpus).size();
     const std::uint32_t groups = std::uint32_t((std::size_t(1) << log2n) / GROUP_POINTS);
     if (exchanged(log2n, qpus)) {
-        // pass 1 on QPUs 0-7 (group q); pass 2's groups 0-3 on QPUs 8-11, 4-7 on 0-3
-        const bool pass1_qpu = q < groups, early_reader = q >= groups && q < groups + 4, late_reader = q < 4;
-        const std::uint32_t pass1_item = pass1_qpu ? q : 0, early_item = early_reader ? q - groups : 0,
-                            late_item = late_reader ? q + 4 : 0, pass2_item = early_reader ? early_item : late_item;
+        // QPUs 0-7: pass 1 (group q), then half h = q >> 2 of pass 2's group
+        // 4 + (q & 3) (work item 4G + 2h); QPUs 8-11: pass 2's group q - 8,
+        // computed as soon as read, stored once the second round is read.
+        const bool writer = q < groups, reader = q >= groups && q < EXCHANGE_QPUS;
+        const std::uint32_t readers = EXCHANGE_QPUS - groups;
+        const std::uint32_t w_item = writer ? q : 0, half_item = writer ? 4 * (4 + q % 4) + 2 * (q / 4) : 0,
+                            r_item = reader ? q - groups : 0;
+        const unsigned halves = writer ? 2 : 0;
         const auto end = [](std::uint32_t first, bool mine) { return mine ? first + 1 : first; };
         for (std::size_t k = 0; k < jobs; ++k) {
-            order.push_back({ 0, k, pass1_item, end(pass1_item, pass1_qpu), END_BARRIER, 0, 0, EXCHANGE_FIRST });
-            order.push_back({ 1, k, early_item, end(early_item, early_reader), END_BARRIER, 0, 0, EXCHANGE_READ });
-            order.push_back({ 0, k, pass1_item, end(pass1_item, pass1_qpu), END_BARRIER, 0, 0, EXCHANGE_SECOND });
-            order.push_back({ 1, k, late_item, end(late_item, late_reader), END_BARRIER, 0, 0, EXCHANGE_READ });
-            order.push_back({ 1, k, pass2_item, end(pass2_item, early_reader || late_reader), END_BARRIER, 0, 0,
-                              EXCHANGE_COMBINE });
+            order.push_back({ 0, k, w_item, end(w_item, writer), reader ? WAIT_WRITES : 0,
+                              (k > 0 ? WAIT_ROWS_FREE : 0) | SIGNAL_WRITES | (k % 2 ? ODD_JOB : 0), 0,
+                              EXCHANGE_FIRST });
+            order.push_back({ 1, k, r_item, end(r_item, reader), writer ? WAIT_READS : 0, 0, 0,
+                              EXCHANGE_READ_MATH });
+            order.push_back({ 0, k, w_item, end(w_item, writer), writer ? meet(groups) : 0, 0, 0, EXCHANGE_SECOND });
+            order.push_back({ 1, k, half_item, end(half_item, writer),
+                              writer ? meet(groups, readers) | SECOND_MEET : reader ? WAIT_WRITES : 0, 0, halves,
+                              EXCHANGE_READ });
+            const std::uint32_t done = k + 1 == jobs ? END_BARRIER : writer || reader ? ROWS_FREE : 0;
+            if (reader)
+                order.push_back({ 1, k, r_item, r_item + 1, done, 0, 0, EXCHANGE_STORES });
+            else
+                order.push_back({ 1, k, half_item, end(half_item, writer), done, 0, halves, EXCHANGE_COMBINE });
         }
         return order;
     }
@@ -428,6 +452,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::uint32_t wide_step = 8 * lane_points;
         const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
         const unsigned out_row = row + (inverse && last && !wide ? 1 : 0);
+        const std::uint32_t pair_readers = std::uint32_t(pair_split(log2n) * groups);
         const std::uint32_t pass_uniforms[] = {
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
@@ -439,14 +464,18 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
             // (an on-chip pair's pass 1: the QPUs of pass 2 when pipelined,
             // 8, a multiple of the 4 first_pass_vpm_group counts at a time)
-            on_chip && first ? std::uint32_t(pair_split(log2n) * groups)
-            : wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
+            // (2^11's exchange: its 12 QPUs of pass 2; its radix 128: none,
+            // two_vdws places them)
+            on_chip && first ? (exchange ? EXCHANGE_QPUS : pair_readers)
+            : wide ? (B == 8 ? 0 : B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
             // blocks, 16/B blocks of N/16 points apart)
             across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
                    : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
             output_dma_setup(out_row, wide ? 2 * lane_points : 2),
-            wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
+            // an on-chip pass 1: the QPUs that wait for its writes (semaphore 12)
+            on_chip && first ? (exchange ? EXCHANGE_QPUS - groups : pair_readers)
+            : wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
             on_chip && first ? lp.pair_flags
             : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
