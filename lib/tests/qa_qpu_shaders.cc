@@ -258,7 +258,8 @@ public:
     // figures"), with its L2 and SDRAM modelled (4-way L2): 2^8 in one pass
     // and on four QPUs at batch 1 (a group dealt in quarters), 2^13 and 2^14
     // in two passes (radix 64), at batch 1 and 10, 2^9 and 2^10 as on-chip
-    // pairs (the intermediate in the VPM, pipelined over the jobs),
+    // pairs (the intermediate in the VPM, pipelined over the jobs), 2^11
+    // with its intermediate exchanged through the VPM from 8 QPUs' registers,
     // and 2^15 to 2^18 at batch
     // 1, whose cross-lane passes read the padded intermediate buffers (their
     // 16 lanes' lines in one or two L2 sets without it: 1.2 to 1.6 times
@@ -278,7 +279,7 @@ public:
                                  target{ 16, 1, 7000 }, target{ 17, 1, 17000 }, target{ 18, 1, 43000 },
                                  target{ 12, 10, 270 }, target{ 14, 10, 1200 }, target{ 15, 10, 3300 },
                                  target{ 9, 1, 49 }, target{ 9, 10, 29 }, target{ 10, 1, 70 },
-                                 target{ 10, 10, 49 } }) {
+                                 target{ 10, 10, 49 }, target{ 11, 1, 120 }, target{ 11, 10, 110 } }) {
             const std::size_t n = std::size_t(1) << t.log2n;
             qpu::emu::config cfg;
             cfg.num_qpus = 12;
@@ -313,7 +314,8 @@ public:
     // 256x16, the cross-lane steps 0 to 4) with the radix-16 pass across
     // lanes after it, on 1, 3, 7 and 12 QPUs, batch 1 and 10 (groups dealt
     // whole or in quarters; 2^9 and 2^10 are on-chip pairs, pipelined on 12
-    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work), then
+    // QPUs, and 2^10 on 16 too, where 4 QPUs have no work; 2^11 on 12 and
+    // 16 QPUs exchanges its intermediate through the VPM), then
     // 2^13..2^16 (three passes) at batch 1 and 10 on 12 QPUs, each under a
     // different interleaving seed.
     void seeded_interleavings()
@@ -328,6 +330,7 @@ public:
                 for (std::size_t batch : { 1, 10 })
                     launches.push_back({ log2n, qpus, batch });
         launches.push_back({ 10, 16, 10 });
+        launches.push_back({ 11, 16, 10 });
         for (unsigned log2n : { 13, 14, 15, 16 })
             for (std::size_t batch : { 1, 10 })
                 launches.push_back({ log2n, 12, batch });

@@ -43,11 +43,12 @@
 #   ra25   im_off     4, or -4 when loading swapped
 #   rb25   s_bytes    distance between the inputs of two registers
 #   ra26   dma0       VDW setup of VPM slot 0
-#   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane)
+#   rb26   dma1       slot 1's VDW setup; in the first pass the lane twiddles (+ 4 lane);
+#                     an on-chip pass 1: the QPUs that wait for its VPM writes
 #   ra27   vpmw0      VPM write setups of the two slots
 #   rb27   vpmw1      first and across passes: nonzero stores (im, re) (the inverse's last pass);
 #                     an on-chip pair's pass 1: the QPUs of pass 1 (pipelined)
-#   ra28   in_addr    
+#   ra28   in_addr    (at a pass's start: its body's entry in the dispatch table)
 #   rb28   dma_stride an on-chip pair's pass 1: its pipelining flags
 #   ra29   tw_ptr     next twiddle to load
 #   rb29   j_step     bytes between two VDWs' outputs; an on-chip pair's pass 1: the QPUs of pass 2
@@ -271,7 +272,9 @@ skip\@:
 
 pass_loop:
     mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
-                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs)
+                            # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs),
+                            # 7 exchange_first_group, 8 exchange_second_group, 9 exchange_read_group,
+                            # 10 radix128_group, 11 exchange_read_math_group, 12 radix128_stores (2^11's exchange)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -300,37 +303,67 @@ pass_loop:
     mov rb27, unif
     mov ra16, unif ; ldtmu0  # this QPU's first work item
     mov rb21, r4
+    shl r1, r2, 5            # the body's entry in the table below: 4 instructions
+    mov ra28, r1
     shl r0, elem_num, 2      # lane tables: rb26 + 4 lane
-    sub.setf nop, r2, 1
-    brr.allz first_pass
+    brr bodies, ra28
     nop
     nop
     nop
-    sub.setf nop, r2, 2
-    brr.allz across
+bodies:
+    brr radix16  # 0
     nop
     nop
     nop
-    sub.setf nop, r2, 3
-    brr.allz across64
+    brr first_pass  # 1
     nop
     nop
     nop
-    sub.setf nop, r2, 4
-    brr.allz first_vpm
+    brr across  # 2
     nop
     nop
     nop
-    sub.setf nop, r2, 5
-    brr.allz across64_vpm
+    brr across64  # 3
     nop
     nop
     nop
-    sub.setf nop, r2, 6
-    brr.allz across32_vpm
+    brr first_vpm  # 4
     nop
     nop
     nop
+    brr across64_vpm  # 5
+    nop
+    nop
+    nop
+    brr across32_vpm  # 6
+    nop
+    nop
+    nop
+    brr exchange_first  # 7
+    nop
+    nop
+    nop
+    brr exchange_second  # 8
+    nop
+    nop
+    nop
+    brr exchange_read  # 9
+    nop
+    nop
+    nop
+    brr across128  # 10
+    nop
+    nop
+    nop
+    brr exchange_read_math  # 11
+    nop
+    nop
+    nop
+    brr exchange_stores  # 12
+    nop
+    nop
+    nop
+radix16:
     group_loop radix16_group
 first_pass:
     add rb26, rb26, r0
@@ -349,6 +382,20 @@ across64_vpm:
 across32_vpm:
     add rb26, rb26, r0
     group_loop radix32_vpm_group
+exchange_first:
+    group_loop exchange_first_group
+exchange_second:
+    group_loop exchange_second_group
+exchange_read:
+    group_loop exchange_read_group
+across128:
+    add rb26, rb26, r0
+    group_loop radix128_group
+exchange_read_math:
+    add rb26, rb26, r0
+    group_loop exchange_read_math_group
+exchange_stores:
+    group_loop radix128_stores
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
@@ -382,6 +429,63 @@ written:
     nop
     sacq 8
 end_barrier:
+    # 2^11's exchange (fft_shader.cc, EXCHANGE_FIRST..): bit 4 waits for
+    # the readers of the first round (semaphore 13); bit 5: QPUs 0 to
+    # bits 8..15 - 1 meet (semaphores 6/7, or 14/15 with bit 6), then QPU 0
+    # releases semaphore 12 bits 16.. times.
+    ldi r0, 48
+    and.setf nop, r2, r0
+    brr.allz exchange_done
+    nop
+    nop
+    nop
+    ldi r0, 16
+    and.setf nop, r2, r0
+    brr.allz reads_done
+    nop
+    nop
+    nop
+    sacq 13
+reads_done:
+    ldi r0, 32
+    and.setf nop, r2, r0
+    brr.allz exchange_done
+    ldi r1, 0xFF
+    shr r0, r2, 8
+    and ra19, r0, r1
+    ldi r1, 16
+    shr rb19, r2, r1
+    ldi r0, 64
+    and.setf nop, r2, r0
+    brr.anynz second_meet
+    nop
+    nop
+    nop
+    barrier_of 6, 7, rb31, ra19
+    brr met
+    nop
+    nop
+    nop
+second_meet:
+    barrier_of 14, 15, rb31, ra19
+met:
+    mov.setf nop, rb31
+    brr.anynz exchange_done
+    nop
+    nop
+    nop
+    mov.setf r3, rb19
+    brr.allz exchange_done
+    nop
+    nop
+    nop
+signal:
+    sub.setf r3, r3, 1
+    brr.anynz signal
+    srel 12
+    nop
+    nop
+exchange_done:
     and.setf nop, r2, 2
     brr.allz barrier_done
     nop

@@ -81,11 +81,22 @@ const unsigned char pass_radices[MAX_LOG2N - MIN_LOG2N + 1][5] = {
 bool on_chip_pair(unsigned log2n) { return log2n == 9 || log2n == 10; }
 constexpr unsigned VPM_ROWS_PER_GROUP = 32; // 16 registers, re and im rows
 
-std::vector<pass> passes_for(unsigned log2n)
+// 2^11 on 12 QPUs or more keeps its intermediate on chip too (README.md,
+// "On-chip exchange"): radix 16 on 8 QPUs, whose outputs stay in their
+// registers and pass through the VPM in two rounds of 8 KB to the 8 groups
+// of a radix-128 pass 2 (on QPUs 8-11, then 0-3), so each point passes the
+// VDW engine once. With fewer QPUs it takes the plan above (128x16).
+constexpr unsigned EXCHANGE_QPUS = 12;
+bool exchanged(unsigned log2n, unsigned qpus) { return log2n == 11 && qpus >= EXCHANGE_QPUS; }
+bool kept_on_chip(unsigned log2n, unsigned qpus) { return on_chip_pair(log2n) || exchanged(log2n, qpus); }
+const unsigned char exchange_radices[5] = { 4, 7 };
+
+std::vector<pass> passes_for(unsigned log2n, unsigned qpus)
 {
     std::vector<pass> passes;
     std::size_t s = 1, offset = 0;
-    for (unsigned lr : pass_radices[log2n - MIN_LOG2N]) {
+    const unsigned char(&radices)[5] = exchanged(log2n, qpus) ? exchange_radices : pass_radices[log2n - MIN_LOG2N];
+    for (unsigned lr : radices) {
         if (!lr)
             break;
         passes.push_back({ lr, s, offset });
@@ -152,20 +163,22 @@ struct table_layout {
     std::size_t across = 0;      // LANE_IN, then the cross-lane steps' twiddles
     std::size_t radix64 = 0;     // LANE_IN, the steps' twiddles, then W64^(r_lo j_a)
     std::size_t radix32 = 0;     // LANE_IN, the steps' twiddles, then W32^(r_lo)
+    std::size_t radix128 = 0;    // LANE_IN, the steps' twiddles, then W128^(r_lo j_a)
 };
 
 constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
 constexpr std::size_t FIRST_PASS_WORDS = LANES + 16 * 2 * LANES + LANE_STEP_WORDS;
 constexpr std::size_t ACROSS_WORDS = LANES + LANE_STEP_WORDS;
 
-table_layout layout_of(unsigned log2n)
+table_layout layout_of(unsigned log2n, unsigned qpus)
 {
     std::size_t words = 0;
-    for (const pass& ps : passes_for(log2n))
+    for (const pass& ps : passes_for(log2n, qpus))
         words += 2 * ((std::size_t(1) << log2n) / ps.stride);
     const std::size_t across = words + LANES + FIRST_PASS_WORDS;
     const std::size_t radix64 = across + ACROSS_WORDS;
-    return { words, words + LANES, across, radix64, radix64 + ACROSS_WORDS + 4 * 2 * LANES };
+    const std::size_t radix32 = radix64 + ACROSS_WORDS + 4 * 2 * LANES;
+    return { words, words + LANES, across, radix64, radix32, radix32 + ACROSS_WORDS + 2 * LANES };
 }
 
 // The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
@@ -185,16 +198,16 @@ bool lanes_across(const pass& ps)
     return ps.stride >= LANES && 8 * ps.stride * (std::size_t(1) << ps.log2_radix) / 16 - 32 <= 0xFFFF;
 }
 
-std::vector<std::uint32_t> twiddle_table(unsigned log2n)
+std::vector<std::uint32_t> twiddle_table(unsigned log2n, unsigned qpus)
 {
     const std::size_t N = std::size_t(1) << log2n;
-    const std::vector<pass> passes = passes_for(log2n);
+    const std::vector<pass> passes = passes_for(log2n, qpus);
     std::vector<std::uint32_t> words;
     for (const pass& ps : passes) {
         const std::size_t n = N / ps.stride, R = std::size_t(1) << ps.log2_radix, m = n / R;
         // An on-chip pair's pass 1 reads row p0 + L for lane L, which holds
         // p = p0 + bitrev4(L).
-        const bool lanes_reversed = on_chip_pair(log2n) && ps.stride == 1;
+        const bool lanes_reversed = kept_on_chip(log2n, qpus) && ps.stride == 1;
         for (std::size_t row = 0; row < m; ++row) {
             const std::size_t p = lanes_reversed ? (row & ~std::size_t(15)) | bit_reverse(row & 15, 4) : row;
             for (std::size_t j = 0; j < R; ++j)
@@ -209,7 +222,7 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
     const unsigned a = passes[0].log2_radix - 4, A = 1u << a;
     const std::size_t m = N >> passes[0].log2_radix;
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(on_chip_pair(log2n)
+        words.push_back(kept_on_chip(log2n, qpus)
                             ? std::uint32_t(8 * bit_reverse(lane, 4))
                             : std::uint32_t(8 * (lane / A) + 8 * m * bit_reverse(lane % A, a)));
     // Register k holds j_lo = bitrev4(k): times W_16A^(r_a j_lo).
@@ -234,6 +247,12 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n)
         words.push_back(0); // LANE_IN: its inputs come from the VPM
     push_lane_steps(words, 16);
     push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4)) / 32.0; });
+    // Radix 128 (2^11's exchange): block j_a is times W128^(bitrev4(L) j_a).
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(0); // LANE_IN: its inputs come from the VPM
+    push_lane_steps(words, 16);
+    for (unsigned j_a = 0; j_a < 8; ++j_a)
+        push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 128.0; });
     return words;
 }
 
@@ -256,11 +275,31 @@ struct launch_pass {
     std::uint32_t first_item, item_end, sync;
     std::uint32_t pair_flags; // a pipelined on-chip pair's pass 1 (rb28, first_pass_vpm_group)
     unsigned split = 0;       // a pipelined on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
+    std::uint32_t body = 0;   // 2^11's exchange: one of its steps (below); 0: the pass's own body
 };
+// The steps of 2^11's exchange (fft.qasm's bodies 7 to 12), with
+// semaphores rather than barriers of every QPU: QPUs 0-7 run pass 1
+// (radix 16, one group each) and write the outputs of pass 2's groups 0-3
+// to the VPM (all 128 rows), as an on-chip pair's pass 1 does
+// (first_pass_vpm_group: once the previous job's VDWs have left the rows,
+// then semaphore 12 for the readers); QPUs 8-11 read those groups into
+// their registers (semaphore 13 for the writers) and compute pass 2
+// (radix 128) on them; QPUs 0-7 write the rest (groups 4-7) from their
+// registers, meet, read them, two a group (halves), and meet again (QPU 0
+// then releases 12 for 8-11); the twelve store pass 2's outputs, the VDWs
+// staged in rows 8q, and free the rows for the next job's pass 1
+// (semaphore 8). The last job ends in a barrier of every QPU.
+constexpr std::uint32_t EXCHANGE_FIRST = 7, EXCHANGE_SECOND = 8, EXCHANGE_READ = 9, EXCHANGE_COMBINE = 10,
+                        EXCHANGE_READ_MATH = 11, EXCHANGE_STORES = 12;
 // pass_end's uniform (fft.qasm): a barrier of every QPU; in pipelined
 // pairs, a QPU of pass 2 signals that its VPM rows are free, waits for
 // pass 1's writes, or takes back the signal of 2^9's last pass 2.
 constexpr std::uint32_t END_BARRIER = 2, ROWS_FREE = 1, WAIT_WRITES = 4, TAKE_BACK_ROWS_FREE = 8;
+// 2^11's exchange: wait for the first round's readers (semaphore 13); QPUs
+// 0 to n - 1 meet (n: bits 8..15; semaphores 6/7, or 14/15 for the second
+// meet of a job), then QPU 0 releases semaphore 12 m times (bits 16..).
+constexpr std::uint32_t WAIT_READS = 16, MEET = 32, SECOND_MEET = 64;
+constexpr std::uint32_t meet(std::uint32_t n, std::uint32_t signals = 0) { return MEET | n << 8 | signals << 16; }
 // pair_flags: wait for every QPU of pass 2 to free its rows (not before
 // the first job), signal the writes, the writers' other semaphore pair.
 constexpr std::uint32_t WAIT_ROWS_FREE = 1, SIGNAL_WRITES = 2, ODD_JOB = 4;
@@ -280,8 +319,36 @@ unsigned pair_split(unsigned log2n) { return log2n == 9 ? 4 : 2; }
 std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned qpus, unsigned q)
 {
     std::vector<launch_pass> order;
-    const std::size_t passes = passes_for(log2n).size();
+    const std::size_t passes = passes_for(log2n, qpus).size();
     const std::uint32_t groups = std::uint32_t((std::size_t(1) << log2n) / GROUP_POINTS);
+    if (exchanged(log2n, qpus)) {
+        // QPUs 0-7: pass 1 (group q), then half h = q >> 2 of pass 2's group
+        // 4 + (q & 3) (work item 4G + 2h); QPUs 8-11: pass 2's group q - 8,
+        // computed as soon as read, stored once the second round is read.
+        const bool writer = q < groups, reader = q >= groups && q < EXCHANGE_QPUS;
+        const std::uint32_t readers = EXCHANGE_QPUS - groups;
+        const std::uint32_t w_item = writer ? q : 0, half_item = writer ? 4 * (4 + q % 4) + 2 * (q / 4) : 0,
+                            r_item = reader ? q - groups : 0;
+        const unsigned halves = writer ? 2 : 0;
+        const auto end = [](std::uint32_t first, bool mine) { return mine ? first + 1 : first; };
+        for (std::size_t k = 0; k < jobs; ++k) {
+            order.push_back({ 0, k, w_item, end(w_item, writer), reader ? WAIT_WRITES : 0,
+                              (k > 0 ? WAIT_ROWS_FREE : 0) | SIGNAL_WRITES | (k % 2 ? ODD_JOB : 0), 0,
+                              EXCHANGE_FIRST });
+            order.push_back({ 1, k, r_item, end(r_item, reader), writer ? WAIT_READS : 0, 0, 0,
+                              EXCHANGE_READ_MATH });
+            order.push_back({ 0, k, w_item, end(w_item, writer), writer ? meet(groups) : 0, 0, 0, EXCHANGE_SECOND });
+            order.push_back({ 1, k, half_item, end(half_item, writer),
+                              writer ? meet(groups, readers) | SECOND_MEET : reader ? WAIT_WRITES : 0, 0, halves,
+                              EXCHANGE_READ });
+            const std::uint32_t done = k + 1 == jobs ? END_BARRIER : writer || reader ? ROWS_FREE : 0;
+            if (reader)
+                order.push_back({ 1, k, r_item, r_item + 1, done, 0, 0, EXCHANGE_STORES });
+            else
+                order.push_back({ 1, k, half_item, end(half_item, writer), done, 0, halves, EXCHANGE_COMBINE });
+        }
+        return order;
+    }
     if (!on_chip_pair(log2n)) {
         for (std::size_t i = 0; i < passes; ++i)
             order.push_back({ i, 0, q, ~0u, END_BARRIER, 0 });
@@ -314,13 +381,13 @@ std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned
 std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, unsigned q)
 {
     const std::size_t N = std::size_t(1) << log2n;
-    const std::vector<pass> passes = passes_for(log2n);
-    const table_layout tables = layout_of(log2n);
+    const std::vector<pass> passes = passes_for(log2n, l.qpus);
+    const table_layout tables = layout_of(log2n, l.qpus);
     const bool inverse = l.dir == direction::inverse;
     const std::size_t groups = N / GROUP_POINTS; // per transform, every pass
-    // An on-chip pair runs once per job (its passes see one job each);
-    // otherwise each pass takes every job's groups.
-    const bool on_chip = on_chip_pair(log2n);
+    // An on-chip pair or exchange runs once per job (its passes see one job
+    // each); otherwise each pass takes every job's groups.
+    const bool on_chip = kept_on_chip(log2n, l.qpus), exchange = exchanged(log2n, l.qpus);
     const std::size_t jobs = on_chip ? 1 : l.input.size();
     const std::vector<launch_pass> order = launch_order(log2n, l.input.size(), l.qpus, q);
     std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(order.size()), l.step_bytes, q == 0 ? 1u : 0u };
@@ -342,19 +409,28 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const bool quarters = !on_chip && (first || across) && 4 * jobs * groups <= l.qpus;
         const bool split_items = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
         const std::size_t lane_table = first ? tables.first_pass
-                                       : across ? (B == 4 ? tables.radix64 : B == 2 ? tables.radix32 : tables.across)
+                                       : across ? (B == 8   ? tables.radix128
+                                                   : B == 4 ? tables.radix64
+                                                   : B == 2 ? tables.radix32
+                                                            : tables.across)
                                                 : tables.lanes_on_q;
         // VPM rows: 8 per QPU for its VDWs. 2^10's pass 2 stages them in
         // the rows of the group QPU q takes first (q mod 4: groups are
         // dealt round-robin, and those rows were all read before the first
         // VDW), in halves QPU 2u + h in rows 8h of group u's. 2^9's pass 1
         // leaves rows 16k + 8.. unwritten: QPU q of pass 2 stages in k = q mod 8.
-        const unsigned row = on_chip && B == 2 ? 16 * (q % 8) + VPM_ROWS_PER_QPU
+        // 2^11's pass 2 stages them in rows 8q, read before (EXCHANGE_COMBINE).
+        const unsigned row = exchange               ? VPM_ROWS_PER_QPU * q
+                             : on_chip && B == 2 ? 16 * (q % 8) + VPM_ROWS_PER_QPU
                              : lp.split         ? VPM_ROWS_PER_GROUP * (q / 2) + VPM_ROWS_PER_QPU * (q % 2)
                              : on_chip          ? VPM_ROWS_PER_GROUP * (q % groups)
                                                 : VPM_ROWS_PER_QPU * q;
         const std::uint32_t common[] = {
-            on_chip ? (first ? 4u : B == 4 ? 5u : 6u) : first ? 1u : across ? (B > 1 ? 3u : 2u) : 0u,
+            lp.body  ? lp.body
+            : on_chip ? (first ? 4u : B == 4 ? 5u : 6u)
+            : first   ? 1u
+            : across  ? (B > 1 ? 3u : 2u)
+                      : 0u,
             first ? 7u - (ps.log2_radix - 4) : log2_of(8 * Q),
             std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
@@ -371,9 +447,12 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         // Later passes: g = p * (s/Q) + qb, q = Q qb + (lane or register).
         const std::size_t q_blocks = first ? 1 : s / Q;
         const bool wide = first || across; // 4 outputs (8 VPM rows) per VDW
-        const std::uint32_t wide_step = 8 * FIRST_PASS_OUTPUTS_PER_DMA;
+        // outputs of a lane per VDW: radix 128's quads hold two blocks (j_a) of two q, a VDW each
+        const unsigned lane_points = B == 8 ? 2 : FIRST_PASS_OUTPUTS_PER_DMA;
+        const std::uint32_t wide_step = 8 * lane_points;
         const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
         const unsigned out_row = row + (inverse && last && !wide ? 1 : 0);
+        const std::uint32_t pair_readers = std::uint32_t(pair_split(log2n) * groups);
         const std::uint32_t pass_uniforms[] = {
             log2_of(q_blocks),
             std::uint32_t(q_blocks - 1),
@@ -385,14 +464,18 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             // bytes between VDWs: radix 64's quads are its j_a, s points apart
             // (an on-chip pair's pass 1: the QPUs of pass 2 when pipelined,
             // 8, a multiple of the 4 first_pass_vpm_group counts at a time)
-            on_chip && first ? std::uint32_t(pair_split(log2n) * groups)
-            : wide ? (B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
+            // (2^11's exchange: its 12 QPUs of pass 2; its radix 128: none,
+            // two_vdws places them)
+            on_chip && first ? (exchange ? EXCHANGE_QPUS : pair_readers)
+            : wide ? (B == 8 ? 0 : B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
             // blocks, 16/B blocks of N/16 points apart)
             across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
                    : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
-            output_dma_setup(out_row, wide ? 2 * FIRST_PASS_OUTPUTS_PER_DMA : 2),
-            wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
+            output_dma_setup(out_row, wide ? 2 * lane_points : 2),
+            // an on-chip pass 1: the QPUs that wait for its writes (semaphore 12)
+            on_chip && first ? (exchange ? EXCHANGE_QPUS - groups : pair_readers)
+            : wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
             on_chip && first ? lp.pair_flags
             : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
@@ -409,13 +492,13 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
     return u;
 }
 
-std::string describe_passes(unsigned log2n)
+std::string describe_passes(unsigned log2n, unsigned qpus)
 {
     std::string s = "radix ";
-    const std::vector<pass> passes = passes_for(log2n);
+    const std::vector<pass> passes = passes_for(log2n, qpus);
     for (std::size_t i = 0; i < passes.size(); ++i)
         s += (i ? "x" : "") + std::to_string(1u << passes[i].log2_radix);
-    return s + " Stockham, " + std::to_string(passes.size()) + (on_chip_pair(log2n) ? " passes (VPM)" : " passes");
+    return s + " Stockham, " + std::to_string(passes.size()) + (kept_on_chip(log2n, qpus) ? " passes (VPM)" : " passes");
 }
 
 } // namespace
@@ -431,11 +514,11 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     s.log2n = log2n;
     s.qpus = qpus;
     s.code.assign(::qpu::shaders::fft, ::qpu::shaders::fft + ::qpu::shaders::fft_size);
-    s.twiddles = [log2n](direction) { return twiddle_table(log2n); };
+    s.twiddles = [log2n, qpus](direction) { return twiddle_table(log2n, qpus); };
     s.uniforms = [log2n](const launch_layout& l, unsigned q) { return fft_uniforms(log2n, l, q); };
     // An on-chip pair's pass 1 writes no memory: pass 2 writes the output.
-    s.result_in_output = on_chip_pair(log2n) || passes_for(log2n).size() % 2 == 1;
-    s.describe = describe_passes(log2n);
+    s.result_in_output = kept_on_chip(log2n, qpus) || passes_for(log2n, qpus).size() % 2 == 1;
+    s.describe = describe_passes(log2n, qpus);
     // The emulator's model is bound by the shared VDW engine: 30 clocks of
     // setup and about 2.5 a word, for 64 points a write (16 in a radix-16
     // pass with lanes on q), at 250 MHz; or, where a pass moves more bytes
@@ -444,15 +527,18 @@ fft_shader make_fft_shader(unsigned log2n, unsigned qpus)
     // line read a point in a first pass of radix 128 or 256 from 2^16 (its
     // groups share input lines that a 4-way L2 evicts between them:
     // pass_radices). qpu-fft-model measures it (qpu/shaders/README.md).
-    const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES;
+    // (32 points a write in 2^11's radix-128 pass 2)
+    const double wide = (30.0 + 128 * 2.5) / 64, narrow = (30.0 + 32 * 2.5) / LANES, half = (30.0 + 64 * 2.5) / 32;
     const double sdram_bytes_per_clock = 8, line_bytes = 64;
     double clocks_per_point = 0;
-    for (const pass& ps : passes_for(log2n)) {
-        if (on_chip_pair(log2n) && ps.stride == 1)
-            continue; // an on-chip pair's pass 1 writes the VPM, not memory
+    for (const pass& ps : passes_for(log2n, qpus)) {
+        if (kept_on_chip(log2n, qpus) && ps.stride == 1)
+            continue; // an on-chip pass 1 writes the VPM, not memory
         const bool shares_evicted_lines = ps.stride == 1 && ps.log2_radix >= 7 && log2n >= 16;
         const double read_bytes = shares_evicted_lines ? line_bytes : 8;
-        const double vdw = ps.stride == 1 || lanes_across(ps) ? wide : narrow;
+        const double vdw = ps.stride > 1 && ps.log2_radix == 7 ? half
+                           : ps.stride == 1 || lanes_across(ps) ? wide
+                                                                : narrow;
         clocks_per_point += std::max(vdw, (8 + read_bytes) / sdram_bytes_per_clock);
     }
     s.model_ns = clocks_per_point * double(std::size_t(1) << log2n) / 0.25;
