@@ -11,11 +11,10 @@ namespace gpufft::opencl::detail {
 namespace {
 
 // The largest composite radix. Each work-item holds one butterfly's points
-// in registers (up to 36 float2 here, within the H100's 255 registers a
-// thread; 1800 as 45x40 ran at 0.56 of cuFFT against 0.95 in five small
-// stages, scripts/device/results/h100-2026-11-25c-odd.md); a Mali (64
-// registers a thread at full occupancy) would want 16.
-constexpr std::size_t composite_radix_cap = 36;
+// in registers (up to 49 float2 here, within the H100's 255 registers a
+// thread; fft_plan.cc takes fewer in one-kernel plans); a Mali (64 registers
+// a thread at full occupancy) would want 16.
+constexpr std::size_t composite_radix_cap = 49;
 
 // The butterflies kernels/fft_butterflies.cl writes by hand.
 constexpr std::size_t hand_written[] = { 2, 3, 4, 5, 7, 8, 16 };

@@ -41,12 +41,17 @@ constexpr std::size_t group_local_target = 8192;
 // Sizes other than powers of two take the register mode (where local memory
 // cannot hold them) in at most this many stages: two exchanges.
 constexpr std::size_t register_odd_stages = 3;
-// Composite radix stages (codelets.h) replace the hand-written ones where
-// they save at least this many stages: on the H100 saving one or two lost
-// at 11 of 14 sizes (125 0.99 -> 0.59 of cuFFT, 2520 0.94 -> 0.71), saving
-// three or more won or tied (729 0.80 -> 0.93, 4410 0.76 -> 0.88; 945,
-// 1296 level), scripts/device/results/h100-2026-11-25c-odd.md.
+// Composite radix stages (codelets.h) replace the hand-written ones in a
+// one-kernel plan where they save at least this many stages, with radices
+// up to this cap: on the H100 saving one or two lost at 11 of 14 sizes (125
+// 0.99 -> 0.59 of cuFFT, 2520 0.94 -> 0.71), saving three or more won or
+// tied (729 0.80 -> 0.93, 4410 0.76 -> 0.88; 945, 1296 level), and 1800 as
+// 45x40 fell to 0.56. A pass of two-pass plans takes them wherever they
+// save a stage: there they won at 7 of 8 sizes (390625 0.47 -> 0.88,
+// 823543 0.50 -> 0.82, 48000 1.38 -> 1.26 the loss);
+// scripts/device/results/h100-2026-11-25c-odd.md.
 constexpr std::size_t composite_min_saving = 3;
+constexpr std::size_t one_kernel_composite_cap = 36;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -209,7 +214,7 @@ void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
 //! Work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
-    s.radices = radices_for(s.n);
+    s.radices = radices_for(s.n, s.map_cols || s.store_cols);
     const std::size_t lds_groups =
         needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
                                                     lds_bytes(s.n, 1, pads_lds(d, s.n)))
@@ -721,11 +726,12 @@ std::vector<std::size_t> hand_written_radices(std::size_t n)
 }
 
 /*!
- * n = 2^a 3^b 5^c 7^d in the fewest stages of stage_radices(); among those
+ * n = 2^a 3^b 5^c 7^d in the fewest stages of stage_radices() up to cap
+ * (2, 3, 4, 5, 7, 8, 16 are always there); among those
  * the smallest largest radix (registers, and work-items evenly busy), then
  * the smallest sum; largest radix first.
  */
-std::vector<std::size_t> fewest_stages(std::size_t n)
+std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
 {
     std::map<std::size_t, std::vector<std::size_t>> best = { { 1, {} } };
     const auto rank = [](const std::vector<std::size_t>& r) {
@@ -741,7 +747,7 @@ std::vector<std::size_t> fewest_stages(std::size_t n)
         std::vector<std::size_t> choice;
         bool found = false;
         for (std::size_t r : stage_radices()) {
-            if (m % r)
+            if (m % r || r > cap)
                 continue;
             std::vector<std::size_t> c = self(self, m / r);
             c.push_back(r);
@@ -758,24 +764,25 @@ std::vector<std::size_t> fewest_stages(std::size_t n)
 
 } // namespace
 
-std::vector<std::size_t> radices_for(std::size_t n)
+std::vector<std::size_t> radices_for(std::size_t n, bool two_pass)
 {
     if (n == 1)
         return { 1 };
     std::vector<std::size_t> r = hand_written_radices(n);
     if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0)
         return r;
-    // The 2^a 3^b 5^c 7^d part in composite stages where that saves at
-    // least composite_min_saving stages (each is a local-memory round trip
-    // and a barrier: 3^6 in two stages of 27, not six of 3); else as it was.
+    // The 2^a 3^b 5^c 7^d part in composite stages where that saves enough
+    // stages (each is a local-memory round trip and a barrier: 3^6 in two
+    // stages of 27, not six of 3; composite_min_saving); else as it was.
     std::size_t smooth = 1, smooth_stages = 0;
     for (std::size_t x : r)
         if (!has_dft_radix(x)) {
             smooth *= x;
             ++smooth_stages;
         }
-    std::vector<std::size_t> out = fewest_stages(smooth);
-    if (out.size() + composite_min_saving > smooth_stages)
+    std::vector<std::size_t> out =
+        fewest_stages(smooth, two_pass ? SIZE_MAX : one_kernel_composite_cap);
+    if (out.size() + (two_pass ? 1 : composite_min_saving) > smooth_stages)
         return r;
     for (std::size_t x : r)
         if (has_dft_radix(x))

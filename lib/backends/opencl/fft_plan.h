@@ -144,9 +144,11 @@ std::vector<axis_chain> plan_transposed(const device_entry& d,
 std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims);
 
 //! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
-//! composite radices of codelets.h (where they take fewer stages), then the
-//! primes 11..31; empty if n has a prime factor above 31.
-std::vector<std::size_t> radices_for(std::size_t n);
+//! composite radices of codelets.h (where they save enough stages: fewer
+//! are enough in a pass of a two-pass plan, fft_plan.cc's
+//! composite_min_saving), then the primes 11..31; empty if n has a prime
+//! factor above 31.
+std::vector<std::size_t> radices_for(std::size_t n, bool two_pass = false);
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
