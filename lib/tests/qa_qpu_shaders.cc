@@ -263,8 +263,11 @@ public:
     // and 2^15 to 2^18 at batch
     // 1, whose cross-lane passes read the padded intermediate buffers (their
     // 16 lanes' lines in one or two L2 sets without it: 1.2 to 1.6 times
-    // GPU_FFT's time). A change of the cost model moves these: the bound is
-    // the published time / 1.3, not our own figure. From 2^15 on the
+    // GPU_FFT's time). 2^12 at batch 1 misses 1.3 (qpu/shaders/README.md,
+    // "Not met"): it is held at 1.15, which its groups dealt in quarters
+    // meet (212.8 us; 232.6 as 16 whole groups on 12 QPUs). A change of the
+    // cost model moves these: the bound is the published time / 1.3 (1.15),
+    // not our own figure. From 2^15 on the
     // backend's estimate (model_ns, what "auto" compares) is within 10 % of
     // the model.
     void model_times()
@@ -273,13 +276,15 @@ public:
             unsigned log2n;
             std::size_t batch;
             double gpu_fft_us;
+            double speedup = 1.3;
         };
         for (const target& t : { target{ 8, 1, 33 }, target{ 8, 10, 17 }, target{ 13, 1, 610 },
                                  target{ 13, 10, 660 }, target{ 14, 1, 1200 }, target{ 15, 1, 3500 },
                                  target{ 16, 1, 7000 }, target{ 17, 1, 17000 }, target{ 18, 1, 43000 },
                                  target{ 12, 10, 270 }, target{ 14, 10, 1200 }, target{ 15, 10, 3300 },
                                  target{ 9, 1, 49 }, target{ 9, 10, 29 }, target{ 10, 1, 70 },
-                                 target{ 10, 10, 49 }, target{ 11, 1, 120 }, target{ 11, 10, 110 } }) {
+                                 target{ 10, 10, 49 }, target{ 11, 1, 120 }, target{ 11, 10, 110 },
+                                 target{ 12, 1, 250, 1.15 } }) {
             const std::size_t n = std::size_t(1) << t.log2n;
             qpu::emu::config cfg;
             cfg.num_qpus = 12;
@@ -294,7 +299,7 @@ public:
             std::printf("  model time n=%zu batch %zu: %.1f us (GPU_FFT %.0f, estimate %.1f)\n", n, t.batch, us,
                         t.gpu_fft_us, estimate_us);
             const std::string name = size_name(n, qa_dir::forward, t.batch) + ": " + std::to_string(us) + " us";
-            CPPUNIT_ASSERT_MESSAGE(name, us * 1.3 <= t.gpu_fft_us);
+            CPPUNIT_ASSERT_MESSAGE(name, us * t.speedup <= t.gpu_fft_us);
             if (t.log2n >= 15)
                 CPPUNIT_ASSERT_MESSAGE(name + ", estimate " + std::to_string(estimate_us),
                                        std::abs(us / estimate_us - 1) <= 0.1);
@@ -315,7 +320,8 @@ public:
     // lanes after it, on 1, 3, 7 and 12 QPUs, batch 1 and 10 (groups dealt
     // whole or in quarters; 2^9 and 2^10 are on-chip pairs, pipelined on 12
     // QPUs, and 2^10 on 16 too, where 4 QPUs have no work; 2^11 on 12 and
-    // 16 QPUs exchanges its intermediate through the VPM), then
+    // 16 QPUs exchanges its intermediate through the VPM; 2^12 at batch 1
+    // in quarters on 12 and 16), then
     // 2^13..2^16 (three passes) at batch 1 and 10 on 12 QPUs, each under a
     // different interleaving seed.
     void seeded_interleavings()
@@ -330,6 +336,7 @@ public:
                 for (std::size_t batch : { 1, 10 })
                     launches.push_back({ log2n, qpus, batch });
         launches.push_back({ 10, 16, 10 });
+        launches.push_back({ 12, 16, 1 });
         launches.push_back({ 11, 16, 10 });
         for (unsigned log2n : { 13, 14, 15, 16 })
             for (std::size_t batch : { 1, 10 })

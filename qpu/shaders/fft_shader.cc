@@ -20,6 +20,7 @@ constexpr unsigned MAX_QPUS = 16;          // VPM rows: 8 per QPU
 constexpr unsigned VPM_ROWS_PER_QPU = 8;   // first pass: 4 outputs x (re, im); else two slots of (re, im, re)
 constexpr unsigned FIRST_PASS_OUTPUTS_PER_DMA = 4;
 constexpr unsigned QPUS_PER_LAUNCH = 12;   // every QPU of a Pi
+constexpr unsigned MIN_QUARTERING_QPUS = 10; // fft_uniforms: quarters below two groups a QPU
 constexpr unsigned MIN_LOG2N = 8, MAX_LOG2N = 22;
 
 // Padding in the intermediate buffers (between passes) from 2^15 on: 256
@@ -402,11 +403,19 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const bool across = !first && lanes_across(ps);
         // Lanes on r: R = 16 B, registers on Q = 16 / B consecutive q.
         const std::size_t R = std::size_t(1) << ps.log2_radix, B = across ? R / LANES : 1, Q = LANES / B;
-        // Fewer groups than QPUs (small sizes, small batches): each group is
-        // dealt out as four work items, one quad (VDW) of its outputs each.
-        // Not in an on-chip pair, whose pass 2 stages its VDWs in its
-        // group's own VPM rows, which other quarters would still be reading.
-        const bool quarters = !on_chip && (first || across) && 4 * jobs * groups <= l.qpus;
+        // Few groups (small sizes, small batches): each group is dealt out
+        // as four work items, one quad (VDW) of its outputs each: where
+        // there are at most a quarter as many groups as QPUs, and on 10
+        // QPUs or more (where the shared VDW engine bounds the time) where
+        // whole groups would leave some QPUs a second group while the
+        // others wait (2^12 at batch 1: 16 groups on 12 QPUs; README.md,
+        // "Model figures"). Quarters each load and combine their whole
+        // group, so fewer QPUs lose by it. Not in an on-chip pair, whose
+        // pass 2 stages its VDWs in its group's own VPM rows, which other
+        // quarters would still be reading.
+        const std::size_t items = jobs * groups;
+        const bool quarters = !on_chip && (first || across) &&
+                              (4 * items <= l.qpus || (l.qpus >= MIN_QUARTERING_QPUS && items < 2 * l.qpus));
         const bool split_items = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
         const std::size_t lane_table = first ? tables.first_pass
                                        : across ? (B == 8   ? tables.radix128
