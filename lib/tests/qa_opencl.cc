@@ -273,8 +273,9 @@ class qa_opencl_shapes : public CppUnit::TestFixture
      * without the local-memory pad under the H100's 48 KiB, 6561 to 15625
      * in the register mode there with GPUFFT_OPENCL_ODD_SHAPES=2); each plan
      * is printed; on any device's limits 729 must take two stages of 27
-     * (four saved) and 1800 its five hand-written ones (composites would
-     * save only two: fft_plan.cc, composite_min_saving).
+     * (four saved), 1800 its five hand-written ones (composites would save
+     * only two: fft_plan.cc, composite_min_saving) and 257's one-kernel
+     * Bluestein FFTs the hand-written ones (composites::none).
      */
     void odd_radices()
     {
@@ -286,8 +287,11 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 std::printf("  %zu: %s\n", n, plan.c_str());
                 check_all_ways(f, n);
             }
-            const std::pair<std::size_t, const char*> wanted[] = { { 729, "one kernel: 27x27," },
-                                                                   { 1800, "one kernel: 8x5x5x3x3," } };
+            const std::pair<std::size_t, const char*> wanted[] = {
+                { 729, "one kernel: 27x27," },
+                { 1800, "one kernel: 8x5x5x3x3," },
+                { 257, "bluestein via 540: 4x5x3x3x3," },
+            };
             for (const auto& [n, start] : wanted) {
                 f.checked();
                 const std::string plan =

@@ -214,7 +214,16 @@ void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
 //! Work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
-    s.radices = radices_for(s.n, s.map_cols || s.store_cols);
+    // Bluestein's one-kernel FFTs (a chirp or spectrum hook) keep the
+    // hand-written radices: on the H100 257 (via 540) ran at 0.49 of cuFFT
+    // in 27x20 against 0.76 in 4x5x3x3x3, 2053 (via 4320) at 0.53 against
+    // 0.59 (scripts/device/results/h100-2026-11-25e-bluestein.md).
+    const bool column = s.map_cols || s.store_cols;
+    const bool bluestein_whole =
+        !column && (s.load == load_hook::chirp || s.load == load_hook::spectrum);
+    s.radices = radices_for(s.n, column            ? composites::two_pass
+                                 : bluestein_whole ? composites::none
+                                                   : composites::one_kernel);
     const std::size_t lds_groups =
         needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
                                                     lds_bytes(s.n, 1, pads_lds(d, s.n)))
@@ -764,13 +773,14 @@ std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
 
 } // namespace
 
-std::vector<std::size_t> radices_for(std::size_t n, bool two_pass)
+std::vector<std::size_t> radices_for(std::size_t n, composites use)
 {
     if (n == 1)
         return { 1 };
     std::vector<std::size_t> r = hand_written_radices(n);
-    if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0)
+    if (r.empty() || is_power_of_two(n) || odd_shapes_level() == 0 || use == composites::none)
         return r;
+    const bool two_pass = use == composites::two_pass;
     // The 2^a 3^b 5^c 7^d part in composite stages where that saves enough
     // stages (each is a local-memory round trip and a barrier: 3^6 in two
     // stages of 27, not six of 3; composite_min_saving); else as it was.

@@ -143,12 +143,16 @@ std::vector<axis_chain> plan_transposed(const device_entry& d,
 //! Why dims cannot be planned on d as above, or empty.
 std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::size_t>& dims);
 
+//! Where a pass may take composite radices (fft_plan.cc,
+//! composite_min_saving): in a one-kernel plan, in a pass of a two-pass
+//! plan (fewer stages saved are enough), or nowhere.
+enum class composites { one_kernel, two_pass, none };
+
 //! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
-//! composite radices of codelets.h (where they save enough stages: fewer
-//! are enough in a pass of a two-pass plan, fft_plan.cc's
-//! composite_min_saving), then the primes 11..31; empty if n has a prime
-//! factor above 31.
-std::vector<std::size_t> radices_for(std::size_t n, bool two_pass = false);
+//! composite radices of codelets.h (where `use` allows them and they save
+//! enough stages), then the primes 11..31; empty if n has a prime factor
+//! above 31.
+std::vector<std::size_t> radices_for(std::size_t n, composites use = composites::one_kernel);
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
