@@ -280,8 +280,9 @@ std::size_t register_mode_from() { return env_count("GPUFFT_OPENCL_REGISTER_FROM
 
 /*!
  * Whether an n-point pass takes the register mode: where local memory cannot
- * hold it whole, at powers of two, and at other sizes whose composite
- * radices make at most register_odd_stages stages; anywhere it fits when
+ * hold it whole, at powers of two, and with GPUFFT_OPENCL_ODD_SHAPES=2 at
+ * other sizes whose radices make at most register_odd_stages stages
+ * (odd_shapes_level); anywhere it fits when
  * GPUFFT_OPENCL_REGISTER_FROM forces it. On the H100
  * (scripts/device/results/h100-2026-11-25-sweep.md) the mode beat two
  * passes at 8192 and 16384, and lost to them at 10000 to 15625 in five and
