@@ -338,6 +338,21 @@ bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std:
     return found;
 }
 
+//! The column pass of a four-step split n1 * n2: n2 columns of n1 points,
+//! element e of column c at c + e * n2, twiddled by the whole transform's
+//! roots on store.
+void set_columns(pass_spec& p, std::size_t n1, std::size_t n2)
+{
+    p.n = n1;
+    p.tpb = n2;
+    p.in_cstr = p.out_cstr = 1;
+    p.in_estr = p.out_estr = n2;
+    p.map_cols = p.store_cols = true;
+    p.twiddle_n = n1 * n2;
+    p.in_jc = 1;
+    p.in_je = n2;
+}
+
 //! Appends the two passes of s.n = n1 * n2 points (s: the one-pass spec),
 //! through `mid`.
 void append_two_passes(chain_shape& c,
@@ -348,19 +363,11 @@ void append_two_passes(chain_shape& c,
                        std::size_t n2)
 {
     const std::size_t n = s.n;
-    // Columns: element e of column c at c + e * n2, twiddled on store.
     pass_spec p1 = s;
-    p1.n = n1;
-    p1.tpb = n2;
+    set_columns(p1, n1, n2);
     p1.to = mid;
     p1.to_dist = n;
-    p1.in_cstr = p1.out_cstr = 1;
-    p1.in_estr = p1.out_estr = n2;
-    p1.map_cols = p1.store_cols = true;
-    p1.twiddle_n = n;
     p1.store = store_hook::none;
-    p1.in_jc = 1;
-    p1.in_je = n2;
     shape_pass(d, p1);
     // Rows, stored transposed: output k + m * n1.
     pass_spec p2 = s;
@@ -446,18 +453,11 @@ bool append_bluestein(chain_shape& c, const device_entry& d, std::size_t m)
                           buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
     pass_spec cols;
     cols.sign = -1;
-    cols.n = n1;
-    cols.tpb = n2;
+    set_columns(cols, n1, n2);
     cols.from = buffer_slot::in;
     cols.to = buffer_slot::scratch0;
     cols.to_dist = m;
-    cols.in_cstr = cols.out_cstr = 1;
-    cols.in_estr = cols.out_estr = n2;
-    cols.map_cols = cols.store_cols = true;
-    cols.twiddle_n = m;
     cols.load = load_hook::chirp;
-    cols.in_jc = 1;
-    cols.in_je = n2;
     shape_pass(d, cols);
     pass_spec rows;
     rows.sign = -1;
