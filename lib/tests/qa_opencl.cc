@@ -225,6 +225,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST(register_mode);
     CPPUNIT_TEST(one_transform_a_group);
     CPPUNIT_TEST(odd_radices);
+    CPPUNIT_TEST(grouped_columns);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
@@ -299,6 +300,31 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 if (plan.rfind(start, 0) != 0)
                     f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
                           "...\"");
+            }
+        });
+    }
+
+    /*!
+     * Powers of two from 2^16 to 2^18 in two passes keep whole column groups
+     * (16 columns a work-group) on a device of 48 KiB of local memory or more:
+     * 2^18 as 256 x 1024, not 512 x 512 at 11 columns a group
+     * (fft_plan.cc, four_step_split).
+     */
+    void grouped_columns()
+    {
+        run_checks("opencl grouped columns", [](failures& f) {
+            const bool holds = gpufft::opencl::select_device().local_memory >= 48 * 1024;
+            for (std::size_t n : { 65536, 131072, 262144 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+                const auto comma = plan.find(", ");
+                if (!holds || plan.rfind("two passes: ", 0) != 0 || comma == std::string::npos)
+                    continue;
+                f.checked();
+                if (std::stoul(plan.substr(comma + 2)) < 16)
+                    f.add(std::to_string(n) + "'s column pass holds fewer than 16 columns: " + plan);
             }
         });
     }

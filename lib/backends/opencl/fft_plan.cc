@@ -67,6 +67,9 @@ constexpr std::size_t search_split_from = 4096;
 // Neighbouring columns a column pass wants in a work-group, so each access
 // of a warp covers whole memory segments.
 constexpr std::size_t column_group_target = 16;
+// The longest row pass a power of two's split takes to keep whole column
+// groups (four_step_split).
+constexpr std::size_t grouped_row_cap = 1024;
 
 /*!
  * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what issue 15
@@ -325,17 +328,36 @@ std::vector<std::size_t> four_step_factors(const device_entry& d, std::size_t n)
     return out;
 }
 
-//! n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits.
+//! Whether a column pass of n1 points holds column_group_target columns a
+//! work-group in d's local memory (whole 128-byte segments a row's access).
+bool holds_column_group(const device_entry& d, std::size_t n1)
+{
+    return lds_bytes(n1, column_group_target, pads_lds(d, n1)) <= d.info.local_memory;
+}
+
+/*!
+ * n = n1 * n2 for two passes, n1 <= n2 and as close to sqrt(n) as fits; a
+ * power of two takes the largest n1 whose column pass holds a whole column
+ * group instead, where n2 stays within grouped_row_cap. Measured on the H100
+ * (scripts/device/results/h100-2026-11-25f-splits.md): 2^18 at 1.03 of cuFFT
+ * as 256 x 1024 against 0.81 as 512 x 512 (11 columns a group); 256 x 2048
+ * and 256 x 4096 at 0.45 and 0.34 against 0.82 and 0.80 for 512 x 1024 and
+ * 1024 x 1024 (their row passes store transposed from one or two
+ * transforms a group); sizes with odd factors lost with it (196830: 1.24
+ * against 1.52), their columns never whole segments anyway.
+ */
 bool four_step_split(const device_entry& d, std::size_t n, std::size_t& n1, std::size_t& n2)
 {
-    bool found = false;
+    std::size_t squarest = 0, grouped = 0;
     for (std::size_t a : four_step_factors(d, n))
         if (a * a <= n) {
-            n1 = a;
-            n2 = n / a;
-            found = true;
+            squarest = a;
+            if (is_power_of_two(n) && n / a <= grouped_row_cap && holds_column_group(d, a))
+                grouped = a;
         }
-    return found;
+    n1 = grouped ? grouped : squarest;
+    n2 = n1 ? n / n1 : 0;
+    return n1 != 0;
 }
 
 //! The column pass of a four-step split n1 * n2: n2 columns of n1 points,

@@ -112,8 +112,9 @@ bool shape_search_on(const device_entry& d)
 {
     const std::string v = env_text("GPUFFT_OPENCL_SEARCH");
     // Off unless asked for: on the H100 the choice made on the timed batch
-    // helped some sizes (1296: 0.68 to 0.96 of cuFFT) and hurt others
-    // (16384: 0.64 to 0.57; scripts/device/results/h100-2026-11-25-search.md).
+    // helped some sizes and hurt others, over the whole sweep too (262144:
+    // 0.81 to 1.03 of cuFFT, 384160: 1.56 to 1.37;
+    // scripts/device/results/h100-2026-11-25f-splits.md).
     if (v.empty())
         return false;
     if (v != "0" && v != "1")
