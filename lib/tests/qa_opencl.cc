@@ -15,6 +15,7 @@
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -225,6 +226,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST(register_mode);
     CPPUNIT_TEST(one_transform_a_group);
     CPPUNIT_TEST(odd_radices);
+    CPPUNIT_TEST(large_prime_radices);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
@@ -301,6 +303,52 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                           "...\"");
             }
         });
+    }
+    /*!
+     * Direct-DFT stages for the primes 37 to 47 (fft_plan.cc, dft_radix_cap)
+     * in one kernel, in both passes of four-step and batched; with fewer
+     * than 1024 work-items a group (a Mali's limits) those sizes go through
+     * Bluestein instead. Each plan is printed.
+     */
+    void large_prime_radices()
+    {
+        run_checks("opencl large prime radices", [](failures& f) {
+            for (std::size_t n : { 37, 41, 43, 47, 1681, 2021, 37888, 96256 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+                check_transform(f, target, n, direction::forward, 3);
+                check_transform(f, target, n, direction::inverse, 3, n + 5, true);
+            }
+            const bool small_device = plan_work_group_limit() < 1024;
+            const std::pair<std::size_t, const char*> wanted[] = {
+                { 1681, small_device ? "bluestein" : "one kernel: 41x41," },
+                { 37888, small_device ? "bluestein" : "two passes: 4x37," },
+            };
+            for (const auto& [n, start] : wanted) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                if (plan.rfind(start, 0) != 0)
+                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
+                          "...\"");
+            }
+        });
+    }
+
+    //! The device's work-group limit as the planner sees it (lowered by
+    //! GPUFFT_OPENCL_LIMITS's work_group).
+    static std::size_t plan_work_group_limit()
+    {
+        std::size_t items = 0;
+        clGetDeviceInfo(device_id(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof items, &items, nullptr);
+        const char* env = std::getenv("GPUFFT_OPENCL_LIMITS");
+        const std::string limits = env ? env : "";
+        const auto at = limits.find("work_group=");
+        if (at != std::string::npos)
+            items = std::min<std::size_t>(items, std::stoull(limits.substr(at + 11)));
+        return items;
     }
 };
 

@@ -57,6 +57,23 @@ constexpr std::size_t one_kernel_composite_cap = 36;
 // mixed radices' stages cost more than the power of two's), else that power.
 constexpr std::size_t bluestein_primes[] = { 2, 3, 5 };
 constexpr double bluestein_smooth_share = 0.8;
+// The largest prime a stage does as a direct DFT (bf_dft in
+// fft_butterflies.cl), which holds about 4R floats a work-item (its R
+// points, the (R - 1) / 2 sums and differences, the outputs): 47 (188) within
+// the 255 registers a work-item of NVIDIA's and AMD's desktop GPUs, where
+// 37888 = 1024 x 37 and 1681 = 41 x 41 then take two passes instead of
+// Bluestein's three of twice the length; 31 on devices of fewer than 1024
+// work-items a group (a Mali: 64 registers a thread at full occupancy),
+// as before, where larger primes go through Bluestein rather than spill.
+constexpr std::size_t dft_radix_cap = 47;
+constexpr std::size_t small_device_dft_radix_cap = 31;
+constexpr std::size_t small_device_work_group = 1024;
+const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 };
+
+bool has_dft_radix(std::size_t r)
+{
+    return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
+}
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
 // The plan-time search (shape_candidates): at most this many shapes a size,
@@ -143,11 +160,23 @@ bool needs_lds(const pass_spec& s)
     return s.radices.size() > 1 || s.map_cols != s.store_cols || s.convolve;
 }
 
+//! Whether n's stages exist on d: no direct-DFT prime above d's cap.
+bool has_stages_on(const device_entry& d, std::size_t n)
+{
+    const auto r = radices_for(n);
+    const std::size_t cap = d.info.max_work_group < small_device_work_group
+                                ? small_device_dft_radix_cap
+                                : dft_radix_cap;
+    return !r.empty() && std::none_of(r.begin(), r.end(), [&](std::size_t x) {
+        return has_dft_radix(x) && x > cap;
+    });
+}
+
 //! Whether one kernel can do n points on d (with local memory if `staged`).
 bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
 {
     const auto r = radices_for(n);
-    if (r.empty() || n > one_kernel_cap)
+    if (!has_stages_on(d, n) || n > one_kernel_cap)
         return false;
     return (!staged && r.size() == 1) || lds_bytes(n, 1, pads_lds(d, n)) <= d.info.local_memory;
 }
@@ -490,14 +519,6 @@ bool append_bluestein(chain_shape& c, const device_entry& d, std::size_t m)
     return true;
 }
 
-// Primes above 7 that a stage does as a direct DFT (bf_dft in fft_butterflies.cl).
-const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31 };
-
-bool has_dft_radix(std::size_t r)
-{
-    return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
-}
-
 //! Where each stage's twiddles and (prime radices above 7) roots start in
 //! the stage table, and its size.
 struct stage_layout {
@@ -713,7 +734,7 @@ std::string radices_text(const std::vector<std::size_t>& r)
 /*!
  * n's stages of the hand-written butterflies: the powers of two in as few
  * stages of at most 16 as there can be, evened out, then 7, 5, 3, then the
- * primes 11 to 31; empty if n has a larger prime factor.
+ * primes 11 to dft_radix_cap; empty if n has a larger prime factor.
  */
 std::vector<std::size_t> hand_written_radices(std::size_t n)
 {
@@ -839,7 +860,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     if (n / (2 * limit) > 2 * limit)
         throw beyond_reach();
     bool ok = false;
-    if (!radices_for(n).empty()) {
+    if (has_stages_on(d, n)) {
         ok = append_fft(c, d, n, sign, buffer_slot::in, 0, buffer_slot::out, 0,
                         buffer_slot::scratch0, load_hook::none, store_hook::none);
     } else {
@@ -942,7 +963,7 @@ std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::
         if (!fits_one_kernel(d, n, true))
             return "opencl: multi-dimensional transforms take dimensions that fit one kernel "
                    "(at most " + std::to_string(one_kernel_limit(d)) +
-                   " points without a prime factor above 31 on " + d.label() + "), not " +
+                   " points without a prime factor above " + std::to_string(dft_radix_cap) + " on " + d.label() + "), not " +
                    std::to_string(n);
     return "";
 }

@@ -8,7 +8,8 @@
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
- *   - Bluestein for sizes with a prime factor above 31: the chirp multiply
+ *   - Bluestein for sizes with a prime factor above 47 (31 on small
+ *     devices; fft_plan.cc, dft_radix_cap): the chirp multiply
  *     and zero padding fused into the load of an m-point forward FFT,
  *     the kernel spectrum into the load of the inverse FFT, the chirp into
  *     its store; where m takes two passes, three: forward columns, the
@@ -150,8 +151,8 @@ enum class composites { one_kernel, two_pass, none };
 
 //! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
 //! composite radices of codelets.h (where `use` allows them and they save
-//! enough stages), then the primes 11..31; empty if n has a prime factor
-//! above 31.
+//! enough stages), then the primes 11..47; empty if n has a prime factor
+//! above 47 (a device may take fewer: fft_plan.cc, dft_radix_cap).
 std::vector<std::size_t> radices_for(std::size_t n, composites use = composites::one_kernel);
 
 /*!
