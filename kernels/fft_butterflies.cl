@@ -1,7 +1,7 @@
 /* gr-gpufft OpenCL kernels: complex helpers and the radix butterflies.
  *
  * SIGN (-1 forward, +1 inverse) is the sign of the DFT's exponent; every
- * butterfly (radices 2, 3, 4, 5, 7, 8, 16, and primes 11 to 31; the
+ * butterfly (radices 2, 3, 4, 5, 7, 8, 16, and primes 11 to 47; the
  * composite radices 6 to 49 that lib/backends/opencl/codelets.cc generates
  * from these, COMPOSITE_RADIX and composite_butterfly) computes
  * v[k] = sum_j v[j] exp(SIGN 2 pi i jk / R) in place, inputs and outputs in
@@ -137,10 +137,10 @@ inline void bf16(float2* v)
     }
 }
 
-/* Primes from 11 to 31: the direct DFT over the pairs x_j +- x_{R-j}, with
+/* Primes from 11 to 47: the direct DFT over the pairs x_j +- x_{R-j}, with
  * roots[m] = (cos, sin)(2 pi m / R) from a table (R a compile-time constant
  * after inlining, so the loops unroll). */
-#define MAX_DFT_PAIRS 15
+#define MAX_DFT_PAIRS 23
 inline void bf_dft(float2* v, const uint R, __global const float2* roots)
 {
     const uint h = (R - 1) / 2;

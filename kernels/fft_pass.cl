@@ -30,11 +30,21 @@
  *   LOAD_HOOK     0 none; 1 Bluestein's chirp: element j = c * IN_JC +
  *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
  *                 2 in[...] * hook_in[j] (a spectrum); 3 raw samples: as 1
- *                 with in[...] read through raw_sample() (spectrum.cl)
+ *                 with in[...] read through raw_sample() (spectrum.cl);
+ *                 4 Rader's gather: in[hook_in[j].x] - in[0] of the entry
  *   STORE_HOOK    0 none; 1 Bluestein's chirp: only j = c * OUT_JC +
  *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
  *                 2 power: as 1 without the chirp (|chirp| = 1), storing
- *                 |v|^2 as a float at the element's index of a float view
+ *                 |v|^2 as a float at the element's index of a float view;
+ *                 3 Rader's scatter: stored at hook_out[j].x of the entry
+ *   RADER         Rader's X[0] (lib/backends/opencl/fft_plan.cc,
+ *                 append_convolution), through slot nsrc - 1 after a
+ *                 scratch entry's nsrc - 1 points: 1 the store of element
+ *                 (0, 0) writes x0 there; 2 where A[0] of the gathered
+ *                 sequence is known (the store of a whole forward
+ *                 transform, or CONVOLVE's forward rows) X[0] = A[0] +
+ *                 nsrc x0 there; 3 the load of element (0, 0) copies it to
+ *                 the output's element 0
  *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below):
  *                 STAGES lists the stages twice, the first time ending in
  *                 LAST 2, the second starting with FIRST 2; hook_in is the
@@ -58,6 +68,9 @@
 #ifndef TWIDDLE_N
 #define TWIDDLE_N 0
 #endif
+#ifndef RADER
+#define RADER 0
+#endif
 
 #define STORE_VIA_LDS (STORE_COLS != MAP_COLS)
 #ifndef CONVOLVE
@@ -78,13 +91,32 @@
 #define LIDX(g, e) ((g) * LDS_TS + (e))
 #endif
 
+/* Rader's x0 for entry b: the user's input's element 0 in the pass that
+ * gathers it, else the slot after the scratch entry. */
+inline float2 rader_x0(__global const float2* in, uint b, uint in_dist, uint nsrc)
+{
+#if LOAD_HOOK == 4
+    return in[b * in_dist];
+#else
+    return in[b * in_dist + nsrc - 1];
+#endif
+}
+
 inline float2 load_elem(__global const float2* in,
+                        __global float2* out,
                         __global const float2* hook_in,
-                        uint t, uint e, uint in_dist, uint nsrc)
+                        uint t, uint e, uint in_dist, uint out_dist, uint nsrc)
 {
     const uint b = t / TPB, c = t % TPB;
     const uint at = b * in_dist + c * IN_CSTR + e * IN_ESTR;
-#if LOAD_HOOK
+#if RADER == 3
+    if (c == 0 && e == 0)
+        out[b * out_dist] = rader_x0(in, b, in_dist, nsrc);
+#endif
+#if LOAD_HOOK == 4
+    const uint j = c * IN_JC + e * IN_JE;
+    return in[b * in_dist + (uint)hook_in[j].x] - in[b * in_dist];
+#elif LOAD_HOOK
     const uint j = c * IN_JC + e * IN_JE;
 #if LOAD_HOOK == 1 || LOAD_HOOK == 3
     if (j >= nsrc)
@@ -104,27 +136,46 @@ inline float2 load_elem(__global const float2* in,
  * is transformed, multiplied by the kernel spectrum at k1 + TPB k2 and
  * conjugated, transformed again and conjugated on store (an inverse
  * transform), so that forward and inverse rows cost one pass. */
-inline float2 convolve(__global const float2* spectrum, uint t, uint e, float2 v)
+inline float2 convolve(__global const float2* in,
+                       __global float2* out,
+                       __global const float2* spectrum,
+                       uint t, uint e, float2 v, uint in_dist, uint out_dist, uint nsrc,
+                       bool active)
 {
+#if RADER == 2
+    /* Not for the idle transforms past the batch that fill a work-group. */
+    if (active && t % TPB == 0 && e == 0)
+        out[t / TPB * out_dist + nsrc - 1] = v + (float)nsrc * rader_x0(in, t / TPB, in_dist, nsrc);
+#endif
     v = cmul(v, spectrum[t % TPB + TPB * e]);
     return (float2)(v.x, -v.y);
 }
 
-inline void store_elem(__global float2* out,
+inline void store_elem(__global const float2* in,
+                       __global float2* out,
                        __global const float2* tw4,
                        __global const float2* hook_out,
-                       uint t, uint e, float2 v, uint out_dist, uint ndst)
+                       uint t, uint e, float2 v, uint in_dist, uint out_dist, uint ndst)
 {
     const uint b = t / TPB, c = t % TPB;
+#if STORE_HOOK == 3
+    const uint at = b * out_dist + (uint)hook_out[c * OUT_JC + e * OUT_JE].x;
+#else
     const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
+#endif
 #if TWIDDLE_N
     v = cmul(v, tw4[e * TPB + c]);
+#endif
+#if RADER == 1 || (RADER == 2 && !CONVOLVE)
+    if (c == 0 && e == 0)
+        out[b * out_dist + ndst - 1] = RADER == 1 ? rader_x0(in, b, in_dist, ndst)
+                                                  : v + (float)ndst * rader_x0(in, b, in_dist, ndst);
 #endif
 #if CONVOLVE
     /* conj(v) exp(-SIGN 2 pi i c e / TWIDDLE_N): the inverse's twiddle. */
     v = (float2)(v.x, -v.y);
 #endif
-#if STORE_HOOK
+#if STORE_HOOK == 1 || STORE_HOOK == 2
     const uint j = c * OUT_JC + e * OUT_JE;
     if (j >= ndst)
         return;
@@ -155,8 +206,8 @@ inline void store_elem(__global float2* out,
                 _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
                 {                                                                        \
                     if (FIRST == 1)                                                      \
-                        v[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
-                                                          in_dist, nsrc)                 \
+                        v[c * R + r] = active ? load_elem(in, out, hook_in, t, i + r * (N / R), \
+                                                          in_dist, out_dist, nsrc)       \
                                               : (float2)(0.0f, 0.0f);                   \
                     else                                                                 \
                         v[c * R + r] = lds[LIDX(g, i + r * (N / R))];                    \
@@ -180,11 +231,13 @@ inline void store_elem(__global float2* out,
                 {                                                                        \
                     if (DIRECT_STORE(LAST)) {                                            \
                         if (active)                                                      \
-                            store_elem(out, tw4, hook_out, t, j + r * S, v[c * R + r],   \
-                                       out_dist, ndst);                                  \
+                            store_elem(in, out, tw4, hook_out, t, j + r * S, v[c * R + r], \
+                                       in_dist, out_dist, ndst);                         \
                     } else {                                                             \
-                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(hook_in, t, j + r * S, \
-                                                                       v[c * R + r])     \
+                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(in, out, hook_in, t,  \
+                                                                       j + r * S, v[c * R + r], \
+                                                                       in_dist, out_dist, nsrc, \
+                                                                       active)           \
                                                             : v[c * R + r];              \
                     }                                                                    \
                 }                                                                        \
@@ -255,8 +308,8 @@ inline void store_elem(__global float2* out,
         if ((N / R) % TT == 0 || i < N / R) {                                            \
             if (FIRST) {                                                                 \
                 _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
-                    v##K[c * R + r] = active ? load_elem(in, hook_in, t, i + r * (N / R), \
-                                                         in_dist, nsrc)                  \
+                    v##K[c * R + r] = active ? load_elem(in, out, hook_in, t, i + r * (N / R), \
+                                                         in_dist, out_dist, nsrc)        \
                                              : (float2)(0.0f, 0.0f);                    \
             } else {                                                                     \
                 const uint k = i % S;                                                    \
@@ -267,8 +320,8 @@ inline void store_elem(__global float2* out,
             if (LAST && active) {                                                        \
                 const uint j = (i / S) * S * R + i % S;                                  \
                 _Pragma("unroll") for (uint r = 0; r < R; ++r)                          \
-                    store_elem(out, tw4, hook_out, t, j + r * S, v##K[c * R + r],        \
-                               out_dist, ndst);                                          \
+                    store_elem(in, out, tw4, hook_out, t, j + r * S, v##K[c * R + r],    \
+                               in_dist, out_dist, ndst);                                 \
             }                                                                            \
         }                                                                                \
     }
@@ -308,7 +361,7 @@ fft_pass(__global const float2* in,
 #endif
         const uint t2 = get_group_id(0) * G + g2;
         if (t2 < nt)
-            store_elem(out, tw4, hook_out, t2, e2, lds[LIDX(g2, e2)], out_dist, ndst);
+            store_elem(in, out, tw4, hook_out, t2, e2, lds[LIDX(g2, e2)], in_dist, out_dist, ndst);
     }
 #endif
 }

@@ -15,6 +15,7 @@
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -198,11 +199,13 @@ class qa_opencl_sizes : public CppUnit::TestFixture
         });
     }
 
-    // Through Bluestein, one-kernel and two-pass.
+    // A direct DFT (17), Rader in one kernel (97, 1009) and in three passes
+    // (65537), Bluestein in one kernel (4099 on PoCL) and in three passes
+    // (65539).
     void primes()
     {
         run_checks("opencl primes", [](failures& f) {
-            for (std::size_t n : { 17, 97, 1009, 65537 })
+            for (std::size_t n : { 17, 97, 1009, 4099, 65537, 65539 })
                 check_all_ways(f, n);
         });
     }
@@ -211,8 +214,9 @@ class qa_opencl_sizes : public CppUnit::TestFixture
 /*!
  * The one-kernel register mode (fft_pass.cl's XCHG) for sizes that local
  * memory cannot hold whole (9152: radices 11 and 13 as direct DFTs), and
- * Bluestein: through it (8191: 16384 points;
- * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65537:
+ * Bluestein (primes p whose p - 1 has a factor above 47, so not Rader):
+ * through it (6521: 16384 points;
+ * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65539:
  * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
  * (48 KiB, 1024 work-items: exchanges of 4096 elements in two and four
  * rounds) and
@@ -226,12 +230,14 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST(one_transform_a_group);
     CPPUNIT_TEST(odd_radices);
     CPPUNIT_TEST(grouped_columns);
+    CPPUNIT_TEST(large_prime_radices);
+    CPPUNIT_TEST(rader);
     CPPUNIT_TEST_SUITE_END();
 
     void register_mode()
     {
         run_checks("opencl register mode", [](failures& f) {
-            for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 8191, 4099, 65537 }) {
+            for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 6521, 4099, 65539 }) {
                 const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
                 std::printf("  %zu: %s\n", n, shape.c_str());
                 check_exchange_rounds(f, n, shape);
@@ -275,8 +281,9 @@ class qa_opencl_shapes : public CppUnit::TestFixture
      * in the register mode there with GPUFFT_OPENCL_ODD_SHAPES=2); each plan
      * is printed; on any device's limits 729 must take two stages of 27
      * (four saved), 1800 its five hand-written ones (composites would save
-     * only two: fft_plan.cc, composite_min_saving) and 257's one-kernel
-     * Bluestein FFTs the hand-written ones (composites::none).
+     * only two: fft_plan.cc, composite_min_saving) and 263's one-kernel
+     * Bluestein FFTs the hand-written ones (composites::none; 262 = 2 x 131
+     * keeps 263 off Rader).
      */
     void odd_radices()
     {
@@ -291,7 +298,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
             const std::pair<std::size_t, const char*> wanted[] = {
                 { 729, "one kernel: 27x27," },
                 { 1800, "one kernel: 8x5x5x3x3," },
-                { 257, "bluestein via 540: 4x5x3x3x3," },
+                { 263, "bluestein via 540: 4x5x3x3x3," },
             };
             for (const auto& [n, start] : wanted) {
                 f.checked();
@@ -303,7 +310,6 @@ class qa_opencl_shapes : public CppUnit::TestFixture
             }
         });
     }
-
     /*!
      * Powers of two from 2^16 to 2^18 in two passes keep whole column groups
      * (16 columns a work-group) on a device of 48 KiB of local memory or more:
@@ -325,6 +331,70 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 f.checked();
                 if (std::stoul(plan.substr(comma + 2)) < 16)
                     f.add(std::to_string(n) + "'s column pass holds fewer than 16 columns: " + plan);
+            }
+        });
+    }
+
+    /*!
+     * Direct-DFT stages for the primes 37 to 47 (fft_plan.cc, dft_radix_cap)
+     * in one kernel, in both passes of four-step and batched; with fewer
+     * than 1024 work-items a group (a Mali's limits) those sizes go through
+     * Bluestein instead. Each plan is printed.
+     */
+    void large_prime_radices()
+    {
+        run_checks("opencl large prime radices", [](failures& f) {
+            for (std::size_t n : { 37, 41, 43, 47, 1681, 2021, 37888, 96256 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+                check_transform(f, target, n, direction::forward, 3);
+                check_transform(f, target, n, direction::inverse, 3, n + 5, true);
+            }
+            const bool small_device = gpufft::opencl::select_device().max_work_group < 1024;
+            const std::pair<std::size_t, const char*> wanted[] = {
+                { 1681, small_device ? "bluestein" : "one kernel: 41x41," },
+                { 37888, small_device ? "bluestein" : "two passes: 4x37," },
+            };
+            for (const auto& [n, start] : wanted) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                if (plan.rfind(start, 0) != 0)
+                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
+                          "...\"");
+            }
+        });
+    }
+
+    /*!
+     * Rader's algorithm (fft_plan.cc, append_convolution) for primes p
+     * whose p - 1 has stages: in two one-kernel passes (97, 257, 1009,
+     * 2053, 4093), and in three with the fused middle (16381, 65537; 8191
+     * under an H100's or a Mali's limits), batched, in place with gaps;
+     * the planner must choose it there on any device's limits. Each plan
+     * is printed.
+     */
+    void rader()
+    {
+        run_checks("opencl rader", [](failures& f) {
+            for (std::size_t n : { 3, 5, 97, 257, 1009, 2053, 4093, 8191, 16381, 65537 }) {
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                std::printf("  %zu: %s\n", n, plan.c_str());
+                check_all_ways(f, n);
+                check_transform(f, target, n, direction::forward, 3);
+                check_transform(f, target, n, direction::inverse, 3, n + 5, true);
+            }
+            for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 }) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::inverse, 1, 0, target).describe();
+                const std::string want = "rader via " + std::to_string(n - 1) + " ";
+                if (plan.rfind(want, 0) != 0)
+                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + want +
+                          "...\"");
             }
         });
     }

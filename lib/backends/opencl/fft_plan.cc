@@ -57,6 +57,23 @@ constexpr std::size_t one_kernel_composite_cap = 36;
 // mixed radices' stages cost more than the power of two's), else that power.
 constexpr std::size_t bluestein_primes[] = { 2, 3, 5 };
 constexpr double bluestein_smooth_share = 0.8;
+// The largest prime a stage does as a direct DFT (bf_dft in
+// fft_butterflies.cl), which holds about 4R floats a work-item (its R
+// points, the (R - 1) / 2 sums and differences, the outputs): 47 (188) within
+// the 255 registers a work-item of NVIDIA's and AMD's desktop GPUs, where
+// 37888 = 1024 x 37 and 1681 = 41 x 41 then take two passes instead of
+// Bluestein's three of twice the length; 31 on devices of fewer than 1024
+// work-items a group (a Mali: 64 registers a thread at full occupancy),
+// as before, where larger primes go through Bluestein rather than spill.
+constexpr std::size_t dft_radix_cap = 47;
+constexpr std::size_t small_device_dft_radix_cap = 31;
+constexpr std::size_t small_device_work_group = 1024;
+const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 };
+
+bool has_dft_radix(std::size_t r)
+{
+    return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
+}
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
 // The plan-time search (shape_candidates): at most this many shapes a size,
@@ -90,6 +107,21 @@ int odd_shapes_level()
     if (v != "0" && v != "1" && v != "2")
         throw error("gpufft: opencl: GPUFFT_OPENCL_ODD_SHAPES=\"" + v + "\" is not 0, 1 or 2");
     return v[0] - '0';
+}
+
+/*!
+ * GPUFFT_OPENCL_RADER=0 plans primes through Bluestein only, to compare
+ * Rader's algorithm (plan_chain) with it on a device in one run; unset, 1.
+ */
+bool rader_enabled()
+{
+    const char* env = std::getenv("GPUFFT_OPENCL_RADER");
+    if (!env || !*env)
+        return true;
+    const std::string v = env;
+    if (v != "0" && v != "1")
+        throw error("gpufft: opencl: GPUFFT_OPENCL_RADER=\"" + v + "\" is not 0 or 1");
+    return v == "1";
 }
 
 //! Local memory for g transforms, padded or not (fft_pass.cl's LDS_TS).
@@ -146,11 +178,23 @@ bool needs_lds(const pass_spec& s)
     return s.radices.size() > 1 || s.map_cols != s.store_cols || s.convolve;
 }
 
+//! Whether n's stages exist on d: no direct-DFT prime above d's cap.
+bool has_stages_on(const device_entry& d, std::size_t n)
+{
+    const auto r = radices_for(n);
+    const std::size_t cap = d.info.max_work_group < small_device_work_group
+                                ? small_device_dft_radix_cap
+                                : dft_radix_cap;
+    return !r.empty() && std::none_of(r.begin(), r.end(), [&](std::size_t x) {
+        return has_dft_radix(x) && x > cap;
+    });
+}
+
 //! Whether one kernel can do n points on d (with local memory if `staged`).
 bool fits_one_kernel(const device_entry& d, std::size_t n, bool staged)
 {
     const auto r = radices_for(n);
-    if (r.empty() || n > one_kernel_cap)
+    if (!has_stages_on(d, n) || n > one_kernel_cap)
         return false;
     return (!staged && r.size() == 1) || lds_bytes(n, 1, pads_lds(d, n)) <= d.info.local_memory;
 }
@@ -217,15 +261,17 @@ void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
 //! Work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
-    // Bluestein's one-kernel FFTs (a chirp or spectrum hook) keep the
-    // hand-written radices: on the H100 257 (via 540) ran at 0.49 of cuFFT
-    // in 27x20 against 0.76 in 4x5x3x3x3, 2053 (via 4320) at 0.53 against
-    // 0.59 (scripts/device/results/h100-2026-11-25e-bluestein.md).
+    // A convolution's one-kernel FFTs (a chirp, spectrum or gather hook)
+    // keep the hand-written radices: on the H100 Bluestein's 257 (via 540)
+    // ran at 0.49 of cuFFT in 27x20 against 0.76 in 4x5x3x3x3, 2053 (via
+    // 4320) at 0.53 against 0.59
+    // (scripts/device/results/h100-2026-11-25e-bluestein.md).
     const bool column = s.map_cols || s.store_cols;
-    const bool bluestein_whole =
-        !column && (s.load == load_hook::chirp || s.load == load_hook::spectrum);
+    const bool convolution_whole = !column && (s.load == load_hook::chirp ||
+                                             s.load == load_hook::spectrum ||
+                                             s.load == load_hook::gather);
     s.radices = radices_for(s.n, column            ? composites::two_pass
-                                 : bluestein_whole ? composites::none
+                                 : convolution_whole ? composites::none
                                                    : composites::one_kernel);
     const std::size_t lds_groups =
         needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
@@ -453,71 +499,90 @@ bool append_fft(chain_shape& c,
 }
 
 /*!
- * Bluestein's convolution of m points, the user's input times the chirp in,
- * the chirp times the result out: a forward and an inverse FFT where m fits
- * one pass; else three passes on a four-step split m = n1 n2 (element
- * c + e n2 is column c's e-th): the forward columns, the chirp fused into
- * their load; each row forward, times the kernel spectrum at its natural
- * index, inverse and times the inverse's twiddle, in one kernel (CONVOLVE),
- * stored in place of the row (no transpose); the inverse columns, the chirp
- * fused into their store.
+ * A cyclic convolution of m points with a kernel spectrum, the user's input
+ * in, the result out: a forward and an inverse FFT where m fits one pass;
+ * else three passes on a four-step split m = n1 n2 (element c + e n2 is
+ * column c's e-th): the forward columns; each row forward, times the kernel
+ * spectrum at its natural index, inverse and times the inverse's twiddle, in
+ * one kernel (CONVOLVE), stored in place of the row (no transpose); the
+ * inverse columns.
+ *
+ * Bluestein's (m >= 2n - 1): the input times the chirp fused into the first
+ * load, the result times the chirp into the last store. Rader's (`rader`,
+ * m = n - 1, n prime; Rader, "Discrete Fourier transforms when the number
+ * of data samples is prime", Proc. IEEE 56(6), 1968): with g a generator
+ * mod n, X[g^-k] = x0 + sum_q x[g^q] w^(g^(q-k)), a convolution of
+ * a[q] = x[g^q] with w^(g^-q); the first load gathers a[q] - x0 (so that
+ * the convolution adds x0 to every output: the kernel's sum is -1), the
+ * last store scatters to g^-k, and X[0] = A[0] + n x0 (A the gathered
+ * sequence's spectrum) goes through a slot after each scratch entry
+ * (rader_slot) to the output's element 0.
  */
-bool append_bluestein(chain_shape& c, const device_entry& d, std::size_t m)
+bool append_convolution(chain_shape& c, const device_entry& d, std::size_t m, bool rader)
 {
+    const load_hook first_load = rader ? load_hook::gather : load_hook::chirp;
+    const store_hook last_store = rader ? store_hook::scatter : store_hook::chirp;
+    const std::size_t dist = rader ? m + 1 : m;
     pass_spec probe;
     probe.n = m;
     std::size_t n1 = 0, n2 = 0;
     if (fits_one_kernel(d, m, false) || wants_register_pass(d, m, probe) ||
-        !four_step_split(d, m, n1, n2))
-        return append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, m,
-                          buffer_slot::scratch0, load_hook::chirp, store_hook::none) &&
-               append_fft(c, d, m, 1, buffer_slot::scratch1, m, buffer_slot::out, 0,
-                          buffer_slot::scratch0, load_hook::spectrum, store_hook::chirp);
+        !four_step_split(d, m, n1, n2)) {
+        const std::size_t first = c.passes.size();
+        if (!append_fft(c, d, m, -1, buffer_slot::in, 0, buffer_slot::scratch1, dist,
+                        buffer_slot::scratch0, first_load, store_hook::none))
+            return false;
+        const std::size_t second = c.passes.size();
+        if (!append_fft(c, d, m, 1, buffer_slot::scratch1, dist, buffer_slot::out, 0,
+                        buffer_slot::scratch0, load_hook::spectrum, last_store))
+            return false;
+        c.scratch_points[1] = dist;
+        if (rader) {
+            c.passes[first].rader = rader_slot::sum;
+            c.passes[second].rader = rader_slot::emit;
+        }
+        return true;
+    }
     pass_spec cols;
     cols.sign = -1;
     set_columns(cols, n1, n2);
     cols.from = buffer_slot::in;
     cols.to = buffer_slot::scratch0;
-    cols.to_dist = m;
-    cols.load = load_hook::chirp;
+    cols.to_dist = dist;
+    cols.load = first_load;
+    cols.rader = rader ? rader_slot::keep_x0 : rader_slot::none;
     shape_pass(d, cols);
     pass_spec rows;
     rows.sign = -1;
     rows.n = n2;
     rows.tpb = n1;
     rows.from = buffer_slot::scratch0;
-    rows.from_dist = m;
+    rows.from_dist = dist;
     rows.to = buffer_slot::scratch1;
-    rows.to_dist = m;
+    rows.to_dist = dist;
     rows.in_cstr = rows.out_cstr = n2;
     rows.twiddle_n = m;
     rows.convolve = true;
+    rows.rader = rader ? rader_slot::sum : rader_slot::none;
     shape_pass(d, rows);
     pass_spec inverse = cols;
     inverse.sign = 1;
     inverse.from = buffer_slot::scratch1;
-    inverse.from_dist = m;
+    inverse.from_dist = dist;
     inverse.to = buffer_slot::out;
     inverse.to_dist = 0;
     inverse.twiddle_n = 0;
     inverse.load = load_hook::none;
-    inverse.store = store_hook::chirp;
+    inverse.store = last_store;
+    inverse.rader = rader ? rader_slot::emit : rader_slot::none;
     inverse.in_jc = 0;
     inverse.in_je = 1;
     inverse.out_jc = 1;
     inverse.out_je = n2;
     shape_pass(d, inverse);
     c.passes.insert(c.passes.end(), { cols, rows, inverse });
-    c.scratch_points[0] = c.scratch_points[1] = m;
+    c.scratch_points[0] = c.scratch_points[1] = dist;
     return true;
-}
-
-// Primes above 7 that a stage does as a direct DFT (bf_dft in fft_butterflies.cl).
-const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31 };
-
-bool has_dft_radix(std::size_t r)
-{
-    return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
 }
 
 //! Where each stage's twiddles and (prime radices above 7) roots start in
@@ -577,6 +642,8 @@ std::string build_options(const pass_spec& s)
         o << " -DLDS_PAD=0";
     if (s.convolve)
         o << " -DCONVOLVE=1";
+    if (s.rader != rader_slot::none)
+        o << " -DRADER=" << int(s.rader);
     o << " -DTT=" << s.tt << " -DG=" << s.g << " -DTPB=" << s.tpb << " -DIN_CSTR=" << s.in_cstr
       << " -DIN_ESTR=" << s.in_estr << " -DOUT_CSTR=" << s.out_cstr << " -DOUT_ESTR=" << s.out_estr
       << " -DMAP_COLS=" << int(s.map_cols) << " -DSTORE_COLS=" << int(s.store_cols)
@@ -724,6 +791,76 @@ std::vector<std::size_t> bluestein_lengths(std::size_t n)
     return { power };
 }
 
+//! b^e mod m.
+std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t m)
+{
+    std::uint64_t r = 1;
+    for (b %= m; e; e >>= 1, b = b * b % m)
+        if (e & 1)
+            r = r * b % m;
+    return r;
+}
+
+//! Whether n is prime (trial division: n is at most a few million here).
+bool is_prime(std::size_t n)
+{
+    if (n < 2)
+        return false;
+    for (std::size_t q = 2; q * q <= n; ++q)
+        if (n % q == 0)
+            return false;
+    return true;
+}
+
+//! The smallest generator of the multiplicative group mod the prime p: g
+//! with g^((p - 1) / q) != 1 for every prime q dividing p - 1.
+std::size_t generator_mod(std::size_t p)
+{
+    std::vector<std::size_t> factors;
+    std::size_t rest = p - 1;
+    for (std::size_t q = 2; q * q <= rest; ++q)
+        if (rest % q == 0) {
+            factors.push_back(q);
+            while (rest % q == 0)
+                rest /= q;
+        }
+    if (rest > 1)
+        factors.push_back(rest);
+    for (std::size_t g = 2;; ++g)
+        if (std::all_of(factors.begin(), factors.end(),
+                        [&](std::size_t q) { return power_mod(g, (p - 1) / q, p) != 1; }))
+            return g;
+}
+
+//! Rader's permutation of the prime p: g^(s q) mod p for q < p - 1, as
+//! indices in float2 tables' x (exact below 2^24).
+std::vector<std::complex<double>> rader_indices(std::size_t p, std::size_t g, int s)
+{
+    const std::uint64_t step = s > 0 ? g : power_mod(g, p - 2, p);
+    std::vector<std::complex<double>> out(p - 1);
+    std::uint64_t x = 1;
+    for (auto& v : out) {
+        v = double(x);
+        x = x * step % p;
+    }
+    return out;
+}
+
+//! Rader's kernel spectrum: the (p - 1)-point forward DFT of
+//! w^(g^-q), w = exp(sign 2 pi i / p), divided by p - 1.
+std::vector<std::complex<double>> rader_spectrum(std::size_t p, std::size_t g, int sign)
+{
+    const auto w = roots(p, sign);
+    const auto at = rader_indices(p, g, -1);
+    std::vector<std::complex<double>> b(p - 1), spectrum(p - 1);
+    for (std::size_t q = 0; q + 1 < p; ++q)
+        b[q] = w[std::size_t(at[q].real())];
+    dft_double(b.data(), 1, spectrum.data(), p - 1, roots(p - 1, -1));
+    for (auto& x : spectrum)
+        x /= double(p - 1);
+    return spectrum;
+}
+
 std::string radices_text(const std::vector<std::size_t>& r)
 {
     std::string s;
@@ -735,7 +872,7 @@ std::string radices_text(const std::vector<std::size_t>& r)
 /*!
  * n's stages of the hand-written butterflies: the powers of two in as few
  * stages of at most 16 as there can be, evened out, then 7, 5, 3, then the
- * primes 11 to 31; empty if n has a larger prime factor.
+ * primes 11 to dft_radix_cap; empty if n has a larger prime factor.
  */
 std::vector<std::size_t> hand_written_radices(std::size_t n)
 {
@@ -826,8 +963,10 @@ std::vector<std::size_t> radices_for(std::size_t n, composites use)
 std::string chain_shape::describe() const
 {
     std::ostringstream s;
-    if (bluestein_m)
-        s << "bluestein via " << bluestein_m << ": ";
+    if (rader_generator)
+        s << "rader via " << convolution_m << " (generator " << rader_generator << "): ";
+    else if (convolution_m)
+        s << "bluestein via " << convolution_m << ": ";
     else
         s << (passes.size() == 1 ? "one kernel: " : "two passes: ");
     for (std::size_t i = 0; i < passes.size(); ++i) {
@@ -844,7 +983,7 @@ std::string chain_shape::describe() const
     return s.str();
 }
 
-chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader)
 {
     chain_shape c;
     c.n = n;
@@ -861,18 +1000,34 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
     if (n / (2 * limit) > 2 * limit)
         throw beyond_reach();
     bool ok = false;
-    if (!radices_for(n).empty()) {
+    if (has_stages_on(d, n)) {
         ok = append_fft(c, d, n, sign, buffer_slot::in, 0, buffer_slot::out, 0,
                         buffer_slot::scratch0, load_hook::none, store_hook::none);
     } else {
         for (std::size_t m : bluestein_lengths(n)) {
             c.passes.clear();
             c.scratch_points[0] = 0;
-            c.bluestein_m = c.scratch_points[1] = m;
-            if (append_bluestein(c, d, m))
+            c.convolution_m = m;
+            if (append_convolution(c, d, m, false))
                 break;
         }
         ok = !c.passes.empty();
+        // Rader where n - 1 has stages here and its passes move no more
+        // points through device memory than Bluestein's (passes times
+        // length; n - 1 is under half of Bluestein's m, so the same number
+        // of passes or one more at most half as long).
+        if (rader && rader_enabled() && is_prime(n) && has_stages_on(d, n - 1)) {
+            chain_shape r = c;
+            r.passes.clear();
+            r.scratch_points[0] = r.scratch_points[1] = 0;
+            r.convolution_m = n - 1;
+            r.rader_generator = generator_mod(n);
+            if (append_convolution(r, d, n - 1, true) &&
+                (!ok || r.passes.size() * (n - 1) <= c.passes.size() * c.convolution_m)) {
+                c = r;
+                ok = true;
+            }
+        }
     }
     if (!ok)
         throw beyond_reach();
@@ -882,7 +1037,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir)
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir)
 {
     std::vector<chain_shape> out = { plan_chain(d, n, dir) };
-    if (out.front().bluestein_m)
+    if (out.front().convolution_m)
         return out;
     auto add = [&](const chain_shape& c) {
         const std::string text = c.describe();
@@ -964,7 +1119,7 @@ std::string multi_dim_unsupported(const device_entry& d, const std::vector<std::
         if (!fits_one_kernel(d, n, true))
             return "opencl: multi-dimensional transforms take dimensions that fit one kernel "
                    "(at most " + std::to_string(one_kernel_limit(d)) +
-                   " points without a prime factor above 31 on " + d.label() + "), not " +
+                   " points without a prime factor above " + std::to_string(dft_radix_cap) + " on " + d.label() + "), not " +
                    std::to_string(n);
     return "";
 }
@@ -1040,6 +1195,10 @@ std::vector<axis_chain> plan_transposed(const device_entry& d,
 
 chain_shape with_spectrum_hooks(chain_shape c)
 {
+    // Rader's first load and last store are its permutations.
+    if (c.rader_generator)
+        throw error("gpufft: opencl: the spectrum chain's hooks cannot go on Rader's chain for " +
+                    std::to_string(c.n) + " points (plan it with rader false)");
     c.passes.front().load = load_hook::raw;
     c.passes.back().store = store_hook::power;
     return c;
@@ -1106,16 +1265,23 @@ fft_chain::fft_chain(device_context& ctx,
         if (spec.load == load_hook::raw) {
             // The window, times the chirp under Bluestein.
             std::vector<std::complex<double>> taps(raw.window.begin(), raw.window.end());
-            if (shape.bluestein_m) {
+            if (shape.convolution_m) {
                 const auto c = chirp(shape.n, user_sign);
                 for (std::size_t j = 0; j < taps.size(); ++j)
                     taps[j] *= c[j];
             }
             p.hook_in = table("raw window", interleaved(taps));
         }
-        if (spec.load == load_hook::spectrum || spec.convolve)
+        if ((spec.load == load_hook::spectrum || spec.convolve) && shape.rader_generator)
+            p.hook_in = table("spectrum", interleaved(rader_spectrum(
+                                              shape.n, shape.rader_generator, user_sign)));
+        else if (spec.load == load_hook::spectrum || spec.convolve)
             p.hook_in = table("spectrum", interleaved(bluestein_spectrum(
-                                              chirp(shape.n, user_sign), shape.bluestein_m)));
+                                              chirp(shape.n, user_sign), shape.convolution_m)));
+        if (spec.load == load_hook::gather)
+            p.hook_in = table("gather", interleaved(rader_indices(shape.n, shape.rader_generator, 1)));
+        if (spec.store == store_hook::scatter)
+            p.hook_out = table("scatter", interleaved(rader_indices(shape.n, shape.rader_generator, -1)));
         d_passes.push_back(std::move(p));
     }
     for (int i = 0; i < 2; ++i) {

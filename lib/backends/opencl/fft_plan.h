@@ -8,12 +8,18 @@
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
- *   - Bluestein for sizes with a prime factor above 31: the chirp multiply
+ *   - Bluestein for sizes with a prime factor above 47 (31 on small
+ *     devices; fft_plan.cc, dft_radix_cap): the chirp multiply
  *     and zero padding fused into the load of an m-point forward FFT,
  *     the kernel spectrum into the load of the inverse FFT, the chirp into
  *     its store; where m takes two passes, three: forward columns, the
  *     rows forward, times the spectrum and inverse in one kernel, inverse
  *     columns.
+ *   - Rader for primes n whose n - 1 has stages here (and takes no more
+ *     points through device memory than Bluestein's m): the same passes
+ *     on n - 1 points, the input gathered by powers of a generator in the
+ *     first load and the result scattered by its inverse powers in the
+ *     last store.
  *
  * A pass is a pass_spec; later device stages (the spectrum chain) can reuse
  * the kernel with their own hooks. */
@@ -34,8 +40,11 @@ enum class buffer_slot { in, out, scratch0, scratch1 };
 
 //! What fused into a pass's load or store (LOAD_HOOK / STORE_HOOK in fft_pass.cl).
 //! raw and power are the spectrum chain's (kernels/spectrum.cl).
-enum class load_hook { none = 0, chirp = 1, spectrum = 2, raw = 3 };
-enum class store_hook { none = 0, chirp = 1, power = 2 };
+//! gather and scatter are Rader's permutations.
+enum class load_hook { none = 0, chirp = 1, spectrum = 2, raw = 3, gather = 4 };
+enum class store_hook { none = 0, chirp = 1, power = 2, scatter = 3 };
+//! How a pass hands on Rader's x0 and X[0] (fft_pass.cl's RADER).
+enum class rader_slot { none = 0, keep_x0 = 1, sum = 2, emit = 3 };
 
 //! One kernel launch: `tpb` transforms of n points per batch entry.
 struct pass_spec {
@@ -61,6 +70,7 @@ struct pass_spec {
     std::size_t twiddle_n = 0;
     load_hook load = load_hook::none;
     store_hook store = store_hook::none;
+    rader_slot rader = rader_slot::none;
     //! Element j of the logical transform is c * jc + e * je.
     std::size_t in_jc = 0, in_je = 1, out_jc = 0, out_je = 1;
 };
@@ -71,7 +81,9 @@ struct chain_shape {
     direction dir = direction::forward;
     std::vector<pass_spec> passes;
     std::size_t scratch_points[2] = { 0, 0 }; //!< per transform
-    std::size_t bluestein_m = 0;              //!< 0 unless Bluestein
+    //! The convolution's length (Bluestein's m, or Rader's n - 1), else 0.
+    std::size_t convolution_m = 0;
+    std::size_t rader_generator = 0; //!< 0 unless Rader
     //! How the plan-time search chose this shape (shape_search.h), or empty.
     std::string search_note;
     std::string describe() const;
@@ -79,25 +91,28 @@ struct chain_shape {
 
 /*!
  * Plans the passes for n points on a device (no OpenCL calls). Throws
- * gpufft::error when n is beyond what two passes reach.
+ * gpufft::error when n is beyond what two passes reach. rader false:
+ * Bluestein for every prime (with_spectrum_hooks replaces the first load
+ * and last store, which hold Rader's permutations).
  */
-chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir);
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
 
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
  * first: a one-kernel pass's work-items a transform and transforms a group
  * around plan_chain's; above 4096 points the register mode and a few
  * four-step splits. Each respects d's local memory and work-group limits.
- * Bluestein sizes have plan_chain's only. Bump shape_candidates_version when
- * the list changes, so that cached choices are not read against another list.
+ * Bluestein and Rader sizes have plan_chain's only. Bump
+ * shape_candidates_version when the list changes, so that cached choices are
+ * not read against another list (3: the direct-DFT primes 37 to 47).
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 2;
+constexpr int shape_candidates_version = 3;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
  * window and Bluestein's chirp in its table), the last stores |X|^2 as floats
- * (store_hook::power).
+ * (store_hook::power). c must not be Rader's (plan_chain with rader false).
  */
 chain_shape with_spectrum_hooks(chain_shape c);
 
@@ -150,8 +165,8 @@ enum class composites { one_kernel, two_pass, none };
 
 //! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
 //! composite radices of codelets.h (where `use` allows them and they save
-//! enough stages), then the primes 11..31; empty if n has a prime factor
-//! above 31.
+//! enough stages), then the primes 11..47; empty if n has a prime factor
+//! above 47 (a device may take fewer: fft_plan.cc, dft_radix_cap).
 std::vector<std::size_t> radices_for(std::size_t n, composites use = composites::one_kernel);
 
 /*!

@@ -85,7 +85,7 @@ public:
         const device_entry& dev = d_ctx.device;
         d_backend = "opencl:" + (selector.empty() ? std::to_string(dev.info.index) : selector);
         const chain_shape shape =
-            with_spectrum_hooks(plan_chain(dev, s.n, direction::forward));
+            with_spectrum_hooks(plan_chain(dev, s.n, direction::forward, false));
         // sample_format's order is SAMPLE_FORMAT's (kernels/spectrum.cl).
         const raw_load raw{ spectrum_cl, " -DSAMPLE_FORMAT=" + std::to_string(int(s.format)),
                             s.window };
