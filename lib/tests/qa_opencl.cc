@@ -369,16 +369,30 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     }
 
     /*!
-     * Rader's algorithm (fft_plan.cc, append_convolution) for primes p
-     * whose p - 1 has stages: in two one-kernel passes (97, 257, 1009,
-     * 2053, 4093), and in three with the fused middle (16381, 65537; 8191
-     * under an H100's or a Mali's limits), batched, in place with gaps;
-     * the planner must choose it there on any device's limits. Each plan
-     * is printed.
+     * Rader's algorithm (fft_plan.cc, append_convolution, rader_level). By
+     * default only where p - 1 is a power of two in one kernel (257; 97,
+     * 2053 and 65537 stay on Bluestein); with GPUFFT_OPENCL_RADER=2 for
+     * every prime whose p - 1 has stages: in two one-kernel passes (97, 257,
+     * 1009, 2053, 4093), and in three with the fused middle (16381, 65537;
+     * 8191 under an H100's or a Mali's limits), batched, in place with gaps;
+     * the planner must choose it there on any device's limits. Each plan is
+     * printed.
      */
     void rader()
     {
         run_checks("opencl rader", [](failures& f) {
+            const auto starts = [&](std::size_t n, const std::string& want) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::inverse, 1, 0, target).describe();
+                if (plan.rfind(want, 0) != 0)
+                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + want +
+                          "...\"");
+            };
+            starts(257, "rader via 256 ");
+            for (std::size_t n : { 97, 2053, 65537 })
+                starts(n, "bluestein via ");
+            setenv("GPUFFT_OPENCL_RADER", "2", 1);
             for (std::size_t n : { 3, 5, 97, 257, 1009, 2053, 4093, 8191, 16381, 65537 }) {
                 const std::string plan =
                     gpufft::plan(n, direction::forward, 1, 0, target).describe();
@@ -387,15 +401,9 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 check_transform(f, target, n, direction::forward, 3);
                 check_transform(f, target, n, direction::inverse, 3, n + 5, true);
             }
-            for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 }) {
-                f.checked();
-                const std::string plan =
-                    gpufft::plan(n, direction::inverse, 1, 0, target).describe();
-                const std::string want = "rader via " + std::to_string(n - 1) + " ";
-                if (plan.rfind(want, 0) != 0)
-                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + want +
-                          "...\"");
-            }
+            for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 })
+                starts(n, "rader via " + std::to_string(n - 1) + " ");
+            unsetenv("GPUFFT_OPENCL_RADER");
         });
     }
 };

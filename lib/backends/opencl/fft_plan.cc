@@ -110,18 +110,24 @@ int odd_shapes_level()
 }
 
 /*!
- * GPUFFT_OPENCL_RADER=0 plans primes through Bluestein only, to compare
- * Rader's algorithm (plan_chain) with it on a device in one run; unset, 1.
+ * Where primes take Rader's algorithm (plan_chain): GPUFFT_OPENCL_RADER=0
+ * never, 1 (the default) where p - 1 is a power of two that one kernel
+ * holds, 2 wherever p - 1 has stages and its passes move no more points
+ * than Bluestein's. On the H100 (scripts/device/results/h100-2026-11-25g-primes.md)
+ * Rader won at 257 (0.83 of cuFFT against 0.76) and 2053 (0.65 against
+ * 0.59) and lost at 97, 1009, 4093, 8191, 16381 and 65537 (4093: 0.37
+ * against 0.76), its gathered loads and scattered stores coalescing worse
+ * than Bluestein's chirps.
  */
-bool rader_enabled()
+int rader_level()
 {
     const char* env = std::getenv("GPUFFT_OPENCL_RADER");
     if (!env || !*env)
-        return true;
+        return 1;
     const std::string v = env;
-    if (v != "0" && v != "1")
-        throw error("gpufft: opencl: GPUFFT_OPENCL_RADER=\"" + v + "\" is not 0 or 1");
-    return v == "1";
+    if (v != "0" && v != "1" && v != "2")
+        throw error("gpufft: opencl: GPUFFT_OPENCL_RADER=\"" + v + "\" is not 0, 1 or 2");
+    return v[0] - '0';
 }
 
 //! Local memory for g transforms, padded or not (fft_pass.cl's LDS_TS).
@@ -1012,11 +1018,15 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
                 break;
         }
         ok = !c.passes.empty();
-        // Rader where n - 1 has stages here and its passes move no more
-        // points through device memory than Bluestein's (passes times
-        // length; n - 1 is under half of Bluestein's m, so the same number
-        // of passes or one more at most half as long).
-        if (rader && rader_enabled() && is_prime(n) && has_stages_on(d, n - 1)) {
+        // Rader (rader_level): at level 2 where n - 1 has stages here and
+        // its passes move no more points through device memory than
+        // Bluestein's (passes times length; n - 1 is under half of
+        // Bluestein's m, so the same number of passes or one more at most
+        // half as long); at level 1 only where n - 1 is a power of two in
+        // one kernel.
+        const int level = rader ? rader_level() : 0;
+        if (level > 0 && is_prime(n) && has_stages_on(d, n - 1) &&
+            (level == 2 || (is_power_of_two(n - 1) && fits_one_kernel(d, n - 1, true)))) {
             chain_shape r = c;
             r.passes.clear();
             r.scratch_points[0] = r.scratch_points[1] = 0;
