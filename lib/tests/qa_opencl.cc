@@ -544,6 +544,14 @@ class qa_opencl_device : public CppUnit::TestFixture
                                  });
                     unsetenv(name);
                 }
+            // The comparison switches take their levels only.
+            for (const auto& [name, bad] : { std::pair{ "GPUFFT_OPENCL_RADER", "3" },
+                                             std::pair{ "GPUFFT_OPENCL_ODD_SHAPES", "yes" } }) {
+                setenv(name, bad, 1);
+                expect_error(f, std::string(name) + "=" + bad, { name, bad },
+                             [] { gpufft::plan p(257, direction::forward, 1, 0, "opencl"); });
+                unsetenv(name);
+            }
             // Beyond what two passes reach.
             expect_error(f, "size beyond two passes", { "beyond" }, [] {
                 gpufft::plan p(std::size_t(1) << 30, direction::forward, 1, 0, "opencl");
