@@ -274,7 +274,8 @@ pass_loop:
     mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
                             # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs),
                             # 7 exchange_first_group, 8 exchange_second_group, 9 exchange_read_group,
-                            # 10 radix128_group, 11 exchange_read_math_group, 12 radix128_stores (2^11's exchange)
+                            # 10 radix128_group, 11 exchange_read_math_group, 12 radix128_stores (2^11's exchange),
+                            # 13..28 hybrid_*_group (2^12's hybrid, in the order of the table below)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -363,6 +364,70 @@ bodies:
     nop
     nop
     nop
+    brr hybrid_memory  # 13
+    nop
+    nop
+    nop
+    brr hybrid_hold  # 14
+    nop
+    nop
+    nop
+    brr hybrid_write0  # 15
+    nop
+    nop
+    nop
+    brr hybrid_write1  # 16
+    nop
+    nop
+    nop
+    brr hybrid_write2  # 17
+    nop
+    nop
+    nop
+    brr hybrid_write3  # 18
+    nop
+    nop
+    nop
+    brr hybrid_read  # 19
+    nop
+    nop
+    nop
+    brr hybrid_stores  # 20
+    nop
+    nop
+    nop
+    brr hybrid_hread0  # 21
+    nop
+    nop
+    nop
+    brr hybrid_hread1  # 22
+    nop
+    nop
+    nop
+    brr hybrid_hread2  # 23
+    nop
+    nop
+    nop
+    brr hybrid_hread3  # 24
+    nop
+    nop
+    nop
+    brr hybrid_hstores0  # 25
+    nop
+    nop
+    nop
+    brr hybrid_hstores1  # 26
+    nop
+    nop
+    nop
+    brr hybrid_hstores2  # 27
+    nop
+    nop
+    nop
+    brr hybrid_hstores3  # 28
+    nop
+    nop
+    nop
 radix16:
     group_loop radix16_group
 first_pass:
@@ -396,6 +461,45 @@ exchange_read_math:
     group_loop exchange_read_math_group
 exchange_stores:
     group_loop radix128_stores
+hybrid_memory:
+    add rb26, rb26, r0
+    group_loop hybrid_memory_group
+hybrid_hold:
+    add rb26, rb26, r0
+    group_loop hybrid_hold_group
+hybrid_write0:
+    group_loop hybrid_write0_group
+hybrid_write1:
+    group_loop hybrid_write1_group
+hybrid_write2:
+    group_loop hybrid_write2_group
+hybrid_write3:
+    group_loop hybrid_write3_group
+hybrid_read:
+    group_loop hybrid_read_group
+hybrid_stores:
+    add rb26, rb26, r0
+    group_loop hybrid_stores_group
+hybrid_hread0:
+    group_loop hybrid_hread0_group
+hybrid_hread1:
+    group_loop hybrid_hread1_group
+hybrid_hread2:
+    group_loop hybrid_hread2_group
+hybrid_hread3:
+    group_loop hybrid_hread3_group
+hybrid_hstores0:
+    add rb26, rb26, r0
+    group_loop hybrid_hstores0_group
+hybrid_hstores1:
+    add rb26, rb26, r0
+    group_loop hybrid_hstores1_group
+hybrid_hstores2:
+    add rb26, rb26, r0
+    group_loop hybrid_hstores2_group
+hybrid_hstores3:
+    add rb26, rb26, r0
+    group_loop hybrid_hstores3_group
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
@@ -406,9 +510,17 @@ pass_end:
     # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
     # (pass 1's outputs are in the VPM), bit 3 takes back the release of
     # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
-    mov nop, vw_wait
+    # Bit 7 (2^12's hybrid, between its rounds): the QPU's VDWs may still
+    # run (its next stores wait for them).
     mov r2, unif
+    ldi r0, 128
+    and.setf nop, r2, r0
+    brr.anynz vdws_left
     and.setf nop, r2, 1
+    nop
+    nop
+    mov nop, vw_wait
+vdws_left:
     brr.allz rows_free
     nop
     nop
@@ -431,9 +543,10 @@ written:
 end_barrier:
     # 2^11's exchange (fft_shader.cc, EXCHANGE_FIRST..): bit 4 waits for
     # the readers of the first round (semaphore 13); bit 5: QPUs 0 to
-    # bits 8..15 - 1 meet (semaphores 6/7, or 14/15 with bit 6), then QPU 0
-    # releases semaphore 12 bits 16.. times.
-    ldi r0, 48
+    # bits 8..12 - 1 meet (semaphores 6/7, or 14/15 with bit 6), then QPU 0
+    # releases semaphore 12 bits 16.. times. 2^12's hybrid (hybrid_order):
+    # bit 13 takes semaphore 13 (with bit 14: 8) four times before the meet.
+    ldi r0, 0x2030
     and.setf nop, r2, r0
     brr.allz exchange_done
     nop
@@ -447,10 +560,34 @@ end_barrier:
     nop
     sacq 13
 reads_done:
+    ldi r0, 0x2000
+    and.setf nop, r2, r0
+    brr.allz collected
+    ldi r0, 0x4000
+    and.setf nop, r2, r0
+    nop
+    brr.anynz collect_8
+    nop
+    nop
+    nop
+    sacq 13
+    sacq 13
+    sacq 13
+    sacq 13
+    brr collected
+    nop
+    nop
+    nop
+collect_8:
+    sacq 8
+    sacq 8
+    sacq 8
+    sacq 8
+collected:
     ldi r0, 32
     and.setf nop, r2, r0
     brr.allz exchange_done
-    ldi r1, 0xFF
+    ldi r1, 0x1F
     shr r0, r2, 8
     and ra19, r0, r1
     ldi r1, 16
