@@ -184,9 +184,15 @@
 
 # The group loop of one radix: `body` is the radix's macro.
 .macro group_loop, body
+    group_loop_to \body, pass_end
+.endm
+
+# The same, ending at `exit` (pass_end_vdws_left: the QPU's VDWs may still
+# run, 2^12's hybrid between its rounds; its next stores wait for them).
+.macro group_loop_to, body, exit
 group_loop\@:
     sub.setf nop, ra16, rb16
-    brr.allnn pass_end
+    brr.allnn \exit
     nop
     nop
     nop
@@ -463,43 +469,43 @@ exchange_stores:
     group_loop radix128_stores
 hybrid_memory:
     add rb26, rb26, r0
-    group_loop hybrid_memory_group
+    group_loop_to hybrid_memory_group, pass_end_vdws_left
 hybrid_hold:
     add rb26, rb26, r0
-    group_loop hybrid_hold_group
+    group_loop_to hybrid_hold_group, pass_end_vdws_left
 hybrid_write0:
-    group_loop hybrid_write0_group
+    group_loop_to hybrid_write0_group, pass_end_vdws_left
 hybrid_write1:
-    group_loop hybrid_write1_group
+    group_loop_to hybrid_write1_group, pass_end_vdws_left
 hybrid_write2:
-    group_loop hybrid_write2_group
+    group_loop_to hybrid_write2_group, pass_end_vdws_left
 hybrid_write3:
-    group_loop hybrid_write3_group
+    group_loop_to hybrid_write3_group, pass_end_vdws_left
 hybrid_read:
-    group_loop hybrid_read_group
+    group_loop_to hybrid_read_group, pass_end_vdws_left
 hybrid_stores:
     add rb26, rb26, r0
-    group_loop hybrid_stores_group
+    group_loop_to hybrid_stores_group, pass_end_vdws_left
 hybrid_hread0:
-    group_loop hybrid_hread0_group
+    group_loop_to hybrid_hread0_group, pass_end_vdws_left
 hybrid_hread1:
-    group_loop hybrid_hread1_group
+    group_loop_to hybrid_hread1_group, pass_end_vdws_left
 hybrid_hread2:
-    group_loop hybrid_hread2_group
+    group_loop_to hybrid_hread2_group, pass_end_vdws_left
 hybrid_hread3:
-    group_loop hybrid_hread3_group
+    group_loop_to hybrid_hread3_group, pass_end_vdws_left
 hybrid_hstores0:
     add rb26, rb26, r0
-    group_loop hybrid_hstores0_group
+    group_loop_to hybrid_hstores0_group, pass_end_vdws_left
 hybrid_hstores1:
     add rb26, rb26, r0
-    group_loop hybrid_hstores1_group
+    group_loop_to hybrid_hstores1_group, pass_end_vdws_left
 hybrid_hstores2:
     add rb26, rb26, r0
-    group_loop hybrid_hstores2_group
+    group_loop_to hybrid_hstores2_group, pass_end_vdws_left
 hybrid_hstores3:
     add rb26, rb26, r0
-    group_loop hybrid_hstores3_group
+    group_loop_to hybrid_hstores3_group, pass_end_vdws_left
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
@@ -510,17 +516,10 @@ pass_end:
     # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
     # (pass 1's outputs are in the VPM), bit 3 takes back the release of
     # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
-    # Bit 7 (2^12's hybrid, between its rounds): the QPU's VDWs may still
-    # run (its next stores wait for them).
-    mov r2, unif
-    ldi r0, 128
-    and.setf nop, r2, r0
-    brr.anynz vdws_left
-    and.setf nop, r2, 1
-    nop
-    nop
     mov nop, vw_wait
-vdws_left:
+pass_end_vdws_left:
+    mov r2, unif
+    and.setf nop, r2, 1
     brr.allz rows_free
     nop
     nop
@@ -555,17 +554,17 @@ end_barrier:
     ldi r0, 16
     and.setf nop, r2, r0
     brr.allz reads_done
-    nop
-    nop
+    ldi r0, 0x2000
+    and.setf nop, r2, r0
     nop
     sacq 13
 reads_done:
-    ldi r0, 0x2000
-    and.setf nop, r2, r0
     brr.allz collected
-    ldi r0, 0x4000
+    ldi r0, 32
     and.setf nop, r2, r0
     nop
+    ldi r0, 0x4000
+    and.setf nop, r2, r0
     brr.anynz collect_8
     nop
     nop
@@ -574,7 +573,7 @@ reads_done:
     sacq 13
     sacq 13
     sacq 13
-    brr collected
+    brr collect_done
     nop
     nop
     nop
@@ -583,9 +582,10 @@ collect_8:
     sacq 8
     sacq 8
     sacq 8
-collected:
+collect_done:
     ldi r0, 32
     and.setf nop, r2, r0
+collected:
     brr.allz exchange_done
     ldi r1, 0x1F
     shr r0, r2, 8
@@ -628,6 +628,7 @@ exchange_done:
     nop
     nop
     nop
+    mov nop, vw_wait        # (2^12's hybrid ends at pass_end_vdws_left)
     and.setf nop, ra31, 1
     brr.allz even_barrier
     nop

@@ -347,11 +347,10 @@ unsigned pair_split(unsigned log2n) { return log2n == 9 ? 4 : 2; }
 constexpr std::uint32_t HYBRID_MEMORY = 13, HYBRID_HOLD = 14, HYBRID_WRITE = 15, HYBRID_READ = 19,
                         HYBRID_STORES = 20, HYBRID_HOLDER_READ = 21, HYBRID_HOLDER_STORES = 25;
 constexpr unsigned HYBRID_ROUNDS = 4;
-// pass_end: the QPU's VDWs may still run (its next stores wait for them);
-// QPU 0 takes semaphore 13 (the readers' reads of a round) or 8 (quad k
+// pass_end: QPU 0 takes semaphore 13 (the readers' reads of a round) or 8 (quad k
 // of their second odd groups in memory: hybrid_memory_group) once from
 // each of the four readers.
-constexpr std::uint32_t VDWS_LEFT = 128, COLLECT_READS = 0x2000, COLLECT_MEMORY = 0x6000;
+constexpr std::uint32_t COLLECT_READS = 0x2000, COLLECT_MEMORY = 0x6000;
 
 // Per QPU. The holders meet (QPU 0 collects) once round k is written (A_k,
 // then QPU 0 signals each reader, semaphore 12) and once it is read (B_k,
@@ -380,7 +379,7 @@ std::vector<launch_pass> hybrid_order(unsigned q)
         for (unsigned k = 0; k < HYBRID_ROUNDS; ++k) {
             const bool last = k + 1 == HYBRID_ROUNDS;
             order.push_back({ 1, 0, g, g + 1, 0, 0, 0, HYBRID_HOLDER_READ + k, k });
-            order.push_back({ 1, 0, g, g + 1, last ? collect | END_BARRIER : read | VDWS_LEFT, 0, 0,
+            order.push_back({ 1, 0, g, g + 1, last ? collect | END_BARRIER : read, 0, 0,
                               HYBRID_HOLDER_STORES + k, k });
             if (!last)
                 order.push_back({ 0, 0, t, t + 1, written | memory, 0, 0, HYBRID_WRITE + k + 1 });
@@ -388,13 +387,13 @@ std::vector<launch_pass> hybrid_order(unsigned q)
     } else if (q < HYBRID_HOLDERS + HYBRID_READERS) {
         const std::uint32_t i = q - HYBRID_HOLDERS;
         order.assign(3, idle);
-        order.push_back({ 0, 0, 2 * i + 1, 2 * i + 2, VDWS_LEFT, 0, 0, HYBRID_MEMORY });
-        order.push_back({ 0, 0, 2 * i + 9, 2 * i + 10, ROWS_FREE | WAIT_WRITES, 0, 0, HYBRID_MEMORY, 0, true });
+        order.push_back({ 0, 0, 2 * i + 1, 2 * i + 2, 0, 0, 0, HYBRID_MEMORY });
+        order.push_back({ 0, 0, 2 * i + 9, 2 * i + 10, WAIT_WRITES, 0, 0, HYBRID_MEMORY, 0, true });
         for (unsigned k = 0; k < HYBRID_ROUNDS; ++k) {
             const bool last = k + 1 == HYBRID_ROUNDS;
             order.push_back({ 1, 0, 2 * i, 2 * i + 1, 0, 0, 0, HYBRID_READ, k });
             order.push_back(
-                { 1, 0, 2 * i, 2 * i + 1, last ? END_BARRIER : WAIT_WRITES | VDWS_LEFT, 0, 0, HYBRID_STORES, k });
+                { 1, 0, 2 * i, 2 * i + 1, last ? END_BARRIER : WAIT_WRITES, 0, 0, HYBRID_STORES, k });
         }
     } else {
         order.assign(13, idle);
