@@ -516,6 +516,8 @@ pass_end:
     # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
     # (pass 1's outputs are in the VPM), bit 3 takes back the release of
     # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
+    # 2^12's hybrid enters after the wait (its bodies wait for their own
+    # VDWs where they need them; the last barrier waits for all).
     mov nop, vw_wait
 pass_end_vdws_left:
     mov r2, unif
@@ -542,10 +544,9 @@ written:
 end_barrier:
     # 2^11's exchange (fft_shader.cc, EXCHANGE_FIRST..): bit 4 waits for
     # the readers of the first round (semaphore 13); bit 5: QPUs 0 to
-    # bits 8..12 - 1 meet (semaphores 6/7, or 14/15 with bit 6), then QPU 0
-    # releases semaphore 12 bits 16.. times. 2^12's hybrid (hybrid_order):
-    # bit 13 takes semaphore 13 (with bit 14: 8) four times before the meet.
-    ldi r0, 0x2030
+    # bits 8..15 - 1 meet (semaphores 6/7, or 14/15 with bit 6), then QPU 0
+    # releases semaphore 12 bits 16.. times.
+    ldi r0, 48
     and.setf nop, r2, r0
     brr.allz exchange_done
     nop
@@ -554,40 +555,15 @@ end_barrier:
     ldi r0, 16
     and.setf nop, r2, r0
     brr.allz reads_done
-    ldi r0, 0x2000
-    and.setf nop, r2, r0
+    nop
+    nop
     nop
     sacq 13
 reads_done:
-    brr.allz collected
     ldi r0, 32
     and.setf nop, r2, r0
-    nop
-    ldi r0, 0x4000
-    and.setf nop, r2, r0
-    brr.anynz collect_8
-    nop
-    nop
-    nop
-    sacq 13
-    sacq 13
-    sacq 13
-    sacq 13
-    brr collect_done
-    nop
-    nop
-    nop
-collect_8:
-    sacq 8
-    sacq 8
-    sacq 8
-    sacq 8
-collect_done:
-    ldi r0, 32
-    and.setf nop, r2, r0
-collected:
     brr.allz exchange_done
-    ldi r1, 0x1F
+    ldi r1, 0xFF
     shr r0, r2, 8
     and ra19, r0, r1
     ldi r1, 16
@@ -628,7 +604,7 @@ exchange_done:
     nop
     nop
     nop
-    mov nop, vw_wait        # (2^12's hybrid ends at pass_end_vdws_left)
+    mov nop, vw_wait        # (2^12's hybrid came in at pass_end_vdws_left)
     and.setf nop, ra31, 1
     brr.allz even_barrier
     nop

@@ -347,16 +347,13 @@ unsigned pair_split(unsigned log2n) { return log2n == 9 ? 4 : 2; }
 constexpr std::uint32_t HYBRID_MEMORY = 13, HYBRID_HOLD = 14, HYBRID_WRITE = 15, HYBRID_READ = 19,
                         HYBRID_STORES = 20, HYBRID_HOLDER_READ = 21, HYBRID_HOLDER_STORES = 25;
 constexpr unsigned HYBRID_ROUNDS = 4;
-// pass_end: QPU 0 takes semaphore 13 (the readers' reads of a round) or 8 (quad k
-// of their second odd groups in memory: hybrid_memory_group) once from
-// each of the four readers.
-constexpr std::uint32_t COLLECT_READS = 0x2000, COLLECT_MEMORY = 0x6000;
 
 // Per QPU. The holders meet (QPU 0 collects) once round k is written (A_k,
 // then QPU 0 signals each reader, semaphore 12) and once it is read (B_k,
 // QPU 0 having taken a semaphore 13 from each reader first), on
-// alternating semaphore pairs; before A_k QPU 0 takes a semaphore 8 from
-// each reader: quad k of pass 1's odd groups is in memory. No one waits
+// alternating semaphore pairs; before A_k QPU 0 takes a semaphore 8 + k
+// from each reader: quad k of pass 1's odd groups is in memory (one
+// semaphore a quad, so a reader ahead cannot stand in for one behind). No one waits
 // for a VDW between the rounds (the next stores do), and the readers wait
 // only for A_k, so the engine has work queued across a round's change.
 // Holders: group 2h, round 0's writes, A_0; each round the reads of group
@@ -369,20 +366,18 @@ std::vector<launch_pass> hybrid_order(unsigned q)
 {
     std::vector<launch_pass> order;
     const launch_pass idle{ 0, 0, 0, 0, 0, 0 };
-    const std::uint32_t written = meet(HYBRID_HOLDERS, HYBRID_READERS), collect = q == 0 ? COLLECT_READS : 0;
-    const std::uint32_t read = meet(HYBRID_HOLDERS) | SECOND_MEET | collect;
-    const std::uint32_t memory = q == 0 ? COLLECT_MEMORY : 0;
+    const std::uint32_t written = meet(HYBRID_HOLDERS, HYBRID_READERS), read = meet(HYBRID_HOLDERS) | SECOND_MEET;
     if (q < HYBRID_HOLDERS) {
         const std::uint32_t t = 2 * q, g = 8 + q;
         order.push_back({ 0, 0, t, t + 1, 0, 0, 0, HYBRID_HOLD });
-        order.push_back({ 0, 0, t, t + 1, written | memory, 0, 0, HYBRID_WRITE });
+        order.push_back({ 0, 0, t, t + 1, written, 0, 0, HYBRID_WRITE });
         for (unsigned k = 0; k < HYBRID_ROUNDS; ++k) {
             const bool last = k + 1 == HYBRID_ROUNDS;
             order.push_back({ 1, 0, g, g + 1, 0, 0, 0, HYBRID_HOLDER_READ + k, k });
-            order.push_back({ 1, 0, g, g + 1, last ? collect | END_BARRIER : read, 0, 0,
+            order.push_back({ 1, 0, g, g + 1, last ? END_BARRIER : read, 0, 0,
                               HYBRID_HOLDER_STORES + k, k });
             if (!last)
-                order.push_back({ 0, 0, t, t + 1, written | memory, 0, 0, HYBRID_WRITE + k + 1 });
+                order.push_back({ 0, 0, t, t + 1, written, 0, 0, HYBRID_WRITE + k + 1 });
         }
     } else if (q < HYBRID_HOLDERS + HYBRID_READERS) {
         const std::uint32_t i = q - HYBRID_HOLDERS;
