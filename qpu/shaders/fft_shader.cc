@@ -100,6 +100,11 @@ const unsigned char exchange_radices[5] = { 4, 7 };
 // compute pass 2. So 1.5 VDW writes a point, not 2. Batch 10 keeps the
 // plan above (its VDW engine is busy from the first job's first VDW on).
 constexpr unsigned HYBRID_READERS = 4, HYBRID_HOLDERS = 8;
+// The odd groups go to memory with each lane's quad in a 64-byte line of
+// its own (lanes 256 bytes apart, odd group t at (t >> 1) 4 KiB), so that
+// round k gathers only lines that hold quad k: no line is read (into the
+// L2 or a TMU cache) before its last VDW write.
+constexpr unsigned HYBRID_QUAD_BYTES = 64;
 bool hybrid(unsigned log2n, std::size_t jobs, unsigned qpus)
 {
     return log2n == 12 && jobs == 1 && qpus >= HYBRID_READERS + HYBRID_HOLDERS;
@@ -270,9 +275,10 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n, unsigned qpus)
     for (unsigned j_a = 0; j_a < 8; ++j_a)
         push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 128.0; });
     // 2^12's hybrid, pass 2: lanes 8..15 read input r = bitrev4(L) from
-    // memory, lanes 0..7 (from the VPM) the same lines as lane L + 8.
+    // memory (odd group r at (r >> 1) 4 KiB: HYBRID_QUAD_BYTES), lanes
+    // 0..7 (from the VPM) the same lines as lane L + 8.
     for (unsigned lane = 0; lane < LANES; ++lane)
-        words.push_back(std::uint32_t(N / 2 * bit_reverse(lane | 8, 4)));
+        words.push_back(std::uint32_t(2 * 8 * GROUP_POINTS * (bit_reverse(lane | 8, 4) / 2)));
     push_lane_steps(words, 16);
     return words;
 }
@@ -481,9 +487,14 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const pass& ps = passes[i];
         const std::size_t s = ps.stride;
         const bool first = i == 0, last = i + 1 == passes.size();
-        const std::uint32_t round_bytes = std::uint32_t(32 * lp.round) * (i == 1 ? 1 : 0);
-        const std::uint32_t from = (i % 2 ? l.output[job] : l.input[job]) + round_bytes;
-        const std::uint32_t to = (i % 2 && !on_chip ? l.input[job] : l.output[job]) + round_bytes;
+        // 2^12's hybrid: pass 2's round k reads quad k of the odd groups
+        // (HYBRID_QUAD_BYTES apart) and writes quad k, 32 bytes apart; pass
+        // 1 writes odd group t at (t >> 1) 4 KiB, the group offset being t 2 KiB.
+        const bool quads_apart = mixed && i == 1;
+        const std::uint32_t from = (i % 2 ? l.output[job] : l.input[job]) +
+                                   (quads_apart ? HYBRID_QUAD_BYTES * lp.round : 0);
+        const std::uint32_t to = (i % 2 && !on_chip ? l.input[job] : l.output[job]) +
+                                 (quads_apart ? 32 * lp.round : mixed ? 0u - 8 * GROUP_POINTS : 0u);
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
         const bool across = !first && lanes_across(ps);
         // Lanes on r: R = 16 B, registers on Q = 16 / B consecutive q.
@@ -532,7 +543,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             : first   ? 1u
             : across  ? (B > 1 ? 3u : 2u)
                       : 0u,
-            first ? 7u - (ps.log2_radix - 4) : log2_of(8 * Q),
+            first ? 7u - (ps.log2_radix - 4) : log2_of(mixed ? 2 * 8 * Q : 8 * Q),
             std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
@@ -569,8 +580,9 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             // (2^11's exchange: its 12 QPUs of pass 2; its radix 128: none,
             // two_vdws places them)
             on_chip && first ? (exchange ? EXCHANGE_QPUS : pair_readers)
-            // (2^12's hybrid: a reader's two groups, 128 bytes apart)
-            : mixed && !first ? (holder ? wide_step : 8 * LANES)
+            // (2^12's hybrid: a reader's two groups, 128 bytes apart; its
+            // odd groups' quads HYBRID_QUAD_BYTES apart)
+            : mixed ? (first ? HYBRID_QUAD_BYTES : holder ? wide_step : 8 * LANES)
             : wide ? (B == 8 ? 0 : B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
             // blocks, 16/B blocks of N/16 points apart)
@@ -585,7 +597,9 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             : wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
             on_chip && first ? lp.pair_flags
-            : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
+            : dma_stride_setup(first ? (mixed ? 4 * HYBRID_QUAD_BYTES : 8 * LANES) - wide_step
+                               : across ? std::uint32_t(8 * s * B) - wide_step
+                                        : 0),
             // an on-chip pair's pass 1: re and im rows 16 apart from row 0
             on_chip && first ? vpm_write_setup(0, 16) : vpm_write_setup(row),
             // wide: store (im, re); an on-chip pair's pass 1: its QPUs, when pipelined
