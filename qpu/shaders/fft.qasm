@@ -184,9 +184,15 @@
 
 # The group loop of one radix: `body` is the radix's macro.
 .macro group_loop, body
+    group_loop_to \body, pass_end
+.endm
+
+# The same, ending at `exit` (pass_end_vdws_left: the QPU's VDWs may still
+# run, 2^12's hybrid between its rounds; its next stores wait for them).
+.macro group_loop_to, body, exit
 group_loop\@:
     sub.setf nop, ra16, rb16
-    brr.allnn pass_end
+    brr.allnn \exit
     nop
     nop
     nop
@@ -274,7 +280,8 @@ pass_loop:
     mov r2, unif            # body: 0 radix16_group, 1 first_pass_group, 2 across_group, 3 radix64_group,
                             # 4 first_pass_vpm_group, 5 radix64_vpm_group, 6 radix32_vpm_group (on-chip pairs),
                             # 7 exchange_first_group, 8 exchange_second_group, 9 exchange_read_group,
-                            # 10 radix128_group, 11 exchange_read_math_group, 12 radix128_stores (2^11's exchange)
+                            # 10 radix128_group, 11 exchange_read_math_group, 12 radix128_stores (2^11's exchange),
+                            # 13..28 hybrid_*_group (2^12's hybrid, in the order of the table below)
     mov ra17, unif
     mov r0, unif            # the lane table: LANE_IN first
     shl r1, elem_num, 2
@@ -363,6 +370,70 @@ bodies:
     nop
     nop
     nop
+    brr hybrid_memory  # 13
+    nop
+    nop
+    nop
+    brr hybrid_hold  # 14
+    nop
+    nop
+    nop
+    brr hybrid_write0  # 15
+    nop
+    nop
+    nop
+    brr hybrid_write1  # 16
+    nop
+    nop
+    nop
+    brr hybrid_write2  # 17
+    nop
+    nop
+    nop
+    brr hybrid_write3  # 18
+    nop
+    nop
+    nop
+    brr hybrid_read  # 19
+    nop
+    nop
+    nop
+    brr hybrid_stores  # 20
+    nop
+    nop
+    nop
+    brr hybrid_hread0  # 21
+    nop
+    nop
+    nop
+    brr hybrid_hread1  # 22
+    nop
+    nop
+    nop
+    brr hybrid_hread2  # 23
+    nop
+    nop
+    nop
+    brr hybrid_hread3  # 24
+    nop
+    nop
+    nop
+    brr hybrid_hstores0  # 25
+    nop
+    nop
+    nop
+    brr hybrid_hstores1  # 26
+    nop
+    nop
+    nop
+    brr hybrid_hstores2  # 27
+    nop
+    nop
+    nop
+    brr hybrid_hstores3  # 28
+    nop
+    nop
+    nop
 radix16:
     group_loop radix16_group
 first_pass:
@@ -396,6 +467,45 @@ exchange_read_math:
     group_loop exchange_read_math_group
 exchange_stores:
     group_loop radix128_stores
+hybrid_memory:
+    add rb26, rb26, r0
+    group_loop_to hybrid_memory_group, pass_end_vdws_left
+hybrid_hold:
+    add rb26, rb26, r0
+    group_loop_to hybrid_hold_group, pass_end_vdws_left
+hybrid_write0:
+    group_loop_to hybrid_write0_group, pass_end_vdws_left
+hybrid_write1:
+    group_loop_to hybrid_write1_group, pass_end_vdws_left
+hybrid_write2:
+    group_loop_to hybrid_write2_group, pass_end_vdws_left
+hybrid_write3:
+    group_loop_to hybrid_write3_group, pass_end_vdws_left
+hybrid_read:
+    group_loop_to hybrid_read_group, pass_end_vdws_left
+hybrid_stores:
+    add rb26, rb26, r0
+    group_loop_to hybrid_stores_group, pass_end_vdws_left
+hybrid_hread0:
+    group_loop_to hybrid_hread0_group, pass_end_vdws_left
+hybrid_hread1:
+    group_loop_to hybrid_hread1_group, pass_end_vdws_left
+hybrid_hread2:
+    group_loop_to hybrid_hread2_group, pass_end_vdws_left
+hybrid_hread3:
+    group_loop_to hybrid_hread3_group, pass_end_vdws_left
+hybrid_hstores0:
+    add rb26, rb26, r0
+    group_loop_to hybrid_hstores0_group, pass_end_vdws_left
+hybrid_hstores1:
+    add rb26, rb26, r0
+    group_loop_to hybrid_hstores1_group, pass_end_vdws_left
+hybrid_hstores2:
+    add rb26, rb26, r0
+    group_loop_to hybrid_hstores2_group, pass_end_vdws_left
+hybrid_hstores3:
+    add rb26, rb26, r0
+    group_loop_to hybrid_hstores3_group, pass_end_vdws_left
 
 pass_end:
     # Every QPU's outputs are in memory before anyone starts the next pass.
@@ -406,7 +516,10 @@ pass_end:
     # QPU of pass 2: its VPM rows are free), bit 2 waits on semaphore 12
     # (pass 1's outputs are in the VPM), bit 3 takes back the release of
     # semaphore 8 that 2^9's last pass 2 made with no pass 1 to follow.
+    # 2^12's hybrid enters after the wait (its bodies wait for their own
+    # VDWs where they need them; the last barrier waits for all).
     mov nop, vw_wait
+pass_end_vdws_left:
     mov r2, unif
     and.setf nop, r2, 1
     brr.allz rows_free
@@ -491,6 +604,7 @@ exchange_done:
     nop
     nop
     nop
+    mov nop, vw_wait        # (2^12's hybrid came in at pass_end_vdws_left)
     and.setf nop, ra31, 1
     brr.allz even_barrier
     nop

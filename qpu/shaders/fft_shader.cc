@@ -92,6 +92,24 @@ bool exchanged(unsigned log2n, unsigned qpus) { return log2n == 11 && qpus >= EX
 bool kept_on_chip(unsigned log2n, unsigned qpus) { return on_chip_pair(log2n) || exchanged(log2n, qpus); }
 const unsigned char exchange_radices[5] = { 4, 7 };
 
+// 2^12 at batch 1 on 12 QPUs or more is 256x16 with half of pass 1's
+// groups kept in registers (README.md, "Hybrid exchange"): the holders,
+// QPUs 0-7, keep the even groups t and pass them to pass 2 through the
+// VPM in four rounds (pass 2's quads); the readers, QPUs 8-11, write the
+// odd groups to memory, from where pass 2's lanes 8..15 read them. Both
+// compute pass 2. So 1.5 VDW writes a point, not 2. Batch 10 keeps the
+// plan above (its VDW engine is busy from the first job's first VDW on).
+constexpr unsigned HYBRID_READERS = 4, HYBRID_HOLDERS = 8;
+// The odd groups go to memory with each lane's quad in a 64-byte line of
+// its own (lanes 256 bytes apart, odd group t at (t >> 1) 4 KiB), so that
+// round k gathers only lines that hold quad k: no line is read (into the
+// L2 or a TMU cache) before its last VDW write.
+constexpr unsigned HYBRID_QUAD_BYTES = 64;
+bool hybrid(unsigned log2n, std::size_t jobs, unsigned qpus)
+{
+    return log2n == 12 && jobs == 1 && qpus >= HYBRID_READERS + HYBRID_HOLDERS;
+}
+
 std::vector<pass> passes_for(unsigned log2n, unsigned qpus)
 {
     std::vector<pass> passes;
@@ -165,6 +183,7 @@ struct table_layout {
     std::size_t radix64 = 0;     // LANE_IN, the steps' twiddles, then W64^(r_lo j_a)
     std::size_t radix32 = 0;     // LANE_IN, the steps' twiddles, then W32^(r_lo)
     std::size_t radix128 = 0;    // LANE_IN, the steps' twiddles, then W128^(r_lo j_a)
+    std::size_t hybrid = 0;      // LANE_IN, the steps' twiddles (2^12's hybrid, pass 2)
 };
 
 constexpr std::size_t LANE_STEP_WORDS = 4 * 2 * LANES;
@@ -179,7 +198,8 @@ table_layout layout_of(unsigned log2n, unsigned qpus)
     const std::size_t across = words + LANES + FIRST_PASS_WORDS;
     const std::size_t radix64 = across + ACROSS_WORDS;
     const std::size_t radix32 = radix64 + ACROSS_WORDS + 4 * 2 * LANES;
-    return { words, words + LANES, across, radix64, radix32, radix32 + ACROSS_WORDS + 2 * LANES };
+    const std::size_t radix128 = radix32 + ACROSS_WORDS + 2 * LANES;
+    return { words, words + LANES, across, radix64, radix32, radix128, radix128 + ACROSS_WORDS + 16 * LANES };
 }
 
 // The across-lane radix-2 steps of spans 1, 2, 4, 8 within blocks of A lanes:
@@ -254,6 +274,12 @@ std::vector<std::uint32_t> twiddle_table(unsigned log2n, unsigned qpus)
     push_lane_steps(words, 16);
     for (unsigned j_a = 0; j_a < 8; ++j_a)
         push_lane_vector(words, [&](unsigned lane) { return double(bit_reverse(lane, 4) * j_a) / 128.0; });
+    // 2^12's hybrid, pass 2: lanes 8..15 read input r = bitrev4(L) from
+    // memory (odd group r at (r >> 1) 4 KiB: HYBRID_QUAD_BYTES), lanes
+    // 0..7 (from the VPM) the same lines as lane L + 8.
+    for (unsigned lane = 0; lane < LANES; ++lane)
+        words.push_back(std::uint32_t(2 * 8 * GROUP_POINTS * (bit_reverse(lane | 8, 4) / 2)));
+    push_lane_steps(words, 16);
     return words;
 }
 
@@ -277,6 +303,8 @@ struct launch_pass {
     std::uint32_t pair_flags; // a pipelined on-chip pair's pass 1 (rb28, first_pass_vpm_group)
     unsigned split = 0;       // a pipelined on-chip pair's pass 2: QPUs a group (2 halves or 4 quarters)
     std::uint32_t body = 0;   // 2^11's exchange: one of its steps (below); 0: the pass's own body
+    unsigned round = 0;       // 2^12's hybrid: pass 2's quad (its input and output 32 bytes a round on)
+    bool signal_quads = false; // 2^12's hybrid: a reader's second odd group signals each quad written
 };
 // The steps of 2^11's exchange (fft.qasm's bodies 7 to 12), with
 // semaphores rather than barriers of every QPU: QPUs 0-7 run pass 1
@@ -317,11 +345,71 @@ constexpr std::uint32_t WAIT_ROWS_FREE = 1, SIGNAL_WRITES = 2, ODD_JOB = 4;
 // split its groups in quarters; 2^10's halves share their group's rows.
 unsigned pair_split(unsigned log2n) { return log2n == 9 ? 4 : 2; }
 
+// The steps of 2^12's hybrid (fft.qasm's bodies 13 to 28, README.md,
+// "Hybrid exchange"): pass 1's odd groups to memory (the readers, QPUs
+// 8-11), a holder's pass 1 (QPUs 0-7), its writes of round k (HYBRID_WRITE
+// + k), a reader's reads of a round (two of pass 2's groups, one quad each)
+// and its stores, a holder's reads of round k (one group) and its stores.
+constexpr std::uint32_t HYBRID_MEMORY = 13, HYBRID_HOLD = 14, HYBRID_WRITE = 15, HYBRID_READ = 19,
+                        HYBRID_STORES = 20, HYBRID_HOLDER_READ = 21, HYBRID_HOLDER_STORES = 25;
+constexpr unsigned HYBRID_ROUNDS = 4;
+
+// Per QPU. The holders meet (QPU 0 collects) once round k is written (A_k,
+// then QPU 0 signals each reader, semaphore 12) and once it is read (B_k,
+// QPU 0 having taken a semaphore 13 from each reader first), on
+// alternating semaphore pairs; before A_k QPU 0 takes a semaphore 8 + k
+// from each reader: quad k of pass 1's odd groups is in memory (one
+// semaphore a quad, so a reader ahead cannot stand in for one behind). No one waits
+// for a VDW between the rounds (the next stores do), and the readers wait
+// only for A_k, so the engine has work queued across a round's change.
+// Holders: group 2h, round 0's writes, A_0; each round the reads of group
+// 8 + h, the stores, B_k, round k + 1's writes, A_k+1. Readers: their odd
+// groups 2i + 1 and 2i + 9 (the second signals each quad), wait for A_0;
+// each round the reads of groups 2i and 2i + 1, semaphore 13, the stores,
+// wait for A_k+1. Every QPU has the same number of entries, so the last
+// barrier's semaphore pair agrees.
+std::vector<launch_pass> hybrid_order(unsigned q)
+{
+    std::vector<launch_pass> order;
+    const launch_pass idle{ 0, 0, 0, 0, 0, 0 };
+    const std::uint32_t written = meet(HYBRID_HOLDERS, HYBRID_READERS), read = meet(HYBRID_HOLDERS) | SECOND_MEET;
+    if (q < HYBRID_HOLDERS) {
+        const std::uint32_t t = 2 * q, g = 8 + q;
+        order.push_back({ 0, 0, t, t + 1, 0, 0, 0, HYBRID_HOLD });
+        order.push_back({ 0, 0, t, t + 1, written, 0, 0, HYBRID_WRITE });
+        for (unsigned k = 0; k < HYBRID_ROUNDS; ++k) {
+            const bool last = k + 1 == HYBRID_ROUNDS;
+            order.push_back({ 1, 0, g, g + 1, 0, 0, 0, HYBRID_HOLDER_READ + k, k });
+            order.push_back({ 1, 0, g, g + 1, last ? END_BARRIER : read, 0, 0,
+                              HYBRID_HOLDER_STORES + k, k });
+            if (!last)
+                order.push_back({ 0, 0, t, t + 1, written, 0, 0, HYBRID_WRITE + k + 1 });
+        }
+    } else if (q < HYBRID_HOLDERS + HYBRID_READERS) {
+        const std::uint32_t i = q - HYBRID_HOLDERS;
+        order.assign(3, idle);
+        order.push_back({ 0, 0, 2 * i + 1, 2 * i + 2, 0, 0, 0, HYBRID_MEMORY });
+        order.push_back({ 0, 0, 2 * i + 9, 2 * i + 10, WAIT_WRITES, 0, 0, HYBRID_MEMORY, 0, true });
+        for (unsigned k = 0; k < HYBRID_ROUNDS; ++k) {
+            const bool last = k + 1 == HYBRID_ROUNDS;
+            order.push_back({ 1, 0, 2 * i, 2 * i + 1, 0, 0, 0, HYBRID_READ, k });
+            order.push_back(
+                { 1, 0, 2 * i, 2 * i + 1, last ? END_BARRIER : WAIT_WRITES, 0, 0, HYBRID_STORES, k });
+        }
+    } else {
+        order.assign(13, idle);
+        order.back().sync = END_BARRIER;
+    }
+    return order;
+}
+
 std::vector<launch_pass> launch_order(unsigned log2n, std::size_t jobs, unsigned qpus, unsigned q)
 {
     std::vector<launch_pass> order;
     const std::size_t passes = passes_for(log2n, qpus).size();
     const std::uint32_t groups = std::uint32_t((std::size_t(1) << log2n) / GROUP_POINTS);
+    if (hybrid(log2n, jobs, qpus))
+        return hybrid_order(q);
     if (exchanged(log2n, qpus)) {
         // QPUs 0-7: pass 1 (group q), then half h = q >> 2 of pass 2's group
         // 4 + (q & 3) (work item 4G + 2h); QPUs 8-11: pass 2's group q - 8,
@@ -391,14 +479,22 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
     const bool on_chip = kept_on_chip(log2n, l.qpus), exchange = exchanged(log2n, l.qpus);
     const std::size_t jobs = on_chip ? 1 : l.input.size();
     const std::vector<launch_pass> order = launch_order(log2n, l.input.size(), l.qpus, q);
+    const bool mixed = hybrid(log2n, l.input.size(), l.qpus);
+    const bool holder = mixed && q < HYBRID_HOLDERS;
     std::vector<std::uint32_t> u = { q, l.qpus, std::uint32_t(order.size()), l.step_bytes, q == 0 ? 1u : 0u };
     for (const launch_pass& lp : order) {
         const std::size_t i = lp.pass, job = lp.job;
         const pass& ps = passes[i];
         const std::size_t s = ps.stride;
         const bool first = i == 0, last = i + 1 == passes.size();
-        const std::uint32_t from = i % 2 ? l.output[job] : l.input[job];
-        const std::uint32_t to = i % 2 && !on_chip ? l.input[job] : l.output[job];
+        // 2^12's hybrid: pass 2's round k reads quad k of the odd groups
+        // (HYBRID_QUAD_BYTES apart) and writes quad k, 32 bytes apart; pass
+        // 1 writes odd group t at (t >> 1) 4 KiB, the group offset being t 2 KiB.
+        const bool quads_apart = mixed && i == 1;
+        const std::uint32_t from = (i % 2 ? l.output[job] : l.input[job]) +
+                                   (quads_apart ? HYBRID_QUAD_BYTES * lp.round : 0);
+        const std::uint32_t to = (i % 2 && !on_chip ? l.input[job] : l.output[job]) +
+                                 (quads_apart ? 32 * lp.round : mixed ? 0u - 8 * GROUP_POINTS : 0u);
         const std::uint32_t twiddles = std::uint32_t(l.twiddles + 8 * ps.twiddle_offset);
         const bool across = !first && lanes_across(ps);
         // Lanes on r: R = 16 B, registers on Q = 16 / B consecutive q.
@@ -414,10 +510,11 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         // pass 2 stages its VDWs in its group's own VPM rows, which other
         // quarters would still be reading.
         const std::size_t items = jobs * groups;
-        const bool quarters = !on_chip && (first || across) &&
+        const bool quarters = !on_chip && !mixed && (first || across) &&
                               (4 * items <= l.qpus || (l.qpus >= MIN_QUARTERING_QPUS && items < 2 * l.qpus));
         const bool split_items = quarters || lp.split; // work items W = 4 G + quad (quarters) or 2 half
-        const std::size_t lane_table = first ? tables.first_pass
+        const std::size_t lane_table = first   ? tables.first_pass
+                                       : mixed ? tables.hybrid
                                        : across ? (B == 8   ? tables.radix128
                                                    : B == 4 ? tables.radix64
                                                    : B == 2 ? tables.radix32
@@ -429,7 +526,13 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         // VDW), in halves QPU 2u + h in rows 8h of group u's. 2^9's pass 1
         // leaves rows 16k + 8.. unwritten: QPU q of pass 2 stages in k = q mod 8.
         // 2^11's pass 2 stages them in rows 8q, read before (EXCHANGE_COMBINE).
-        const unsigned row = exchange               ? VPM_ROWS_PER_QPU * q
+        // 2^12's hybrid stages them in the rows no holder writes, rows 8..15
+        // of each 16-row block: reader i in block 2i, holder q (4 rows) in
+        // the first or second half of block 2 (q >> 1) + 1.
+        const unsigned row = mixed ? (holder                                 ? 32 * (q / 2) + 24 + 4 * (q % 2)
+                                      : q < HYBRID_HOLDERS + HYBRID_READERS ? 32 * (q - HYBRID_HOLDERS) + 8
+                                                                             : 0)
+                             : exchange             ? VPM_ROWS_PER_QPU * q
                              : on_chip && B == 2 ? 16 * (q % 8) + VPM_ROWS_PER_QPU
                              : lp.split         ? VPM_ROWS_PER_GROUP * (q / 2) + VPM_ROWS_PER_QPU * (q % 2)
                              : on_chip          ? VPM_ROWS_PER_GROUP * (q % groups)
@@ -440,7 +543,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             : first   ? 1u
             : across  ? (B > 1 ? 3u : 2u)
                       : 0u,
-            first ? 7u - (ps.log2_radix - 4) : log2_of(8 * Q),
+            first ? 7u - (ps.log2_radix - 4) : log2_of(mixed ? 2 * 8 * Q : 8 * Q),
             std::uint32_t(l.twiddles + 4 * lane_table),
             from + (inverse && first ? 4u : 0u),
             inverse && first ? std::uint32_t(-4) : 4u,
@@ -448,7 +551,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             first || across ? twiddles : twiddles + 8, // lanes on q: j = 0 needs none
             lp.item_end == ~0u ? std::uint32_t(jobs * groups * (quarters ? 4 : 1)) : lp.item_end,
             log2_of(groups) + (split_items ? 2 : 0),
-            quarters || lp.split == 4 ? 3u : lp.split == 2 ? 2u : 0u,
+            quarters || lp.split == 4 ? 3u : lp.split == 2 ? 2u : lp.signal_quads ? 1u : 0u,
             std::uint32_t(groups - 1),
         };
         u.insert(u.end(), std::begin(common), std::end(common));
@@ -457,7 +560,8 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
         const std::size_t q_blocks = first ? 1 : s / Q;
         const bool wide = first || across; // 4 outputs (8 VPM rows) per VDW
         // outputs of a lane per VDW: radix 128's quads hold two blocks (j_a) of two q, a VDW each
-        const unsigned lane_points = B == 8 ? 2 : FIRST_PASS_OUTPUTS_PER_DMA;
+        // (and 2^12's holders' quads two VDWs of two q)
+        const unsigned lane_points = B == 8 || (holder && !first) ? 2 : FIRST_PASS_OUTPUTS_PER_DMA;
         const std::uint32_t wide_step = 8 * lane_points;
         const std::uint32_t lane_twiddles = std::uint32_t(l.twiddles + 4 * lane_table) + (first ? 64 : 4 * LANES);
         const unsigned out_row = row + (inverse && last && !wide ? 1 : 0);
@@ -476,18 +580,26 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
             // (2^11's exchange: its 12 QPUs of pass 2; its radix 128: none,
             // two_vdws places them)
             on_chip && first ? (exchange ? EXCHANGE_QPUS : pair_readers)
+            // (2^12's hybrid: a reader's two groups, 128 bytes apart; its
+            // odd groups' quads HYBRID_QUAD_BYTES apart)
+            : mixed ? (first ? HYBRID_QUAD_BYTES : holder ? wide_step : 8 * LANES)
             : wide ? (B == 8 ? 0 : B > 1 ? std::uint32_t(8 * s) : wide_step) : std::uint32_t(s * 8),
             // bytes between registers' inputs (radix 64: between its r_hi
             // blocks, 16/B blocks of N/16 points apart)
             across ? (B > 1 ? std::uint32_t(8 * N / B) + block_padding(log2n, LANES / B) : 8u)
                    : std::uint32_t(8 * N / 16) + (first ? 0 : block_padding(log2n, 1)),
-            output_dma_setup(out_row, wide ? 2 * lane_points : 2),
+            // (2^12's hybrid: a holder's rounds write rows bitrev4(t) + 32i, im 16 on)
+            lp.body >= HYBRID_WRITE && lp.body < HYBRID_READ
+                ? vpm_write_setup(bit_reverse(lp.first_item, 4), 16)
+                : output_dma_setup(out_row, wide ? 2 * lane_points : 2),
             // an on-chip pass 1: the QPUs that wait for its writes (semaphore 12)
             on_chip && first ? (exchange ? EXCHANGE_QPUS - groups : pair_readers)
             : wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
             on_chip && first ? lp.pair_flags
-            : dma_stride_setup(first ? 8 * LANES - wide_step : across ? std::uint32_t(8 * s * B) - wide_step : 0),
+            : dma_stride_setup(first ? (mixed ? 4 * HYBRID_QUAD_BYTES : 8 * LANES) - wide_step
+                               : across ? std::uint32_t(8 * s * B) - wide_step
+                                        : 0),
             // an on-chip pair's pass 1: re and im rows 16 apart from row 0
             on_chip && first ? vpm_write_setup(0, 16) : vpm_write_setup(row),
             // wide: store (im, re); an on-chip pair's pass 1: its QPUs, when pipelined
