@@ -301,6 +301,8 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
     d_timer = new QTimer(this);
+    // Precise: a coarse timer may fire 5% early (QTimer, "Timer Types"), 31 redraws a second for 30.
+    d_timer->setTimerType(Qt::PreciseTimer);
     connect(d_timer, &QTimer::timeout, this, &display_widget::refresh);
     d_bin_range_timer = new QTimer(this);
     d_bin_range_timer->setSingleShot(true);
@@ -636,6 +638,23 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         p.setPen(grid);
         p.drawRect(plot.adjusted(0, 0, -1, -1));
     }
+    // Per row, the pixels inside the border that are not black; a row with
+    // many (a horizontal grid line) is dense.
+    d_grid_dots.clear();
+    d_grid_row_dots.assign(1, 0);
+    d_grid_dense_row.assign(std::size_t(plot.height()), false);
+    for (int y = 0; y < plot.height(); ++y) {
+        const QRgb* line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        const std::size_t row_start = d_grid_dots.size();
+        for (int x = 1; x + 1 < plot.width(); ++x)
+            if (line[x] != qRgb(0, 0, 0))
+                d_grid_dots.push_back(x);
+        if (d_grid_dots.size() - row_start > grid_dense_dots) {
+            d_grid_dots.resize(row_start);
+            d_grid_dense_row[std::size_t(y)] = true;
+        }
+        d_grid_row_dots.push_back(d_grid_dots.size());
+    }
 
     // Around it: the dB labels and the frequency axis.
     const qreal dpr = d_spectrum->devicePixelRatioF();
@@ -814,15 +833,29 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         QRgb* __restrict line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
         const QRgb* __restrict grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
         const QRgb* __restrict cell_colours = colours;
-        if (seen.empty())
+        const auto dots = d_grid_dots.begin() + std::ptrdiff_t(d_grid_row_dots[std::size_t(y)]);
+        const auto dots_end = d_grid_dots.begin() + std::ptrdiff_t(d_grid_row_dots[std::size_t(y) + 1]);
+        if (seen.empty()) {
             std::memcpy(line + rewrite.first, grid_line + rewrite.first,
                         std::size_t(rewrite.last - rewrite.first) * sizeof(QRgb));
-        else
+        } else if (d_grid_dense_row[std::size_t(y)]) {
             for (int x = rewrite.first; x < rewrite.last; ++x) {
                 // Both loaded: a select, not a branch.
                 const QRgb cell = cell_colours[x], under = grid_line[x];
                 line[x] = cell != 0 ? cell : under;
             }
+        } else {
+            // A row black but for a few grid dots: the cells over black
+            // (no read of the grid's row), then the dots under empty cells.
+            const QRgb black = qRgb(0, 0, 0);
+            for (int x = rewrite.first; x < rewrite.last; ++x) {
+                const QRgb cell = cell_colours[x];
+                line[x] = cell != 0 ? cell : black;
+            }
+            for (auto dot = dots; dot != dots_end; ++dot)
+                if (*dot >= rewrite.first && *dot < rewrite.last && cell_colours[*dot] == 0)
+                    line[*dot] = grid_line[*dot];
+        }
         d_plot_dirty[std::size_t(y)] = rewrite;
         drawn = seen;
     }

@@ -275,6 +275,14 @@ private:
     // than W has pixels of two and three columns: one branch-free path.
     std::array<std::vector<std::uint32_t>, 4> d_pixel_columns;
     bool d_spectrum_wide = false;
+    // The grid's pixels inside the border that are not black: the x of
+    // row y's at d_grid_dots[d_grid_row_dots[y], d_grid_row_dots[y + 1]),
+    // none listed for a dense row (more than grid_dense_dots), whose
+    // pixels are read from d_grid_image.
+    static constexpr std::size_t grid_dense_dots = 64;
+    std::vector<int> d_grid_dots;
+    std::vector<std::size_t> d_grid_row_dots;
+    std::vector<bool> d_grid_dense_row;
     std::vector<std::uint16_t> d_cell_index; // one histogram row's levels, and the sentinel
     std::vector<QRgb> d_row_colours;        // that row per plot column: 0 where empty (the grid shows)
     // The waterfall pane: a ring of plot rows, the newest at
