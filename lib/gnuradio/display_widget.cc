@@ -683,12 +683,14 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     for (auto& k : d_pixel_columns)
         k.resize(d_spectrum_columns.size());
     d_spectrum_wide = false;
+    d_spectrum_span = 1;
     for (std::size_t x = 0; x < d_spectrum_columns.size(); ++x) {
         const auto [first, last] = d_spectrum_columns[x];
         // The first columns, the last one repeated where it spans fewer.
         for (std::size_t k = 0; k < d_pixel_columns.size(); ++k)
             d_pixel_columns[k][x] = first < last ? std::uint32_t(std::min(first + k, last - 1)) : sentinel;
         d_spectrum_wide |= last > first + d_pixel_columns.size();
+        d_spectrum_span = std::max(d_spectrum_span, last - first);
     }
     d_histogram_rows.resize(std::size_t(plot.height()));
     const double h = double(d_snap.height);
@@ -699,7 +701,7 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
 
 void display_widget::put_plot_pixel(int x, int y, QRgb colour)
 {
-    if (x < 1 || y < 1 || x >= d_plot_image.width() - 1 || y >= d_plot_image.height() - 1)
+    if (x < 1 || y < 1 || x >= d_plot_size.width() - 1 || y >= d_plot_size.height() - 1)
         return;
     // bits(): d_plot_image is never shared, so no copy; scanLine() would check that at each pixel.
     reinterpret_cast<QRgb*>(d_plot_bits + std::ptrdiff_t(y) * d_plot_stride)[x] = colour;
@@ -712,23 +714,25 @@ void display_widget::draw_trace(const QRect& plot, const std::vector<float>& val
     // One point per column, at the centre of its frequency span, joined by
     // one-pixel lines (Bresenham); only the visible columns and one beyond
     // each edge, NaN (no data) breaking the line.
-    const double range = d_snap.db_max - d_snap.db_min;
-    const double span = d_view_hi - d_view_lo;
+    // Locals: the pixel stores may alias members, which would be reloaded at each.
+    const double db_min = d_snap.db_min, db_max = d_snap.db_max, view_lo = d_view_lo;
+    const double range = db_max - db_min;
+    const double span = d_view_hi - view_lo;
     const double col_hz = column_hz(), left = columns_left();
     const int w = plot.width(), h = plot.height();
     const std::size_t columns = std::min(d_snap.width, values.size());
-    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(columns)));
+    const auto first = std::size_t(std::clamp(std::floor((view_lo - left) / col_hz) - 1, 0.0, double(columns)));
     const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(columns)));
+    const float* v = values.data();
     bool have_previous = false;
     double px = 0, py = 0;
     for (std::size_t c = first; c < last; ++c) {
-        if (std::isnan(values[c])) {
+        if (std::isnan(v[c])) {
             have_previous = false;
             continue;
         }
-        const double x = (left + (double(c) + 0.5) * col_hz - d_view_lo) / span * w;
-        const double y =
-            (d_snap.db_max - std::clamp(double(values[c]), d_snap.db_min - range, d_snap.db_max + range)) / range * h;
+        const double x = (left + (double(c) + 0.5) * col_hz - view_lo) / span * w;
+        const double y = (db_max - std::clamp(double(v[c]), db_min - range, db_max + range)) / range * h;
         double x0 = have_previous ? px : x, y0 = have_previous ? py : y, x1 = x, y1 = y;
         px = x;
         py = y;
@@ -800,7 +804,11 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
             seen = {};
             if (d_snap.lit_rows[row]) {
                 std::memcpy(index, &d_snap.levels[row * w], w * sizeof(std::uint16_t));
-                if (!d_spectrum_wide)
+                if (d_spectrum_span <= 3) // W up to twice the plot's width: the first three suffice
+                    for (int x = 1; x + 1 < pixels; ++x)
+                        colours[x] = lut[std::max(std::max(index[column_0[x]], index[column_1[x]]),
+                                                  index[column_2[x]])];
+                else if (!d_spectrum_wide)
                     for (int x = 1; x + 1 < pixels; ++x)
                         colours[x] = lut[std::max(std::max(index[column_0[x]], index[column_1[x]]),
                                                   std::max(index[column_2[x]], index[column_3[x]]))];
@@ -872,6 +880,7 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         }
     d_plot_bits = d_plot_image.bits();
     d_plot_stride = d_plot_image.bytesPerLine();
+    d_plot_size = d_plot_image.size();
     if (d_snap.max_hold)
         draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
     if (d_show_average)

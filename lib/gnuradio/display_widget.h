@@ -267,6 +267,7 @@ private:
     std::vector<pixel_run> d_plot_drawn; // at the last drawing
     uchar* d_plot_bits = nullptr;        // d_plot_image's pixels while the lines are drawn
     qsizetype d_plot_stride = 0;
+    QSize d_plot_size;                   // its size
     std::vector<pixel_run> d_plot_dirty; // changed by this drawing
     // Per plot column, the four display columns whose max it shows (its
     // first ones, the last repeated where it spans fewer; the sentinel w,
@@ -275,6 +276,7 @@ private:
     // than W has pixels of two and three columns: one branch-free path.
     std::array<std::vector<std::uint32_t>, 4> d_pixel_columns;
     bool d_spectrum_wide = false;
+    std::size_t d_spectrum_span = 1; // the most columns a pixel spans
     // The grid's pixels inside the border that are not black: the x of
     // row y's at d_grid_dots[d_grid_row_dots[y], d_grid_row_dots[y + 1]),
     // none listed for a dense row (more than grid_dense_dots), whose
