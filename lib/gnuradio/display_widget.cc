@@ -301,6 +301,8 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
     d_timer = new QTimer(this);
+    // Precise: a coarse timer may fire 5% early (QTimer, "Timer Types"), 31 redraws a second for 30.
+    d_timer->setTimerType(Qt::PreciseTimer);
     connect(d_timer, &QTimer::timeout, this, &display_widget::refresh);
     d_bin_range_timer = new QTimer(this);
     d_bin_range_timer->setSingleShot(true);
@@ -636,6 +638,23 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         p.setPen(grid);
         p.drawRect(plot.adjusted(0, 0, -1, -1));
     }
+    // Per row, the pixels inside the border that are not black; a row with
+    // many (a horizontal grid line) is dense.
+    d_grid_dots.clear();
+    d_grid_row_dots.assign(1, 0);
+    d_grid_dense_row.assign(std::size_t(plot.height()), false);
+    for (int y = 0; y < plot.height(); ++y) {
+        const QRgb* line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
+        const std::size_t row_start = d_grid_dots.size();
+        for (int x = 1; x + 1 < plot.width(); ++x)
+            if (line[x] != qRgb(0, 0, 0))
+                d_grid_dots.push_back(x);
+        if (d_grid_dots.size() - row_start > grid_dense_dots) {
+            d_grid_dots.resize(row_start);
+            d_grid_dense_row[std::size_t(y)] = true;
+        }
+        d_grid_row_dots.push_back(d_grid_dots.size());
+    }
 
     // Around it: the dB labels and the frequency axis.
     const qreal dpr = d_spectrum->devicePixelRatioF();
@@ -664,12 +683,14 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     for (auto& k : d_pixel_columns)
         k.resize(d_spectrum_columns.size());
     d_spectrum_wide = false;
+    d_spectrum_span = 1;
     for (std::size_t x = 0; x < d_spectrum_columns.size(); ++x) {
         const auto [first, last] = d_spectrum_columns[x];
         // The first columns, the last one repeated where it spans fewer.
         for (std::size_t k = 0; k < d_pixel_columns.size(); ++k)
             d_pixel_columns[k][x] = first < last ? std::uint32_t(std::min(first + k, last - 1)) : sentinel;
         d_spectrum_wide |= last > first + d_pixel_columns.size();
+        d_spectrum_span = std::max(d_spectrum_span, last - first);
     }
     d_histogram_rows.resize(std::size_t(plot.height()));
     const double h = double(d_snap.height);
@@ -680,7 +701,7 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
 
 void display_widget::put_plot_pixel(int x, int y, QRgb colour)
 {
-    if (x < 1 || y < 1 || x >= d_plot_image.width() - 1 || y >= d_plot_image.height() - 1)
+    if (x < 1 || y < 1 || x >= d_plot_size.width() - 1 || y >= d_plot_size.height() - 1)
         return;
     // bits(): d_plot_image is never shared, so no copy; scanLine() would check that at each pixel.
     reinterpret_cast<QRgb*>(d_plot_bits + std::ptrdiff_t(y) * d_plot_stride)[x] = colour;
@@ -693,23 +714,25 @@ void display_widget::draw_trace(const QRect& plot, const std::vector<float>& val
     // One point per column, at the centre of its frequency span, joined by
     // one-pixel lines (Bresenham); only the visible columns and one beyond
     // each edge, NaN (no data) breaking the line.
-    const double range = d_snap.db_max - d_snap.db_min;
-    const double span = d_view_hi - d_view_lo;
+    // Locals: the pixel stores may alias members, which would be reloaded at each.
+    const double db_min = d_snap.db_min, db_max = d_snap.db_max, view_lo = d_view_lo;
+    const double range = db_max - db_min;
+    const double span = d_view_hi - view_lo;
     const double col_hz = column_hz(), left = columns_left();
     const int w = plot.width(), h = plot.height();
     const std::size_t columns = std::min(d_snap.width, values.size());
-    const auto first = std::size_t(std::clamp(std::floor((d_view_lo - left) / col_hz) - 1, 0.0, double(columns)));
+    const auto first = std::size_t(std::clamp(std::floor((view_lo - left) / col_hz) - 1, 0.0, double(columns)));
     const auto last = std::size_t(std::clamp(std::ceil((d_view_hi - left) / col_hz) + 1, 0.0, double(columns)));
+    const float* v = values.data();
     bool have_previous = false;
     double px = 0, py = 0;
     for (std::size_t c = first; c < last; ++c) {
-        if (std::isnan(values[c])) {
+        if (std::isnan(v[c])) {
             have_previous = false;
             continue;
         }
-        const double x = (left + (double(c) + 0.5) * col_hz - d_view_lo) / span * w;
-        const double y =
-            (d_snap.db_max - std::clamp(double(values[c]), d_snap.db_min - range, d_snap.db_max + range)) / range * h;
+        const double x = (left + (double(c) + 0.5) * col_hz - view_lo) / span * w;
+        const double y = (db_max - std::clamp(double(v[c]), db_min - range, db_max + range)) / range * h;
         double x0 = have_previous ? px : x, y0 = have_previous ? py : y, x1 = x, y1 = y;
         px = x;
         py = y;
@@ -781,7 +804,11 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
             seen = {};
             if (d_snap.lit_rows[row]) {
                 std::memcpy(index, &d_snap.levels[row * w], w * sizeof(std::uint16_t));
-                if (!d_spectrum_wide)
+                if (d_spectrum_span <= 3) // W up to twice the plot's width: the first three suffice
+                    for (int x = 1; x + 1 < pixels; ++x)
+                        colours[x] = lut[std::max(std::max(index[column_0[x]], index[column_1[x]]),
+                                                  index[column_2[x]])];
+                else if (!d_spectrum_wide)
                     for (int x = 1; x + 1 < pixels; ++x)
                         colours[x] = lut[std::max(std::max(index[column_0[x]], index[column_1[x]]),
                                                   std::max(index[column_2[x]], index[column_3[x]]))];
@@ -814,15 +841,29 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         QRgb* __restrict line = reinterpret_cast<QRgb*>(d_plot_image.scanLine(y));
         const QRgb* __restrict grid_line = reinterpret_cast<const QRgb*>(d_grid_image.constScanLine(y));
         const QRgb* __restrict cell_colours = colours;
-        if (seen.empty())
+        const auto dots = d_grid_dots.begin() + std::ptrdiff_t(d_grid_row_dots[std::size_t(y)]);
+        const auto dots_end = d_grid_dots.begin() + std::ptrdiff_t(d_grid_row_dots[std::size_t(y) + 1]);
+        if (seen.empty()) {
             std::memcpy(line + rewrite.first, grid_line + rewrite.first,
                         std::size_t(rewrite.last - rewrite.first) * sizeof(QRgb));
-        else
+        } else if (d_grid_dense_row[std::size_t(y)]) {
             for (int x = rewrite.first; x < rewrite.last; ++x) {
                 // Both loaded: a select, not a branch.
                 const QRgb cell = cell_colours[x], under = grid_line[x];
                 line[x] = cell != 0 ? cell : under;
             }
+        } else {
+            // A row black but for a few grid dots: the cells over black
+            // (no read of the grid's row), then the dots under empty cells.
+            const QRgb black = qRgb(0, 0, 0);
+            for (int x = rewrite.first; x < rewrite.last; ++x) {
+                const QRgb cell = cell_colours[x];
+                line[x] = cell != 0 ? cell : black;
+            }
+            for (auto dot = dots; dot != dots_end; ++dot)
+                if (*dot >= rewrite.first && *dot < rewrite.last && cell_colours[*dot] == 0)
+                    line[*dot] = grid_line[*dot];
+        }
         d_plot_dirty[std::size_t(y)] = rewrite;
         drawn = seen;
     }
@@ -839,6 +880,7 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         }
     d_plot_bits = d_plot_image.bits();
     d_plot_stride = d_plot_image.bytesPerLine();
+    d_plot_size = d_plot_image.size();
     if (d_snap.max_hold)
         draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
     if (d_show_average)

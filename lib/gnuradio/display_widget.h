@@ -267,6 +267,7 @@ private:
     std::vector<pixel_run> d_plot_drawn; // at the last drawing
     uchar* d_plot_bits = nullptr;        // d_plot_image's pixels while the lines are drawn
     qsizetype d_plot_stride = 0;
+    QSize d_plot_size;                   // its size
     std::vector<pixel_run> d_plot_dirty; // changed by this drawing
     // Per plot column, the four display columns whose max it shows (its
     // first ones, the last repeated where it spans fewer; the sentinel w,
@@ -275,6 +276,15 @@ private:
     // than W has pixels of two and three columns: one branch-free path.
     std::array<std::vector<std::uint32_t>, 4> d_pixel_columns;
     bool d_spectrum_wide = false;
+    std::size_t d_spectrum_span = 1; // the most columns a pixel spans
+    // The grid's pixels inside the border that are not black: the x of
+    // row y's at d_grid_dots[d_grid_row_dots[y], d_grid_row_dots[y + 1]),
+    // none listed for a dense row (more than grid_dense_dots), whose
+    // pixels are read from d_grid_image.
+    static constexpr std::size_t grid_dense_dots = 64;
+    std::vector<int> d_grid_dots;
+    std::vector<std::size_t> d_grid_row_dots;
+    std::vector<bool> d_grid_dense_row;
     std::vector<std::uint16_t> d_cell_index; // one histogram row's levels, and the sentinel
     std::vector<QRgb> d_row_colours;        // that row per plot column: 0 where empty (the grid shows)
     // The waterfall pane: a ring of plot rows, the newest at

@@ -117,13 +117,17 @@ void check_waterfall_read(const float* out, std::size_t rows, std::size_t total)
     display_require(out != nullptr, "read_waterfall: null output");
 }
 
-bool histogram_levels(const float* cells, std::size_t count, float scale, std::uint16_t top, std::uint16_t* out)
+bool histogram_levels(const float* cells, std::size_t count, float factor, float scale, std::uint16_t top,
+                      std::uint16_t* out)
 {
     const float highest = float(top);
     std::uint32_t any = 0;
     for (std::size_t i = 0; i < count; ++i) {
+        // One pass from the stored cells: read_histogram()'s value, then its level.
+        const float scaled = cells[i] * factor;
+        const float v = scaled < cell_floor ? 0.0f : scaled;
         // Through int32: a conversion the compiler vectorizes.
-        const auto level = std::uint32_t(std::int32_t(std::min(cells[i] * scale + 0.5f, highest)));
+        const auto level = std::uint32_t(std::int32_t(std::min(v * scale + 0.5f, highest)));
         out[i] = std::uint16_t(level);
         any |= level;
     }
@@ -183,7 +187,6 @@ struct display::impl {
         lay_out_columns();
         hist.assign(w * c.height, 0.0f);
         row_gain.assign(c.height, 0.0);
-        row_cells.resize(w);
         column.resize(w);
         column_row.resize(w);
         scratch.resize(w);
@@ -384,7 +387,6 @@ struct display::impl {
     double gain = 1.0;                    // decay^-t, t frames since the last fold
     std::vector<double> row_gain;         // per row, `gain` at its last hit (0: none), folded with the cells
     double ceiling = 1.0;                 // the largest 1 / (1 - decay) since the histogram was cleared
-    mutable volk::vector<float> row_cells; // one row read out, for the levels
     float low = 0, rows_per_db = 0;       // float(db_min), float(H / (db_max - db_min))
     volk::vector<float> column;           // this frame's value per column
     volk::vector<std::int32_t> column_row; // its histogram row
@@ -487,8 +489,7 @@ void display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16
     for (std::size_t r = 0; r < d.c.height; ++r) {
         bool lit = false;
         if (scale > 0 && d.row_may_reach(r, level_one)) {
-            impl::scale_cells(&d.hist[r * w], d.row_cells.data(), w, float(1.0 / d.gain));
-            lit = detail::histogram_levels(d.row_cells.data(), w, scale, top, out + r * w);
+            lit = detail::histogram_levels(&d.hist[r * w], w, float(1.0 / d.gain), scale, top, out + r * w);
         } else {
             std::fill(out + r * w, out + (r + 1) * w, std::uint16_t(0));
         }

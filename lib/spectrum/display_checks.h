@@ -28,8 +28,13 @@ void check_resample(display_resample mode);
 //! read_waterfall's rows in [1, total] and a non-null output.
 void check_waterfall_read(const float* out, std::size_t rows, std::size_t total);
 
-//! The histogram levels of `count` cells (gpufft::display::read_histogram_levels); true if any is non-zero.
-bool histogram_levels(const float* cells, std::size_t count, float scale, std::uint16_t top, std::uint16_t* out);
+/*!
+ * The histogram levels of `count` cells stored times 1 / `factor`
+ * (gpufft::display::read_histogram_levels): each cell times `factor`,
+ * 0 below the histogram's floor, to its level; true if any is non-zero.
+ */
+bool histogram_levels(const float* cells, std::size_t count, float factor, float scale, std::uint16_t top,
+                      std::uint16_t* out);
 //! acc = the max of acc and row, column by column, a number winning over NaN (read_waterfall_max).
 void max_into(float* acc, const float* row, std::size_t width);
 //! read_histogram_levels' checks: a non-null output, a finite scale >= 0.

@@ -216,6 +216,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(waterfall_scrolls_one_row_per_redraw);
     CPPUNIT_TEST(emptied_histogram_rows_show_the_grid);
     CPPUNIT_TEST(partial_repaints_equal_the_whole);
+    CPPUNIT_TEST(empty_cells_show_the_grid);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST_SUITE_END();
@@ -634,6 +635,33 @@ public:
     // the window shows (its backing store) equals the widget painted whole,
     // and that equals the pictures drawn anew. The lines are drawn into the
     // picture: the max-hold line passes through a tone's level at its pixel.
+    void empty_cells_show_the_grid()
+    {
+        // Rows lit only at the tone's column (its level moving over ten
+        // rows) against the same rows unlit: elsewhere they show the grid.
+        fixture plain, lit;
+        plain.push(std::vector<std::size_t>{});
+        std::vector<float> frames(n * 10, float(floor_db));
+        for (std::size_t k = 0; k < 10; ++k)
+            frames[k * n + tone_bin] = float(tone_db - 0.6 * double(k));
+        lit.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 10); });
+        lit.widget->refresh();
+        const QImage a = plain.grab("grid_plain"), b = lit.grab("grid_lit");
+        const QRect sp = lit.widget->spectrum_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, lit.widget->view_lo(), lit.widget->view_hi());
+        int dots = 0, differ = 0;
+        for (int y = int(row_of(tone_db, sp)) + 1; y < int(row_of(tone_db - 5.4, sp)); ++y)
+            for (int x = sp.left() + 1; x < sp.right(); ++x) {
+                if (std::abs(x - tone_x) <= 2)
+                    continue;
+                dots += a.pixel(x, y) != qRgb(0, 0, 0);
+                differ += a.pixel(x, y) != b.pixel(x, y);
+            }
+        CPPUNIT_ASSERT_MESSAGE("no grid pixels in the rows compared", dots > 0);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(differ) + " pixels beside the tone differ from the grid", differ == 0);
+        CPPUNIT_ASSERT(grey(b, tone_x, int(std::lround(row_of(tone_db - 2.7, sp)))) > 0); // lit
+    }
+
     void partial_repaints_equal_the_whole()
     {
         fixture f;

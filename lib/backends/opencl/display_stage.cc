@@ -264,7 +264,7 @@ void device_display::read_histogram_levels(std::uint16_t* out, float scale, std:
     d_levels_cells.resize(w * d_c.height);
     read(d_hist, 0, d_levels_cells.size(), d_levels_cells.data());
     for (std::size_t r = 0; r < d_c.height; ++r) {
-        const bool lit = gpufft::detail::histogram_levels(&d_levels_cells[r * w], w, scale, top, out + r * w);
+        const bool lit = gpufft::detail::histogram_levels(&d_levels_cells[r * w], w, 1.0f, scale, top, out + r * w);
         if (lit_rows)
             lit_rows[r] = lit ? 1 : 0;
     }
