@@ -593,7 +593,7 @@ std::vector<std::uint32_t> fft_uniforms(unsigned log2n, const launch_layout& l, 
                 ? vpm_write_setup(bit_reverse(lp.first_item, 4), 16)
                 : output_dma_setup(out_row, wide ? 2 * lane_points : 2),
             // an on-chip pass 1: the QPUs that wait for its writes (semaphore 12)
-            on_chip && first ? (exchange ? EXCHANGE_QPUS - groups : pair_readers)
+            on_chip && first ? (exchange ? std::uint32_t(EXCHANGE_QPUS - groups) : pair_readers)
             : wide ? lane_twiddles : output_dma_setup(out_row + 3, 2),
             // an on-chip pair's pass 1: its flags when pipelined (first_pass_vpm_group)
             on_chip && first ? lp.pair_flags
