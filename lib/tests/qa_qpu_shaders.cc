@@ -266,7 +266,7 @@ public:
     // hello_fft.c's test, the one behind GPU_FFT's published error figures:
     // the inverse transform of 0.5 at bins 1 and N - 1 against
     // cos(2 pi i / N). Like for like, at or below GPU_FFT's figure (measured:
-    // 1.5 to 2.1 times below, qpu/shaders/README.md).
+    // 1.5 to 2.3 times below, qpu/shaders/README.md).
     void hello_fft_test()
     {
         emulated_pi e;
