@@ -1,6 +1,7 @@
 /* The L2 and SDRAM timing model (emu/memory_timing.h) on synthetic access
  * patterns, with clocks worked out by hand, and through the emulator (a TMU
- * miss, a VDW stream bounded by SDRAM). Suite emu_memory_timing. */
+ * miss, a VDW stream bounded by SDRAM, a VDR missing then hitting the L2).
+ * Suite emu_memory_timing. */
 #include "qa_qpu_tools.h"
 
 using namespace qa_qpu;
@@ -49,6 +50,7 @@ class qa_emu_memory_timing : public CppUnit::TestFixture {
     CPPUNIT_TEST(bad_geometry);
     CPPUNIT_TEST(emulator_tmu_miss);
     CPPUNIT_TEST(emulator_vdw_stream);
+    CPPUNIT_TEST(emulator_vdr_through_l2);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -216,6 +218,36 @@ public:
         qpu::emu::emulator flat(cfg);
         launch(flat, src, {DATA});
         CPPUNIT_ASSERT_EQUAL(uint64_t(16 + 8 * 286 + 4 * 4), flat.cycles());
+    }
+
+    void emulator_vdr_through_l2()
+    {
+        // Two VDRs of the same 16 rows of 64 bytes (one L2 line each, 1 KiB
+        // in all), each waited for. The engine alone takes 32 + 256 clocks a
+        // VDR (a multiple of the 4-clock issue, so a wait ends when the VDR
+        // does). The first misses all 16 lines: at 2 bytes a clock the fills
+        // take 32 clocks each, back to back, the last in hand 16 x 32 + 60 =
+        // 572 clocks after the issue, so the memory bounds it; the second
+        // hits all 16 and takes the engine's 288. Against the same program
+        // without the memory model: 572 - 288 clocks more, nothing else.
+        qpu::emu::config cfg = fixed_config();
+        cfg.dma_setup_clocks = 32;
+        cfg.memory.sdram_bytes_per_clock = 2;
+        // VDR basic setup: MPITCH 3 (64 bytes), ROWLEN 0 (16), NROWS 0 (16), VPITCH 1, horizontal, VPM row 0.
+        const std::string read = "ldi vr_setup, " + hex(0x80000000u | 3u << 24 | 1u << 12) + "\n" +
+                                 "mov vr_addr, r0\nmov r1, vr_wait\n";
+        const std::string src = "mov r0, unif\n" + read + read + END;
+        qpu::emu::emulator gpu(cfg);
+        auto r = launch(gpu, src, {DATA});
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(r.message, std::string("idle"), std::string(qpu::emu::to_string(r.reason)));
+        CPPUNIT_ASSERT_EQUAL(uint64_t(16), gpu.memory_traffic().l2_misses);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(16), gpu.memory_traffic().l2_hits);
+        CPPUNIT_ASSERT_EQUAL(uint64_t(1024), gpu.memory_traffic().sdram_read_bytes);
+
+        cfg.model_memory = false;
+        qpu::emu::emulator flat(cfg);
+        launch(flat, src, {DATA});
+        CPPUNIT_ASSERT_EQUAL(flat.cycles() + 572 - 288, gpu.cycles());
     }
 };
 

@@ -1,7 +1,12 @@
 /* The hazard checker: one small program per rule, caught statically
- * (check_program) and while emulating; a clean program passes both. */
+ * (check_program) and while emulating; a clean program passes both; the
+ * FFT program the qpu backend uploads (every size's bodies) passes the
+ * static check, and fails it with one instruction altered. */
 #include "qa_qpu_tools.h"
 #include "emu/hazards.h"
+#include "shaders/shader_table.h"
+
+#include <qpu/shaders/fft.h>
 
 using namespace qa_qpu;
 
@@ -10,6 +15,8 @@ class qa_hazards : public CppUnit::TestFixture {
     CPPUNIT_TEST(each_rule);
     CPPUNIT_TEST(clean_program);
     CPPUNIT_TEST(paths_end_at_unconditional_branches);
+    CPPUNIT_TEST(fft_program);
+    CPPUNIT_TEST(fft_program_altered);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -122,6 +129,79 @@ public:
                                    found[0].message.find("reads regfile A register 1 written by the previous") !=
                                        std::string::npos);
         }
+    }
+
+    // fft.qasm is one program for every size (a pass's body is picked by a
+    // uniform), so checking it once in address order checks every body the
+    // backend can run; make_fft_shader hands each size that same program.
+    void fft_program()
+    {
+        const std::vector<uint64_t> program(qpu::shaders::fft, qpu::shaders::fft + qpu::shaders::fft_size);
+        for (unsigned log2n = 8; log2n <= 22; ++log2n)
+            for (unsigned qpus : {1u, 12u, 16u})
+                CPPUNIT_ASSERT_MESSAGE("2^" + std::to_string(log2n) + " on " + std::to_string(qpus) + " QPUs",
+                                       gpufft::qpu::make_fft_shader(log2n, qpus).code == program);
+        const std::vector<qpu::emu::program_hazard> found = qpu::emu::check_program(program);
+        std::string report;
+        for (const auto& h : found)
+            report += "\n  " + std::to_string(h.index) + ": " + h.message;
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(found.size()) + " hazards in fft.qasm:" + report, found.empty());
+    }
+
+    // The same check finds a hazard put into the FFT program: an instruction
+    // that leaves the add ALU idle made to write a regfile A register the
+    // next instruction reads (rule 1), and a VPM write made conditional
+    // (rule 7), each at the first place in the program where it fits.
+    void fft_program_altered()
+    {
+        using namespace qpu::isa;
+        const std::vector<uint64_t> program(qpu::shaders::fft, qpu::shaders::fft + qpu::shaders::fft_size);
+        auto plain_alu = [](uint64_t w) { return SIG.get(w) == SIG_NONE || SIG.get(w) == SIG_SMALL_IMM; };
+        auto expect_one = [&](const std::vector<uint64_t>& code, size_t at, const std::string& message) {
+            const std::vector<qpu::emu::program_hazard> found = qpu::emu::check_program(code);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(message, size_t(1), found.size());
+            CPPUNIT_ASSERT_EQUAL(at, found[0].index);
+            CPPUNIT_ASSERT_MESSAGE(found[0].message, found[0].message.find(message) != std::string::npos);
+        };
+
+        // Not after a branch's or thread end's delay slots: a path ends there.
+        auto after_a_jump = [&](size_t i) {
+            for (size_t k = 1; k <= 4 && k <= i; ++k)
+                if (SIG.get(program[i - k]) == SIG_BRANCH || SIG.get(program[i - k]) == SIG_PROG_END)
+                    return true;
+            return false;
+        };
+        size_t at = 0;
+        for (size_t i = 1; i < program.size() && !at; ++i) {
+            if (after_a_jump(i))
+                continue;
+            const uint64_t before = program[i - 1];
+            const qpu::emu::instruction_access next = qpu::emu::decode(program[i]);
+            if (plain_alu(before) && plain_alu(program[i]) && OP_ADD.get(before) == A_NOP && !WS.get(before) &&
+                (next.reads_a.bits & 0xffffffffu) && !qpu::emu::decode(before).writes_a.any())
+                at = i;
+        }
+        CPPUNIT_ASSERT_MESSAGE("no idle add ALU before a regfile A read", at > 0);
+        std::vector<uint64_t> altered = program;
+        uint32_t read = 0;
+        while (!qpu::emu::decode(program[at]).reads_a[read])
+            ++read;
+        OP_ADD.set(altered[at - 1], A_OR); // mov ra<read>, r0
+        ADD_A.set(altered[at - 1], MUX_R0);
+        ADD_B.set(altered[at - 1], MUX_R0);
+        WADDR_ADD.set(altered[at - 1], read);
+        COND_ADD.set(altered[at - 1], COND_ALWAYS);
+        expect_one(altered, at, "reads regfile A register " + std::to_string(read) + " written by the previous");
+
+        at = 0;
+        for (size_t i = 0; i < program.size() && !at; ++i)
+            if (plain_alu(program[i]) && OP_ADD.get(program[i]) != A_NOP && !WS.get(program[i]) &&
+                WADDR_ADD.get(program[i]) == W_VPM)
+                at = i;
+        CPPUNIT_ASSERT_MESSAGE("no VPM write from the add ALU", at > 0);
+        altered = program;
+        COND_ADD.set(altered[at], COND_ZS);
+        expect_one(altered, at, "conditional TMU or VPM write");
     }
 };
 
