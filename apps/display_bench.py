@@ -108,33 +108,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # ---------------------------------------------------------------- the child
 
 
-def x_server_cpu(pid):
-    """CPU seconds of the X server so far (utime + stime, proc(5)), or 0."""
-    if not pid:
-        return 0.0
+def stat_cpu(path):
+    """(name, CPU seconds so far: utime + stime) of a process or thread from
+    its stat file (proc(5)); None where it cannot be read."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        with open(path) as f:
+            text = f.read()
+        fields = text.rsplit(")", 1)[1].split()
+        return text[text.index("(") + 1:text.rindex(")")], (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
-        return 0.0
+        return None
+
+
+def x_server_cpu(pid):
+    """CPU seconds of the X server so far, or 0."""
+    stat = stat_cpu("/proc/%d/stat" % pid) if pid else None
+    return stat[1] if stat else 0.0
 
 
 def thread_cpu():
-    """CPU seconds of each of this process's threads so far, by thread id:
-    (name, utime + stime) from /proc/self/task (proc(5)); GNU Radio names a
-    block's thread after the block."""
+    """(name, CPU seconds so far) of each of this process's threads, by
+    thread id (/proc/self/task); GNU Radio names a block's thread after the
+    block."""
     out = {}
-    tick = os.sysconf("SC_CLK_TCK")
     for tid in os.listdir("/proc/self/task"):
-        try:
-            with open("/proc/self/task/%s/stat" % tid) as f:
-                text = f.read()
-        except OSError:
-            continue
-        name = text[text.index("(") + 1:text.rindex(")")]
-        fields = text.rsplit(")", 1)[1].split()
-        out[tid] = (name, (int(fields[11]) + int(fields[12])) / tick)
+        stat = stat_cpu("/proc/self/task/%s/stat" % tid)
+        if stat:
+            out[tid] = stat
     return out
 
 
