@@ -24,6 +24,16 @@ Cases (--cases, default all):
                 as a widget would before drawing it. Nothing reaches the
                 screen: it measures the pipeline and the read-outs, not
                 drawing.
+  floor-whole   no flowgraph, no data, no FFT: a 1024 x 800 Qt widget that
+  floor-band    repaints from a ready image in the window's format (RGB32)
+                30 times a second, its whole area (floor-whole) or what
+                ours-sink repaints at a redraw (floor-band: a 950 x 221 band
+                of the spectrum plot, 210 000 pixels, and the waterfall plot
+                scrolled one row in the window with its new row painted).
+                What drawing alone costs a Qt raster widget on this X
+                server: a floor under any such display's CPU share (its
+                "net" is its whole share: it has no source to take away).
+                Throttled run only.
 
 Two runs per case, each in a fresh process under an X server (an Xvfb the
 bench starts, unless --display), with the process's CPU time (all its
@@ -47,6 +57,11 @@ What is counted, and how:
                         no overlap). ours-python: frames pushed into the
                         display (display.frames()). ours-sink: the frames in
                         its display (frames_displayed()).
+  pixels repainted/s    ours-sink, floor-*: the area of the paint events'
+                        regions (ours-sink: its two plot panes); in the JSON.
+  CPU per thread        the process's threads by name (/proc/self/task;
+                        GNU Radio names a block's thread after the block, the
+                        GUI thread is the main one); in the JSON.
   frames drawn/s        stock: update events (a new frame handed to a sink's
                         plot), per sink; ours-sink: redraws() (reads of the
                         display that found new frames, each repainted);
@@ -86,23 +101,41 @@ import time
 
 RTL_RATE = 2.4e6
 DRAW_RATE = 30.0
-CASES = ["source", "stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python"]
+CASES = ["source", "stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-python", "floor-whole", "floor-band"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 # ---------------------------------------------------------------- the child
 
 
-def x_server_cpu(pid):
-    """CPU seconds of the X server so far (utime + stime, proc(5)), or 0."""
-    if not pid:
-        return 0.0
+def stat_cpu(path):
+    """(name, CPU seconds so far: utime + stime) of a process or thread from
+    its stat file (proc(5)); None where it cannot be read."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        with open(path) as f:
+            text = f.read()
+        fields = text.rsplit(")", 1)[1].split()
+        return text[text.index("(") + 1:text.rindex(")")], (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
-        return 0.0
+        return None
+
+
+def x_server_cpu(pid):
+    """CPU seconds of the X server so far, or 0."""
+    stat = stat_cpu("/proc/%d/stat" % pid) if pid else None
+    return stat[1] if stat else 0.0
+
+
+def thread_cpu():
+    """(name, CPU seconds so far) of each of this process's threads, by
+    thread id (/proc/self/task); GNU Radio names a block's thread after the
+    block."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        stat = stat_cpu("/proc/self/task/%s/stat" % tid)
+        if stat:
+            out[tid] = stat
+    return out
 
 
 def process_cpu():
@@ -155,6 +188,85 @@ def update_counter(widgets):
     return busiest
 
 
+def paint_counter(widgets):
+    """Counts the pixels that paint events ask `widgets` to repaint (the
+    area of each event's region); returns a function giving the total so
+    far."""
+    from PyQt5 import QtCore
+
+    total = [0]
+
+    class filt(QtCore.QObject):
+        def eventFilter(self, obj, ev):
+            if ev.type() == QtCore.QEvent.Paint:
+                total[0] += sum(r.width() * r.height() for r in ev.region().rects())
+            return False
+
+    f = filt()
+    for w in widgets:
+        w.installEventFilter(f)
+
+    def painted():
+        return total[0]
+
+    painted.keep = f
+    return painted
+
+
+# Where ours-sink repaints in its 1024 x 800 window at N = 1024 with this
+# source (its paint events' rectangles): bands of the spectrum plot about
+# 950 pixels wide over its lit rows and lines, 210 000 pixels a redraw; the
+# waterfall plot (952 x 302) scrolled one row, its new row painted.
+FLOOR_SPECTRUM_BAND = (61, 230, 950, 221)
+FLOOR_WATERFALL = (60, 496, 952, 302)
+
+
+def floor_widget(band):
+    """A 1024 x 800 widget that repaints from a ready image in the window's
+    format (RGB32) 30 times a second, with nothing behind it: what drawing
+    alone costs. Whole (band False): its whole area at each tick. Band: what
+    ours-sink repaints at a redraw with this source (its paint events,
+    counted by paint_counter): a band of the spectrum plot where the
+    histogram's lit rows and the lines change, and the waterfall plot
+    scrolled one row in the window (QWidget::scroll) with its new row
+    painted."""
+    from PyQt5 import QtCore, QtGui
+    from PyQt5.QtWidgets import QWidget
+
+    class floor(QWidget):
+        def __init__(self):
+            super().__init__()
+            self.setAttribute(QtCore.Qt.WA_OpaquePaintEvent)
+            self.setAttribute(QtCore.Qt.WA_NoSystemBackground)
+            self.image = QtGui.QImage(1024, 800, QtGui.QImage.Format_RGB32)
+            p = QtGui.QPainter(self.image)
+            gradient = QtGui.QLinearGradient(0, 0, 1024, 800)
+            gradient.setColorAt(0, QtGui.QColor(0, 0, 150))
+            gradient.setColorAt(1, QtGui.QColor(255, 230, 0))
+            p.fillRect(self.image.rect(), gradient)
+            p.end()
+            self.repaints = 0
+            self.timer = QtCore.QTimer(self)
+            self.timer.setTimerType(QtCore.Qt.PreciseTimer)
+            self.timer.timeout.connect(self.tick)
+            self.timer.start(int(round(1000 / DRAW_RATE)))
+
+        def tick(self):
+            self.repaints += 1
+            if not band:
+                self.update()
+                return
+            self.update(QtCore.QRect(*FLOOR_SPECTRUM_BAND))
+            self.scroll(0, 1, QtCore.QRect(*FLOOR_WATERFALL))
+
+        def paintEvent(self, ev):
+            p = QtGui.QPainter(self)
+            for r in ev.region().rects():
+                p.drawImage(r.topLeft(), self.image, r)
+
+    return floor()
+
+
 def source_data(n_samples=1 << 18):
     import numpy as np
 
@@ -185,6 +297,7 @@ def run_child(spec):
     transformed = None  # () -> frames transformed so far
     consumer = None  # the block whose nitems_read(0) is the input taken
     readouts = None
+    painted = None  # () -> pixels asked to repaint so far
 
     def qt_app():
         from PyQt5 import Qt
@@ -249,7 +362,11 @@ def run_child(spec):
         sink = make(n, fs, fc, backend="simd")
         tb.connect(head, sink)
         # Spectrum and waterfall in one window: the stock sinks' two windows' area.
-        show(sink.pyqwidget(), "gpufft display", 800)
+        window = show(sink.pyqwidget(), "gpufft display", 800)
+        from PyQt5.QtWidgets import QWidget
+
+        # The two plot panes (plain QWidgets to Python): the only widgets that repaint at a redraw.
+        painted = paint_counter([w for w in window.findChildren(QWidget) if type(w) is QWidget])
         # Redraws: the widget's reads that found new frames, each drawn once.
         drawn = lambda: float(sink.redraws())
         transformed = lambda: float(sink.frames_displayed())
@@ -296,6 +413,14 @@ def run_child(spec):
     elif case == "source":
         consumer = blocks.null_sink(gr.sizeof_gr_complex)
         tb.connect(head, consumer)
+    elif case.startswith("floor"):
+        app = qt_app()
+        widget = floor_widget(case == "floor-band")
+        show(widget, "floor", 800)
+        painted = paint_counter([widget])
+        drawn = lambda: float(widget.repaints)
+        tb = None  # no flowgraph: drawing only
+        out["note"] = "no data, no FFT: a ready image repainted 30 times a second"
     else:
         raise SystemExit("unknown case " + case)
 
@@ -306,13 +431,16 @@ def run_child(spec):
         marks[name] = {
             "t": time.perf_counter(),
             "cpu": process_cpu(),
+            "threads": thread_cpu(),
             "xcpu": x_server_cpu(xpid),
-            "items": consumer.nitems_read(0),
+            "items": consumer.nitems_read(0) if consumer else 0,
             "drawn": drawn() if drawn else None,
+            "painted": painted() if painted else None,
             "transformed": transformed() if transformed else None,
         }
 
-    tb.start()
+    if tb:
+        tb.start()
     if readouts is not None:
         drawer.start()
     warmup, window = spec["warmup"], spec["seconds"]
@@ -332,10 +460,17 @@ def run_child(spec):
     a, b = marks["start"], marks["end"]
     dt = b["t"] - a["t"]
     out["seconds"] = dt
-    out["input_msps"] = (b["items"] - a["items"]) / dt / 1e6
+    out["input_msps"] = (b["items"] - a["items"]) / dt / 1e6 if consumer else None
     out["cpu_process_pct"] = 100 * (b["cpu"] - a["cpu"]) / dt
     out["cpu_x_pct"] = 100 * (b["xcpu"] - a["xcpu"]) / dt if xpid else None
     out["cpu_pct"] = out["cpu_process_pct"] + (out["cpu_x_pct"] or 0)
+    # Per thread name (threads of one name summed; the main thread is the GUI thread where there is one).
+    threads = {}
+    for tid, (name, t1) in b["threads"].items():
+        t0 = a["threads"].get(tid, (name, 0.0))[1]
+        threads[name] = threads.get(name, 0.0) + 100 * (t1 - t0) / dt
+    out["cpu_threads_pct"] = {k: round(v, 3) for k, v in sorted(threads.items(), key=lambda kv: -kv[1]) if v > 0}
+    out["painted_px_per_s"] = (b["painted"] - a["painted"]) / dt if painted else None
     out["drawn_per_s"] = (b["drawn"] - a["drawn"]) / dt if drawn else None
     out["transformed_per_s"] = (b["transformed"] - a["transformed"]) / dt if transformed else None
     if case.startswith("fosphor") and (out["drawn_per_s"] == 0 or out["input_msps"] == 0):
@@ -403,7 +538,8 @@ def run_once(args, env, case, n, mode, rate=None):
     return res
 
 
-FIELDS = ["input_msps", "transformed_per_s", "drawn_per_s", "cpu_pct", "cpu_process_pct", "cpu_x_pct"]
+FIELDS = ["input_msps", "transformed_per_s", "drawn_per_s", "cpu_pct", "cpu_process_pct", "cpu_x_pct",
+          "painted_px_per_s"]
 
 
 def median_of(runs):
@@ -414,6 +550,9 @@ def median_of(runs):
     for f in FIELDS:
         vals = [r[f] for r in ok if r.get(f) is not None]
         m[f] = statistics.median(vals) if vals else None
+    names = {k for r in ok for k in r.get("cpu_threads_pct", {})}
+    m["cpu_threads_pct"] = {k: statistics.median(r.get("cpu_threads_pct", {}).get(k, 0.0) for r in ok)
+                            for k in sorted(names)}
     return m
 
 
@@ -466,8 +605,11 @@ def summarize(n, sat, rtl):
         s["rtl_input_msps"] = rtl["input_msps"]
         s["rtl_transformed_per_s"] = rtl["transformed_per_s"]
         s["rtl_drawn_per_s"] = rtl["drawn_per_s"]
+        s["rtl_painted_px_per_s"] = rtl.get("painted_px_per_s")
+        s["rtl_cpu_threads_pct"] = rtl.get("cpu_threads_pct")
         # A display that falls behind takes less than 2.4 MS/s: its CPU share is for what it took.
-        s["rtl_keeps_rate"] = rtl["input_msps"] >= 0.98 * RTL_RATE / 1e6
+        if rtl["input_msps"] is not None:  # None: no flowgraph (floor-*)
+            s["rtl_keeps_rate"] = rtl["input_msps"] >= 0.98 * RTL_RATE / 1e6
         if rtl["transformed_per_s"] is not None:
             s["rtl_every_frame"] = rtl["transformed_per_s"] * n >= 0.98 * rtl["input_msps"] * 1e6
     return s
@@ -534,7 +676,7 @@ def main():
             per_n = {}
             for case in cases:
                 runs = {}
-                for mode in ("rtl",) if case == "source" else ("saturated", "rtl"):
+                for mode in ("rtl",) if case == "source" or case.startswith("floor") else ("saturated", "rtl"):
                     runs[mode] = median_of([run_once(args, env, case, n, mode) for _ in range(args.repeats)])
                     if runs[mode].get("status") in ("skipped", "not available", "cannot start"):
                         runs.setdefault("rtl", runs[mode])
@@ -555,11 +697,13 @@ def main():
                           fmt(s.get("drawn_per_s")), fmt(s.get("rtl_cpu_pct")), fmt(s.get("rtl_drawn_per_s")))) +
                       ("" if not s.get("note") else "  [" + s["note"] + "]"), file=log, flush=True)
             stock = per_n.get("stock", {}).get("summary", {})
-            floor = per_n.get("source", {}).get("summary", {}).get("rtl_cpu_pct")
+            source_share = per_n.get("source", {}).get("summary", {}).get("rtl_cpu_pct")
             for case, r in per_n.items():
                 s = r["summary"]
-                if floor is not None and s.get("rtl_cpu_pct") is not None and case != "source":
-                    s["rtl_cpu_net_pct"] = s["rtl_cpu_pct"] - floor
+                if case.startswith("floor") and s.get("rtl_cpu_pct") is not None:
+                    s["rtl_cpu_net_pct"] = s["rtl_cpu_pct"]  # no source to take away
+                elif source_share is not None and s.get("rtl_cpu_pct") is not None and case != "source":
+                    s["rtl_cpu_net_pct"] = s["rtl_cpu_pct"] - source_share
             for case, r in per_n.items():
                 s = r["summary"]
                 if stock.get("rtl_cpu_net_pct", 0) > 0 and s.get("rtl_cpu_net_pct") is not None:
@@ -589,7 +733,7 @@ def main():
                 continue
             print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
                 n, case, fmt(s.get("input_msps")), fmt(s.get("transformed_per_s")), fmt(s.get("drawn_per_s")),
-                "yes" if s.get("draws_30fps") else ("-" if case == "source" else "no"),
+                "yes" if s.get("draws_30fps") else ("-" if case == "source" or case.startswith("floor") else "no"),
                 fmt(s.get("every_frame_30fps_msps")),
                 fmt(s.get("every_frame_30fps_vs_stock")), fmt(s.get("rtl_input_msps")), fmt(s.get("rtl_cpu_pct")),
                 fmt(s.get("rtl_cpu_vs_stock")), fmt(s.get("rtl_cpu_net_pct"), "%.2g"), fmt(s.get("rtl_cpu_net_vs_stock")),
