@@ -166,7 +166,9 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "avx2", 8192, 4, "mixed-radix 16x16x8 x 4 lanes" },
             { "sse2", 16384, 2, "mixed-radix 16x8x8x8 x 2 lanes" },
             { "avx512", 4096, 8, "mixed-radix 32x16 x 8 lanes" },
-            { "avx512", 8192, 4, "mixed-radix 32x32 x 8 lanes" },
+            // A leftover 4 with 8 lanes: two radix-8 passes, not two 32s.
+            { "avx512", 8192, 4, "mixed-radix 16x8x8 x 8 lanes" },
+            { "scalar", 1024, 4, "mixed-radix 32x32" },
             // 32 registers: 3 x 5 and 5 x 5 in one pass (15 and 25 codelets);
             // 16 registers: passes of at most 16 points.
             { "avx512", 3000, 10, "mixed-radix 25x15 x 8 lanes" },

@@ -25,6 +25,7 @@ class qa_batches : public CppUnit::TestFixture
     CPPUNIT_TEST(every_n_batched);
     CPPUNIT_TEST(every_batch_to_20);
     CPPUNIT_TEST(lane_batched);
+    CPPUNIT_TEST(cache_sized_batches);
     CPPUNIT_TEST(unaligned);
     CPPUNIT_TEST_SUITE_END();
 
@@ -91,6 +92,19 @@ class qa_batches : public CppUnit::TestFixture
 
     // Buffers one element (8 bytes) past a vector boundary; nothing in the
     // API promises alignment.
+    // Batches past the sizes where the simd backend's stores go around the
+    // cache (lib/backends/simd/stockham.h: streaming_bytes, and
+    // fused_streaming_bytes for sizes of one register-resident codelet):
+    // 8 MiB and 33 MiB of output a call, aligned.
+    void cache_sized_batches()
+    {
+        for_each_target("batches of 8 and 33 MiB", targets(), [](failures& f, const std::string& t) {
+            for (std::size_t n : { 64, 128, 1024 })
+                check_transform(f, t, n, direction::forward, (std::size_t(8) << 20) / (8 * n) + 1);
+            check_transform(f, t, 64, direction::inverse, (std::size_t(33) << 20) / (8 * 64));
+        });
+    }
+
     void unaligned()
     {
         static const std::size_t sizes[] = { 1, 8, 13, 64, 1000, 1024, 4096 };

@@ -114,12 +114,20 @@ std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style
     } else {
         // Radix-16 passes, with a 32 absorbing a lone leftover 2: fewest passes
         // through memory without codelets too large for the register file.
-        // With 32 registers a leftover 4 turns two 16s into 32s (8192 points:
-        // 16x16x4 -> 32x32 rows, 4% faster on AVX-512, 256 KB a call).
+        // With 32 registers a leftover 4 turns two 16s into 32s (8192 points
+        // on an AVX-512 Xeon: 16x16x4 -> 32x32 rows, 4% faster, 256 KB a
+        // call), except with 8 lanes, where it goes with one 16 into two 8s:
+        // a twiddled radix-32 pass was the slower one on AVX-512 Zen 4
+        // (8192: 32x32 -> 16x8x8 rows, 2-18% faster, median 14%, in each of
+        // ten runs of gpufft-bench timing both plans in one process, 256 KB
+        // a call).
         for (; twos >= 4; twos -= 4)
             radices.push_back(16);
         if (twos == 1 && !radices.empty()) {
             radices.front() = 32;
+        } else if (twos == 2 && radices.size() >= 2 && !isa.few_registers && isa.lanes >= 8) {
+            radices.back() = 8;
+            radices.push_back(8);
         } else if (twos == 2 && radices.size() >= 2 && !isa.few_registers) {
             radices[0] = radices[1] = 32;
         } else if (twos > 0) {
