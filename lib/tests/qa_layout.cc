@@ -90,8 +90,6 @@ class qa_batches : public CppUnit::TestFixture
         });
     }
 
-    // Buffers one element (8 bytes) past a vector boundary; nothing in the
-    // API promises alignment.
     // Batches past the sizes where the simd backend's stores go around the
     // cache (lib/backends/simd/stockham.h: streaming_bytes, and
     // fused_streaming_bytes for sizes of one register-resident codelet):
@@ -105,6 +103,8 @@ class qa_batches : public CppUnit::TestFixture
         });
     }
 
+    // Buffers one element (8 bytes) past a vector boundary; nothing in the
+    // API promises alignment.
     void unaligned()
     {
         static const std::size_t sizes[] = { 1, 8, 13, 64, 1000, 1024, 4096 };
