@@ -105,6 +105,12 @@ CASES = ["source", "stock", "fosphor-glfw", "fosphor-qt", "ours-sink", "ours-pyt
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def throttled_only(case):
+    """Cases run only at the throttled rate: the source alone, and the
+    drawing floors, which take no input."""
+    return case == "source" or case.startswith("floor")
+
+
 # ---------------------------------------------------------------- the child
 
 
@@ -676,7 +682,7 @@ def main():
             per_n = {}
             for case in cases:
                 runs = {}
-                for mode in ("rtl",) if case == "source" or case.startswith("floor") else ("saturated", "rtl"):
+                for mode in ("rtl",) if throttled_only(case) else ("saturated", "rtl"):
                     runs[mode] = median_of([run_once(args, env, case, n, mode) for _ in range(args.repeats)])
                     if runs[mode].get("status") in ("skipped", "not available", "cannot start"):
                         runs.setdefault("rtl", runs[mode])
@@ -733,7 +739,7 @@ def main():
                 continue
             print("%-8s %-13s %9s %9s %10s %8s %9s %8s %8s %9s %8s %6s %8s %8s" % (
                 n, case, fmt(s.get("input_msps")), fmt(s.get("transformed_per_s")), fmt(s.get("drawn_per_s")),
-                "yes" if s.get("draws_30fps") else ("-" if case == "source" or case.startswith("floor") else "no"),
+                "yes" if s.get("draws_30fps") else ("-" if throttled_only(case) else "no"),
                 fmt(s.get("every_frame_30fps_msps")),
                 fmt(s.get("every_frame_30fps_vs_stock")), fmt(s.get("rtl_input_msps")), fmt(s.get("rtl_cpu_pct")),
                 fmt(s.get("rtl_cpu_vs_stock")), fmt(s.get("rtl_cpu_net_pct"), "%.2g"), fmt(s.get("rtl_cpu_net_vs_stock")),
