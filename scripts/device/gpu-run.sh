@@ -14,9 +14,16 @@
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
 #   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
+#   GPU_HOST_SIZES the sizes of stage host (default issue 14's: 64..65536 and
+#                1000,2400,3000,4410,6000)
 #
 # Stage sweep (not in the default stages): --device-resident alone over the
 # sizes of GPU_SWEEP, then plot_sweep.py's table (sweep.md) and plot (sweep.png).
+# Stage host (issue 14, not in the default stages either): the simd backend
+# against FFTW_PATIENT on the host CPU, one thread, 256 KiB calls (--regimes
+# l2), every instruction set; one process per physical core but the first
+# (the GPU stages' launch thread keeps it), each a share of the sizes, in the
+# background while the later stages run; merged into host.json at the end.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/device-out}
@@ -105,6 +112,25 @@ if want build; then
 fi
 
 bench=$build/apps/gpufft-bench
+host_pids=()
+if want host; then
+  step "gpufft-bench --backends all-isas --patient --regimes l2 on the host CPU" | tee -a "$out/host.log"
+  lscpu | grep -E 'Model name|Thread|Core|Socket|Flags' | cut -c1-300 | tee -a "$out/host.log"
+  # The first logical CPU of each physical core, core 0's left out.
+  mapfile -t cpus < <(lscpu -p=CPU,CORE | grep -v '^#' | sort -t, -k2,2n -k1,1n | awk -F, '!seen[$2]++ { print $1 }' | tail -n +2)
+  read -r -a host_sizes <<<"$(tr ',' ' ' <<<"${GPU_HOST_SIZES:-64,128,256,512,1024,2048,4096,8192,16384,32768,65536,1000,2400,3000,4410,6000}")"
+  for i in "${!cpus[@]}"; do
+    share=()
+    for j in "${!host_sizes[@]}"; do
+      [ $((j % ${#cpus[@]})) -eq "$i" ] && share+=("${host_sizes[j]}")
+    done
+    [ ${#share[@]} -gt 0 ] || continue
+    sizes_csv=$(IFS=,; echo "${share[*]}")
+    timeout --kill-after=10 500 taskset -c "${cpus[i]}" "$bench" --backends all-isas --patient \
+      --regimes l2 --sizes "$sizes_csv" --json "/tmp/host-$i.json" >>"$out/host.log" 2>&1 &
+    host_pids+=($!)
+  done
+fi
 if want test; then
   step "C++ tests matching '$tests' on OpenCL device '$device'" | tee -a "$out/tests.log"
   GPUFFT_OPENCL_DEVICE=$device step_run 240 tests.log \
@@ -128,5 +154,14 @@ if want sweep; then
   step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
     --sizes "$sweep_sizes" --threads "$(nproc)" --json "$out/sweep.json" ${GPU_BENCH:-} &&
     python3 "$root/scripts/device/plot_sweep.py" "$out/sweep.json" --md "$out/sweep.md" --png "$out/sweep.png"
+fi
+if [ ${#host_pids[@]} -gt 0 ]; then
+  wait "${host_pids[@]}" || status=1
+  python3 - "$out/host.json" /tmp/host-*.json <<'PY' || status=1
+import json, sys
+parts = [json.load(open(f)) for f in sys.argv[2:]]
+merged = {"header": parts[0]["header"], "results": [r for p in parts for r in p["results"]]}
+json.dump(merged, open(sys.argv[1], "w"), indent=1)
+PY
 fi
 exit $status
