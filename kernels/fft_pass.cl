@@ -44,11 +44,13 @@
  *                 sequence is known (the store of a whole forward
  *                 transform, or CONVOLVE's forward rows) X[0] = A[0] +
  *                 nsrc x0 there; 3 the load of element (0, 0) copies it to
- *                 the output's element 0
- *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below):
+ *                 the output's element 0; 4 CONVOLVE's whole convolution
+ *                 writes X[0] = A[0] + nsrc x0 there itself
+ *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below), or
+ *                 with a LOAD_HOOK the whole convolution in one pass:
  *                 STAGES lists the stages twice, the first time ending in
- *                 LAST 2, the second starting with FIRST 2; hook_in is the
- *                 kernel spectrum
+ *                 LAST 2, the second starting with FIRST 2; the kernel
+ *                 spectrum is in hook_in, or tw4 with a LOAD_HOOK (SPECTRUM)
  *   XCHG          0, or the register mode below: elements a local-memory
  *                 exchange round; STAGES then lists XSTAGE(...)s
  *   LDS_PAD       1 (default) pad local memory, 0 not (LDS_TS below)
@@ -132,6 +134,15 @@ inline float2 load_elem(__global const float2* in,
 #endif
 }
 
+/* CONVOLVE's kernel spectrum: in tw4 where the pass is the whole
+ * convolution (its first load takes the chirp or window from hook_in; it
+ * has no four-step twiddle), else in hook_in. */
+#if CONVOLVE && LOAD_HOOK
+#define SPECTRUM tw4
+#else
+#define SPECTRUM hook_in
+#endif
+
 /* CONVOLVE: Bluestein's middle pass of a four-step convolution: row t (k1)
  * is transformed, multiplied by the kernel spectrum at k1 + TPB k2 and
  * conjugated, transformed again and conjugated on store (an inverse
@@ -146,6 +157,10 @@ inline float2 convolve(__global const float2* in,
     /* Not for the idle transforms past the batch that fill a work-group. */
     if (active && t % TPB == 0 && e == 0)
         out[t / TPB * out_dist + nsrc - 1] = v + (float)nsrc * rader_x0(in, t / TPB, in_dist, nsrc);
+#elif RADER == 4
+    /* X[0] straight to the output: the scatter never stores element 0. */
+    if (active && e == 0)
+        out[t * out_dist] = v + (float)nsrc * rader_x0(in, t, in_dist, nsrc);
 #endif
     v = cmul(v, spectrum[t % TPB + TPB * e]);
     return (float2)(v.x, -v.y);
@@ -234,7 +249,7 @@ inline void store_elem(__global const float2* in,
                             store_elem(in, out, tw4, hook_out, t, j + r * S, v[c * R + r], \
                                        in_dist, out_dist, ndst);                         \
                     } else {                                                             \
-                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(in, out, hook_in, t,  \
+                        lds[LIDX(g, j + r * S)] = LAST == 2 ? convolve(in, out, SPECTRUM, t, \
                                                                        j + r * S, v[c * R + r], \
                                                                        in_dist, out_dist, nsrc, \
                                                                        active)           \

@@ -370,10 +370,15 @@ class qa_opencl_shapes : public CppUnit::TestFixture
 
     /*!
      * Rader's algorithm (fft_plan.cc, append_convolution, rader_level). By
-     * default only where p - 1 is a power of two in one kernel (257; 97,
-     * 2053 and 65537 stay on Bluestein); with GPUFFT_OPENCL_RADER=2 for
-     * every prime whose p - 1 has stages: in two one-kernel passes (97, 257,
-     * 1009, 2053, 4093), and in three with the fused middle (16381, 65537;
+     * default only where its convolution is one pass (whole_convolution)
+     * and Bluestein's is not or has as many stages: 97 (8x4x3 against
+     * 8x5x5), 257, 2053 (Bluestein's 4320 beyond the cap) where local memory
+     * holds 2052 points; not 1009 (16x7x3x3 against 16x16x8) nor 65537. A
+     * convolution local memory holds (Rader's 256, Bluestein's 540 for 263)
+     * is one pass. With
+     * GPUFFT_OPENCL_RADER=2 for every prime whose p - 1 has stages: in one
+     * pass (97, 257, 1009, 2053, 4093 where local memory holds p - 1), in two
+     * one-kernel passes otherwise, and in three with the fused middle (16381, 65537;
      * 8191 under an H100's or a Mali's limits), batched, in place with gaps;
      * the planner must choose it there on any device's limits. Each plan is
      * printed.
@@ -389,9 +394,21 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                     f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + want +
                           "...\"");
             };
+            const bool holds_2052 = gpufft::opencl::select_device().local_memory >= 32 * 1024;
             starts(257, "rader via 256 ");
-            for (std::size_t n : { 97, 2053, 65537 })
+            starts(97, "rader via 96 ");
+            starts(2053, holds_2052 ? "rader via 2052 " : "bluestein via ");
+            for (std::size_t n : { 1009, 65537 })
                 starts(n, "bluestein via ");
+            // A convolution that local memory holds is one pass (CONVOLVE).
+            for (std::size_t n : { 257, 263 }) {
+                f.checked();
+                const std::string plan =
+                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                if (plan.find(" | ") != std::string::npos ||
+                    plan.find("times the spectrum and inverse") == std::string::npos)
+                    f.add(std::to_string(n) + "'s convolution is not one pass: " + plan);
+            }
             setenv("GPUFFT_OPENCL_RADER", "2", 1);
             for (std::size_t n : { 3, 5, 97, 257, 1009, 2053, 4093, 8191, 16381, 65537 }) {
                 const std::string plan =

@@ -52,6 +52,15 @@ constexpr std::size_t register_odd_stages = 3;
 // scripts/device/results/h100-2026-11-25c-odd.md.
 constexpr std::size_t composite_min_saving = 3;
 constexpr std::size_t one_kernel_composite_cap = 36;
+// A convolution (Bluestein's or Rader's) of at most this many points that
+// local memory holds takes one pass, both its FFTs and the spectrum
+// multiply in one kernel (fft_pass.cl's CONVOLVE with the first load's and
+// last store's hooks): on the H200 (scripts/device/results/
+// h200-2026-11-28c-convolution.md) 257 by Rader went from 1.04 to 1.58 of
+// cuFFT, 97 to 1.77, 2053 by Rader via 2052 to 0.82 (Bluestein in two
+// passes: 0.60), but Bluestein via 4320 fell to 0.29 and Rader via 4092 to
+// 0.32 of cuFFT.
+constexpr std::size_t whole_convolution_cap = 3072;
 // Bluestein's length: the smallest product of these primes at least 2n - 1
 // where it is at most bluestein_smooth_share of the power of two there (the
 // mixed radices' stages cost more than the power of two's), else that power.
@@ -111,13 +120,15 @@ int odd_shapes_level()
 
 /*!
  * Where primes take Rader's algorithm (plan_chain): GPUFFT_OPENCL_RADER=0
- * never, 1 (the default) where p - 1 is a power of two that one kernel
- * holds, 2 wherever p - 1 has stages and its passes move no more points
- * than Bluestein's. On the H100 (scripts/device/results/h100-2026-11-25g-primes.md)
- * Rader won at 257 (0.83 of cuFFT against 0.76) and 2053 (0.65 against
- * 0.59) and lost at 97, 1009, 4093, 8191, 16381 and 65537 (4093: 0.37
- * against 0.76), its gathered loads and scattered stores coalescing worse
- * than Bluestein's chirps.
+ * never, 1 (the default) where its convolution of p - 1 points is one pass
+ * (whole_convolution) and Bluestein's is not or has as many stages, 2
+ * wherever p - 1 has stages and its passes move no more points than
+ * Bluestein's. On the H100 in two passes or more
+ * (scripts/device/results/h100-2026-11-25g-primes.md) Rader won at 257
+ * (0.83 of cuFFT against 0.76) and 2053 (0.65 against 0.59) and lost at
+ * 97, 1009, 4093, 8191, 16381 and 65537 (4093: 0.37 against 0.76), its
+ * gathered loads and scattered stores coalescing worse than Bluestein's
+ * chirps; in one pass on the H200 it won at 97, 257 and 2053.
  */
 int rader_level()
 {
@@ -354,6 +365,15 @@ bool wants_register_pass(const device_entry& d, std::size_t n, pass_spec& s)
            shape_register_pass(d, s);
 }
 
+//! Whether a convolution of m points on d takes one pass (whole_convolution_cap).
+bool whole_convolution(const device_entry& d, std::size_t m)
+{
+    pass_spec probe;
+    probe.n = m;
+    return m <= whole_convolution_cap && fits_one_kernel(d, m, true) &&
+           !wants_register_pass(d, m, probe);
+}
+
 std::size_t one_kernel_limit(const device_entry& d)
 {
     std::size_t n = one_kernel_cap;
@@ -506,7 +526,10 @@ bool append_fft(chain_shape& c,
 
 /*!
  * A cyclic convolution of m points with a kernel spectrum, the user's input
- * in, the result out: a forward and an inverse FFT where m fits one pass;
+ * in, the result out: in one pass where local memory holds m points, up to
+ * whole_convolution_cap (CONVOLVE with the first load's and last store's
+ * hooks); else a
+ * forward and an inverse FFT where m fits one pass otherwise;
  * else three passes on a four-step split m = n1 n2 (element c + e n2 is
  * column c's e-th): the forward columns; each row forward, times the kernel
  * spectrum at its natural index, inverse and times the inverse's twiddle, in
@@ -529,6 +552,18 @@ bool append_convolution(chain_shape& c, const device_entry& d, std::size_t m, bo
     const load_hook first_load = rader ? load_hook::gather : load_hook::chirp;
     const store_hook last_store = rader ? store_hook::scatter : store_hook::chirp;
     const std::size_t dist = rader ? m + 1 : m;
+    if (whole_convolution(d, m)) {
+        // One read and one write of device memory.
+        pass_spec whole;
+        whole.n = m;
+        whole.load = first_load;
+        whole.store = last_store;
+        whole.convolve = true;
+        whole.rader = rader ? rader_slot::whole : rader_slot::none;
+        shape_pass(d, whole);
+        c.passes.push_back(whole);
+        return true;
+    }
     pass_spec probe;
     probe.n = m;
     std::size_t n1 = 0, n2 = 0;
@@ -1022,18 +1057,25 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
         // its passes move no more points through device memory than
         // Bluestein's (passes times length; n - 1 is under half of
         // Bluestein's m, so the same number of passes or one more at most
-        // half as long); at level 1 only where n - 1 is a power of two in
-        // one kernel.
+        // half as long); at level 1 only where its convolution is one pass
+        // (whole_convolution) and Bluestein's is not, or is in as many
+        // stages or more (on the H200 97 by Rader 1.77 of cuFFT against
+        // 1.37, 1009 0.81 in 16x7x3x3 against 0.90 in 16x16x8).
         const int level = rader ? rader_level() : 0;
         if (level > 0 && is_prime(n) && has_stages_on(d, n - 1) &&
-            (level == 2 || (is_power_of_two(n - 1) && fits_one_kernel(d, n - 1, true)))) {
+            (level == 2 || whole_convolution(d, n - 1))) {
             chain_shape r = c;
             r.passes.clear();
             r.scratch_points[0] = r.scratch_points[1] = 0;
             r.convolution_m = n - 1;
             r.rader_generator = generator_mod(n);
+            const auto fewer_stages = [&] {
+                return c.passes.size() > 1 ||
+                       r.passes.front().radices.size() <= c.passes.front().radices.size();
+            };
             if (append_convolution(r, d, n - 1, true) &&
-                (!ok || r.passes.size() * (n - 1) <= c.passes.size() * c.convolution_m)) {
+                (!ok || (level == 2 ? r.passes.size() * (n - 1) <= c.passes.size() * c.convolution_m
+                                    : fewer_stages()))) {
                 c = r;
                 ok = true;
             }
@@ -1282,12 +1324,15 @@ fft_chain::fft_chain(device_context& ctx,
             }
             p.hook_in = table("raw window", interleaved(taps));
         }
+        // The kernel spectrum; a pass that is the whole convolution takes it
+        // in tw4 (fft_pass.cl's SPECTRUM), its first load's table in hook_in.
+        cl_mem& spectrum = spec.convolve && spec.load != load_hook::none ? p.tw4 : p.hook_in;
         if ((spec.load == load_hook::spectrum || spec.convolve) && shape.rader_generator)
-            p.hook_in = table("spectrum", interleaved(rader_spectrum(
-                                              shape.n, shape.rader_generator, user_sign)));
+            spectrum = table("spectrum", interleaved(rader_spectrum(
+                                             shape.n, shape.rader_generator, user_sign)));
         else if (spec.load == load_hook::spectrum || spec.convolve)
-            p.hook_in = table("spectrum", interleaved(bluestein_spectrum(
-                                              chirp(shape.n, user_sign), shape.convolution_m)));
+            spectrum = table("spectrum", interleaved(bluestein_spectrum(
+                                             chirp(shape.n, user_sign), shape.convolution_m)));
         if (spec.load == load_hook::gather)
             p.hook_in = table("gather", interleaved(rader_indices(shape.n, shape.rader_generator, 1)));
         if (spec.store == store_hook::scatter)

@@ -43,8 +43,9 @@ enum class buffer_slot { in, out, scratch0, scratch1 };
 //! gather and scatter are Rader's permutations.
 enum class load_hook { none = 0, chirp = 1, spectrum = 2, raw = 3, gather = 4 };
 enum class store_hook { none = 0, chirp = 1, power = 2, scatter = 3 };
-//! How a pass hands on Rader's x0 and X[0] (fft_pass.cl's RADER).
-enum class rader_slot { none = 0, keep_x0 = 1, sum = 2, emit = 3 };
+//! How a pass hands on Rader's x0 and X[0] (fft_pass.cl's RADER); whole:
+//! the pass is the whole convolution and writes X[0] itself.
+enum class rader_slot { none = 0, keep_x0 = 1, sum = 2, emit = 3, whole = 4 };
 
 //! One kernel launch: `tpb` transforms of n points per batch entry.
 struct pass_spec {
