@@ -10,8 +10,11 @@
  * FFTW_MEASURE plan times candidate plans as it runs them, so two processes
  * may choose differently: with WISDOM, a plan made in this process is
  * saved there, and a later process with the same file must find its plan
- * there (FFTW_WISDOM_ONLY) rather than measure again. Prints the plan. */
+ * there (FFTW_WISDOM_ONLY) rather than measure again. Prints the plan;
+ * with GPUFFT_INSN_BASE=1 in the environment also, on stderr, the address
+ * libgpufft is loaded at (for scripts/insn-count/pass_costs.py). */
 #include <gpufft/gpufft.h>
+#include <dlfcn.h>
 #include <fftw3.h>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +95,9 @@ void run_gpufft(const std::string& backend, gpufft::problem p, gpufft::complex* 
     for (long c = 0; c < calls; ++c)
         plan.execute(in, out);
     std::printf("%s n=%zu: %s\n", plan.backend().c_str(), p.n, plan.describe().c_str());
+    Dl_info library;
+    if (std::getenv("GPUFFT_INSN_BASE") && dladdr(reinterpret_cast<void*>(&gpufft::kind_name), &library))
+        std::fprintf(stderr, "libgpufft base %p\n", library.dli_fbase);
 }
 
 } // namespace

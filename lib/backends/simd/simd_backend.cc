@@ -79,6 +79,8 @@ const char* style_name(pass_style s)
         return "radix8_16";
     case pass_style::ascending:
         return "ascending";
+    case pass_style::modelled:
+        return "modelled";
     }
     return "";
 }
