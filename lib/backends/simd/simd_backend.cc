@@ -173,6 +173,9 @@ public:
 
     void execute(const complex* in, complex* out) override
     {
+        // One thread: the whole batch, without the pool's job dispatch.
+        if (d_pool.size() == 1)
+            return d_transforms.front()->run(in, out, d_batch, d_dist);
         d_in = in;
         d_out = out;
         d_pool.run(d_job);
