@@ -34,52 +34,58 @@ std::string joined(const std::string& name, const std::string& variant)
     return variant.empty() ? name : name + ":" + variant;
 }
 
-// Visits every element of one strided transform in row-major order:
-// fn(offset in the strided layout, index in the packed one).
-template <class F>
-void for_each_element(const problem& p, F fn)
+// The offset in the strided layout of each element of one transform, in
+// row-major (packed) order.
+std::vector<std::size_t> strided_offsets(const problem& p)
 {
     const auto shape = p.shape();
     const std::size_t last = shape.size() - 1;
-    std::vector<std::size_t> index(shape.size(), 0);
-    std::size_t packed = 0;
+    std::vector<std::size_t> index(shape.size(), 0), offsets;
+    offsets.reserve(p.points());
     for (;;) {
         std::size_t offset = 0;
         for (std::size_t d = 0; d < last; ++d)
             offset += index[d] * p.strides[d];
         for (std::size_t j = 0; j < shape[last]; ++j)
-            fn(offset + j * p.strides[last], packed++);
+            offsets.push_back(offset + j * p.strides[last]);
         std::size_t d = last;
         while (d > 0 && ++index[d - 1] == shape[d - 1])
             index[--d] = 0;
         if (d == 0)
-            return;
+            return offsets;
     }
 }
 
 // A strided layout, computed by the packed transform in scratch: backends
-// see only packed problems, at the cost of a gather and a scatter.
+// see only packed problems, at the cost of a gather and a scatter. The
+// offsets are a table made at plan time, so execute() allocates nothing.
 class strided_executor final : public executor
 {
 public:
     strided_executor(const problem& strided, std::unique_ptr<executor> packed)
-        : d_problem(strided), d_packed(std::move(packed)), d_scratch(strided.batch * strided.points())
+        : d_batch(strided.batch),
+          d_stride(strided.stride()),
+          d_offsets(strided_offsets(strided)),
+          d_packed(std::move(packed)),
+          d_scratch(strided.batch * d_offsets.size())
     {
     }
 
     void execute(const complex* in, complex* out) override
     {
-        const std::size_t points = d_problem.points();
-        for (std::size_t b = 0; b < d_problem.batch; ++b) {
-            const complex* from = in + b * d_problem.stride();
+        const std::size_t points = d_offsets.size();
+        for (std::size_t b = 0; b < d_batch; ++b) {
+            const complex* from = in + b * d_stride;
             complex* to = d_scratch.data() + b * points;
-            for_each_element(d_problem, [&](std::size_t o, std::size_t i) { to[i] = from[o]; });
+            for (std::size_t i = 0; i < points; ++i)
+                to[i] = from[d_offsets[i]];
         }
         d_packed->execute(d_scratch.data(), d_scratch.data());
-        for (std::size_t b = 0; b < d_problem.batch; ++b) {
+        for (std::size_t b = 0; b < d_batch; ++b) {
             const complex* from = d_scratch.data() + b * points;
-            complex* to = out + b * d_problem.stride();
-            for_each_element(d_problem, [&](std::size_t o, std::size_t i) { to[o] = from[i]; });
+            complex* to = out + b * d_stride;
+            for (std::size_t i = 0; i < points; ++i)
+                to[d_offsets[i]] = from[i];
         }
     }
 
@@ -87,7 +93,8 @@ public:
     std::string describe() const override { return "strided gather/scatter around " + d_packed->describe(); }
 
 private:
-    problem d_problem;
+    std::size_t d_batch, d_stride;
+    std::vector<std::size_t> d_offsets;
     std::unique_ptr<executor> d_packed;
     std::vector<complex> d_scratch;
 };

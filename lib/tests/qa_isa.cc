@@ -39,6 +39,7 @@ class qa_isa_paths : public CppUnit::TestFixture
     CPPUNIT_TEST(plain_simd_is_best_variant);
     CPPUNIT_TEST(auto_picks_usable_backend);
     CPPUNIT_TEST(planner_picks_lane_batch);
+    CPPUNIT_TEST(forced_radices);
     CPPUNIT_TEST_SUITE_END();
 
     void simd_is_listed()
@@ -182,6 +183,24 @@ class qa_isa_paths : public CppUnit::TestFixture
             { "sse2", 2205, 8, "lane-batched 9x7x7x5, 2 transforms a vector" },
             { "neon", 21, 8, "lane-batched 7x3, 2 transforms a vector" },
             { "neon", 64, 8, "mixed-radix 32 x 2 lanes" },
+            // NEON's passes by its pass-cost model (isa/neon.h): on AArch64
+            // no radix 25 or 32 passes, which spill; on ARMv7 twiddled
+            // passes of at most 8 points but radix 10 and 12 (the old rules
+            // gave 32x16, 25x12x5, 9x7x7x5 and 16x16x8, 8x5x5x5x3). 17 is a
+            // generic pass of its own, first.
+#if defined(__aarch64__)
+            { "neon", 1024, 1, "mixed-radix 8x8x8 x 2 lanes" },
+            { "neon", 3000, 1, "mixed-radix 15x10x10 x 2 lanes" },
+            { "neon", 4410, 1, "mixed-radix 15x7x7x3 x 2 lanes" },
+            { "neon", 8192, 1, "mixed-radix 16x16x16 x 2 lanes" },
+            { "neon", 544, 1, "mixed-radix 17x16 x 2 lanes" },
+#else
+            { "neon", 4096, 1, "mixed-radix 8x8x8x4 x 2 lanes" },
+            { "neon", 6000, 1, "mixed-radix 10x12x5x5 x 2 lanes" },
+            { "neon", 544, 1, "mixed-radix 17x4x4 x 2 lanes" },
+#endif
+            // Beyond 256 KiB, radix 8 passes as on every set.
+            { "neon", 65536, 1, "mixed-radix 8x8x8x8x8 x 2 lanes" },
             { "scalar", 15, 64, "mixed-radix 15" },
         };
         const auto v = simd_variants();
@@ -197,6 +216,49 @@ class qa_isa_paths : public CppUnit::TestFixture
             if (p.describe().rfind(c.scheme, 0) != 0)
                 f.add(name + ": describe() is \"" + p.describe() + "\", expected it to start with \"" +
                       c.scheme + "\"");
+        }
+        QA_ASSERT_NO_FAILURES(f);
+    }
+
+    // GPUFFT_SIMD_RADICES forces the passes of the plans whose columns are
+    // their product long, on every variant, and they compute the transform;
+    // other sizes keep their plans; bad values are errors naming the value.
+    void forced_radices()
+    {
+        struct unset_at_exit {
+            ~unset_at_exit() { unsetenv("GPUFFT_SIMD_RADICES"); }
+        } unset;
+        failures f;
+        for (const std::string& isa : simd_variants()) {
+            const std::string backend = "simd:" + isa;
+            gpufft::plan_options o;
+            o.backend = backend;
+            // The lane count, from a column plan's "... x 8 lanes" (none: 1).
+            const std::string column_plan = gpufft::plan(gpufft::problem{ 4096 }, o).describe();
+            const std::size_t at = column_plan.find(" x ");
+            const std::size_t lanes =
+                at == std::string::npos ? 1 : std::stoul(column_plan.substr(at + 3));
+            setenv("GPUFFT_SIMD_RADICES", "4x8x5x3", 1);
+            const std::size_t n = lanes * 480;
+            const std::string want = "mixed-radix 4x8x5x3";
+            const std::string got = gpufft::plan(gpufft::problem{ n }, o).describe();
+            f.checked();
+            if (got.rfind(want, 0) != 0)
+                f.add(case_name(backend, n, direction::forward) + ": describe() is \"" + got +
+                      "\", expected it to start with \"" + want + "\"");
+            check_transform(f, backend, n, direction::forward);
+            check_transform(f, backend, n, direction::inverse);
+            const std::string other = gpufft::plan(gpufft::problem{ 2 * n }, o).describe();
+            f.checked();
+            if (other.rfind(want, 0) == 0)
+                f.add(case_name(backend, 2 * n, direction::forward) + ": forced as well: " + other);
+            for (const char* bad : { "16x", "x8", "16x-2", "8x14", "67", "1x4" }) {
+                setenv("GPUFFT_SIMD_RADICES", bad, 1);
+                expect_error(std::string("GPUFFT_SIMD_RADICES=") + bad,
+                             [&] { gpufft::plan(gpufft::problem{ lanes * 128 }, o); },
+                             { "GPUFFT_SIMD_RADICES", bad });
+            }
+            unsetenv("GPUFFT_SIMD_RADICES");
         }
         QA_ASSERT_NO_FAILURES(f);
     }

@@ -80,6 +80,7 @@ const isa_kernels GPUFFT_CONCAT(kernels_, GPUFFT_ISA) = {
     GPUFFT_ISA::isa_name,
     GPUFFT_ISA::lanes,
     GPUFFT_ISA::few_registers,
+    GPUFFT_ISA::pass_costs,
     GPUFFT_ISA::has_codelet,
     GPUFFT_ISA::make_mixed_radix,
     GPUFFT_ISA::make_four_step,

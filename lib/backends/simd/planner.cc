@@ -1,7 +1,10 @@
 /* gr-gpufft simd backend: factoring sizes into codelet passes. */
 #include "planner.h"
 #include <algorithm>
+#include <cstdlib>
 #include <gpufft/error.h>
+#include <optional>
+#include <string>
 
 namespace gpufft::simd {
 
@@ -92,10 +95,118 @@ bool lane_batch_wins(const isa_kernels& isa, std::size_t n, std::size_t batch,
            (columns * 2 == lanes && (n <= 64 || columns == 2) && n != columns * columns);
 }
 
+const pass_cost* find_cost(const isa_kernels& isa, int radix)
+{
+    for (const pass_cost* c = isa.pass_costs; c->radix; ++c)
+        if (c->radix == radix && isa.has_codelet(radix))
+            return c;
+    return nullptr;
+}
+
+/*
+ * The passes for m that isa.pass_costs rates cheapest: one codelet for all
+ * of m where there is one (mixed_radix keeps it in registers with the lane
+ * stage); else, of the products of passes the model has, the one of least
+ * total cost per vector, its cheapest pass as the first one (no twiddles),
+ * the others largest first. Odd primes without a codelet are generic
+ * passes of their own, first. Empty if m has a prime factor too large for
+ * a pass.
+ */
+std::vector<int> modelled_passes(std::size_t m, const isa_kernels& isa)
+{
+    const auto prime = [](std::size_t p) {
+        for (std::size_t d = 2; d * d <= p; ++d)
+            if (p % d == 0)
+                return false;
+        return true;
+    };
+    std::vector<int> generic; // largest first
+    for (std::size_t p = 3; p <= max_generic_radix; p += 2)
+        if (!isa.has_codelet(int(p)) && prime(p))
+            for (; m % p == 0; m /= p)
+                generic.insert(generic.begin(), int(p));
+    if (generic.empty() && m > 1 && m <= max_generic_radix && find_cost(isa, int(m)))
+        return { int(m) };
+    std::vector<int> radices, best;
+    float best_cost = 0;
+    // Non-increasing radices whose product is m, each scored as it completes.
+    const auto search = [&](const auto& self, std::size_t rest, int largest) -> void {
+        if (rest == 1) {
+            float twiddled = 0, saving = 0; // the first pass saves its twiddles
+            std::size_t first = 0;
+            for (std::size_t i = 0; i < radices.size(); ++i) {
+                const pass_cost* c = find_cost(isa, radices[i]);
+                twiddled += c->twiddled;
+                if (generic.empty() && c->twiddled - c->first > saving) {
+                    saving = c->twiddled - c->first;
+                    first = i;
+                }
+            }
+            if (best.empty() || twiddled - saving < best_cost) {
+                best_cost = twiddled - saving;
+                best = radices;
+                std::rotate(best.begin(), best.begin() + first, best.begin() + first + 1);
+            }
+            return;
+        }
+        for (const pass_cost* c = isa.pass_costs; c->radix; ++c)
+            if (c->radix <= largest && rest % std::size_t(c->radix) == 0 && find_cost(isa, c->radix)) {
+                radices.push_back(c->radix);
+                self(self, rest / std::size_t(c->radix), c->radix);
+                radices.pop_back();
+            }
+    };
+    if (m > 1)
+        search(search, m, max_generic_radix);
+    if (m > 1 && best.empty())
+        return {};
+    std::sort(best.begin() + (best.empty() ? 0 : 1), best.end(), std::greater<int>());
+    generic.insert(generic.end(), best.begin(), best.end());
+    return generic;
+}
+
+/*
+ * GPUFFT_SIMD_RADICES=16x8x8 (as describe() writes them): the passes of the
+ * mixed-radix plans whose columns are that product long (here n = lanes x
+ * 1024), for comparing plans (scripts/insn-count/pass-costs.sh); plans of
+ * other sizes ignore it. Each radix needs a codelet or must be an odd
+ * number up to max_generic_radix.
+ */
+std::optional<std::vector<int>> forced_radices(std::size_t m, const isa_kernels& isa)
+{
+    const char* env = std::getenv("GPUFFT_SIMD_RADICES");
+    if (!env || !*env)
+        return std::nullopt;
+    const std::string value = env;
+    const auto bad = [&](const std::string& why) {
+        return error("gpufft: GPUFFT_SIMD_RADICES=\"" + value + "\": " + why);
+    };
+    std::vector<int> radices;
+    std::size_t product = 1;
+    for (std::size_t at = 0; at <= value.size();) {
+        const std::size_t end = std::min(value.find('x', at), value.size());
+        const std::string item = value.substr(at, end - at);
+        if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("not radices separated by x (16x8x8)");
+        const int radix = std::stoi(item);
+        if (radix < 2 || (!isa.has_codelet(radix) && (radix % 2 == 0 || radix > int(max_generic_radix))))
+            throw bad("no pass of radix " + item + " on " + isa.name +
+                      " (a codelet's, or an odd radix up to " + std::to_string(max_generic_radix) + ")");
+        radices.push_back(radix);
+        product *= std::size_t(radix);
+        at = end + 1;
+    }
+    if (product != m)
+        return std::nullopt;
+    return radices;
+}
+
 } // namespace
 
 std::vector<int> factor_passes(std::size_t m, const isa_kernels& isa, pass_style style)
 {
+    if (style == pass_style::modelled && isa.pass_costs->radix)
+        return modelled_passes(m, isa);
     std::vector<int> radices;
     int twos = 0;
     while (m % 2 == 0) {
@@ -223,8 +334,9 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
         const pass_style resolved = style != pass_style::automatic ? style
                                     : n * sizeof(complex) > large_columns_bytes
                                         ? pass_style::radix8
-                                    : isa->few_registers ? pass_style::radix8_16
-                                                         : pass_style::largest;
+                                    : isa->pass_costs->radix ? pass_style::modelled
+                                    : isa->few_registers     ? pass_style::radix8_16
+                                                             : pass_style::largest;
         const std::vector<int> radices = factor_passes(m, *isa, resolved);
         if (m > 1 && radices.empty())
             break; // a large prime factor: no lane count helps
@@ -232,6 +344,8 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
             if (const std::size_t a = four_step_split(n, *isa))
                 return isa->make_four_step(n, forward, a, factor_passes(a, *isa, style),
                                            make_transform({ isa }, n / a, forward, style));
+        if (const auto forced = forced_radices(m, *isa))
+            return isa->make_mixed_radix({ n, forward, *forced });
         return isa->make_mixed_radix({ n, forward, radices });
     }
     const isa_kernels* widest = isas.front();

@@ -11,14 +11,17 @@ namespace gpufft::simd {
 
 //! How sizes are split into passes; plans use `automatic`, tuning tries the others.
 enum class pass_style {
-    automatic, //!< largest (radix8_16 with few_registers), radix8 beyond the L2 cache
+    automatic, //!< modelled where the set has pass costs, else largest (radix8_16 with
+               //!< few_registers); radix8 beyond the L2 cache
     largest,   //!< radix 16 and 32 passes, largest first
     radix8,    //!< radix 8 passes: smaller codelets, more passes
     radix8_16, //!< radix 8 passes, a leftover 2 or 4 folded into radix 16 ones
     ascending, //!< as largest, smallest radix first
+    modelled,  //!< the passes of least total cost by isa_kernels::pass_costs (largest without)
 };
 constexpr pass_style all_pass_styles[] = { pass_style::largest, pass_style::radix8,
-                                           pass_style::radix8_16, pass_style::ascending };
+                                           pass_style::radix8_16, pass_style::ascending,
+                                           pass_style::modelled };
 
 //! Radices of the Stockham passes for m, or empty if m has a prime factor
 //! too large for a pass (see max_generic_radix).

@@ -56,6 +56,8 @@ class shaped_executor final : public executor
 public:
     shaped_executor(const problem& p, const std::vector<const isa_kernels*>& isas, unsigned threads)
         : d_problem(p),
+          d_complex_stride(p.stride()),
+          d_real_stride(p.real_stride()),
           d_shape(p.shape()),
           d_isa(isas.front()->name),
           d_kernels(*isas.front()),
@@ -239,7 +241,7 @@ private:
         const std::size_t first = d_problem.batch * worker / workers;
         const std::size_t last = d_problem.batch * (worker + 1) / workers;
         worker_state& s = d_workers[worker];
-        const std::size_t cd = d_problem.stride(), rd = d_problem.real_stride();
+        const std::size_t cd = d_complex_stride, rd = d_real_stride;
         // A slab is the last two axes: its rows and its columns are done
         // together while it is in cache, then the other axes (rank 3 and up).
         const std::size_t rank = d_complex_shape.size();
@@ -275,13 +277,13 @@ private:
     // Bytes between transforms on the input and the output side.
     std::size_t in_bytes() const
     {
-        return d_problem.kind == transform_kind::r2c ? d_problem.real_stride() * sizeof(float)
-                                                     : d_problem.stride() * sizeof(complex);
+        return d_problem.kind == transform_kind::r2c ? d_real_stride * sizeof(float)
+                                                     : d_complex_stride * sizeof(complex);
     }
     std::size_t out_bytes() const
     {
-        return d_problem.kind == transform_kind::c2r ? d_problem.real_stride() * sizeof(float)
-                                                     : d_problem.stride() * sizeof(complex);
+        return d_problem.kind == transform_kind::c2r ? d_real_stride * sizeof(float)
+                                                     : d_complex_stride * sizeof(complex);
     }
 
     // Slab l of one transform (in, out: the transform's buffers; data: where
@@ -362,6 +364,9 @@ private:
     }
 
     problem d_problem;
+    // Elements between transforms, read at plan time: problem::stride() and
+    // real_stride() build the shape, a heap allocation.
+    std::size_t d_complex_stride, d_real_stride;
     std::vector<std::size_t> d_shape, d_complex_shape;
     std::size_t d_complex_points = 0;
     std::string d_isa;

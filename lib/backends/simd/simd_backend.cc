@@ -79,6 +79,8 @@ const char* style_name(pass_style s)
         return "radix8_16";
     case pass_style::ascending:
         return "ascending";
+    case pass_style::modelled:
+        return "modelled";
     }
     return "";
 }
@@ -157,7 +159,8 @@ class simd_executor final : public executor
 {
 public:
     simd_executor(const problem& p, const choice& c, unsigned threads)
-        : d_problem(p),
+        : d_batch(p.batch),
+          d_dist(p.stride()),
           d_isa(c.isas.front()->name),
           d_pool(unsigned(std::min<std::size_t>(threads, p.batch)))
     {
@@ -170,6 +173,9 @@ public:
 
     void execute(const complex* in, complex* out) override
     {
+        // One thread: the whole batch, without the pool's job dispatch.
+        if (d_pool.size() == 1)
+            return d_transforms.front()->run(in, out, d_batch, d_dist);
         d_in = in;
         d_out = out;
         d_pool.run(d_job);
@@ -191,15 +197,15 @@ private:
     {
         const std::size_t workers = d_pool.size();
         const std::size_t granule = d_transforms[worker]->batch_granule();
-        const std::size_t granules = d_problem.batch / granule;
+        const std::size_t granules = d_batch / granule;
         const std::size_t first = granule * (granules * worker / workers);
         const std::size_t last =
-            worker + 1 == workers ? d_problem.batch : granule * (granules * (worker + 1) / workers);
-        const std::size_t dist = d_problem.stride();
-        d_transforms[worker]->run(d_in + first * dist, d_out + first * dist, last - first, dist);
+            worker + 1 == workers ? d_batch : granule * (granules * (worker + 1) / workers);
+        d_transforms[worker]->run(d_in + first * d_dist, d_out + first * d_dist, last - first, d_dist);
     }
 
-    problem d_problem;
+    // Read at plan time: problem::stride() builds the shape, a heap allocation.
+    std::size_t d_batch, d_dist;
     std::string d_isa;
     worker_pool d_pool;
     std::vector<std::unique_ptr<transform>> d_transforms;

@@ -255,16 +255,17 @@ GPUFFT_INLINE void dft_across_lanes(V* c)
 /*
  * The lane stage for k2 in [g lanes, g lanes + lanes): c[i] holds column k2
  * (one value per lane n1). X[k2 + m k1] = DFT over n1 of c * w_n^(n1 k2):
- * twiddle, transpose so lanes become k2, DFT across vectors, store rows.
+ * transpose so lanes become k2 and vectors n1, twiddle the vectors n1 >= 1
+ * (lane_twiddles holds their lanes - 1 vectors of each group; those of n1
+ * = 0 are 1), DFT across vectors, store rows.
  */
 template <bool Forward, bool Stream>
 GPUFFT_INLINE void lane_group(V* c, std::size_t g, std::size_t m, complex* out, const complex* lane_twiddles)
 {
-    for (int i = 0; i < lanes; ++i) {
-        const std::size_t k2 = g * lanes + i;
-        c[i] = vcmul_lanes(c[i], loadu(lane_twiddles + k2 * lanes));
-    }
     transpose(c);
+    const complex* tw = lane_twiddles + g * (lanes - 1) * lanes;
+    for (int n1 = 1; n1 < lanes; ++n1)
+        c[n1] = vcmul_lanes(c[n1], loadu(tw + (n1 - 1) * lanes));
     dft_across_lanes<Forward>(c);
     complex* o = out + g * lanes;
     const std::size_t valid = std::min<std::size_t>(lanes, m - g * lanes);
@@ -417,7 +418,7 @@ public:
           d_padded((d_m + lanes - 1) / lanes * lanes),
           d_forward(spec.forward),
           d_radices(spec.radices),
-          d_lane_twiddles(d_padded * lanes)
+          d_lane_twiddles(d_padded * (lanes - 1))
     {
         const unit_roots w(d_n, d_forward);
         std::size_t ns = 1;
@@ -425,12 +426,17 @@ public:
             d_passes.push_back(make_pass(w, d_n, ns, r, d_forward));
             ns *= r;
         }
-        // Twiddles between the column and lane stages: w_n^(lane k2).
-        for (std::size_t k2 = 0; k2 < d_padded; ++k2)
-            for (int lane = 0; lane < lanes; ++lane) {
-                const auto v = k2 < d_m ? w(lane * k2) : std::complex<double>(0, 0);
-                d_lane_twiddles.data()[k2 * lanes + lane] = complex(float(v.real()), float(v.imag()));
-            }
+        // Twiddles between the column and lane stages, w_n^(n1 k2), as
+        // lane_group takes them: for each group of lanes columns k2, a
+        // vector of them for each n1 >= 1.
+        complex* tw = d_lane_twiddles.data();
+        for (std::size_t g = 0; g < d_padded / lanes; ++g)
+            for (int n1 = 1; n1 < lanes; ++n1)
+                for (int i = 0; i < lanes; ++i) {
+                    const std::size_t k2 = g * lanes + i;
+                    const auto v = k2 < d_m ? w(n1 * k2) : std::complex<double>(0, 0);
+                    *tw++ = complex(float(v.real()), float(v.imag()));
+                }
         // Up to 32 columns fit the register file with room for the lane stage
         // (find_fused gives none for a radix without a codelet).
         if constexpr (lanes > 1) {
@@ -523,12 +529,14 @@ private:
             if (columns != out)
                 std::copy(columns, columns + d_n, out);
         } else {
-            const std::size_t groups = d_padded / lanes;
+            // Locals: the stores to out could alias the members.
+            const std::size_t groups = d_padded / lanes, m = d_m;
+            const complex* lane_twiddles = d_lane_twiddles.data();
             for (std::size_t g = 0; g < groups; ++g) {
                 V c[lanes];
                 for (int i = 0; i < lanes; ++i)
                     c[i] = loadu(columns + (g * lanes + i) * lanes);
-                lane_group<Forward, Stream>(c, g, d_m, out, d_lane_twiddles.data());
+                lane_group<Forward, Stream>(c, g, m, out, lane_twiddles);
             }
         }
     }

@@ -37,6 +37,16 @@ struct mixed_radix_spec {
     std::vector<int> radices; //!< Stockham passes, in order
 };
 
+/*!
+ * The modelled cost of one Stockham pass of a radix, per vector of the
+ * column FFT: as the first pass (no twiddles) and as a later one. Lists of
+ * them end with radix 0.
+ */
+struct pass_cost {
+    int radix;
+    float first, twiddled;
+};
+
 //! What one instruction set's translation unit provides.
 struct isa_kernels {
     const char* name;
@@ -44,6 +54,9 @@ struct isa_kernels {
     //! 16 vector registers (SSE2, AVX2, 32-bit NEON): radix 16 and 32
     //! codelets spill there, so the planner prefers radix 8 passes.
     bool few_registers;
+    //! Pass costs the planner chooses passes by (factor_passes,
+    //! pass_style::modelled), or none (radix 0 first): then its rules.
+    const pass_cost* pass_costs;
     //! Whether a codelet of this radix was generated for this instruction set.
     bool (*has_codelet)(int radix);
     std::unique_ptr<transform> (*make_mixed_radix)(const mixed_radix_spec&);

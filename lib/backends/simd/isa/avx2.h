@@ -10,6 +10,8 @@ using V = __m256;
 constexpr int lanes = 4;
 constexpr const char* isa_name = "avx2";
 constexpr bool few_registers = true; // ymm0-15
+// No pass-cost model: the planner's rules for it were timed (planner.cc).
+constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 
 GPUFFT_INLINE V vadd(V a, V b) { return _mm256_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm256_sub_ps(a, b); }

@@ -12,6 +12,8 @@ using V = __m512;
 constexpr int lanes = 8;
 constexpr const char* isa_name = "avx512";
 constexpr bool few_registers = false; // zmm0-31
+// No pass-cost model: the planner's rules for it were timed (planner.cc).
+constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 
 GPUFFT_INLINE V vadd(V a, V b) { return _mm512_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm512_sub_ps(a, b); }

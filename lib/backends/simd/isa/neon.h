@@ -32,6 +32,32 @@ constexpr bool few_registers = false; // v0-v31
 constexpr bool few_registers = true; // q0-q15
 #endif
 
+/*
+ * The planner's pass-cost model (planner.cc, pass_style::modelled):
+ * instructions per vector of each radix's Stockham pass, as the first pass
+ * and as a twiddled one, counted under qemu-user with GCC 12 -O3 by
+ * scripts/insn-count/pass-costs.sh (plans forced to R x 16 and 16 x R
+ * columns). With no ARM hardware here, instruction counts stand in for
+ * time. On AArch64, radix 25 and 32 passes spill to the stack (objdump
+ * -d: 50-109 vector loads and stores at sp, against the 8 that save
+ * d8-d15 in a radix-16 pass) and cost more per point than radix 16; on
+ * ARMv7, twiddled passes of 9 points and more do.
+ */
+constexpr pass_cost pass_costs[] = {
+#if defined(__aarch64__)
+    { 2, 9.5f, 9.8f },    { 3, 9.2f, 11.5f },   { 4, 7.9f, 11.0f },   { 5, 9.7f, 13.2f },
+    { 6, 8.5f, 12.4f },   { 7, 10.4f, 15.1f },  { 8, 8.8f, 13.0f },   { 9, 12.6f, 16.6f },
+    { 10, 10.0f, 14.6f }, { 11, 13.2f, 17.9f }, { 12, 9.4f, 14.3f },  { 13, 18.3f, 21.8f },
+    { 15, 12.1f, 17.4f }, { 16, 11.8f, 16.9f }, { 25, 25.5f, 30.0f }, { 32, 23.7f, 25.7f },
+#else
+    { 2, 10.6f, 11.5f },  { 3, 11.3f, 16.2f },  { 4, 8.9f, 13.7f },   { 5, 13.8f, 18.9f },
+    { 6, 10.4f, 16.1f },  { 7, 16.3f, 25.5f },  { 8, 10.7f, 18.6f },  { 9, 18.0f, 29.9f },
+    { 10, 13.8f, 27.2f }, { 11, 25.7f, 38.9f }, { 12, 12.2f, 22.5f }, { 13, 32.4f, 45.0f },
+    { 15, 19.5f, 34.6f }, { 16, 18.4f, 31.7f }, { 25, 49.2f, 61.0f }, { 32, 42.4f, 55.0f },
+#endif
+    { 0, 0, 0 },
+};
+
 GPUFFT_INLINE V vadd(V a, V b) { return vaddq_f32(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return vsubq_f32(a, b); }
 GPUFFT_INLINE V vscale(V a, float c) { return vmulq_n_f32(a, c); }

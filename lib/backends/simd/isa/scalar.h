@@ -7,6 +7,8 @@ constexpr const char* isa_name = "scalar";
 // Not a vector set: its codelets measured 1.1-1.4x faster as radix 16 than
 // as radix 8 (x86-64, 1024 to 16384 points).
 constexpr bool few_registers = false;
+// No pass-cost model: the planner's rules for it were timed (planner.cc).
+constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 
 GPUFFT_INLINE V vadd(V a, V b) { return { a.re + b.re, a.im + b.im }; }
 GPUFFT_INLINE V vsub(V a, V b) { return { a.re - b.re, a.im - b.im }; }
