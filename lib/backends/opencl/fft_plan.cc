@@ -528,9 +528,8 @@ bool append_fft(chain_shape& c,
  * A cyclic convolution of m points with a kernel spectrum, the user's input
  * in, the result out: in one pass where local memory holds m points, up to
  * whole_convolution_cap (CONVOLVE with the first load's and last store's
- * hooks); else a
- * forward and an inverse FFT where m fits one pass otherwise;
- * else three passes on a four-step split m = n1 n2 (element c + e n2 is
+ * hooks); else a forward and an inverse FFT where m fits one pass; else
+ * three passes on a four-step split m = n1 n2 (element c + e n2 is
  * column c's e-th): the forward columns; each row forward, times the kernel
  * spectrum at its natural index, inverse and times the inverse's twiddle, in
  * one kernel (CONVOLVE), stored in place of the row (no transpose); the

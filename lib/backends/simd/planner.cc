@@ -168,7 +168,7 @@ std::vector<int> modelled_passes(std::size_t m, const isa_kernels& isa)
 /*
  * GPUFFT_SIMD_RADICES=16x8x8 (as describe() writes them): the passes of the
  * mixed-radix plans whose columns are that product long (here n = lanes x
- * 1024), for comparing plans (scripts/insn-count/pass-costs.sh); plans of
+ * 1024), for comparing plans (scripts/insn-count/pass_costs.py); plans of
  * other sizes ignore it. Each radix needs a codelet or must be an odd
  * number up to max_generic_radix.
  */

@@ -36,7 +36,7 @@ constexpr bool few_registers = true; // q0-q15
  * The planner's pass-cost model (planner.cc, pass_style::modelled):
  * instructions per vector of each radix's Stockham pass, as the first pass
  * and as a twiddled one, counted under qemu-user with GCC 12 -O3 by
- * scripts/insn-count/pass-costs.sh (plans forced to R x 16 and 16 x R
+ * scripts/insn-count/pass_costs.py (plans forced to R x 16 and 16 x R
  * columns). With no ARM hardware here, instruction counts stand in for
  * time. On AArch64, radix 25 and 32 passes spill to the stack (objdump
  * -d: 50-109 vector loads and stores at sp, against the 8 that save
