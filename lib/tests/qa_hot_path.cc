@@ -13,7 +13,9 @@ namespace {
 std::atomic<unsigned long> allocations{ 0 };
 } // namespace
 
-// The replaceable forms every other form (arrays, nothrow) calls in libstdc++.
+// The replaceable forms every other form (arrays) calls in libstdc++, and
+// the nothrow one (std::stable_sort's buffer), which a sanitizer's runtime
+// would otherwise allocate itself and hand to the delete below.
 void* operator new(std::size_t size)
 {
     ++allocations;
@@ -21,8 +23,14 @@ void* operator new(std::size_t size)
         return p;
     throw std::bad_alloc();
 }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept
+{
+    ++allocations;
+    return std::malloc(size ? size : 1);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace qa {
 
