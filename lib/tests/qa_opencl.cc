@@ -600,7 +600,8 @@ class qa_opencl_device : public CppUnit::TestFixture
  * every candidate it can pick, forced in turn with GPUFFT_OPENCL_CANDIDATE,
  * is a correct transform (fresh random data, poisoned outputs); a choice is
  * read back from the cache, and a corrupt or foreign entry is ignored and
- * rewritten; with the search off the plans are plan_chain's rules. CTest runs
+ * rewritten; with the search off the plans are plan_chain's rules, and
+ * unset it is on for GPUs only. CTest runs
  * it also as a Mali (32 KiB local memory, 256 work-items), whose limits
  * shape the candidates.
  */
@@ -739,6 +740,14 @@ class qa_opencl_search : public CppUnit::TestFixture
                     f.add(std::to_string(n) + ": with the search off \"" + off +
                           "\", not candidate 0's \"" + first + "\"");
             }
+            // Unset: the search is on by default on GPUs only (shape_search.h).
+            unsetenv("GPUFFT_OPENCL_SEARCH");
+            const bool gpu = ocl::select_device("").type == "gpu";
+            const std::string plain = shape_of(1296);
+            f.checked();
+            if ((plain.find("search") != std::string::npos) != gpu)
+                f.add(std::string("with GPUFFT_OPENCL_SEARCH unset on a ") + (gpu ? "GPU" : "non-GPU") +
+                      " device the plan " + (gpu ? "did not search" : "searched") + ": " + plain);
             setenv("GPUFFT_OPENCL_SEARCH", "yes", 1);
             expect_error(f, "GPUFFT_OPENCL_SEARCH=yes", { "GPUFFT_OPENCL_SEARCH", "yes" },
                          [] { shape_of(64); });

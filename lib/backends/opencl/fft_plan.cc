@@ -262,20 +262,32 @@ std::size_t work_items_per_transform(std::size_t n,
 }
 
 //! Transforms per work-group for s.tt work-items each: about `group`
-//! work-items, as many as d's work-group and local memory allow.
-void fit_group(const device_entry& d, pass_spec& s, std::size_t group)
+//! work-items, as many as d's work-group and `local_bytes` allow.
+void fit_group(const device_entry& d, pass_spec& s, std::size_t group, std::size_t local_bytes)
 {
     s.lds_pad = pads_lds(d, s.n);
     std::size_t g = std::max<std::size_t>(1, group / s.tt);
     if (s.map_cols || s.store_cols)
         g = std::max(g, column_group_target);
     while (g > 1 && (g * s.tt > d.info.max_work_group ||
-                     (needs_lds(s) && lds_bytes(s.n, g, s.lds_pad) > group_local_bytes(d, s))))
+                     (needs_lds(s) && lds_bytes(s.n, g, s.lds_pad) > local_bytes)))
         --g;
     s.g = g;
 }
 
-//! Work-items per transform and transforms per work-group.
+//! Work-items per transform and transforms per work-group for s.radices.
+void shape_work_items(const device_entry& d, pass_spec& s)
+{
+    const std::size_t lds_groups =
+        needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
+                                                    lds_bytes(s.n, 1, pads_lds(d, s.n)))
+                     : 1024;
+    s.tt = work_items_per_transform(
+        s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
+    fit_group(d, s, work_group_target, group_local_bytes(d, s));
+}
+
+//! A pass's radices, work-items per transform and transforms per work-group.
 void shape_pass(const device_entry& d, pass_spec& s)
 {
     // A convolution's one-kernel FFTs (a chirp, spectrum or gather hook)
@@ -290,13 +302,7 @@ void shape_pass(const device_entry& d, pass_spec& s)
     s.radices = radices_for(s.n, column            ? composites::two_pass
                                  : convolution_whole ? composites::none
                                                    : composites::one_kernel);
-    const std::size_t lds_groups =
-        needs_lds(s) ? std::max<std::size_t>(1, group_local_bytes(d, s) /
-                                                    lds_bytes(s.n, 1, pads_lds(d, s.n)))
-                     : 1024;
-    s.tt = work_items_per_transform(
-        s.n, s.radices, std::min(work_group_target, d.info.max_work_group), lds_groups);
-    fit_group(d, s, work_group_target);
+    shape_work_items(d, s);
 }
 
 /*!
@@ -1118,12 +1124,29 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
             { widest, work_group_target },       { narrowest, work_group_target },
             { (today.tt + 1) / 2, work_group_target },
         };
+        // The hand-written radices where the rules took composite ones
+        // (composite_min_saving's trade-off, measured on the H100).
+        pass_spec hand = s;
+        hand.radices = radices_for(n, composites::none);
+        if (hand.radices != today.radices) {
+            shape_work_items(d, hand);
+            chain_shape c = base;
+            c.passes = { hand };
+            add(c);
+        }
+        // As many transforms a group as the whole local memory holds, not
+        // group_local_target's share: fewer, fuller groups a compute unit.
+        pass_spec full = today;
+        fit_group(d, full, work_group_target, d.info.local_memory);
+        chain_shape fuller = base;
+        fuller.passes = { full };
+        add(fuller);
         for (const auto& [tt, group] : shapes) {
             pass_spec p = s;
             p.tt = tt;
             if (tt > d.info.max_work_group)
                 continue;
-            fit_group(d, p, group);
+            fit_group(d, p, group, group_local_bytes(d, p));
             chain_shape c = base;
             c.passes = { p };
             add(c);

@@ -6,19 +6,27 @@
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 namespace gpufft::opencl::detail {
 
 namespace {
 
-// Bytes a timed batch moves each way: enough to fill a GPU, little enough
-// that a size plans in well under a second once its kernels are cached.
-constexpr std::size_t timed_bytes = std::size_t(32) << 20;
-// Timed samples a candidate, the median kept; each of a few enqueues, so
-// that one clFinish's latency does not swamp small transforms.
-constexpr int timed_samples = 5;
-constexpr int enqueues_a_sample = 4;
+// Bytes a timed batch moves each way at most: the search times the batch the
+// plan is made for, out of the GPU's cache where that batch is large (the
+// H200's L2 is 50 MB: a 32 MiB batch timed in it favoured the wrong two-pass
+// splits, README "The opencl backend"), within a share of device memory
+// that the candidates' scratch and two buffers leave room for.
+constexpr std::size_t timed_bytes_cap = std::size_t(256) << 20;
+constexpr std::size_t timed_memory_share = 4;
+// Rounds over the candidates, one sample of each a round (so that clock and
+// thermal drift fall on all of them alike), the median kept; a sample is
+// enough back-to-back enqueues to last about sample_seconds, so that one
+// clFinish's latency does not swamp small transforms.
+constexpr int timed_rounds = 7;
+constexpr double sample_seconds = 2e-3;
+constexpr int most_enqueues_a_sample = 256;
 // The layout every candidate is timed in (searched_chain's callers plan
 // contiguous transforms; a chain's shape does not depend on their distance).
 const char* const layout_class = "c2c contiguous";
@@ -66,28 +74,48 @@ long cached_choice(const std::string& path,
     return k;
 }
 
-//! Seconds a batch of `shape` takes on the device, median of timed_samples.
-double seconds_a_batch(device_context& ctx,
-                       cl_command_queue q,
-                       const chain_shape& shape,
-                       std::size_t batch,
-                       cl_mem in,
-                       cl_mem out)
+//! Seconds a batch of each chain takes on the device (infinity for one that
+//! failed), median of timed_rounds samples taken round-robin.
+std::vector<double> seconds_a_batch(std::vector<std::unique_ptr<fft_chain>>& chains,
+                                    cl_command_queue q,
+                                    std::size_t batch,
+                                    cl_mem in,
+                                    cl_mem out)
 {
-    fft_chain chain(ctx, shape, batch, shape.n, shape.n);
-    chain.enqueue(q, in, out, batch); // warm-up: first launch, caches
-    check(api()->clFinish(q), "clFinish");
-    std::vector<double> t;
-    for (int i = 0; i < timed_samples; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int e = 0; e < enqueues_a_sample; ++e)
+    using clock = std::chrono::steady_clock;
+    const auto sample = [&](fft_chain& chain, int enqueues) {
+        const auto start = clock::now();
+        for (int e = 0; e < enqueues; ++e)
             chain.enqueue(q, in, out, batch);
         check(api()->clFinish(q), "clFinish");
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-                    enqueues_a_sample);
+        return std::chrono::duration<double>(clock::now() - start).count() / enqueues;
+    };
+    std::vector<int> enqueues(chains.size(), 0);
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+        if (!chains[k])
+            continue;
+        try {
+            sample(*chains[k], 1); // warm-up: first launch, caches
+        } catch (const error&) {
+            chains[k].reset(); // a launch the device refuses (work-group, resources)
+            continue;
+        }
+        const double once = sample(*chains[k], 1);
+        enqueues[k] = int(std::clamp(sample_seconds / std::max(once, 1e-9), 1.0,
+                                     double(most_enqueues_a_sample)));
     }
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    return t[t.size() / 2];
+    std::vector<std::vector<double>> t(chains.size());
+    for (int round = 0; round < timed_rounds; ++round)
+        for (std::size_t k = 0; k < chains.size(); ++k)
+            if (chains[k])
+                t[k].push_back(sample(*chains[k], enqueues[k]));
+    std::vector<double> median(chains.size(), std::numeric_limits<double>::infinity());
+    for (std::size_t k = 0; k < chains.size(); ++k)
+        if (!t[k].empty()) {
+            std::nth_element(t[k].begin(), t[k].begin() + t[k].size() / 2, t[k].end());
+            median[k] = t[k][t[k].size() / 2];
+        }
+    return median;
 }
 
 mem_handle device_buffer(device_context& ctx, std::size_t bytes)
@@ -111,12 +139,8 @@ std::string microseconds(double s)
 bool shape_search_on(const device_entry& d)
 {
     const std::string v = env_text("GPUFFT_OPENCL_SEARCH");
-    // Off unless asked for: on the H100 the choice made on the timed batch
-    // helped some sizes and hurt others, over the whole sweep too (262144:
-    // 0.81 to 1.03 of cuFFT, 384160: 1.56 to 1.37;
-    // scripts/device/results/h100-2026-11-25f-splits.md).
     if (v.empty())
-        return false;
+        return d.is_gpu();
     if (v != "0" && v != "1")
         throw error("gpufft: opencl: GPUFFT_OPENCL_SEARCH=\"" + v + "\" is neither 0 nor 1");
     return v == "1";
@@ -149,8 +173,10 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
 
     // A choice holds for the batch it was timed on: one made on a test's
     // few transforms is not reused for a large batch.
-    const std::size_t batch =
-        std::max<std::size_t>(1, std::min(max_batch, timed_bytes / (8 * n)));
+    const std::size_t cap = std::min({ timed_bytes_cap, d.max_alloc,
+                                       d.info.global_memory / timed_memory_share /
+                                           (2 + candidates.size()) });
+    const std::size_t batch = std::max<std::size_t>(1, std::min(max_batch, cap / (8 * n)));
     const std::string key = entry_key(d, n, dir, batch);
     const std::string path = kernel_cache_dir() + "/shapes/" + cache_hash(key) + ".txt";
     const long cached = cached_choice(path, key, candidates);
@@ -164,14 +190,15 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     check(api()->clEnqueueFillBuffer(q.get(), in.get(), &zero, sizeof zero, 0, bytes, 0, nullptr,
                                      nullptr),
           "clEnqueueFillBuffer");
-    std::vector<double> seconds(candidates.size(), std::numeric_limits<double>::infinity());
+    std::vector<std::unique_ptr<fft_chain>> chains(candidates.size());
     for (std::size_t k = 0; k < candidates.size(); ++k) {
         try {
-            seconds[k] = seconds_a_batch(ctx, q.get(), candidates[k], batch, in.get(), out.get());
+            chains[k] = std::make_unique<fft_chain>(ctx, candidates[k], batch, n, n);
         } catch (const error&) {
             // A shape the device's compiler or limits refuse is not a choice.
         }
     }
+    const std::vector<double> seconds = seconds_a_batch(chains, q.get(), batch, in.get(), out.get());
     const std::size_t best = std::size_t(std::min_element(seconds.begin(), seconds.end()) - seconds.begin());
     if (!(seconds[best] < std::numeric_limits<double>::infinity()))
         return candidates.front();

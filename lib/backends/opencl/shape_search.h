@@ -1,8 +1,8 @@
 /* gr-gpufft OpenCL backend: the plan-time search over kernel shapes.
  *
  * Where it is on, a c2c chain's shape is the fastest of shape_candidates
- * (fft_plan.h) timed on the device itself, instead of plan_chain's rules
- * alone. The choice is kept on disk next to the kernel binaries
+ * (fft_plan.h) timed on the device itself, on the batch the plan is made for
+ * (at most 256 MiB), instead of plan_chain's rules alone. The choice is kept on disk next to the kernel binaries
  * (kernel_cache_dir()/shapes), keyed by the device, its driver, the size,
  * the direction, the layout and shape_candidates_version, so that a later
  * plan reads it instead of timing again. An entry that does not match its
@@ -15,9 +15,11 @@
 namespace gpufft::opencl::detail {
 
 /*!
- * Whether plans on d search: GPUFFT_OPENCL_SEARCH=1, not by default (on the
- * H100 it helped some sizes and hurt others; README, "The opencl backend").
- * Throws gpufft::error for another value.
+ * Whether plans on d search: by default on GPUs (the candidates' kernels
+ * build once a device, in the kernel cache; timing them takes a fraction of
+ * a second a size), not on CPU devices such as PoCL, where the rules are
+ * tuned and each build takes seconds; GPUFFT_OPENCL_SEARCH=0 or 1 decides
+ * instead. Throws gpufft::error for another value.
  */
 bool shape_search_on(const device_entry& d);
 
