@@ -221,7 +221,9 @@ class qa_opencl_sizes : public CppUnit::TestFixture
  * (48 KiB, 1024 work-items: exchanges of 4096 elements in two and four
  * rounds) and
  * as a Mali (32 KiB, 256: 16384 falls back to two passes, 8191 and 4099 to
- * three); each plan's description is printed.
+ * three); each plan's description is printed. These are the planner's
+ * rules, so the plan-time search (on by default on a GPU) is off here;
+ * qa_opencl_search checks what it may pick.
  */
 class qa_opencl_shapes : public CppUnit::TestFixture
 {
@@ -233,6 +235,12 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST(large_prime_radices);
     CPPUNIT_TEST(rader);
     CPPUNIT_TEST_SUITE_END();
+
+public:
+    void setUp() override { setenv("GPUFFT_OPENCL_SEARCH", "0", 1); }
+    void tearDown() override { unsetenv("GPUFFT_OPENCL_SEARCH"); }
+
+private:
 
     void register_mode()
     {
