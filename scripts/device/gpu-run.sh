@@ -14,6 +14,9 @@
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
 #   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
+#   GPU_SWEEP_RULES  if set, stage sweep then runs the sizes whose searched
+#                shape is not the rules' again with GPUFFT_OPENCL_SEARCH=0
+#                (sweep-rules.json)
 #   GPU_HOST_SIZES the sizes of stage host (default issue 14's: 64..65536 and
 #                1000,2400,3000,4410,6000)
 #
@@ -154,6 +157,21 @@ if want sweep; then
   step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
     --sizes "$sweep_sizes" --threads "$(nproc)" --json "$out/sweep.json" ${GPU_BENCH:-} &&
     python3 "$root/scripts/device/plot_sweep.py" "$out/sweep.json" --md "$out/sweep.md" --png "$out/sweep.png"
+  if [ -n "${GPU_SWEEP_RULES:-}" ] && [ -f "$out/sweep.json" ]; then
+    # The sizes where the plan-time search kept another shape than the
+    # rules' (candidate 0), again with the search off: the same call's A/B.
+    searched=$(python3 - "$out/sweep.json" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["device_resident"]
+print(",".join(str(r["n"]) for r in rows if r["engine"] == "gpufft"
+               and re.search(r"searched: candidate [1-9]", r.get("describe", ""))))
+PY
+)
+    step "the same with GPUFFT_OPENCL_SEARCH=0 at ${searched:-no size}" | tee -a "$out/sweep.log"
+    # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+    [ -z "$searched" ] || GPUFFT_OPENCL_SEARCH=0 step_run 300 sweep.log "$bench" --device-resident \
+      --opencl-device "$device" --sizes "$searched" --threads "$(nproc)" --json "$out/sweep-rules.json" ${GPU_BENCH:-}
+  fi
 fi
 if [ ${#host_pids[@]} -gt 0 ]; then
   wait "${host_pids[@]}" || status=1
