@@ -154,7 +154,8 @@ void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& 
             n1<R, Forward>::run(
                 butterfly_load<Twiddled, Weighted>{ in + k * lanes, stride,
                                                     p.twiddles.data() + 2 * (R - 1) * k,
-                                                    p.weights + (in - src) + k * lanes },
+                                                    Weighted ? p.weights + (in - src) + k * lanes
+                                                             : nullptr },
                 butterfly_store{ out + k * lanes, ns * lanes });
     }
 }
