@@ -83,6 +83,12 @@ and checks each result against FFTW double.
                       (default 15; see --regimes for the largest calls)
   --inverse           time inverse transforms (default forward)
   --tune              plan gpufft with plan_options.tune
+  --window            transform Hann window x input (c2c): gpufft plans take the
+                      window as plan_options.input_weights (applied in their first
+                      pass); FFTW multiplies into its input buffer first, as GNU
+                      Radio's fft.fft_vcc does, and each gpufft backend also runs as
+                      "<backend>+multiply", a pass of its own into the output
+                      before an in-place transform (gpufft.fft_vcc before weights)
   --json FILE         also write the results as JSON
   --list              list gpufft backends and OpenCL devices and exit
   --help              this text
@@ -272,6 +278,8 @@ options parse(int argc, char** argv)
             o.inverse = true;
         } else if (a == "--tune") {
             o.tune = true;
+        } else if (a == "--window") {
+            o.window = true;
         } else if (a == "--json") {
             o.json = arg();
         } else if (a == "--list") {
@@ -330,6 +338,8 @@ options parse(int argc, char** argv)
     }
     if (o.r2c && o.inverse)
         throw usage_error("--inverse with --kind r2c (c2r) is not benchmarked");
+    if (o.window && (o.r2c || !o.shapes.empty()))
+        throw usage_error("--window is for 1-D c2c transforms (--sizes), not --kind r2c or --shapes");
     if (!o.regimes.empty() && (o.points || o.batch))
         throw usage_error("--regimes with --points or --batch: give one of them");
     if (!o.regimes.empty() && (o.device_resident || o.streaming || o.display || o.qpu_check))
@@ -463,12 +473,14 @@ engine fftw_engine(const std::vector<std::size_t>& dims, std::size_t batch, bool
     return e;
 }
 
-engine gpufft_engine(const std::string& spec, const gpufft::problem& p, const options& o)
+engine gpufft_engine(const std::string& spec, const gpufft::problem& p, const options& o,
+                     const std::vector<float>& weights = {})
 {
     gpufft::plan_options po;
     po.backend = spec;
     po.threads = o.threads;
     po.tune = o.tune;
+    po.input_weights = weights;
     engine e;
     const auto t0 = clock_type::now();
     auto plan = std::make_shared<gpufft::plan>(p, po);
@@ -484,6 +496,33 @@ engine gpufft_engine(const std::string& spec, const gpufft::problem& p, const op
             plan->execute(static_cast<const cf*>(i), static_cast<cf*>(o));
         };
     return e;
+}
+
+//! --window's taps: a periodic Hann window of n points.
+std::vector<float> hann(std::size_t n)
+{
+    std::vector<float> w(n);
+    for (std::size_t j = 0; j < n; ++j)
+        w[j] = float(0.5 - 0.5 * std::cos(2.0 * M_PI * double(j) / double(n)));
+    return w;
+}
+
+/*!
+ * --window's separate pass: `batch` transforms of taps.size() / 2 points,
+ * out = in * taps, with each tap twice (for the real and the imaginary
+ * part) so that this is one loop over floats the compiler vectorizes, as
+ * gpufft.fft_vcc's load() did before input weights.
+ */
+void multiply_window(const cf* in, const std::vector<float>& paired, cf* out, std::size_t batch)
+{
+    const std::size_t floats = paired.size();
+    for (std::size_t b = 0; b < batch; ++b) {
+        const float* __restrict a = reinterpret_cast<const float*>(in) + b * floats;
+        const float* __restrict t = paired.data();
+        float* __restrict y = reinterpret_cast<float*>(out) + b * floats;
+        for (std::size_t i = 0; i < floats; ++i)
+            y[i] = a[i] * t[i];
+    }
 }
 
 // ------------------------------------------------------------------ measure
@@ -569,21 +608,45 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
     const std::size_t span = prob.span(), out_points = prob.complex_extent();
     // r2c input: real_span floats, in a buffer of complex floats.
     fftw_buffer in(o.r2c ? (prob.real_span() + 1) / 2 : span), out(span);
+    // --window: the taps, paired for multiply_window, and FFTW's input buffer.
+    const std::vector<float> window = o.window ? hann(n) : std::vector<float>();
+    std::vector<float> paired;
+    for (float t : window)
+        paired.insert(paired.end(), { t, t });
+    fftw_buffer windowed(o.window ? span : 0);
+    const auto fftw_windowed = [&](engine e) {
+        if (o.window)
+            e.run = [inner = e.run, &paired, w = windowed.p, batch](const void* i, void* y) {
+                multiply_window(static_cast<const cf*>(i), paired, w, batch);
+                inner(w, y);
+            };
+        return e;
+    };
 
     std::vector<engine> engines;
     // MEASURE without any wisdom, so it stays what FFTW_MEASURE gives.
     fftwf_forget_wisdom();
-    engines.push_back(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_MEASURE));
+    engines.push_back(fftw_windowed(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_MEASURE)));
     if (o.patient) {
         if (!o.wisdom.empty())
             fftwf_import_wisdom_from_filename(o.wisdom.c_str()); // absent the first time
         std::fprintf(stderr, "gpufft-bench: FFTW_PATIENT planning %s ...\n", shape_text(dims).c_str());
-        engines.push_back(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_PATIENT));
+        engines.push_back(fftw_windowed(fftw_engine(dims, batch, o.inverse, o.r2c, in.p, out.p, FFTW_PATIENT)));
         if (!o.wisdom.empty() && !fftwf_export_wisdom_to_filename(o.wisdom.c_str()))
             std::fprintf(stderr, "gpufft-bench: could not write wisdom to %s\n", o.wisdom.c_str());
     }
-    for (const auto& s : specs)
-        engines.push_back(gpufft_engine(s, prob, o));
+    for (const auto& s : specs) {
+        engines.push_back(gpufft_engine(s, prob, o, window));
+        if (o.window) {
+            engine e = gpufft_engine(s, prob, o);
+            e.name += "+multiply";
+            e.run = [inner = e.run, &paired, batch](const void* i, void* y) {
+                multiply_window(static_cast<const cf*>(i), paired, static_cast<cf*>(y), batch);
+                inner(y, y);
+            };
+            engines.push_back(std::move(e));
+        }
+    }
 
     // Fresh random input, after FFTW's planning scribbled on the buffers.
     std::mt19937 gen{ std::random_device{}() };
@@ -595,9 +658,12 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
         for (std::size_t i = 0; i < span; ++i)
             in.p[i] = cf(u(gen), u(gen));
     const std::size_t nref = std::min(batch, reference_transforms);
+    if (o.window) // the input the references transform: window x input, rounded as ours
+        multiply_window(in.p, paired, windowed.p, nref);
     std::vector<cd> ref;
     for (std::size_t t = 0; t < nref; ++t) {
-        const auto r = dims.size() == 1 && !o.r2c ? reference(in.p + t * n, n, o.inverse)
+        const auto r = o.window ? reference(windowed.p + t * n, n, o.inverse)
+                     : dims.size() == 1 && !o.r2c ? reference(in.p + t * n, n, o.inverse)
                                                   : shaped_reference(in.p, prob, t, o.inverse);
         ref.insert(ref.end(), r.begin(), r.end());
     }
@@ -696,8 +762,9 @@ void print_header(const options& o)
                 cpu_flags().c_str(),
                 std::thread::hardware_concurrency(),
                 fftwf_version);
-    std::printf("%s%s, out of place, threads %u, median of %u calls (%u for calls of 64 MiB or more) "
+    std::printf("%s%s%s, out of place, threads %u, median of %u calls (%u for calls of 64 MiB or more) "
                 "after %u warm-ups; ratio = FFTW ns / ours (>1: gpufft faster)\n",
+                o.window ? "Hann-windowed " : "",
                 o.r2c ? "r2c " : "",
                 o.inverse ? "inverse" : "forward",
                 o.threads,
@@ -707,7 +774,7 @@ void print_header(const options& o)
     std::printf("regimes (input bytes a call):");
     for (const auto& r : o.regimes)
         std::printf(" %s %s", r.name.c_str(), r.bytes ? bytes_text(r.bytes).c_str() : "(--batch)");
-    std::printf("\n\n%11s %-7s %10s %7s  %-16s %12s %8s %8s %8s %12s %8s %11s %10s  %s\n",
+    std::printf("\n\n%11s %-7s %10s %7s  %-21s %12s %8s %8s %8s %12s %8s %11s %10s  %s\n",
                 "N",
                 "regime",
                 "input",
@@ -728,7 +795,7 @@ void print_header(const options& o)
 void print_rows(const std::vector<row>& rows)
 {
     for (const auto& r : rows)
-        std::printf("%11s %-7s %10s %7zu  %-16s %12.1f %8.2f %8.2f %8.2f %12.1f %8.2f %11.2e %10.2f  %s\n",
+        std::printf("%11s %-7s %10s %7zu  %-21s %12.1f %8.2f %8.2f %8.2f %12.1f %8.2f %11.2e %10.2f  %s\n",
                     r.shape.c_str(),
                     r.regime.c_str(),
                     bytes_text(r.input_bytes).c_str(),
@@ -751,7 +818,7 @@ void print_rows(const std::vector<row>& rows)
 //! wall time and by CPU time.
 void print_summary(const options& o, const std::vector<row>& rows)
 {
-    std::printf("ratio vs best FFTW (>1: gpufft faster), by regime: wall time | CPU time\n%11s  %-16s", "N",
+    std::printf("ratio vs best FFTW (>1: gpufft faster), by regime: wall time | CPU time\n%11s  %-21s", "N",
                 "backend");
     for (int cpu = 0; cpu < 2; ++cpu) {
         std::printf(cpu ? " |" : "");
@@ -765,7 +832,7 @@ void print_summary(const options& o, const std::vector<row>& rows)
             std::find(lines.begin(), lines.end(), std::make_pair(r.shape, r.backend)) == lines.end())
             lines.emplace_back(r.shape, r.backend);
     for (const auto& [shape, backend] : lines) {
-        std::printf("%11s  %-16s", shape.c_str(), backend.c_str());
+        std::printf("%11s  %-21s", shape.c_str(), backend.c_str());
         for (int cpu = 0; cpu < 2; ++cpu) {
             std::printf(cpu ? " |" : "");
             for (const auto& g : o.regimes) {
@@ -796,7 +863,7 @@ void write_json(const std::string& path, const options& o, const std::vector<row
       << ", \"warmups\": " << warmups << ", \"statistic\": \"median\""
       << ", \"threads\": " << o.threads
       << ", \"direction\": " << json_string(o.inverse ? "inverse" : "forward")
-      << ", \"kind\": " << json_string(o.r2c ? "r2c" : "c2c")
+      << ", \"kind\": " << json_string(o.r2c ? "r2c" : "c2c") << ", \"window\": " << (o.window ? "true" : "false")
       << ", \"placement\": \"out-of-place\""
       << ", \"regimes\": [";
     for (std::size_t i = 0; i < o.regimes.size(); ++i)

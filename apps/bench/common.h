@@ -41,6 +41,7 @@ struct options {
     unsigned repeats = 15;
     bool inverse = false;
     bool tune = false;
+    bool window = false; //!< --window: a Hann window multiplies each input first
     std::string json;
     bool list = false;
     // Device modes (OpenCL).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """QA for gpufft-bench's CPU comparison as a program: the working-set regimes
 (--regimes, and --points or --batch as one regime), their rows in the text
-table and in --json, and bad options giving exit status 2 with a message
+table and in --json, --window's engines, and bad options giving exit status 2 with a message
 naming them. Tiny runs: the figures are not checked, only their shape.
 
     GPUFFT_BENCH=build/apps/gpufft-bench /usr/bin/python3 apps/tests/qa_gpufft_bench.py"""
@@ -64,6 +64,23 @@ class qa_gpufft_bench(gr_unittest.TestCase):
         self.assertEqual({(r["regime"], r["batch"]) for r in doc["results"]}, {("points", 32)})
         _, doc = self.run_json("--sizes", "128", "--batch", "5")
         self.assertEqual({(r["regime"], r["batch"]) for r in doc["results"]}, {("batch", 5)})
+
+    def test_window(self):
+        # Each gpufft backend twice (weights in its plan, and a multiply pass
+        # of its own), every engine checked on the windowed input: an engine
+        # that skipped the window would be off by the window's whole effect.
+        _, doc = self.run_json("--sizes", "64,1000", "--batch", "3", "--window")
+        self.assertTrue(doc["header"]["window"])
+        for n in (64, 1000):
+            rows = {r["backend"]: r for r in doc["results"] if r["n"] == n}
+            simd = [b for b in rows if b.startswith("simd:") and not b.endswith("+multiply")]
+            self.assertEqual(len(simd), 1, rows.keys())
+            self.assertIn(simd[0] + "+multiply", rows)
+            for backend, r in rows.items():
+                self.assertLess(r["max_rel_err"], 1e-5, f"n={n} {backend}")
+        r = bench("--sizes", "64", "--kind", "r2c", "--window")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--window is for 1-D c2c transforms", r.stderr)
 
     def test_bad_regimes(self):
         for args, message in (

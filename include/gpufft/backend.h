@@ -26,6 +26,16 @@ struct GPUFFT_API plan_options {
     //! More threads than this is a mistake (each is an OS thread with its
     //! own stack), not a speed-up: plans refuse it.
     static constexpr unsigned max_threads = 1024;
+    /*!
+     * Empty, or one real weight per input point of a transform
+     * (problem::points() of them, row-major over the shape): input point j
+     * of every transform is multiplied by input_weights[j] before the
+     * transform, e.g. a window, with an fftshift's (-1)^j folded in. c2c and
+     * r2c plans only; the input buffer is not modified. The simd backend
+     * multiplies in the pass that first reads the input; other backends get
+     * a weighted copy made by the plan (executor::applies_input_weights).
+     */
+    std::vector<float> input_weights;
 };
 
 /*!
@@ -45,6 +55,9 @@ public:
     virtual void execute_r2c(const float* in, complex* out);
     //! c2r: in holds problem::span() elements, out problem::real_span() reals.
     virtual void execute_c2r(const complex* in, float* out);
+    //! Whether execute() multiplies the input by plan_options::input_weights
+    //! itself; if not, the plan hands it a weighted copy of the input.
+    virtual bool applies_input_weights() const { return false; }
     //! The variant that runs it (an instruction set, a device); may be empty.
     virtual std::string variant() const = 0;
     //! One line on the algorithm chosen, e.g. "stockham 16x8, 8 lanes".

@@ -5,6 +5,7 @@
 #include <gpufft/plan.h>
 #include <gpufft/registry.h>
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <sstream>
 
@@ -59,13 +60,16 @@ std::vector<std::size_t> strided_offsets(const problem& p)
 // A strided layout, computed by the packed transform in scratch: backends
 // see only packed problems, at the cost of a gather and a scatter. The
 // offsets are a table made at plan time, so execute() allocates nothing.
+// Input weights (plan_options::input_weights) are applied in the gather.
 class strided_executor final : public executor
 {
 public:
-    strided_executor(const problem& strided, std::unique_ptr<executor> packed)
+    strided_executor(const problem& strided, std::vector<float> weights,
+                     std::unique_ptr<executor> packed)
         : d_batch(strided.batch),
           d_stride(strided.stride()),
           d_offsets(strided_offsets(strided)),
+          d_weights(std::move(weights)),
           d_packed(std::move(packed)),
           d_scratch(strided.batch * d_offsets.size())
     {
@@ -77,8 +81,12 @@ public:
         for (std::size_t b = 0; b < d_batch; ++b) {
             const complex* from = in + b * d_stride;
             complex* to = d_scratch.data() + b * points;
-            for (std::size_t i = 0; i < points; ++i)
-                to[i] = from[d_offsets[i]];
+            if (d_weights.empty())
+                for (std::size_t i = 0; i < points; ++i)
+                    to[i] = from[d_offsets[i]];
+            else
+                for (std::size_t i = 0; i < points; ++i)
+                    to[i] = from[d_offsets[i]] * d_weights[i];
         }
         d_packed->execute(d_scratch.data(), d_scratch.data());
         for (std::size_t b = 0; b < d_batch; ++b) {
@@ -89,15 +97,83 @@ public:
         }
     }
 
+    bool applies_input_weights() const override { return true; }
     std::string variant() const override { return d_packed->variant(); }
     std::string describe() const override { return "strided gather/scatter around " + d_packed->describe(); }
 
 private:
     std::size_t d_batch, d_stride;
     std::vector<std::size_t> d_offsets;
+    std::vector<float> d_weights;
     std::unique_ptr<executor> d_packed;
     std::vector<complex> d_scratch;
 };
+
+// Input weights for an executor that does not apply them: a weighted copy
+// of the input in scratch (made at plan time) goes to it instead.
+class weighted_executor final : public executor
+{
+public:
+    weighted_executor(const problem& packed, std::vector<float> weights,
+                      std::unique_ptr<executor> inner)
+        : d_batch(packed.batch),
+          d_stride(packed.kind == transform_kind::c2c ? packed.stride() : packed.real_stride()),
+          d_weights(std::move(weights)),
+          d_inner(std::move(inner)),
+          d_scratch(packed.kind == transform_kind::c2c ? packed.span() : 0),
+          d_real_scratch(packed.kind == transform_kind::r2c ? packed.real_span() : 0)
+    {
+    }
+
+    void execute(const complex* in, complex* out) override
+    {
+        weigh(in, d_scratch.data());
+        d_inner->execute(d_scratch.data(), out);
+    }
+
+    void execute_r2c(const float* in, complex* out) override
+    {
+        weigh(in, d_real_scratch.data());
+        d_inner->execute_r2c(d_real_scratch.data(), out);
+    }
+
+    bool applies_input_weights() const override { return true; }
+    std::string variant() const override { return d_inner->variant(); }
+    std::string describe() const override { return "input weights copied before " + d_inner->describe(); }
+
+private:
+    template <class T>
+    void weigh(const T* in, T* to) const
+    {
+        const std::size_t points = d_weights.size();
+        for (std::size_t b = 0; b < d_batch; ++b)
+            for (std::size_t i = 0; i < points; ++i)
+                to[b * d_stride + i] = in[b * d_stride + i] * d_weights[i];
+    }
+
+    std::size_t d_batch, d_stride;
+    std::vector<float> d_weights;
+    std::unique_ptr<executor> d_inner;
+    std::vector<complex> d_scratch;
+    std::vector<float> d_real_scratch;
+};
+
+// Input weights fit the problem: its kind takes them, one per point, finite.
+void check_input_weights(const problem& p, const std::vector<float>& w)
+{
+    if (w.empty())
+        return;
+    if (p.kind == transform_kind::c2r)
+        throw error("gpufft: input_weights apply to c2c and r2c plans, not c2r (" + p.describe() + ")");
+    if (w.size() != p.points())
+        throw error("gpufft: input_weights has " + std::to_string(w.size()) + " weights but " +
+                    p.describe() + " has " + std::to_string(p.points()) +
+                    " points a transform (one weight each)");
+    for (std::size_t i = 0; i < w.size(); ++i)
+        if (!std::isfinite(w[i]))
+            throw error("gpufft: input_weights[" + std::to_string(i) + "] is " +
+                        (std::isnan(w[i]) ? "NaN" : "infinite") + "; weights must be finite");
+}
 
 // "auto": the usable backend with the lowest modelled cost among those that
 // support the problem; a backend that fails to start is logged and the next
@@ -159,15 +235,20 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
     if (options.threads > plan_options::max_threads)
         throw error("gpufft: threads must be at most " + std::to_string(plan_options::max_threads) +
                     " (got " + std::to_string(options.threads) + ")");
+    check_input_weights(p, options.input_weights);
     d_impl->prob = p;
     d_impl->prob.n = p.points(); // backends read n as the 1-D size
     gpufft::problem packed = d_impl->prob;
+    // Strided layouts apply the weights in their gather, so the packed
+    // transform inside gets none.
+    plan_options packed_options = options;
     if (!p.strides.empty()) {
         packed.strides.clear();
         packed.distance = 0;
+        packed_options.input_weights.clear();
     }
     if (options.backend == "auto") {
-        chosen c = choose_automatically(packed, options);
+        chosen c = choose_automatically(packed, packed_options);
         d_impl->exec = std::move(c.exec);
         d_impl->backend_name = std::move(c.backend_name);
     } else {
@@ -182,11 +263,15 @@ plan::plan(const gpufft::problem& p, const plan_options& options)
         const std::string why = r.impl->unsupported(packed);
         if (!why.empty())
             throw error("gpufft: backend '" + name + "' cannot plan " + p.describe() + ": " + why);
-        d_impl->exec = r.impl->make_executor(packed, variant, options);
+        d_impl->exec = r.impl->make_executor(packed, variant, packed_options);
         d_impl->backend_name = name;
     }
+    if (!packed_options.input_weights.empty() && !d_impl->exec->applies_input_weights())
+        d_impl->exec = std::make_unique<weighted_executor>(packed, packed_options.input_weights,
+                                                           std::move(d_impl->exec));
     if (!p.strides.empty())
-        d_impl->exec = std::make_unique<strided_executor>(d_impl->prob, std::move(d_impl->exec));
+        d_impl->exec = std::make_unique<strided_executor>(d_impl->prob, options.input_weights,
+                                                          std::move(d_impl->exec));
     d_impl->backend_name = joined(d_impl->backend_name, d_impl->exec->variant());
 }
 

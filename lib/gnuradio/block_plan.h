@@ -7,6 +7,7 @@
 #include <gpufft/plan.h>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gr::gpufft::detail {
 
@@ -18,13 +19,15 @@ inline int checked_positive(const std::string& block, int v, const char* what)
     return v;
 }
 
-//! `batch` transforms of n points; a plan that cannot be made names the block and the backend.
+//! `batch` transforms of n points, each input point times its weight (none
+//! if empty); a plan that cannot be made names the block and the backend.
 inline ::gpufft::plan block_plan(const std::string& block,
                                  std::size_t n,
                                  bool forward,
                                  std::size_t batch,
                                  int threads,
-                                 const std::string& backend)
+                                 const std::string& backend,
+                                 const std::vector<float>& weights = {})
 {
     ::gpufft::problem p;
     p.n = n;
@@ -33,6 +36,7 @@ inline ::gpufft::plan block_plan(const std::string& block,
     ::gpufft::plan_options o;
     o.backend = backend;
     o.threads = unsigned(threads);
+    o.input_weights = weights;
     try {
         return ::gpufft::plan(p, o);
     } catch (const ::gpufft::error& e) {

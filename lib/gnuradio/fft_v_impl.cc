@@ -100,16 +100,13 @@ fft_v_impl<T>::fft_v_impl(int fft_size,
       d_shift(shift),
       d_nthreads(detail::checked_positive(block_name<T>, nthreads, "nthreads")),
       d_batch(effective_batch(d_n, std::size_t(detail::checked_positive(block_name<T>, batch, "batch")))),
-      d_plan_batch(
-          (route_log_to_gnuradio(), detail::block_plan(block_name<T>, d_n, forward, d_batch, nthreads, backend)))
+      d_taps(taps_for(checked_window(window))),
+      d_plan_batch((route_log_to_gnuradio(),
+                    detail::block_plan(
+                        block_name<T>, d_n, forward, d_batch, nthreads, backend, plan_weights(d_taps))))
 {
     d_backend = d_plan_batch.backend();
-    d_plan_rest = make_rest(nthreads);
-    if (!window.empty() && window.size() != d_n)
-        throw ::gpufft::error(std::string("gpufft.") + block_name<T> +
-                              ": window must be empty or have fft_size = " + std::to_string(d_n) +
-                              " taps (got " + std::to_string(window.size()) + ")");
-    make_taps(window);
+    d_plan_rest = make_rest(nthreads, plan_weights(d_taps));
     if (const std::size_t want = wanted_buffer(d_n, d_batch)) {
         // The per-port form: the all-ports one logs a line at info level.
         this->set_min_output_buffer(0, long(want));
@@ -122,58 +119,77 @@ fft_v_impl<T>::fft_v_impl(int fft_size,
 }
 
 template <class T>
-std::vector<::gpufft::plan> fft_v_impl<T>::make_rest(int threads) const
+std::vector<::gpufft::plan> fft_v_impl<T>::make_rest(int threads, const std::vector<float>& weights) const
 {
     std::vector<::gpufft::plan> rest;
     std::size_t top = 1;
     while (top * 2 < d_batch)
         top *= 2;
     for (std::size_t b = top; b >= 1 && b < d_batch; b /= 2)
-        rest.push_back(detail::block_plan(block_name<T>, d_n, d_forward, b, threads, d_backend));
+        rest.push_back(detail::block_plan(block_name<T>, d_n, d_forward, b, threads, d_backend, weights));
     return rest;
+}
+
+template <class T>
+void fft_v_impl<T>::replan(int threads, std::vector<float> taps)
+{
+    // Planning (and freeing the old plans) happens here, not in work().
+    std::vector<float> weights = plan_weights(taps);
+    auto batch = detail::block_plan(block_name<T>, d_n, d_forward, d_batch, threads, d_backend, weights);
+    auto rest = make_rest(threads, weights);
+    std::lock_guard<std::mutex> lock(d_mutex);
+    std::swap(d_plan_batch, batch);
+    std::swap(d_plan_rest, rest);
+    std::swap(d_taps, taps);
+    d_nthreads = threads;
 }
 
 template <class T>
 void fft_v_impl<T>::set_nthreads(int n)
 {
     detail::checked_positive(block_name<T>, n, "nthreads");
-    // Planning (and freeing the old plans) happens here, not in work().
-    auto batch = detail::block_plan(block_name<T>, d_n, d_forward, d_batch, n, d_backend);
-    auto rest = make_rest(n);
-    {
-        std::lock_guard<std::mutex> lock(d_mutex);
-        std::swap(d_plan_batch, batch);
-        std::swap(d_plan_rest, rest);
-        d_nthreads = n;
-    }
+    std::lock_guard<std::mutex> lock(d_setter_mutex);
+    replan(n, d_taps);
 }
 
 template <class T>
-void fft_v_impl<T>::make_taps(const std::vector<float>& window)
+const std::vector<float>& fft_v_impl<T>::checked_window(const std::vector<float>& window) const
+{
+    if (!window.empty() && window.size() != d_n)
+        throw ::gpufft::error(std::string("gpufft.") + block_name<T> +
+                              ": window must be empty or have fft_size = " + std::to_string(d_n) +
+                              " taps (got " + std::to_string(window.size()) + ")");
+    return window;
+}
+
+template <class T>
+std::vector<float> fft_v_impl<T>::taps_for(const std::vector<float>& window) const
 {
     const bool modulate = d_forward && d_shift && d_n % 2 == 0 && d_n > 1;
-    d_taps.clear();
     if (window.empty() && !modulate)
-        return;
-    d_taps.resize(2 * d_n);
-    for (std::size_t j = 0; j < d_n; ++j) {
-        const float t = (window.empty() ? 1.0f : window[j]) * (modulate && j % 2 ? -1.0f : 1.0f);
-        d_taps[2 * j] = d_taps[2 * j + 1] = t;
-    }
+        return {};
+    std::vector<float> taps(d_n);
+    for (std::size_t j = 0; j < d_n; ++j)
+        taps[j] = (window.empty() ? 1.0f : window[j]) * (modulate && j % 2 ? -1.0f : 1.0f);
+    return taps;
+}
+
+template <class T>
+std::vector<float> fft_v_impl<T>::plan_weights(std::vector<float> taps) const
+{
+    // fft_vfc multiplies as it converts to complex, a pass it makes anyway.
+    if (!std::is_same_v<T, gr_complex>)
+        return {};
+    // An inverse shift loads in[(j + n/2) % n] into point j.
+    if (!taps.empty() && !d_forward && d_shift && d_n > 1)
+        std::rotate(taps.begin(), taps.begin() + d_n / 2, taps.end());
+    return taps;
 }
 
 template <>
-void fft_v_impl<gr_complex>::load(const gr_complex* in, std::size_t first, std::size_t count, gr_complex* out) const
+void fft_v_impl<gr_complex>::load(const gr_complex* in, std::size_t, std::size_t count, gr_complex* out) const
 {
-    if (d_taps.empty()) {
-        std::memcpy(out, in, count * sizeof(gr_complex));
-        return;
-    }
-    const float* __restrict a = reinterpret_cast<const float*>(in);
-    const float* __restrict t = d_taps.data() + 2 * first;
-    float* __restrict o = reinterpret_cast<float*>(out);
-    for (std::size_t i = 0; i < 2 * count; ++i)
-        o[i] = a[i] * t[i];
+    std::memcpy(out, in, count * sizeof(gr_complex));
 }
 
 template <>
@@ -184,9 +200,9 @@ void fft_v_impl<float>::load(const float* in, std::size_t first, std::size_t cou
             out[i] = gr_complex(in[i], 0.0f);
         return;
     }
-    const float* t = d_taps.data() + 2 * first;
+    const float* t = d_taps.data() + first;
     for (std::size_t i = 0; i < count; ++i)
-        out[i] = gr_complex(in[i] * t[2 * i], 0.0f);
+        out[i] = gr_complex(in[i] * t[i], 0.0f);
 }
 
 template <class T>
@@ -194,8 +210,8 @@ bool fft_v_impl<T>::set_window(const std::vector<float>& window)
 {
     if (!window.empty() && window.size() != d_n)
         return false;
-    std::lock_guard<std::mutex> lock(d_mutex);
-    make_taps(window);
+    std::lock_guard<std::mutex> lock(d_setter_mutex);
+    replan(d_nthreads, taps_for(window));
     return true;
 }
 
@@ -227,15 +243,16 @@ int fft_v_impl<T>::work(int noutput_items,
 
     std::lock_guard<std::mutex> lock(d_mutex);
     if (!d_forward && d_shift && n > 1) {
-        // ifftshift while loading (and windowing): out[j] = in[(j + h) % n].
+        // ifftshift while loading: out[j] = in[(j + h) % n] (windowed by
+        // fft_vfc's load, fft_vcc's plans).
         const std::size_t h = n / 2;
         for (std::size_t v = 0; v < count; ++v) {
             load(in + v * n + h, h, n - h, out + v * n);
             load(in + v * n, 0, h, out + v * n + (n - h));
         }
         transform(out, out, count);
-    } else if (std::is_same_v<T, gr_complex> && d_taps.empty()) {
-        // Complex input without taps goes to the FFT as it is.
+    } else if (std::is_same_v<T, gr_complex>) {
+        // Complex input goes to the FFT as it is: the plans weigh it.
         transform(reinterpret_cast<const gr_complex*>(in), out, count);
     } else {
         for (std::size_t v = 0; v < count; ++v)

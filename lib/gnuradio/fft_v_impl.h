@@ -36,13 +36,22 @@ public:
              gr_vector_void_star& output_items) override;
 
 private:
+    // window, if empty or N taps; else an error naming the block.
+    const std::vector<float>& checked_window(const std::vector<float>& window) const;
     // The taps multiplied into the input, with a forward shift of even N
     // folded in as (-1)^j; empty when the input goes to the FFT as it is.
-    void make_taps(const std::vector<float>& window);
-    // out[j] = in[j] * taps[first + j] for j < count (in[j] as it is without taps).
+    std::vector<float> taps_for(const std::vector<float>& window) const;
+    // fft_vcc: the taps in the order its plans read the input (rotated by
+    // an inverse shift), for them to apply (plan_options::input_weights);
+    // fft_vfc: none (its load() applies them).
+    std::vector<float> plan_weights(std::vector<float> taps) const;
+    // fft_vcc: out[j] = in[j]; fft_vfc: out[j] = in[j] * taps[first + j]
+    // (in[j] as it is without taps), for j < count.
     void load(const T* in, std::size_t first, std::size_t count, gr_complex* out) const;
     // Plans of 2^k < d_batch vectors, largest first.
-    std::vector<::gpufft::plan> make_rest(int threads) const;
+    std::vector<::gpufft::plan> make_rest(int threads, const std::vector<float>& weights) const;
+    // New plans for these threads and taps, swapped in against work().
+    void replan(int threads, std::vector<float> taps);
     // Runs `count` vectors starting at in/out through the plans.
     void transform(const gr_complex* in, gr_complex* out, std::size_t count);
 
@@ -52,15 +61,13 @@ private:
     std::atomic<int> d_nthreads;
     const std::size_t d_batch;
     std::string d_backend;       // with its variant, as the first plan chose it
+    std::vector<float> d_taps;   // see taps_for()
     ::gpufft::plan d_plan_batch; // d_batch vectors
     // Plans of 2^k < d_batch vectors, largest first, for what is left of a
     // work call after whole batches (in as few calls as its binary digits).
     std::vector<::gpufft::plan> d_plan_rest;
-    // See make_taps(); each tap twice (for the real and the imaginary part),
-    // so that the complex multiply is one loop over floats the compiler vectorizes
-    // (VOLK's kernel falls back to slow ORC code for unaligned buffers).
-    std::vector<float> d_taps;
-    std::mutex d_mutex;          // set_window() against work()
+    std::mutex d_mutex;          // new plans and taps against work()
+    std::mutex d_setter_mutex;   // set_window() against set_nthreads()
 };
 
 } // namespace gr::gpufft

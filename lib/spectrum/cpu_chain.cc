@@ -21,11 +21,9 @@ class cpu_chain final : public chain
 public:
     explicit cpu_chain(const chain_setup& s)
         : d_s(s),
-          d_plan(problem{ s.n, direction::forward, s.batch }, s.plan),
+          d_plan(problem{ s.n, direction::forward, s.batch }, windowed(s)),
           d_raw(((s.batch - 1) * s.hop + s.n) * sample_bytes(s.format)),
           d_frames(s.n * s.batch, complex(0.0f, 0.0f)),
-          d_convert(2 * s.n),
-          d_window(s.window.begin(), s.window.end()),
           d_power(s.n),
           d_avg(s.n),
           d_out(s.n),
@@ -74,27 +72,33 @@ public:
     const std::string& backend() const override { return d_plan.backend(); }
 
 private:
-    // Converts one frame to complex float and applies the window.
+    // The plan applies the window (plan_options::input_weights): in its
+    // first pass on the simd backend, not a pass of its own here.
+    static plan_options windowed(const chain_setup& s)
+    {
+        plan_options o = s.plan;
+        o.input_weights = s.window;
+        return o;
+    }
+
+    // Converts one frame to complex float (the plan windows it).
     void load(const unsigned char* src, complex* dst)
     {
         const std::size_t n = d_s.n;
+        float* out = reinterpret_cast<float*>(dst);
         switch (d_s.format) {
         case sample_format::cf32:
-            volk_32fc_32f_multiply_32fc(
-                dst, reinterpret_cast<const complex*>(src), d_window.data(), n);
+            std::memcpy(dst, src, n * sizeof(complex));
             return;
         case sample_format::cs16:
-            volk_16i_s32f_convert_32f(
-                d_convert.data(), reinterpret_cast<const std::int16_t*>(src), 32768.0f, 2 * n);
-            break;
+            volk_16i_s32f_convert_32f(out, reinterpret_cast<const std::int16_t*>(src), 32768.0f, 2 * n);
+            return;
         case sample_format::cs8:
         case sample_format::cu8:
             for (std::size_t i = 0; i < 2 * n; ++i)
-                d_convert[i] = d_lut[src[i]];
-            break;
+                out[i] = d_lut[src[i]];
+            return;
         }
-        volk_32fc_32f_multiply_32fc(
-            dst, reinterpret_cast<const complex*>(d_convert.data()), d_window.data(), n);
     }
 
     // Folds one transformed frame's |X|^2 into the average.
@@ -152,8 +156,6 @@ private:
     plan d_plan;
     std::vector<unsigned char> d_raw; // one batch of frames' raw samples
     volk::vector<complex> d_frames; // batch frames, transformed in place
-    volk::vector<float> d_convert;  // one frame of converted I/Q
-    volk::vector<float> d_window;
     volk::vector<float> d_power;    // one frame's |X|^2
     volk::vector<float> d_avg;      // the running average or hold
     volk::vector<float> d_out;      // one finished output

@@ -382,18 +382,22 @@ void check_transform(failures& f,
                      std::size_t distance,
                      bool in_place,
                      unsigned threads,
-                     std::size_t offset)
+                     std::size_t offset,
+                     const std::vector<float>& weights)
 {
     std::string name = case_name(backend, n, dir, batch, distance, in_place);
     if (threads != 1)
         name += " threads=" + std::to_string(threads);
     if (offset)
         name += " offset=" + std::to_string(offset);
+    if (!weights.empty())
+        name += " weighted";
     try {
         const gpufft::problem p{ n, dir, batch, distance };
         gpufft::plan_options o;
         o.backend = backend;
         o.threads = threads;
+        o.input_weights = weights;
         gpufft::plan pl(p, o);
         if (backend.find(':') != std::string::npos && pl.backend() != backend)
             f.add(name + ": plan.backend() reports \"" + pl.backend() + "\"");
@@ -403,7 +407,7 @@ void check_transform(failures& f,
             out_buf(in_place ? 0 : span + offset);
         cf* in = in_buf.data() + offset;
         cf* out = in_place ? in : out_buf.data() + offset;
-        std::vector<cf> x(span), yf(n);
+        std::vector<cf> x(span), weighted(weights.empty() ? 0 : span), yf(n);
         std::vector<cd> exact(n);
         reference& ref = ref_for(n, dir);
         l2_error ours, fftwf;
@@ -417,6 +421,9 @@ void check_transform(failures& f,
                 if (is_gap(i))
                     in[i] = sentinel(i);
             std::copy(in, in + span, x.begin());
+            for (std::size_t i = 0; i < weighted.size(); ++i)
+                weighted[i] = is_gap(i) ? x[i] : x[i] * weights[i % stride];
+            const cf* transformed = weighted.empty() ? x.data() : weighted.data();
             if (!in_place) {
                 poison(out, span);
                 for (std::size_t i = 0; i < span; ++i)
@@ -447,8 +454,8 @@ void check_transform(failures& f,
                           " unwritten or not finite");
                     return;
                 }
-                ref.exact(x.data() + b * stride, exact.data());
-                ref.fftwf(x.data() + b * stride, yf.data());
+                ref.exact(transformed + b * stride, exact.data());
+                ref.fftwf(transformed + b * stride, yf.data());
                 if (!check_one(f, where, y, yf.data(), exact.data(), n, ours, fftwf))
                     return;
             }

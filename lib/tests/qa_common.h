@@ -188,7 +188,10 @@ void expect_error(const std::string& what,
  * gaps between transforms stay untouched; out of place, the input is
  * unchanged; the error vs FFTW double meets the criterion above. `offset`
  * shifts both buffers by that many elements (misalignment). Failures,
- * exceptions included, go to `f`.
+ * exceptions included, go to `f`. With `weights` (n of them) the plan gets
+ * them as plan_options::input_weights and the references transform each
+ * input point times its weight, the product rounded to float as the
+ * library forms it (one IEEE multiply).
  */
 void check_transform(failures& f,
                      const std::string& backend,
@@ -198,7 +201,8 @@ void check_transform(failures& f,
                      std::size_t distance = 0,
                      bool in_place = false,
                      unsigned threads = 1,
-                     std::size_t offset = 0);
+                     std::size_t offset = 0,
+                     const std::vector<float>& weights = {});
 
 /*!
  * inverse(forward(x)) == n * x, batch 1, with the same criterion against

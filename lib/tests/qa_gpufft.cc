@@ -23,8 +23,8 @@ namespace {
 // Registration names of the suites, in the order a full run takes them.
 const char* const suite_names[] = { "bad_input", "isa_paths",  "isa_env",       "sizes_small",
                                     "batches",   "inplace",    "sizes_special", "sizes_pow2",
-                                    "threads",   "real",       "multidim",      "shape_errors",
-                                    "hot_path" };
+                                    "threads",   "real",       "multidim",      "weights",
+                                    "shape_errors", "hot_path" };
 
 bool known(const std::string& s)
 {

@@ -42,13 +42,16 @@ using gpufft::transform_kind;
 // Allocations by three executes of `p` on `backend` after a first one (which
 // may still bind symbols or fault in pages), checked into `f`.
 void count_allocations(failures& f, const std::string& backend, const gpufft::problem& p,
-                       unsigned threads)
+                       unsigned threads, bool weighted)
 {
-    const std::string name = backend + " " + p.describe() + " threads=" + std::to_string(threads);
+    const std::string name = backend + " " + p.describe() + " threads=" + std::to_string(threads) +
+                             (weighted ? " weighted" : "");
     try {
         gpufft::plan_options o;
         o.backend = backend;
         o.threads = threads;
+        if (weighted && p.kind != transform_kind::c2r)
+            o.input_weights.assign(p.points(), 0.5f);
         gpufft::plan plan(p, o);
         std::vector<cf> in(std::max(p.span(), p.real_span()) + 1), out(in.size());
         fill_random(in.data(), in.size(), name);
@@ -88,13 +91,17 @@ class qa_hot_path : public CppUnit::TestFixture
 
     // Each scheme of the simd backend (fused codelet, passes, lane batches,
     // Bluestein, four-step, real, multi-dimensional, strided), one thread
-    // and two, on every variant. Other backends are not held to it here.
+    // and two, with and without input weights, on every variant. Other
+    // backends are not held to it here.
     void execute_allocates_nothing()
     {
         std::vector<gpufft::problem> problems;
         for (std::size_t n : { 64, 1000, 1024, 4099, 1 << 17 })
             for (std::size_t batch : { 1, 5 })
                 problems.push_back(gpufft::problem{ n, direction::forward, batch });
+        // Lane batches on AVX-512 and AVX2 (and their rest), codelet and passes.
+        for (std::size_t n : { 24, 60 })
+            problems.push_back(gpufft::problem{ n, direction::forward, 9 });
         gpufft::problem r2c{ 1024, direction::forward, 3 };
         r2c.kind = transform_kind::r2c;
         gpufft::problem c2r{ 1024, direction::inverse, 3 };
@@ -109,7 +116,8 @@ class qa_hot_path : public CppUnit::TestFixture
         for (const std::string& isa : simd_variants())
             for (const gpufft::problem& p : problems)
                 for (unsigned threads : { 1u, 2u })
-                    count_allocations(f, "simd:" + isa, p, threads);
+                    for (bool weighted : { false, true })
+                        count_allocations(f, "simd:" + isa, p, threads, weighted);
         f.report("hot_path");
         QA_ASSERT_NO_FAILURES(f);
     }

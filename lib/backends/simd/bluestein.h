@@ -31,7 +31,8 @@ class bluestein final : public transform
 {
 public:
     bluestein(std::size_t n, bool forward, std::size_t fft_len,
-              std::unique_ptr<transform> forward_fft, std::unique_ptr<transform> inverse_fft)
+              std::unique_ptr<transform> forward_fft, std::unique_ptr<transform> inverse_fft,
+              const std::vector<float>& weights)
         : d_n(n),
           d_len(fft_len),
           d_chirp(n),
@@ -47,6 +48,11 @@ public:
             const double a = sign * M_PI * double(sq) / double(n);
             d_chirp[j] = complex(float(std::cos(a)), float(std::sin(a)));
         }
+        // The input weights ride on the first chirp multiply.
+        d_input_chirp = d_chirp;
+        if (!weights.empty())
+            for (std::size_t j = 0; j < n; ++j)
+                d_input_chirp[j] *= weights[j];
         // The transformed chirp, scaled by 1/fft_len for the inverse FFT. A
         // float FFT is accurate enough here: the suite's errors for Bluestein
         // sizes were the same as with this kernel computed in double.
@@ -68,7 +74,7 @@ public:
             const complex* x = in + b * dist;
             std::copy(x, x + d_n, d_work.begin());
             std::fill(d_work.begin() + d_n, d_work.end(), complex(0, 0));
-            multiply(d_work.data(), d_chirp.data(), d_n);
+            multiply(d_work.data(), d_input_chirp.data(), d_n);
             d_forward_fft->run(d_work.data(), d_work.data(), 1, d_len);
             multiply(d_work.data(), d_kernel.data(), d_len);
             d_inverse_fft->run(d_work.data(), d_work.data(), 1, d_len);
@@ -81,7 +87,7 @@ public:
 
 private:
     std::size_t d_n, d_len;
-    std::vector<complex> d_chirp, d_kernel, d_work;
+    std::vector<complex> d_chirp, d_input_chirp, d_kernel, d_work;
     std::unique_ptr<transform> d_forward_fft, d_inverse_fft;
     std::string d_describe;
 };

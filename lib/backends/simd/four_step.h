@@ -15,12 +15,13 @@ class four_step final : public transform
 {
 public:
     four_step(std::size_t n, bool forward, std::size_t a, const std::vector<int>& column_radices,
-              std::unique_ptr<transform> rows)
+              std::unique_ptr<transform> rows, const std::vector<float>& weights)
         : d_n(n),
           d_a(a),
           d_b(n / a),
           d_column_radices(column_radices),
-          d_rows(std::move(rows))
+          d_rows(std::move(rows)),
+          d_weights(paired_weights(weights))
     {
         // w_n^j = fine[j mod s] * coarse[j / s]: two tables of about sqrt(n).
         d_split = std::size_t(std::ceil(std::sqrt(double(n))));
@@ -89,10 +90,15 @@ private:
     template <bool Forward>
     void columns_dir(const complex* in)
     {
+        const complex* weights = d_weights.data();
         for (std::size_t g = 0; g < d_b / lanes; ++g) {
             complex* col = d_columns[0].data();
-            for (std::size_t row = 0; row < d_a; ++row)
-                storeu(col + row * lanes, loadu(in + row * d_b + g * lanes));
+            // The gather reads the input: it applies the weights.
+            for (std::size_t row = 0; row < d_a; ++row) {
+                const std::size_t at = row * d_b + g * lanes;
+                storeu(col + row * lanes, weights ? vmul_floats(loadu(in + at), loadu(weights + at))
+                                                  : loadu(in + at));
+            }
             // Each pass has read all of its source before the next overwrites it.
             const complex* src = run_passes(d_passes, col, d_columns[1].data(), col, d_a);
             for (std::size_t ka = 0; ka < d_a; ++ka)
@@ -129,6 +135,7 @@ private:
     std::unique_ptr<transform> d_rows;
     std::vector<std::complex<double>> d_fine, d_coarse;
     std::vector<pass> d_passes;
+    buffer d_weights; // paired input weights, or none
     buffer d_lane_twiddles, d_columns[2], d_work;
     std::vector<std::complex<double>> d_block_twiddles;
 };

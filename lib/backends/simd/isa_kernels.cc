@@ -52,24 +52,27 @@ std::unique_ptr<transform> make_mixed_radix(const mixed_radix_spec& spec)
 
 std::unique_ptr<transform> make_four_step(std::size_t n, bool forward, std::size_t a,
                                           const std::vector<int>& column_radices,
-                                          std::unique_ptr<transform> rows)
+                                          std::unique_ptr<transform> rows,
+                                          const std::vector<float>& weights)
 {
-    return std::make_unique<four_step>(n, forward, a, column_radices, std::move(rows));
+    return std::make_unique<four_step>(n, forward, a, column_radices, std::move(rows), weights);
 }
 
 std::unique_ptr<transform> make_lane_batch(std::size_t n, bool forward,
                                            const std::vector<int>& radices,
-                                           std::unique_ptr<transform> rest)
+                                           std::unique_ptr<transform> rest,
+                                           const std::vector<float>& weights)
 {
-    return std::make_unique<lane_batch>(n, forward, radices, std::move(rest));
+    return std::make_unique<lane_batch>(n, forward, radices, std::move(rest), weights);
 }
 
 std::unique_ptr<transform> make_bluestein(std::size_t n, bool forward, std::size_t fft_len,
                                           std::unique_ptr<transform> forward_fft,
-                                          std::unique_ptr<transform> inverse_fft)
+                                          std::unique_ptr<transform> inverse_fft,
+                                          const std::vector<float>& weights)
 {
     return std::make_unique<bluestein>(
-        n, forward, fft_len, std::move(forward_fft), std::move(inverse_fft));
+        n, forward, fft_len, std::move(forward_fft), std::move(inverse_fft), weights);
 }
 } // namespace
 } // namespace gpufft::simd::GPUFFT_ISA

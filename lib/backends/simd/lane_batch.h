@@ -14,14 +14,27 @@
  * small a batch.
  */
 
+// The lanes x lanes tile of points [j, j + lanes) of lanes transforms dist
+// apart, each row times the paired input weights of those points if any.
+GPUFFT_INLINE void load_tile(const complex* in, std::size_t dist, std::size_t j,
+                             const complex* weights, V* tile)
+{
+    for (int i = 0; i < lanes; ++i)
+        tile[i] = loadu(in + i * dist + j);
+    if (weights) {
+        const V w = loadu(weights + j);
+        for (int i = 0; i < lanes; ++i)
+            tile[i] = vmul_floats(tile[i], w);
+    }
+}
+
 // lanes transforms dist apart <-> R vectors, vector j holding point j of
 // each (R a multiple of lanes); x is overwritten on the way out.
 template <int R>
-GPUFFT_INLINE void interleave_lanes(const complex* in, std::size_t dist, V* x)
+GPUFFT_INLINE void interleave_lanes(const complex* in, std::size_t dist, const complex* weights, V* x)
 {
     for (int j = 0; j < R; j += lanes) {
-        for (int i = 0; i < lanes; ++i)
-            x[j + i] = loadu(in + i * dist + j);
+        load_tile(in, dist, j, weights, x + j);
         transpose(x + j);
     }
 }
@@ -36,14 +49,15 @@ GPUFFT_INLINE void deinterleave_lanes(V* x, complex* out, std::size_t dist)
     }
 }
 
-using lane_codelet_fn = void (*)(const complex*, complex*, std::size_t);
+using lane_codelet_fn = void (*)(const complex* in, complex* out, std::size_t dist,
+                                 const complex* weights);
 
 // n = R, one codelet: from the input loads to the output stores in registers.
 template <int R, bool Forward>
-void lane_codelet(const complex* in, complex* out, std::size_t dist)
+void lane_codelet(const complex* in, complex* out, std::size_t dist, const complex* weights)
 {
     V x[R];
-    interleave_lanes<R>(in, dist, x);
+    interleave_lanes<R>(in, dist, weights, x);
     n1<R, Forward>::run(x);
     deinterleave_lanes<R>(x, out, dist);
 }
@@ -72,8 +86,8 @@ class lane_batch final : public transform
 {
 public:
     lane_batch(std::size_t n, bool forward, const std::vector<int>& radices,
-               std::unique_ptr<transform> rest)
-        : d_n(n), d_radices(radices), d_rest(std::move(rest))
+               std::unique_ptr<transform> rest, const std::vector<float>& weights)
+        : d_n(n), d_radices(radices), d_rest(std::move(rest)), d_weights(paired_weights(weights))
     {
         const unit_roots w(n, forward);
         std::size_t ns = 1;
@@ -96,7 +110,7 @@ public:
         std::size_t b = 0;
         if (d_codelet)
             for (; b + lanes <= batch; b += lanes)
-                d_codelet(in + b * dist, out + b * dist, dist);
+                d_codelet(in + b * dist, out + b * dist, dist, d_weights.data());
         for (; b + lanes <= batch; b += lanes)
             run_group(in + b * dist, out + b * dist, dist);
         if (b < batch)
@@ -118,22 +132,23 @@ public:
 
 private:
     // lanes transforms, dist apart: all are read before any is written, so
-    // in == out is safe.
+    // in == out is safe. The input weights are applied as they are interleaved.
     void run_group(const complex* in, complex* out, std::size_t dist)
     {
         complex* interleaved = d_scratch[0].data();
+        const complex* weights = d_weights.data();
         std::size_t j = 0;
         for (; j + lanes <= d_n; j += lanes) {
             V tile[lanes];
-            for (int i = 0; i < lanes; ++i)
-                tile[i] = loadu(in + i * dist + j);
+            load_tile(in, dist, j, weights, tile);
             transpose(tile);
             for (int i = 0; i < lanes; ++i)
                 storeu(interleaved + (j + i) * lanes, tile[i]);
         }
         for (; j < d_n; ++j) // n mod lanes points left
             for (int i = 0; i < lanes; ++i)
-                interleaved[j * lanes + i] = in[i * dist + j];
+                interleaved[j * lanes + i] = weights ? in[i * dist + j] * weights[j].real()
+                                                     : in[i * dist + j];
         // Each pass reads all of its source before the next overwrites it.
         const complex* result =
             run_passes(d_passes, interleaved, d_scratch[1].data(), interleaved, d_n);
@@ -155,5 +170,6 @@ private:
     std::unique_ptr<transform> d_rest;
     std::vector<pass> d_passes;
     lane_codelet_fn d_codelet = nullptr;
+    buffer d_weights; // paired input weights, or none
     buffer d_scratch[2];
 };

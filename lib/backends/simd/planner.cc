@@ -302,7 +302,8 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
                                           std::size_t n,
                                           bool forward,
                                           pass_style style,
-                                          std::size_t batch)
+                                          std::size_t batch,
+                                          const std::vector<float>& weights)
 {
     for (auto it = isas.begin(); it != isas.end(); ++it) {
         const isa_kernels* isa = *it;
@@ -314,7 +315,9 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
             if (!radices.empty())
                 return isa->make_lane_batch(
                     n, forward, radices,
-                    make_transform(from_here, n, forward, style, batch % std::size_t(isa->lanes)));
+                    make_transform(from_here, n, forward, style, batch % std::size_t(isa->lanes),
+                                   weights),
+                    weights);
         }
         const std::size_t lanes = std::size_t(isa->lanes);
         if (n % lanes)
@@ -343,15 +346,15 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
         if (n > cache_points)
             if (const std::size_t a = four_step_split(n, *isa))
                 return isa->make_four_step(n, forward, a, factor_passes(a, *isa, style),
-                                           make_transform({ isa }, n / a, forward, style));
+                                           make_transform({ isa }, n / a, forward, style), weights);
         if (const auto forced = forced_radices(m, *isa))
-            return isa->make_mixed_radix({ n, forward, *forced });
-        return isa->make_mixed_radix({ n, forward, radices });
+            return isa->make_mixed_radix({ n, forward, *forced, weights });
+        return isa->make_mixed_radix({ n, forward, radices, weights });
     }
     const isa_kernels* widest = isas.front();
     const std::size_t len = bluestein_length(2 * n - 1);
     return widest->make_bluestein(n, forward, len, make_transform({ widest }, len, true, style),
-                                  make_transform({ widest }, len, false, style));
+                                  make_transform({ widest }, len, false, style), weights);
 }
 
 } // namespace gpufft::simd

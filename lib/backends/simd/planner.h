@@ -35,13 +35,16 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
  * whose lane count divides n; sizes with large prime factors go through
  * Bluestein on the widest one. `batch` is how many transforms a run() call
  * will usually get: batches that fill the lanes of small sizes run one
- * transform per lane (lane_batch.h).
+ * transform per lane (lane_batch.h). `weights`, empty or n of them, multiply
+ * the input points in the pass that first reads them
+ * (plan_options::input_weights).
  */
 std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>& isas,
                                           std::size_t n,
                                           bool forward,
                                           pass_style style = pass_style::automatic,
-                                          std::size_t batch = 1);
+                                          std::size_t batch = 1,
+                                          const std::vector<float>& weights = {});
 
 } // namespace gpufft::simd
 

@@ -158,7 +158,7 @@ choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed, st
 class simd_executor final : public executor
 {
 public:
-    simd_executor(const problem& p, const choice& c, unsigned threads)
+    simd_executor(const problem& p, const choice& c, unsigned threads, const std::vector<float>& weights)
         : d_batch(p.batch),
           d_dist(p.stride()),
           d_isa(c.isas.front()->name),
@@ -167,7 +167,8 @@ public:
         // Every worker plans for the whole batch, as one thread would, so the
         // results do not depend on the number of threads.
         for (unsigned w = 0; w < d_pool.size(); ++w)
-            d_transforms.push_back(make_transform(c.isas, p.n, p.dir == direction::forward, c.style, p.batch));
+            d_transforms.push_back(
+                make_transform(c.isas, p.n, p.dir == direction::forward, c.style, p.batch, weights));
         d_job = [this](unsigned worker) { run_share(worker); };
     }
 
@@ -181,6 +182,8 @@ public:
         d_pool.run(d_job);
     }
 
+    // Each transform's first pass multiplies by them (planner.h).
+    bool applies_input_weights() const override { return true; }
     std::string variant() const override { return d_isa; }
 
     std::string describe() const override
@@ -274,7 +277,8 @@ public:
                 c = parse_wisdom(*value, allowed, widest);
             }
             return std::make_unique<simd_executor>(
-                p, c.value_or(choice{ allowed, pass_style::automatic }), options.threads);
+                p, c.value_or(choice{ allowed, pass_style::automatic }), options.threads,
+                options.input_weights);
         } catch (const std::bad_alloc&) {
             throw error("gpufft: not enough memory to plan " + p.describe() + " on simd");
         }

@@ -63,6 +63,19 @@ private:
     std::vector<std::complex<double>> d_octant;
 };
 
+// Input weights (plan_options::input_weights) as (w, w) pairs, laid out as
+// the input: one vmul_floats by the vector at the same offset weights a
+// vector of input points. Empty without weights.
+inline buffer paired_weights(const std::vector<float>& weights)
+{
+    if (weights.empty())
+        return buffer();
+    buffer paired(weights.size());
+    for (std::size_t j = 0; j < weights.size(); ++j)
+        paired.data()[j] = complex(weights[j], weights[j]);
+    return paired;
+}
+
 // Per pass, twiddles w_{ns r}^(t k) for k < ns, 1 <= t < r, as (re, im) floats.
 inline std::vector<float> pass_twiddles(const unit_roots& w, std::size_t len, std::size_t ns, int r)
 {
@@ -92,18 +105,25 @@ struct pass {
     // Generic passes only: cos and sin of 2 pi j / radix, and room for one butterfly.
     std::vector<float> cosines, sines;
     buffer work;
+    // A first pass on the user's input: its weights paired (paired_weights),
+    // laid out as the pass's src; null if none.
+    const complex* weights = nullptr;
 };
 
 // Input t of a Stockham butterfly, times its twiddle t (t >= 1; tw holds
-// (re, im) pairs) as the codelet first uses it.
-template <bool Twiddled>
+// (re, im) pairs) or its input weights (paired, at the same offset as in)
+// as the codelet first uses it.
+template <bool Twiddled, bool Weighted = false>
 struct butterfly_load {
     const complex* in;
     std::size_t stride;
     const float* tw;
+    const complex* weights = nullptr;
     GPUFFT_INLINE V operator()(int t) const
     {
         const V v = loadu(in + t * stride);
+        if constexpr (Weighted)
+            return vmul_floats(v, loadu(weights + t * stride));
         return Twiddled && t > 0 ? vcmul(v, tw[2 * (t - 1)], tw[2 * (t - 1) + 1]) : v;
     }
 };
@@ -121,7 +141,7 @@ struct butterfly_store {
  * twiddle is 1. The codelet loads, twiddles and stores each vector where it
  * needs it, so a radix-32 butterfly fits the register file.
  */
-template <int R, bool Forward, bool Twiddled>
+template <int R, bool Forward, bool Twiddled, bool Weighted>
 void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& p)
 {
     const std::size_t ns = p.ns;
@@ -132,8 +152,10 @@ void stockham_pass(const complex* src, complex* dst, std::size_t m, const pass& 
         complex* out = dst + b * ns * R * lanes;
         for (std::size_t k = 0; k < ns; ++k)
             n1<R, Forward>::run(
-                butterfly_load<Twiddled>{ in + k * lanes, stride,
-                                          p.twiddles.data() + 2 * (R - 1) * k },
+                butterfly_load<Twiddled, Weighted>{ in + k * lanes, stride,
+                                                    p.twiddles.data() + 2 * (R - 1) * k,
+                                                    Weighted ? p.weights + (in - src) + k * lanes
+                                                             : nullptr },
                 butterfly_store{ out + k * lanes, ns * lanes });
     }
 }
@@ -159,7 +181,10 @@ void generic_pass(const complex* src, complex* dst, std::size_t m, const pass& p
         for (std::size_t k = 0; k < ns; ++k) {
             const float* tw = p.twiddles.data() + 2 * (r - 1) * k;
             const auto load = [&](int t) {
-                const V v = loadu(in + t * stride + k * lanes);
+                const std::size_t at = t * stride + k * lanes;
+                const V v = loadu(in + at);
+                if (p.weights)
+                    return vmul_floats(v, loadu(p.weights + (in - src) + at));
                 return ns > 1 && t > 0 ? vcmul(v, tw[2 * (t - 1)], tw[2 * (t - 1) + 1]) : v;
             };
             const V x0 = load(0);
@@ -193,28 +218,36 @@ void generic_pass(const complex* src, complex* dst, std::size_t m, const pass& p
     }
 }
 
+// The first pass (ns == 1) has no twiddles; a weighted one multiplies by
+// the input weights instead.
 template <int R, bool Forward>
-pass_fn pick_pass(std::size_t ns)
+pass_fn pick_pass(std::size_t ns, bool weighted)
 {
-    return ns == 1 ? &stockham_pass<R, Forward, false> : &stockham_pass<R, Forward, true>;
+    return ns > 1    ? &stockham_pass<R, Forward, true, false>
+           : weighted ? &stockham_pass<R, Forward, false, true>
+                      : &stockham_pass<R, Forward, false, false>;
 }
 
 template <int... Radices>
-pass_fn find_codelet_pass(int radix, bool forward, std::size_t ns)
+pass_fn find_codelet_pass(int radix, bool forward, std::size_t ns, bool weighted)
 {
     pass_fn fn = nullptr;
-    ((radix == Radices ? (fn = forward ? pick_pass<Radices, true>(ns)
-                                       : pick_pass<Radices, false>(ns))
+    ((radix == Radices ? (fn = forward ? pick_pass<Radices, true>(ns, weighted)
+                                       : pick_pass<Radices, false>(ns, weighted))
                        : fn),
      ...);
     return fn;
 }
 
-// A pass of the given radix for a length-len column FFT, with its twiddles.
-inline pass make_pass(const unit_roots& w, std::size_t len, std::size_t ns, int radix, bool forward)
+// A pass of the given radix for a length-len column FFT, with its twiddles;
+// a first pass (ns == 1) may multiply its src by paired input weights.
+inline pass make_pass(const unit_roots& w, std::size_t len, std::size_t ns, int radix, bool forward,
+                      const complex* weights = nullptr)
 {
-    pass p{ find_codelet_pass<GPUFFT_CODELET_RADICES>(radix, forward, ns), radix, ns,
-            pass_twiddles(w, len, ns, radix), {}, {}, {} };
+    if (ns > 1 && weights)
+        throw error("gpufft: only a first pass applies input weights");
+    pass p{ find_codelet_pass<GPUFFT_CODELET_RADICES>(radix, forward, ns, weights != nullptr),
+            radix, ns, pass_twiddles(w, len, ns, radix), {}, {}, {}, weights };
     if (!p.fn) {
         if (radix % 2 == 0)
             throw error("gpufft: no codelet for even radix " + std::to_string(radix));
@@ -285,32 +318,42 @@ GPUFFT_INLINE void lane_group(V* c, std::size_t g, std::size_t m, complex* out, 
     }
 }
 
-using fused_fn = void (*)(const complex*, complex*, const complex*);
+using fused_fn = void (*)(const complex* in, complex* out, const complex* lane_twiddles,
+                          const complex* weights);
 
 /*
  * n = lanes * R with one column codelet: everything stays in registers, from
- * the input loads to the output stores, with no pass through scratch.
+ * the input loads (times the paired input weights if Weighted) to the
+ * output stores, with no pass through scratch.
  */
-template <int R, bool Forward, bool Stream>
-void fused_single_pass(const complex* in, complex* out, const complex* lane_twiddles)
+template <int R, bool Forward, bool Stream, bool Weighted>
+void fused_single_pass(const complex* in, complex* out, const complex* lane_twiddles,
+                       const complex* weights)
 {
     constexpr int groups = (R + lanes - 1) / lanes;
     V c[groups * lanes];
-    n1<R, Forward>::run(butterfly_load<false>{ in, lanes, nullptr }, codelet_array_store{ c });
+    n1<R, Forward>::run(butterfly_load<false, Weighted>{ in, lanes, nullptr, weights },
+                        codelet_array_store{ c });
     for (int t = R; t < groups * lanes; ++t)
         c[t] = c[0]; // padding lanes, discarded by lane_group
     for (int g = 0; g < groups; ++g)
         lane_group<Forward, Stream>(c + g * lanes, g, R, out, lane_twiddles);
 }
 
+template <int R, bool Stream>
+fused_fn fused_for(bool forward, bool weighted)
+{
+    return forward ? (weighted ? &fused_single_pass<R, true, Stream, true>
+                               : &fused_single_pass<R, true, Stream, false>)
+                   : (weighted ? &fused_single_pass<R, false, Stream, true>
+                               : &fused_single_pass<R, false, Stream, false>);
+}
+
 template <bool Stream, int... Radices>
-fused_fn find_fused(int radix, bool forward)
+fused_fn find_fused(int radix, bool forward, bool weighted)
 {
     fused_fn fn = nullptr;
-    ((radix == Radices ? (fn = forward ? &fused_single_pass<Radices, true, Stream>
-                                       : &fused_single_pass<Radices, false, Stream>)
-                       : fn),
-     ...);
+    ((radix == Radices ? (fn = fused_for<Radices, Stream>(forward, weighted)) : fn), ...);
     return fn;
 }
 
@@ -418,12 +461,14 @@ public:
           d_padded((d_m + lanes - 1) / lanes * lanes),
           d_forward(spec.forward),
           d_radices(spec.radices),
-          d_lane_twiddles(d_padded * (lanes - 1))
+          d_lane_twiddles(d_padded * (lanes - 1)),
+          d_weights(paired_weights(spec.weights))
     {
         const unit_roots w(d_n, d_forward);
         std::size_t ns = 1;
         for (int r : d_radices) {
-            d_passes.push_back(make_pass(w, d_n, ns, r, d_forward));
+            // The first pass reads the input: it applies the weights.
+            d_passes.push_back(make_pass(w, d_n, ns, r, d_forward, ns == 1 ? d_weights.data() : nullptr));
             ns *= r;
         }
         // Twiddles between the column and lane stages, w_n^(n1 k2), as
@@ -441,14 +486,15 @@ public:
         // (find_fused gives none for a radix without a codelet).
         if constexpr (lanes > 1) {
             if (d_radices.size() == 1 && d_m <= 32) {
-                d_fused = find_fused<false, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+                d_fused = find_fused<false, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward,
+                                                                    d_weights.data() != nullptr);
                 // Streaming, the fused path's output order (a line from each
                 // row group in turn) is slower than a pass through scratch,
                 // measured at 128 and 256 points; at n = lanes^2 its stores
                 // are in order.
                 if (d_m == lanes)
-                    d_fused_streaming =
-                        find_fused<true, GPUFFT_CODELET_RADICES>(d_radices[0], d_forward);
+                    d_fused_streaming = find_fused<true, GPUFFT_CODELET_RADICES>(
+                        d_radices[0], d_forward, d_weights.data() != nullptr);
             }
         }
         if constexpr (lanes >= 8) {
@@ -506,7 +552,7 @@ private:
     void run_one(const complex* in, complex* out)
     {
         if (const fused_fn fused = Stream ? d_fused_streaming : d_fused)
-            return fused(in, out, d_lane_twiddles.data());
+            return fused(in, out, d_lane_twiddles.data(), d_weights.data());
         // With lanes > 1 there is at least one pass (n >= lanes^2), so the
         // columns end in scratch[0], padded with zero columns to whole lane
         // groups; with last_pass_lane_stage, all passes but the last (at
@@ -526,7 +572,11 @@ private:
         if (last)
             return last(columns, out, d_m, d_passes.back(), d_tile.data(), d_lane_twiddles.data());
         if constexpr (lanes == 1) {
-            if (columns != out)
+            // n = 1 has no pass to weigh the input.
+            if (d_passes.empty() && d_weights.data())
+                for (std::size_t j = 0; j < d_n; ++j)
+                    out[j] = columns[j] * d_weights.data()[j].real();
+            else if (columns != out)
                 std::copy(columns, columns + d_n, out);
         } else {
             // Locals: the stores to out could alias the members.
@@ -549,5 +599,6 @@ private:
     last_pass_fn d_last_pass = nullptr;
     buffer d_tile;
     buffer d_lane_twiddles;
+    buffer d_weights; // paired input weights, or none
     buffer d_scratch[2];
 };

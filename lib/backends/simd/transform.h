@@ -35,6 +35,7 @@ struct mixed_radix_spec {
     std::size_t n = 0;
     bool forward = true;
     std::vector<int> radices; //!< Stockham passes, in order
+    std::vector<float> weights; //!< empty, or n input weights (plan_options::input_weights)
 };
 
 /*!
@@ -61,19 +62,25 @@ struct isa_kernels {
     bool (*has_codelet)(int radix);
     std::unique_ptr<transform> (*make_mixed_radix)(const mixed_radix_spec&);
     //! n = a * b: columns of length a with these radices, then rows (size b).
+    //! `weights` (empty, or n input weights) are applied as the columns are gathered.
     std::unique_ptr<transform> (*make_four_step)(std::size_t n, bool forward, std::size_t a,
                                                  const std::vector<int>& column_radices,
-                                                 std::unique_ptr<transform> rows);
+                                                 std::unique_ptr<transform> rows,
+                                                 const std::vector<float>& weights);
     //! Batches of n-point transforms with these radices, one transform per
-    //! lane (lane_batch.h); `rest` takes the batch mod lanes left over.
+    //! lane (lane_batch.h); `rest` takes the batch mod lanes left over (with
+    //! the same weights). `weights` are applied as the lanes are interleaved.
     std::unique_ptr<transform> (*make_lane_batch)(std::size_t n, bool forward,
                                                   const std::vector<int>& radices,
-                                                  std::unique_ptr<transform> rest);
+                                                  std::unique_ptr<transform> rest,
+                                                  const std::vector<float>& weights);
     //! Bluestein's algorithm for any n, convolving with transforms of length
-    //! fft_len (>= 2n - 1) in both directions.
+    //! fft_len (>= 2n - 1) in both directions; `weights` are folded into the
+    //! first chirp multiply.
     std::unique_ptr<transform> (*make_bluestein)(std::size_t n, bool forward, std::size_t fft_len,
                                                  std::unique_ptr<transform> forward_fft,
-                                                 std::unique_ptr<transform> inverse_fft);
+                                                 std::unique_ptr<transform> inverse_fft,
+                                                 const std::vector<float>& weights);
     //! Columns [0, w) of a length x inner row-major matrix to w columns of
     //! `length` points `pitch` apart in block (to_block), or back.
     void (*move_columns)(complex* matrix, std::size_t inner, std::size_t length, std::size_t w,

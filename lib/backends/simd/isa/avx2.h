@@ -16,6 +16,8 @@ constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 GPUFFT_INLINE V vadd(V a, V b) { return _mm256_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm256_sub_ps(a, b); }
 GPUFFT_INLINE V vscale(V a, float c) { return _mm256_mul_ps(a, _mm256_set1_ps(c)); }
+// Each float of a times the one in the same slot of b (input weights).
+GPUFFT_INLINE V vmul_floats(V a, V b) { return _mm256_mul_ps(a, b); }
 GPUFFT_INLINE V vfmadd(V a, float c, V b) { return _mm256_fmadd_ps(a, _mm256_set1_ps(c), b); }
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return _mm256_fnmadd_ps(a, _mm256_set1_ps(c), b); }
 GPUFFT_INLINE V swap_pairs(V a) { return _mm256_permute_ps(a, _MM_SHUFFLE(2, 3, 0, 1)); }

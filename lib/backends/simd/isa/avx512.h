@@ -18,6 +18,8 @@ constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 GPUFFT_INLINE V vadd(V a, V b) { return _mm512_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm512_sub_ps(a, b); }
 GPUFFT_INLINE V vscale(V a, float c) { return _mm512_mul_ps(a, _mm512_set1_ps(c)); }
+// Each float of a times the one in the same slot of b (input weights).
+GPUFFT_INLINE V vmul_floats(V a, V b) { return _mm512_mul_ps(a, b); }
 GPUFFT_INLINE V vfmadd(V a, float c, V b) { return _mm512_fmadd_ps(a, _mm512_set1_ps(c), b); }
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return _mm512_fnmadd_ps(a, _mm512_set1_ps(c), b); }
 GPUFFT_INLINE V swap_pairs(V a) { return _mm512_shuffle_ps(a, a, _MM_SHUFFLE(2, 3, 0, 1)); }

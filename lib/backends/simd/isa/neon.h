@@ -61,6 +61,8 @@ constexpr pass_cost pass_costs[] = {
 GPUFFT_INLINE V vadd(V a, V b) { return vaddq_f32(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return vsubq_f32(a, b); }
 GPUFFT_INLINE V vscale(V a, float c) { return vmulq_n_f32(a, c); }
+// Each float of a times the one in the same slot of b (input weights).
+GPUFFT_INLINE V vmul_floats(V a, V b) { return vmulq_f32(a, b); }
 // vfmaq_f32(b, a, c) = b + a * c, one rounding; vfmsq_f32(b, a, c) = b - a * c.
 GPUFFT_INLINE V vfmadd(V a, float c, V b) { return vfmaq_f32(b, a, vdupq_n_f32(c)); }
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return vfmsq_f32(b, a, vdupq_n_f32(c)); }

@@ -13,6 +13,8 @@ constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 GPUFFT_INLINE V vadd(V a, V b) { return { a.re + b.re, a.im + b.im }; }
 GPUFFT_INLINE V vsub(V a, V b) { return { a.re - b.re, a.im - b.im }; }
 GPUFFT_INLINE V vscale(V a, float c) { return { a.re * c, a.im * c }; }
+// Each float of a times the one in the same slot of b (input weights).
+GPUFFT_INLINE V vmul_floats(V a, V b) { return { a.re * b.re, a.im * b.im }; }
 GPUFFT_INLINE V vfmadd(V a, float c, V b) { return { a.re * c + b.re, a.im * c + b.im }; }
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return { b.re - a.re * c, b.im - a.im * c }; }
 GPUFFT_INLINE V vmul_i(V a) { return { -a.im, a.re }; }

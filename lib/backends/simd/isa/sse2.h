@@ -16,6 +16,8 @@ constexpr pass_cost pass_costs[] = { { 0, 0, 0 } };
 GPUFFT_INLINE V vadd(V a, V b) { return _mm_add_ps(a, b); }
 GPUFFT_INLINE V vsub(V a, V b) { return _mm_sub_ps(a, b); }
 GPUFFT_INLINE V vscale(V a, float c) { return _mm_mul_ps(a, _mm_set1_ps(c)); }
+// Each float of a times the one in the same slot of b (input weights).
+GPUFFT_INLINE V vmul_floats(V a, V b) { return _mm_mul_ps(a, b); }
 GPUFFT_INLINE V vfmadd(V a, float c, V b) { return _mm_add_ps(_mm_mul_ps(a, _mm_set1_ps(c)), b); }
 GPUFFT_INLINE V vfnmadd(V a, float c, V b) { return _mm_sub_ps(b, _mm_mul_ps(a, _mm_set1_ps(c))); }
 // (re, im) -> (im, re) in each complex pair.
