@@ -15,8 +15,12 @@ Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
    single_pole_iir_filter_ff -> keep_one_in_n -> nlog10_ff) -> null_sink,
    against null_source -> gpufft.spectrum_c -> null_sink (same N, window,
    alpha and frames per output).
+3. Bound (--cases bound): null_source -> blocks.copy -> null_sink against
+   the stock FFT flowgraph of case 1, at default buffers: a block that only
+   copies its vectors is as fast as any FFT block could be there, so its
+   speedup caps what gpufft.fft_vcc can reach in case 1.
 
-3. Soak (--soak SAMPLES, instead of 1 and 2): gpufft.spectrum_c and then
+4. Soak (--soak SAMPLES, instead of 1 to 3): gpufft.spectrum_c and then
    gpufft.fft_vcc stream SAMPLES input samples each (--sizes' and
    --spectrum-sizes' first N) while the process's resident memory (VmRSS) is
    sampled every --soak-interval seconds; the JSON (--json, else stdout)
@@ -65,10 +69,13 @@ def timed(graph, seconds):
     return samples / (t1 - t0), samples / (c1 - c0)
 
 
-def fft_graph(n, ours, backend, batch, from_stream, block_buffers):
+def fft_graph(n, ours, backend, batch, from_stream, block_buffers, copy=False):
     tb = gr.top_block()
     win = window.blackmanharris(n)
-    if ours:
+    if ours and copy:
+        # The bound of any block that writes its vectors: a memcpy of each.
+        f = blocks.copy(gr.sizeof_gr_complex * n)
+    elif ours:
         f = gpufft.fft_vcc(n, True, win, True, 1, backend=backend, batch=batch)
         if not block_buffers:
             # GNU Radio's default buffers, as the stock block gets: undo the
@@ -211,7 +218,7 @@ def main():
                     help="let gpufft.fft_vcc have the larger output buffer and history it asks for "
                          "(default: GNU Radio's default buffers for both FFT blocks)")
     ap.add_argument("--cases", default="fft,stream,spectrum",
-                    help="which of fft, stream, spectrum to run (default %(default)s)")
+                    help="which of fft, stream, spectrum, bound to run (default %(default)s)")
     ap.add_argument("--frames-per-output", type=int, default=64, help="K for the spectrum case")
     ap.add_argument("--alpha", type=float, default=0.1)
     ap.add_argument("--json", help="also write the results to this file")
@@ -221,8 +228,9 @@ def main():
                     help="end each soak flowgraph after this long even if short of --soak samples")
     a = ap.parse_args()
     cases = set(a.cases.split(","))
-    if not cases <= {"fft", "stream", "spectrum"}:
-        ap.error(f"--cases: unknown case(s) {', '.join(sorted(cases - {'fft', 'stream', 'spectrum'}))}")
+    known = {"fft", "stream", "spectrum", "bound"}
+    if not cases <= known:
+        ap.error(f"--cases: unknown case(s) {', '.join(sorted(cases - known))}")
     if a.soak:
         return run_soak(a)
 
@@ -237,6 +245,10 @@ def main():
             report(results, "stream_to_vector + fft_vcc" if from_stream else "fft_vcc", n,
                    compare(lambda ours: fft_graph(n, ours, a.backend, a.batch, from_stream, a.block_buffers),
                            a.seconds, a.repeats))
+    for n in (int(s) for s in a.sizes.split(",") if s and "bound" in cases):
+        report(results, "copy in fft_vcc's place", n,
+               compare(lambda copy: fft_graph(n, copy, a.backend, a.batch, False, False, copy=copy),
+                       a.seconds, a.repeats))
     for n in (int(s) for s in a.spectrum_sizes.split(",") if s and "spectrum" in cases):
         report(results, "spectrum_c vs stock chain", n,
                compare(lambda ours: spectrum_graph(n, ours, a.backend, a.frames_per_output, a.alpha),
