@@ -17,11 +17,17 @@
 #   GPU_SWEEP_RULES  if set, stage sweep then runs the sizes whose searched
 #                shape is not the rules' again with GPUFFT_OPENCL_SEARCH=0
 #                (sweep-rules.json)
+#   GPU_CANDIDATES the sizes of stage candidates (default 8192,16384)
 #   GPU_HOST_SIZES the sizes of stage host (default issue 14's: 64..65536 and
 #                1000,2400,3000,4410,6000)
 #
 # Stage sweep (not in the default stages): --device-resident alone over the
 # sizes of GPU_SWEEP, then plot_sweep.py's table (sweep.md) and plot (sweep.png).
+# Stage candidates (not in the default stages): every plan-time search
+# candidate of each GPU_CANDIDATES size forced in turn
+# (GPUFFT_OPENCL_CANDIDATE) until one fails (beyond the list),
+# --device-resident --repeats 7, into
+# candidates.json: what the search weighs, candidate by candidate.
 # Stage host (issue 14, not in the default stages either): the simd backend
 # against FFTW_PATIENT on the host CPU, one thread, 256 KiB calls (--regimes
 # l2), every instruction set; one process per physical core but the first
@@ -172,6 +178,27 @@ PY
     [ -z "$searched" ] || GPUFFT_OPENCL_SEARCH=0 step_run 300 sweep.log "$bench" --device-resident \
       --opencl-device "$device" --sizes "$searched" --threads "$(nproc)" --json "$out/sweep-rules.json" ${GPU_BENCH:-}
   fi
+fi
+if want candidates; then
+  step "every search candidate of ${GPU_CANDIDATES:-8192,16384} on '$device'" | tee -a "$out/candidates.log"
+  rm -f /tmp/candidate-*.json
+  for n in $(tr ',' ' ' <<<"${GPU_CANDIDATES:-8192,16384}"); do
+    for k in $(seq 0 15); do
+      GPUFFT_OPENCL_CANDIDATE=$k timeout --kill-after=10 120 "$bench" --device-resident \
+        --opencl-device "$device" --sizes "$n" --repeats 7 --threads "$(nproc)" \
+        --json "/tmp/candidate-$n-$k.json" >>"$out/candidates.log" 2>&1 ||
+        { rm -f "/tmp/candidate-$n-$k.json"; break; }
+    done
+  done
+  python3 - "$out/candidates.json" /tmp/candidate-*.json <<'PY' || status=1
+import json, sys
+parts = [json.load(open(f)) for f in sys.argv[2:]]
+rows = [r for p in parts for r in p["device_resident"]]
+json.dump({"header": parts[0]["header"], "device_resident": rows}, open(sys.argv[1], "w"), indent=1)
+for r in rows:
+    if r["engine"] == "gpufft":
+        print(r["n"], round(r.get("ratio_vs_anchor", 0), 3), r.get("describe", ""))
+PY
 fi
 if [ ${#host_pids[@]} -gt 0 ]; then
   wait "${host_pids[@]}" || status=1
