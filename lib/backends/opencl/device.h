@@ -4,9 +4,11 @@
 
 #include "cl_handle.h"
 #include <gpufft/opencl.h>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,13 +44,16 @@ const device_entry& select(const std::string& selector);
 
 /*!
  * The context every plan on one device shares, made once per process, with
- * the in-memory table of programs built in it (program_cache.h).
+ * the in-memory table of programs built in it (program_cache.h), which
+ * threads may build into at once.
  */
 struct device_context {
     const device_entry& device;
     context_handle context;
     std::mutex programs_mutex;
     std::map<std::string, program_handle> programs; //!< by cache key
+    std::set<std::string> building;                 //!< keys a thread is building
+    std::condition_variable program_built;          //!< one left `building`
 
     explicit device_context(const device_entry& d);
 };

@@ -1,7 +1,9 @@
 /* gr-gpufft OpenCL backend: programs built once per process and cached on disk. */
 #include "program_cache.h"
 #include <gpufft/error.h>
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -136,7 +138,10 @@ void write_cache_file(const std::string& path, const std::string& bytes)
 {
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
-    const fs::path tmp = path + ".tmp" + std::to_string(::getpid());
+    // Unique to the process and the call: other processes and threads may
+    // write the same entry at once.
+    static std::atomic<unsigned> calls{ 0 };
+    const fs::path tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(calls++);
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         if (!f)
@@ -166,19 +171,36 @@ std::string kernel_cache_dir()
 program_handle build_program(device_context& ctx, const std::string& source, const std::string& options)
 {
     const std::string key = cache_key(ctx.device, source, options);
-    std::lock_guard<std::mutex> lock(ctx.programs_mutex);
+    std::unique_lock<std::mutex> lock(ctx.programs_mutex);
+    // Programs build outside the lock, several at once (the plan-time
+    // search's candidates); a thread wanting one that another is building
+    // waits for it rather than building it twice.
+    ctx.program_built.wait(lock, [&] { return ctx.building.count(key) == 0; });
     auto it = ctx.programs.find(key);
     if (it != ctx.programs.end())
         return retained(it->second.get());
+    ctx.building.insert(key);
+    lock.unlock();
 
-    const fs::path path = fs::path(kernel_cache_dir()) / (key + ".bin");
-    program_handle p = from_binary(ctx, path, options);
-    if (!p.get()) {
-        p = from_source(ctx, source, options);
-        const auto bytes = program_binary(p.get());
-        if (!bytes.empty())
-            write_cache_file(path.string(), std::string(bytes.begin(), bytes.end()));
+    program_handle p;
+    std::exception_ptr failure;
+    try {
+        const fs::path path = fs::path(kernel_cache_dir()) / (key + ".bin");
+        p = from_binary(ctx, path, options);
+        if (!p.get()) {
+            p = from_source(ctx, source, options);
+            const auto bytes = program_binary(p.get());
+            if (!bytes.empty())
+                write_cache_file(path.string(), std::string(bytes.begin(), bytes.end()));
+        }
+    } catch (...) {
+        failure = std::current_exception();
     }
+    lock.lock();
+    ctx.building.erase(key);
+    ctx.program_built.notify_all();
+    if (failure)
+        std::rethrow_exception(failure);
     program_handle copy = retained(p.get());
     ctx.programs.emplace(key, std::move(p));
     return copy;

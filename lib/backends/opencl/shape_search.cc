@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 namespace gpufft::opencl::detail {
 
@@ -190,14 +192,28 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     check(api()->clEnqueueFillBuffer(q.get(), in.get(), &zero, sizeof zero, 0, bytes, 0, nullptr,
                                      nullptr),
           "clEnqueueFillBuffer");
+    // Each candidate's kernels build on a thread of their own: a first plan
+    // waits for the slowest build rather than for all of them in turn.
     std::vector<std::unique_ptr<fft_chain>> chains(candidates.size());
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-        try {
-            chains[k] = std::make_unique<fft_chain>(ctx, candidates[k], batch, n, n);
-        } catch (const error&) {
-            // A shape the device's compiler or limits refuse is not a choice.
-        }
+    std::vector<std::exception_ptr> failures(candidates.size());
+    {
+        std::vector<std::thread> builders;
+        for (std::size_t k = 0; k < candidates.size(); ++k)
+            builders.emplace_back([&, k] {
+                try {
+                    chains[k] = std::make_unique<fft_chain>(ctx, candidates[k], batch, n, n);
+                } catch (const error&) {
+                    // A shape the device's compiler or limits refuse is not a choice.
+                } catch (...) {
+                    failures[k] = std::current_exception();
+                }
+            });
+        for (std::thread& t : builders)
+            t.join();
     }
+    for (const std::exception_ptr& f : failures)
+        if (f)
+            std::rethrow_exception(f);
     const std::vector<double> seconds = seconds_a_batch(chains, q.get(), batch, in.get(), out.get());
     const std::size_t best = std::size_t(std::min_element(seconds.begin(), seconds.end()) - seconds.begin());
     if (!(seconds[best] < std::numeric_limits<double>::infinity()))
