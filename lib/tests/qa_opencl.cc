@@ -728,6 +728,7 @@ class qa_opencl_search : public CppUnit::TestFixture
             }
             unsetenv("GPUFFT_OPENCL_SEARCH");
             unsetenv("GPUFFT_CACHE_DIR");
+            unsetenv("GPUFFT_OPENCL_SEARCH");
             fs::remove_all(dir);
         });
     }
@@ -766,6 +767,9 @@ class qa_opencl_search : public CppUnit::TestFixture
 
 // The kernel-binary cache, across processes: this program run as
 // `qa_opencl --plan-child N` plans once and prints the milliseconds it took.
+// The children plan by the rules (a plan-time search on a GPU builds every
+// candidate, and a choice read back from its cache rebuilds only its own:
+// qa_opencl_search checks that cache).
 class qa_opencl_cache : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_cache);
@@ -808,6 +812,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
                                  ("gpufft-qa-cache-" + std::to_string(run_seed()));
             fs::remove_all(dir);
             setenv("GPUFFT_CACHE_DIR", dir.c_str(), 1);
+            setenv("GPUFFT_OPENCL_SEARCH", "0", 1);
             const std::size_t n = 2400; // several stages, radices 8, 4, 3, 5, 5
 
             const plan_time first = child_plan(exe, n);
