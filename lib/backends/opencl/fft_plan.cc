@@ -1154,8 +1154,18 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
     }
     // The register mode and two passes compete above search_split_from.
     if (n > search_split_from || !fits_one_kernel(d, n, false)) {
+        // The register mode at powers of two, and up to one_kernel_cap where
+        // local memory cannot hold the transform (6561 on the H200: 0.48 of
+        // cuFFT against 0.37 in two passes). At the other sizes tried it
+        // lost, and its kernel is the slowest of a search to build: on the
+        // H200 5000 at 0.31 of cuFFT against 0.78 in local memory, 10000 at
+        // 0.13 against 0.60 in two passes (9.3 of the first plan's 12.9 s),
+        // 9720 to 15625 at 0.10 to 0.39
+        // (scripts/device/results/h200-2026-11-29a-registers.md, -28b-chunks.md).
+        const bool registers = is_power_of_two(n) ||
+                               (!fits_one_kernel(d, n, false) && n <= one_kernel_cap);
         pass_spec r = s;
-        if (shape_register_pass(d, r)) {
+        if (registers && shape_register_pass(d, r)) {
             chain_shape c = base;
             c.passes = { r };
             add(c);

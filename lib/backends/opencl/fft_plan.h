@@ -102,14 +102,15 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
  * first: a one-kernel pass's work-items a transform and transforms a group
  * around plan_chain's, and its hand-written radices where plan_chain's are
- * composite (codelets.h); above 4096 points the register mode and a few
- * four-step splits. Each respects d's local memory and work-group limits.
+ * composite (codelets.h); above 4096 points a few four-step splits, and
+ * the register mode at powers of two and where local memory falls short up
+ * to 8192 points. Each respects d's local memory and work-group limits.
  * Bluestein and Rader sizes have plan_chain's only. Bump
  * shape_candidates_version when the list changes, so that cached choices are
- * not read against another list (4: the hand-written radices beside composite ones).
+ * not read against another list (5: the register mode at fewer sizes).
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 4;
+constexpr int shape_candidates_version = 5;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
