@@ -300,6 +300,42 @@ class qa_plan(gr_unittest.TestCase):
             t.join()
         self.assertEqual(failures, [])
 
+    def test_019_input_weights(self):
+        # A window with an fftshift's (-1)^j folded in, as fft_vcc hands it
+        # over, on every usable backend: the transforms of x times the
+        # weights, whatever the backend does with them (the simd backend in
+        # its first pass, the others through a weighted copy).
+        usable = [b["name"] for b in gpufft.backends() if b["usable"]]
+        for backend in usable:
+            for n in (64, 1000, 4096):
+                w = np.hanning(n) * (-1.0) ** np.arange(n)
+                for forward in (True, False):
+                    p = gpufft.plan(n, forward=forward, batch=3, backend=backend,
+                                    input_weights=w)
+                    x = random_complex(self.rng, 3 * n)
+                    out = poisoned_like(x)
+                    p.execute(x, out=out)
+                    weighted = (x.reshape(3, n) * w).reshape(-1)
+                    self.check(p, weighted, out, f"input_weights backend={backend} n={n}")
+        # A list of numbers, and integers, are weights too.
+        p = gpufft.plan(4, input_weights=[1, 0, 2, 0])
+        y = p.execute(np.ones(4, dtype=np.complex64))
+        np.testing.assert_allclose(y, [3, -1, 3, -1], atol=1e-6)
+
+    def test_019_bad_input_weights(self):
+        for kwargs, want in ((dict(n=8, input_weights=np.ones(7)), "7 weights"),
+                             (dict(n=8, input_weights=np.full(8, np.nan)), "NaN"),
+                             (dict(n=8, input_weights=np.ones((2, 4))), "1-D"),
+                             (dict(n=8, kind="c2r", input_weights=np.ones(8)), "not c2r")):
+            with self.assertRaises(gpufft.error, msg=str(kwargs)) as cm:
+                gpufft.plan(**kwargs)
+            self.assertIn("input_weights", str(cm.exception))
+            self.assertIn(want, str(cm.exception))
+        for bad in (np.ones(8, dtype=np.complex64), "window", object()):
+            with self.assertRaises(TypeError, msg=repr(bad)) as cm:
+                gpufft.plan(8, input_weights=bad)
+            self.assertIn("input_weights", str(cm.exception))
+
     # ------------------------------------------------------------------
     # bad input
     # ------------------------------------------------------------------

@@ -86,19 +86,6 @@ gpufft::problem make_problem(const py::object& n,
     return p;
 }
 
-gpufft::plan_options
-make_options(const std::string& backend, bool tune, std::int64_t threads)
-{
-    gpufft::plan_options o;
-    o.backend = backend;
-    o.tune = tune;
-    const std::size_t t = non_negative(threads, "threads");
-    if (t > 0xffffffffu)
-        throw gpufft::error("gpufft: threads is too large");
-    o.threads = static_cast<unsigned>(t);
-    return o;
-}
-
 std::string shape_string(const std::vector<py::ssize_t>& shape)
 {
     std::ostringstream s;
@@ -112,6 +99,46 @@ std::string shape_string(const std::vector<py::ssize_t>& shape)
 std::vector<py::ssize_t> shape_of(const py::array& a)
 {
     return std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim());
+}
+
+//! plan_options::input_weights from a 1-D array or sequence of reals (None:
+//! no weights); the core checks their count and values.
+std::vector<float> input_weights_of(const py::object& w)
+{
+    if (w.is_none())
+        return {};
+    const py::array a = py::array::ensure(w);
+    if (!a)
+        throw py::type_error("gpufft: input_weights must be a 1-D array of real numbers, got " +
+                             std::string(py::str(py::type::of(w).attr("__name__"))));
+    const char kind = a.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u')
+        throw py::type_error("gpufft: input_weights must be real numbers, got dtype " +
+                             std::string(py::str(a.dtype())));
+    if (a.ndim() != 1)
+        throw gpufft::error("gpufft: input_weights must be 1-D (one weight a point), got shape " +
+                            shape_string(shape_of(a)));
+    const auto values = py::array_t<double, py::array::forcecast>::ensure(a);
+    std::vector<float> out(static_cast<std::size_t>(values.size()));
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<float>(values.at(py::ssize_t(i)));
+    return out;
+}
+
+gpufft::plan_options make_options(const std::string& backend,
+                                  bool tune,
+                                  std::int64_t threads,
+                                  const py::object& input_weights)
+{
+    gpufft::plan_options o;
+    o.backend = backend;
+    o.tune = tune;
+    o.input_weights = input_weights_of(input_weights);
+    const std::size_t t = non_negative(threads, "threads");
+    if (t > 0xffffffffu)
+        throw gpufft::error("gpufft: threads is too large");
+    o.threads = static_cast<unsigned>(t);
+    return o;
 }
 
 // One side of a problem's buffers: the real side of r2c/c2r, else the complex one.
@@ -294,10 +321,11 @@ void bind_plan(py::module& m)
                          const py::object& shape,
                          const std::string& kind,
                          const py::object& direction,
-                         std::int64_t real_distance) {
+                         std::int64_t real_distance,
+                         const py::object& input_weights) {
                  const auto p =
                      make_problem(n, shape, kind, forward, direction, batch, distance, real_distance);
-                 const auto o = make_options(backend, tune, threads);
+                 const auto o = make_options(backend, tune, threads, input_weights);
                  // Planning may probe drivers or measure (tune): let other threads run.
                  py::gil_scoped_release nogil;
                  return std::make_unique<py_plan>(p, o);
@@ -314,6 +342,7 @@ void bind_plan(py::module& m)
              py::arg("kind") = "c2c",
              py::arg("direction") = py::none(),
              py::arg("real_distance") = 0,
+             py::arg("input_weights") = py::none(),
              "Plan batch transforms of size n, or of a shape (a tuple, row-major,\n"
              "last axis contiguous). backend: 'auto', a name ('simd') or\n"
              "name:variant ('simd:avx2'). distance: complex elements between\n"
@@ -323,7 +352,10 @@ void bind_plan(py::module& m)
              "axis N -> N//2 + 1, forward) or 'c2r' (the reverse, inverse).\n"
              "direction: 'forward' or 'inverse', overriding forward.\n"
              "real_distance: r2c/c2r, float32 elements between transforms on the\n"
-             "real side, 0 meaning packed. Unnormalized (FFTW's convention).\n"
+             "real side, 0 meaning packed. input_weights: one real weight a\n"
+             "point (c2c, r2c), e.g. a window, multiplied into every transform's\n"
+             "input as the plan reads it (the simd backend in its first pass).\n"
+             "Unnormalized (FFTW's convention).\n"
              "Raises gpufft.error (a ValueError) for bad arguments or shapes, an\n"
              "unknown backend or one without this kind.")
         .def("execute",
