@@ -728,7 +728,6 @@ class qa_opencl_search : public CppUnit::TestFixture
             }
             unsetenv("GPUFFT_OPENCL_SEARCH");
             unsetenv("GPUFFT_CACHE_DIR");
-            unsetenv("GPUFFT_OPENCL_SEARCH");
             fs::remove_all(dir);
         });
     }
@@ -851,6 +850,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
                     f.add("the corrupt entry " + file.string() + " was not replaced");
             }
             unsetenv("GPUFFT_CACHE_DIR");
+            unsetenv("GPUFFT_OPENCL_SEARCH");
             fs::remove_all(dir);
         });
     }
