@@ -86,8 +86,8 @@ bool has_dft_radix(std::size_t r)
 // Work-items a work-group aims for: enough to hide latency on GPUs.
 constexpr std::size_t work_group_target = 256;
 // The plan-time search (shape_candidates): at most this many shapes a size,
-// and above this size (or where local memory cannot hold the transform) the
-// register mode and two passes compete.
+// and above this size (or where local memory cannot hold the transform)
+// two passes compete, and the register mode where shape_candidates allows.
 constexpr std::size_t max_shape_candidates = 8;
 constexpr std::size_t search_split_from = 4096;
 // Neighbouring columns a column pass wants in a work-group, so each access
@@ -1152,7 +1152,7 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
             add(c);
         }
     }
-    // The register mode and two passes compete above search_split_from.
+    // Two passes, and the register mode, compete above search_split_from.
     if (n > search_split_from || !fits_one_kernel(d, n, false)) {
         // The register mode at powers of two, and up to one_kernel_cap where
         // local memory cannot hold the transform (6561 on the H200: 0.48 of
