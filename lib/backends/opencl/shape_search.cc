@@ -3,6 +3,7 @@
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -192,14 +193,16 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     check(api()->clEnqueueFillBuffer(q.get(), in.get(), &zero, sizeof zero, 0, bytes, 0, nullptr,
                                      nullptr),
           "clEnqueueFillBuffer");
-    // Each candidate's kernels build on a thread of their own: a first plan
-    // waits for the slowest build rather than for all of them in turn.
+    // The candidates' kernels build on as many threads as the host has
+    // cores (a board's memory holds a few compilers at once, not every
+    // candidate's): a first plan waits for the slowest builds, not for all
+    // of them in turn.
     std::vector<std::unique_ptr<fft_chain>> chains(candidates.size());
     std::vector<std::exception_ptr> failures(candidates.size());
     {
-        std::vector<std::thread> builders;
-        for (std::size_t k = 0; k < candidates.size(); ++k)
-            builders.emplace_back([&, k] {
+        std::atomic<std::size_t> next{ 0 };
+        const auto build = [&] {
+            for (std::size_t k; (k = next++) < candidates.size();) {
                 try {
                     chains[k] = std::make_unique<fft_chain>(ctx, candidates[k], batch, n, n);
                 } catch (const error&) {
@@ -207,7 +210,12 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
                 } catch (...) {
                     failures[k] = std::current_exception();
                 }
-            });
+            }
+        };
+        std::vector<std::thread> builders(
+            std::min<std::size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency())));
+        for (std::thread& t : builders)
+            t = std::thread(build);
         for (std::thread& t : builders)
             t.join();
     }
