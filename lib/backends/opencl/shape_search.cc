@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 namespace gpufft::opencl::detail {
@@ -212,10 +213,17 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
                 }
             }
         };
-        std::vector<std::thread> builders(
-            std::min<std::size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency())));
-        for (std::thread& t : builders)
-            t = std::thread(build);
+        // This thread builds too, and takes whatever is left where the
+        // system gives no more threads.
+        const std::size_t helpers =
+            std::min<std::size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency())) - 1;
+        std::vector<std::thread> builders;
+        try {
+            while (builders.size() < helpers)
+                builders.emplace_back(build);
+        } catch (const std::system_error&) {
+        }
+        build();
         for (std::thread& t : builders)
             t.join();
     }
