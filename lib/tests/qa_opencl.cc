@@ -234,6 +234,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     CPPUNIT_TEST(grouped_columns);
     CPPUNIT_TEST(large_prime_radices);
     CPPUNIT_TEST(rader);
+    CPPUNIT_TEST(under_reported_work_group);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -391,6 +392,35 @@ private:
      * the planner must choose it there on any device's limits. Each plan is
      * printed.
      */
+    /*!
+     * Where GPUFFT_OPENCL_LIMITS' kernel_work_group reads every compiled
+     * kernel as allowing fewer work-items than it was built for (as NVIDIA's
+     * OpenCL does), the kernels that launch keep their work-groups
+     * (fft_plan.cc, fft_chain::launches): 4096 in local memory and 8192 in
+     * the register mode, 256 work-items each, not cut to the limit read.
+     */
+    void under_reported_work_group()
+    {
+        const char* limits = std::getenv("GPUFFT_OPENCL_LIMITS");
+        const char* at = limits ? std::strstr(limits, "kernel_work_group=") : nullptr;
+        if (!at)
+            return;
+        const std::size_t read = std::strtoul(at + std::strlen("kernel_work_group="), nullptr, 10);
+        run_checks("opencl under-reported work-group", [&](failures& f) {
+            for (std::size_t n : { 4096, 8192 }) {
+                const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
+                const auto of = shape.find(" work-items a group");
+                const std::size_t items =
+                    of == std::string::npos ? 0 : std::stoul(shape.substr(shape.rfind(' ', of - 1) + 1));
+                if (items <= read)
+                    f.add(std::to_string(n) + ": " + std::to_string(items) +
+                          " work-items, no more than the " + std::to_string(read) +
+                          " the driver is read to allow: " + shape);
+                check_all_ways(f, n);
+            }
+        });
+    }
+
     void rader()
     {
         run_checks("opencl rader", [](failures& f) {

@@ -43,17 +43,20 @@ T device_value(cl_device_id d, cl_device_info what)
  * GPUFFT_OPENCL_LIMITS="local_memory=BYTES,work_group=ITEMS" (either or
  * both) lowers every device's limits to plan as a smaller device would, e.g.
  * an H100's 49152 and 1024 or a Mali's 32768 and 256 on PoCL; it never
- * raises them.
+ * raises them. kernel_work_group=ITEMS caps what a compiled kernel is read
+ * to allow (CL_KERNEL_WORK_GROUP_SIZE), as NVIDIA's OpenCL under-reports it
+ * (fft_plan.cc, fft_chain).
  */
-void apply_limits(device_info& i)
+void apply_limits(device_entry& e)
 {
+    device_info& i = e.info;
     const char* env = std::getenv("GPUFFT_OPENCL_LIMITS");
     if (!env || !*env)
         return;
     const std::string spec = env;
     const auto bad = [&](const std::string& why) {
         return error("gpufft: opencl: GPUFFT_OPENCL_LIMITS=\"" + spec + "\": " + why +
-                     " (want local_memory=BYTES,work_group=ITEMS)");
+                     " (want local_memory=BYTES,work_group=ITEMS,kernel_work_group=ITEMS)");
     };
     std::size_t at = 0;
     while (at <= spec.size()) {
@@ -69,6 +72,8 @@ void apply_limits(device_info& i)
             i.local_memory = std::min(i.local_memory, v);
         else if (key == "work_group")
             i.max_work_group = std::min(i.max_work_group, v);
+        else if (key == "kernel_work_group")
+            e.kernel_work_group_cap = std::min(e.kernel_work_group_cap, v);
         else
             throw bad("unknown limit \"" + key + "\"");
         at = end + 1;
@@ -100,7 +105,7 @@ device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
     i.max_work_group = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     i.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
     i.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
-    apply_limits(i);
+    apply_limits(e);
     return e;
 }
 

@@ -5,6 +5,7 @@
 #include "cl_handle.h"
 #include <gpufft/opencl.h>
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,8 @@ struct device_entry {
     unsigned clock_mhz = 0;
     std::size_t max_alloc = 0;
     unsigned preferred_float_width = 1;
+    //! GPUFFT_OPENCL_LIMITS' kernel_work_group (device.cc, apply_limits).
+    std::size_t kernel_work_group_cap = SIZE_MAX;
     bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
     bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
     //! "platform: name", what a selector's substring is matched against.

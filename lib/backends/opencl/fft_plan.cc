@@ -25,12 +25,19 @@ namespace {
 constexpr std::size_t one_kernel_cap = 8192;
 // The register mode (fft_pass.cl's XCHG): the largest transform, the most
 // points a work-item holds in one stage, and the most work-items a group.
-// A Mali (32 KiB local memory, 256-384 work-items, 64 registers a thread at
-// full occupancy) would want register_points_cap 16, which leaves 8192 and
-// above to two passes there.
+// On the H200 8192 ran at 0.84 of cuFFT in 256 work-items (128 registers
+// each) against 0.58 in 512, 16384 at 0.71 in 256 against 0.69 in 512 and
+// 0.17 in 1024 (64 registers, spilling 1.1 KiB a work-item)
+// (scripts/device/results/h200-2026-11-29c-work-groups.md). A Mali (32 KiB
+// local memory, 256-384 work-items, 64 registers a thread at full
+// occupancy) would want 16 points, which leaves 8192 and above to two
+// passes there.
 constexpr std::size_t register_kernel_cap = 16384;
-constexpr std::size_t register_points_cap = 32;
-constexpr std::size_t register_group_cap = 1024;
+constexpr std::size_t register_points_cap = 64;
+constexpr std::size_t register_group_cap = 256;
+// A one-kernel stage of a composite radix above 16 (codelets.h) holds at
+// most this many points a work-item (or that radix), or registers spill.
+constexpr std::size_t composite_points_cap = 32;
 // Elements a register-mode exchange round aims at, and the local memory a
 // one-kernel work-group is shaped for: on the H100 (scripts/device/results/
 // h100-2026-11-25b-groups.md) small groups, so that several share a compute
@@ -233,8 +240,8 @@ std::size_t work_items_per_transform(std::size_t n,
     const std::size_t widest = n / most;
     const std::size_t hi = std::min(widest, max_work_items);
     std::size_t lo = std::max<std::size_t>(1, hi / 2);
-    // A composite radix above 16 (codelets.h): no stage holds more points
-    // a work-item than that radix or register_points_cap, or registers spill.
+    // A composite radix above 16: no stage holds more points a work-item
+    // than that radix or composite_points_cap.
     const auto points = [&](std::size_t tt) {
         std::size_t p = 0;
         for (std::size_t r : radices)
@@ -242,7 +249,7 @@ std::size_t work_items_per_transform(std::size_t n,
         return p;
     };
     if (most > 16)
-        while (lo < hi && points(lo) > std::max(register_points_cap, most))
+        while (lo < hi && points(lo) > std::max(composite_points_cap, most))
             ++lo;
     std::size_t best = hi;
     double best_slots = 1e300;
@@ -1310,32 +1317,6 @@ fft_chain::fft_chain(device_context& ctx,
     for (const pass_spec& spec : shape.passes) {
         pass p;
         p.spec = spec;
-        for (;;) {
-            const std::string source = fft_butterflies_cl +
-                                       composite_butterflies_source(p.spec.radices) +
-                                       raw.source + fft_pass_cl;
-            program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
-            p.kernel = make_kernel(prog.get(), "fft_pass");
-            std::size_t allowed = 0;
-            check(api()->clGetKernelWorkGroupInfo(p.kernel.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
-                                                  sizeof allowed, &allowed, nullptr),
-                  "clGetKernelWorkGroupInfo");
-            if (p.spec.g * p.spec.tt <= allowed)
-                break;
-            // The compiled kernel allows fewer work-items (registers): fewer
-            // transforms a group, else more elements a work-item.
-            if (allowed >= p.spec.tt) {
-                p.spec.g = allowed / p.spec.tt;
-            } else if (p.spec.tt > 1) {
-                p.spec.tt = (p.spec.tt + 1) / 2;
-                p.spec.g = 1;
-            } else {
-                throw error("gpufft: opencl: the " + std::to_string(p.spec.n) +
-                            "-point kernel cannot run on " + dev.label() +
-                            " (it allows " + std::to_string(allowed) + " work-items a group)");
-            }
-        }
-        d_shape.passes[d_passes.size()] = p.spec;
         const std::string sign = std::to_string(spec.sign);
         p.tw = table("stages " + radices_text(spec.radices) + " " + sign,
                      interleaved(stage_twiddles(spec.radices, spec.sign)));
@@ -1369,6 +1350,34 @@ fft_chain::fft_chain(device_context& ctx,
             p.hook_in = table("gather", interleaved(rader_indices(shape.n, shape.rader_generator, 1)));
         if (spec.store == store_hook::scatter)
             p.hook_out = table("scatter", interleaved(rader_indices(shape.n, shape.rader_generator, -1)));
+        for (;;) {
+            const std::string source = fft_butterflies_cl +
+                                       composite_butterflies_source(p.spec.radices) +
+                                       raw.source + fft_pass_cl;
+            program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
+            p.kernel = make_kernel(prog.get(), "fft_pass");
+            std::size_t allowed = 0;
+            check(api()->clGetKernelWorkGroupInfo(p.kernel.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                                  sizeof allowed, &allowed, nullptr),
+                  "clGetKernelWorkGroupInfo");
+            allowed = std::min(allowed, dev.kernel_work_group_cap);
+            if (p.spec.g * p.spec.tt <= allowed || launches(p))
+                break;
+            // The compiled kernel allows fewer work-items (registers), and
+            // will not launch with more: fewer transforms a group, else more
+            // elements a work-item.
+            if (allowed >= p.spec.tt) {
+                p.spec.g = allowed / p.spec.tt;
+            } else if (p.spec.tt > 1) {
+                p.spec.tt = (p.spec.tt + 1) / 2;
+                p.spec.g = 1;
+            } else {
+                throw error("gpufft: opencl: the " + std::to_string(p.spec.n) +
+                            "-point kernel cannot run on " + dev.label() +
+                            " (it allows " + std::to_string(allowed) + " work-items a group)");
+            }
+        }
+        d_shape.passes[d_passes.size()] = p.spec;
         d_passes.push_back(std::move(p));
     }
     for (int i = 0; i < 2; ++i) {
@@ -1405,6 +1414,51 @@ cl_mem fft_chain::table(const std::string& key, const std::vector<float>& values
     return d_tables.emplace(key, std::move(m)).first->second.get();
 }
 
+void fft_chain::bind(const pass& p, cl_mem from, cl_mem to, cl_uint nt, cl_uint in_dist,
+                     cl_uint out_dist, cl_uint n)
+{
+    const cl_kernel k = p.kernel.get();
+    auto arg = [&](cl_uint i, std::size_t size, const void* value) {
+        check(api()->clSetKernelArg(k, i, size, value), "clSetKernelArg");
+    };
+    arg(0, sizeof from, &from);
+    arg(1, sizeof to, &to);
+    arg(2, sizeof p.tw, &p.tw);
+    arg(3, sizeof p.tw4, &p.tw4);
+    arg(4, sizeof p.hook_in, &p.hook_in);
+    arg(5, sizeof p.hook_out, &p.hook_out);
+    arg(6, sizeof nt, &nt);
+    arg(7, sizeof in_dist, &in_dist);
+    arg(8, sizeof out_dist, &out_dist);
+    arg(9, sizeof n, &n);
+    arg(10, sizeof n, &n);
+}
+
+/*
+ * NVIDIA's OpenCL reads CL_KERNEL_WORK_GROUP_SIZE lower than a kernel runs
+ * at: on the H200 (driver 580) 256 for kernels built for 512 and 1024
+ * work-items (reqd_work_group_size, which its compiler fits the registers
+ * to), VkFFT's among them, which it launches at 512 or 600. Halving such a
+ * pass lost 2401 (0.91 -> 0.81 of cuFFT) and 4410 (0.89 -> 0.82)
+ * (scripts/device/results/h200-2026-11-29c-work-groups.md). So where the
+ * driver reads less, one work-group with no transform active (nothing is
+ * loaded or stored, the tables are read) tells whether the kernel launches.
+ */
+bool fft_chain::launches(const pass& p)
+{
+    cl_int err = CL_SUCCESS;
+    mem_handle dummy(api()->clCreateBuffer(d_ctx.context.get(), CL_MEM_READ_WRITE, sizeof(cl_float2),
+                                           nullptr, &err));
+    check(err, "clCreateBuffer");
+    const queue_handle q = make_queue(d_ctx);
+    const cl_mem m = dummy.get();
+    bind(p, m, m, 0, 0, 0, cl_uint(d_shape.n));
+    const std::size_t local = p.spec.g * p.spec.tt;
+    return api()->clEnqueueNDRangeKernel(q.get(), p.kernel.get(), 1, nullptr, &local, &local, 0,
+                                         nullptr, nullptr) == CL_SUCCESS &&
+           api()->clFinish(q.get()) == CL_SUCCESS;
+}
+
 void fft_chain::enqueue(cl_command_queue q, cl_mem in, cl_mem out, std::size_t batch)
 {
     const cl_api& a = *api();
@@ -1430,24 +1484,11 @@ void fft_chain::enqueue(cl_command_queue q, cl_mem in, cl_mem out, std::size_t b
         const cl_mem from = mem(s.from), to = mem(s.to);
         const cl_uint nt = cl_uint(batch * s.tpb);
         const cl_uint in_dist = dist(s.from, s.from_dist), out_dist = dist(s.to, s.to_dist);
-        const cl_kernel k = p.kernel.get();
-        auto arg = [&](cl_uint i, std::size_t size, const void* value) {
-            check(a.clSetKernelArg(k, i, size, value), "clSetKernelArg");
-        };
-        arg(0, sizeof from, &from);
-        arg(1, sizeof to, &to);
-        arg(2, sizeof p.tw, &p.tw);
-        arg(3, sizeof p.tw4, &p.tw4);
-        arg(4, sizeof p.hook_in, &p.hook_in);
-        arg(5, sizeof p.hook_out, &p.hook_out);
-        arg(6, sizeof nt, &nt);
-        arg(7, sizeof in_dist, &in_dist);
-        arg(8, sizeof out_dist, &out_dist);
-        arg(9, sizeof n, &n);
-        arg(10, sizeof n, &n);
+        bind(p, from, to, nt, in_dist, out_dist, n);
         const std::size_t local = s.g * s.tt;
         const std::size_t global = (nt + s.g - 1) / s.g * local;
-        check(a.clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr),
+        check(a.clEnqueueNDRangeKernel(q, p.kernel.get(), 1, nullptr, &global, &local, 0, nullptr,
+                                       nullptr),
               "clEnqueueNDRangeKernel");
     }
 }

@@ -202,6 +202,11 @@ private:
         cl_mem tw = nullptr, tw4 = nullptr, hook_in = nullptr, hook_out = nullptr;
     };
     cl_mem table(const std::string& key, const std::vector<float>& values);
+    //! Sets p's kernel arguments (fft_pass.cl's fft_pass).
+    static void bind(const pass& p, cl_mem from, cl_mem to, cl_uint nt, cl_uint in_dist,
+                     cl_uint out_dist, cl_uint n);
+    //! Whether p's kernel launches at its work-group size (fft_plan.cc).
+    bool launches(const pass& p);
 
     device_context& d_ctx;
     chain_shape d_shape;
