@@ -1361,11 +1361,11 @@ fft_chain::fft_chain(device_context& ctx,
                                                   sizeof allowed, &allowed, nullptr),
                   "clGetKernelWorkGroupInfo");
             allowed = std::min(allowed, dev.kernel_work_group_cap);
-            if (p.spec.g * p.spec.tt <= allowed || launches(p))
+            if (p.spec.g * p.spec.tt <= allowed || (allowed < p.spec.tt && launches(p)))
                 break;
-            // The compiled kernel allows fewer work-items (registers), and
-            // will not launch with more: fewer transforms a group, else more
-            // elements a work-item.
+            // The compiled kernel allows fewer work-items (registers): fewer
+            // transforms a group, else, where it will not launch with one
+            // transform's work-items, more elements a work-item.
             if (allowed >= p.spec.tt) {
                 p.spec.g = allowed / p.spec.tt;
             } else if (p.spec.tt > 1) {
@@ -1438,11 +1438,14 @@ void fft_chain::bind(const pass& p, cl_mem from, cl_mem to, cl_uint nt, cl_uint 
  * NVIDIA's OpenCL reads CL_KERNEL_WORK_GROUP_SIZE lower than a kernel runs
  * at: on the H200 (driver 580) 256 for kernels built for 512 and 1024
  * work-items (reqd_work_group_size, which its compiler fits the registers
- * to), VkFFT's among them, which it launches at 512 or 600. Halving such a
- * pass lost 2401 (0.91 -> 0.81 of cuFFT) and 4410 (0.89 -> 0.82)
- * (scripts/device/results/h200-2026-11-29c-work-groups.md). So where the
- * driver reads less, one work-group with no transform active (nothing is
- * loaded or stored, the tables are read) tells whether the kernel launches.
+ * to), VkFFT's among them, which it launches at 512 or 600. Halving the
+ * work-items of a transform lost 2401 (0.90 -> 0.82 of cuFFT) and 4410
+ * (0.90 -> 0.83); taking fewer transforms a group, as the reading has it,
+ * won (262144 1.04 against 0.74 in groups of 704 work-items)
+ * (scripts/device/results/h200-2026-11-29c-work-groups.md). So where one
+ * transform's work-items are more than the driver reads, one work-group
+ * with no transform active (nothing is loaded or stored, the tables are
+ * read) tells whether the kernel launches.
  */
 bool fft_chain::launches(const pass& p)
 {
