@@ -25,9 +25,9 @@ namespace {
 constexpr std::size_t one_kernel_cap = 8192;
 // The register mode (fft_pass.cl's XCHG): the largest transform, the most
 // points a work-item holds in one stage, and the most work-items a group.
-// On the H200 8192 ran at 0.84 of cuFFT in 256 work-items (128 registers
-// each) against 0.58 in 512, 16384 at 0.71 in 256 against 0.69 in 512 and
-// 0.17 in 1024 (64 registers, spilling 1.1 KiB a work-item)
+// On the H200 8192 ran at 0.84 of cuFFT in 256 work-items against 0.58 in
+// 512, 16384 at 0.71 in 256 against 0.69 in 512 and 0.17 in 1024 (64
+// registers, spilling 1.1 KiB a work-item)
 // (scripts/device/results/h200-2026-11-29c-work-groups.md). A Mali (32 KiB
 // local memory, 256-384 work-items, 64 registers a thread at full
 // occupancy) would want 16 points, which leaves 8192 and above to two
