@@ -25,19 +25,17 @@ namespace {
 constexpr std::size_t one_kernel_cap = 8192;
 // The register mode (fft_pass.cl's XCHG): the largest transform, the most
 // points a work-item holds in one stage, and the most work-items a group.
-// On the H200 8192 ran at 0.84 of cuFFT in 256 work-items against 0.58 in
-// 512, 16384 at 0.71 in 256 against 0.69 in 512 and 0.17 in 1024 (64
+// A Mali (32 KiB local memory, 256-384 work-items, 64 registers a thread at
+// full occupancy) would want register_points_cap 16, which leaves 8192 and
+// above to two passes there. NVIDIA's OpenCL reads its kernels as allowing
+// 256 work-items, and fft_chain takes the reading for this mode: on the H200
+// 8192 ran at 0.84 of cuFFT so (32 points a work-item) against 0.58 in the
+// 512 it asks for, 16384 at 0.71 against 0.69 in 512 and 0.17 in 1024 (64
 // registers, spilling 1.1 KiB a work-item)
-// (scripts/device/results/h200-2026-11-29c-work-groups.md). A Mali (32 KiB
-// local memory, 256-384 work-items, 64 registers a thread at full
-// occupancy) would want 16 points, which leaves 8192 and above to two
-// passes there.
+// (scripts/device/results/h200-2026-11-29c-work-groups.md).
 constexpr std::size_t register_kernel_cap = 16384;
-constexpr std::size_t register_points_cap = 64;
-constexpr std::size_t register_group_cap = 256;
-// A one-kernel stage of a composite radix above 16 (codelets.h) holds at
-// most this many points a work-item (or that radix), or registers spill.
-constexpr std::size_t composite_points_cap = 32;
+constexpr std::size_t register_points_cap = 32;
+constexpr std::size_t register_group_cap = 1024;
 // Elements a register-mode exchange round aims at, and the local memory a
 // one-kernel work-group is shaped for: on the H100 (scripts/device/results/
 // h100-2026-11-25b-groups.md) small groups, so that several share a compute
@@ -240,8 +238,8 @@ std::size_t work_items_per_transform(std::size_t n,
     const std::size_t widest = n / most;
     const std::size_t hi = std::min(widest, max_work_items);
     std::size_t lo = std::max<std::size_t>(1, hi / 2);
-    // A composite radix above 16: no stage holds more points a work-item
-    // than that radix or composite_points_cap.
+    // A composite radix above 16 (codelets.h): no stage holds more points
+    // a work-item than that radix or register_points_cap, or registers spill.
     const auto points = [&](std::size_t tt) {
         std::size_t p = 0;
         for (std::size_t r : radices)
@@ -249,7 +247,7 @@ std::size_t work_items_per_transform(std::size_t n,
         return p;
     };
     if (most > 16)
-        while (lo < hi && points(lo) > std::max(composite_points_cap, most))
+        while (lo < hi && points(lo) > std::max(register_points_cap, most))
             ++lo;
     std::size_t best = hi;
     double best_slots = 1e300;
@@ -1361,11 +1359,13 @@ fft_chain::fft_chain(device_context& ctx,
                                                   sizeof allowed, &allowed, nullptr),
                   "clGetKernelWorkGroupInfo");
             allowed = std::min(allowed, dev.kernel_work_group_cap);
-            if (p.spec.g * p.spec.tt <= allowed || (allowed < p.spec.tt && launches(p)))
+            if (p.spec.g * p.spec.tt <= allowed ||
+                (allowed < p.spec.tt && !p.spec.xchg && launches(p)))
                 break;
             // The compiled kernel allows fewer work-items (registers): fewer
             // transforms a group, else, where it will not launch with one
-            // transform's work-items, more elements a work-item.
+            // transform's work-items or is in the register mode
+            // (register_group_cap), more elements a work-item.
             if (allowed >= p.spec.tt) {
                 p.spec.g = allowed / p.spec.tt;
             } else if (p.spec.tt > 1) {
@@ -1436,16 +1436,17 @@ void fft_chain::bind(const pass& p, cl_mem from, cl_mem to, cl_uint nt, cl_uint 
 
 /*
  * NVIDIA's OpenCL reads CL_KERNEL_WORK_GROUP_SIZE lower than a kernel runs
- * at: on the H200 (driver 580) 256 for kernels built for 512 and 1024
+ * at: on the H200 (driver 580) 256 for kernels built for 343 to 1024
  * work-items (reqd_work_group_size, which its compiler fits the registers
  * to), VkFFT's among them, which it launches at 512 or 600. Halving the
- * work-items of a transform lost 2401 (0.90 -> 0.82 of cuFFT) and 4410
- * (0.90 -> 0.83); taking fewer transforms a group, as the reading has it,
- * won (262144 1.04 against 0.74 in groups of 704 work-items)
+ * work-items of a transform in local memory lost 2401 (0.90 -> 0.82 of
+ * cuFFT) and 4410 (0.90 -> 0.83); taking fewer transforms a group, as the
+ * reading has it, won (262144 1.04 against 0.74 in groups of 704
+ * work-items), and so did the register mode's halving (register_group_cap)
  * (scripts/device/results/h200-2026-11-29c-work-groups.md). So where one
- * transform's work-items are more than the driver reads, one work-group
- * with no transform active (nothing is loaded or stored, the tables are
- * read) tells whether the kernel launches.
+ * transform's work-items in local memory are more than the driver reads,
+ * one work-group with no transform active (nothing is loaded or stored,
+ * the tables are read) tells whether the kernel launches.
  */
 bool fft_chain::launches(const pass& p)
 {
