@@ -29,9 +29,9 @@ constexpr std::size_t one_kernel_cap = 8192;
 // full occupancy) would want register_points_cap 16, which leaves 8192 and
 // above to two passes there. NVIDIA's OpenCL reads its kernels as allowing
 // 256 work-items, and fft_chain takes the reading for this mode: on the H200
-// 8192 ran at 0.84 of cuFFT so (32 points a work-item) against 0.58 in the
-// 512 it asks for, 16384 at 0.71 against 0.69 in 512 and 0.17 in 1024 (64
-// registers, spilling 1.1 KiB a work-item)
+// 8192 ran at 0.84 of cuFFT in those 256 (32 points each) against 0.58 in
+// the 512 it asks for, 16384 at 0.71 against 0.69 in 512 and 0.17 in 1024
+// (64 registers, spilling 1.1 KiB a work-item)
 // (scripts/device/results/h200-2026-11-29c-work-groups.md).
 constexpr std::size_t register_kernel_cap = 16384;
 constexpr std::size_t register_points_cap = 32;
