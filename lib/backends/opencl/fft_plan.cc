@@ -1146,6 +1146,21 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
         chain_shape fuller = base;
         fuller.passes = { full };
         add(fuller);
+        // Few points a work-item, all of them busy: the fewest stages of
+        // radices up to 16, a butterfly of the largest a work-item (VkFFT's
+        // shape of 6000 on NVIDIA's OpenCL: 10x12x10x5 in 600 work-items).
+        pass_spec narrow = s;
+        narrow.radices = fewest_stages(n, 16);
+        std::size_t covered = 1;
+        for (std::size_t r : narrow.radices)
+            covered *= r;
+        narrow.tt = covered == n ? n / narrow.radices.front() : 0;
+        if (narrow.tt && narrow.tt <= d.info.max_work_group) {
+            fit_group(d, narrow, work_group_target, group_local_bytes(d, narrow));
+            chain_shape c = base;
+            c.passes = { narrow };
+            add(c);
+        }
         for (const auto& [tt, group] : shapes) {
             pass_spec p = s;
             p.tt = tt;

@@ -110,7 +110,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
  * not read against another list (5: the register mode at fewer sizes).
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 5;
+constexpr int shape_candidates_version = 6;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
