@@ -17,7 +17,8 @@ struct composite_radix {
 };
 
 //! Every composite radix a stage may take, ascending: each product of 2, 3,
-//! 5 and 7 up to composite_radix_cap with an odd factor that is not prime.
+//! 5 and 7 up to composite_radix_cap that is neither a power of two nor
+//! hand-written (6, 9, 10, 12, 14, 15, ...).
 const std::vector<composite_radix>& composite_radices();
 
 //! Every radix a stage of 2^a 3^b 5^c 7^d points may take: the hand-written
