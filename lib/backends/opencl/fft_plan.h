@@ -101,13 +101,14 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
  * first: a one-kernel pass's work-items a transform and transforms a group
- * around plan_chain's, and its hand-written radices where plan_chain's are
- * composite (codelets.h); above 4096 points a few four-step splits, and
- * the register mode at powers of two and where local memory falls short up
- * to 8192 points. Each respects d's local memory and work-group limits.
- * Bluestein and Rader sizes have plan_chain's only. Bump
+ * around plan_chain's, its hand-written radices where plan_chain's are
+ * composite (codelets.h), and the fewest stages of radices up to 16 with a
+ * butterfly of the largest a work-item; above 4096 points a few four-step
+ * splits, and the register mode at powers of two and where local memory
+ * falls short up to 8192 points. Each respects d's local memory and
+ * work-group limits. Bluestein and Rader sizes have plan_chain's only. Bump
  * shape_candidates_version when the list changes, so that cached choices are
- * not read against another list (5: the register mode at fewer sizes).
+ * not read against another list (6: the fewest stages of radices up to 16).
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
 constexpr int shape_candidates_version = 6;
