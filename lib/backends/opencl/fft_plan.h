@@ -107,11 +107,13 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
  * splits, and the register mode at powers of two and where local memory
  * falls short up to 8192 points. Each respects d's local memory and
  * work-group limits. Bluestein and Rader sizes have plan_chain's only. Bump
- * shape_candidates_version when the list changes, so that cached choices are
- * not read against another list (6: the fewest stages of radices up to 16).
+ * shape_candidates_version when the list or the kernels' speed changes, so
+ * that cached choices are not read against another list or stale timings
+ * (6: the fewest stages of radices up to 16; 7: twiddles multiplied from
+ * fewer loads, fft_pass.cl's APPLY_TWIDDLES).
  */
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 6;
+constexpr int shape_candidates_version = 7;
 
 /*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
