@@ -57,9 +57,10 @@
  *
  * Stage s (radix R, span S): butterfly i < N / R takes the elements
  * i + r N / R, multiplies them by the twiddles exp(SIGN 2 pi i r k / (S R)),
- * k = i % S (table tw at offset + (r - 1) S + k, so neighbouring butterflies
- * read neighbouring entries), and writes element (i / S) S R + k + r S. The first stage reads global memory, the
- * last writes it. */
+ * k = i % S (APPLY_TWIDDLES: table tw from offset, rows of S entries, so
+ * neighbouring butterflies read neighbouring entries), and writes element
+ * (i / S) S R + k + r S. The first stage reads global memory, the last
+ * writes it. */
 
 #ifndef LOAD_HOOK
 #define LOAD_HOOK 0
@@ -75,11 +76,11 @@
 #endif
 
 /* Butterfly k's twiddles w^r (w = exp(SIGN 2 pi i k / (S R)), r = 1 .. R-1)
- * into VA[1 .. R-1]: the table holds each at OFF + (r - 1) S + k, but only
- * w^1 and w^(4q) are loaded, the rest multiplied from them (w^(4q + b) =
- * w^(4q) w^b, w^2 = w^1 w^1, w^3 = w^2 w^1), at most three rounded
- * products a twiddle. Loading all R - 1 held one-kernel sizes 5-20% lower on
- * the H200, for errors of 1.2e-7 against 1.4e-7 this way
+ * into VA[1 .. R-1]: the table holds w^1 at OFF + k and w^(4m) at
+ * OFF + m S + k, the rest are multiplied from them (w^(4m + b) = w^(4m) w^b,
+ * w^2 = w^1 w^1, w^3 = w^2 w^1), at most three rounded products a twiddle.
+ * Loading all R - 1 held one-kernel sizes 5-20% lower on the H200, for
+ * errors of 1.2e-7 against 1.4e-7 this way
  * (scripts/device/results/h200-2026-12-01-twiddles.md). */
 #define APPLY_TWIDDLES(VA, R, S, OFF, k)                                                   \
     {                                                                                      \
@@ -88,9 +89,9 @@
         {                                                                                  \
             const uint b = r % 4, q = r - b;                                               \
             const float2 wb = b == 1 ? w1 : b == 2 ? w2 : w3;                              \
-            const float2 w = b == 0   ? tw[(OFF) + (q - 1) * (S) + (k)]                    \
+            const float2 w = b == 0   ? tw[(OFF) + q / 4 * (S) + (k)]                      \
                              : q == 0 ? wb                                                 \
-                                      : cmul(tw[(OFF) + (q - 1) * (S) + (k)], wb);        \
+                                      : cmul(tw[(OFF) + q / 4 * (S) + (k)], wb);          \
             VA[r] = cmul(VA[r], w);                                                        \
         }                                                                                  \
     }

@@ -643,6 +643,10 @@ struct stage_layout {
     std::size_t size = 0;
 };
 
+//! The twiddle rows a stage of radix r loads (fft_pass.cl, APPLY_TWIDDLES):
+//! w^1, then w^4, w^8, ... below w^r.
+std::size_t twiddle_rows(std::size_t r) { return 1 + (r - 1) / 4; }
+
 stage_layout stage_layout_for(const std::vector<std::size_t>& radices)
 {
     stage_layout at;
@@ -650,7 +654,7 @@ stage_layout stage_layout_for(const std::vector<std::size_t>& radices)
     for (std::size_t i = 0; i < radices.size(); ++i) {
         at.twiddles.push_back(at.size);
         if (i > 0)
-            at.size += (radices[i] - 1) * span;
+            at.size += twiddle_rows(radices[i]) * span;
         span *= radices[i];
     }
     for (std::size_t r : radices) {
@@ -726,8 +730,9 @@ std::vector<std::complex<double>> roots(std::size_t k, int sign)
 }
 
 //! The stages' twiddles as fft_pass.cl reads them: for each stage after the
-//! first (radix R, span S), exp(sign 2 pi i r k / (S R)) at twiddles[s] +
-//! (r - 1) S + k; then for each prime radix above 7, its R unsigned roots.
+//! first (radix R, span S), w = exp(sign 2 pi i k / (S R)) at twiddles[s] + k
+//! and w^(4m) at twiddles[s] + m S + k (twiddle_rows); then for each prime
+//! radix above 7, its R unsigned roots.
 std::vector<std::complex<double>> stage_twiddles(const std::vector<std::size_t>& radices, int sign)
 {
     const stage_layout at = stage_layout_for(radices);
@@ -737,9 +742,9 @@ std::vector<std::complex<double>> stage_twiddles(const std::vector<std::size_t>&
         const std::size_t r = radices[i];
         if (i > 0) {
             const auto base = roots(span * r, sign);
-            for (std::size_t q = 1; q < r; ++q)
+            for (std::size_t m = 0; m < twiddle_rows(r); ++m)
                 for (std::size_t k = 0; k < span; ++k)
-                    w[at.twiddles[i] + (q - 1) * span + k] = base[q * k];
+                    w[at.twiddles[i] + m * span + k] = base[(m ? 4 * m : 1) * k];
         }
         if (has_dft_radix(r)) {
             const auto unsigned_roots = roots(r, 1);
