@@ -27,6 +27,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <sys/stat.h>
 
 namespace qa {
 
@@ -833,21 +834,34 @@ class qa_opencl_cache : public CppUnit::TestFixture
             f.checked();
             if (!first.ok() || files.empty())
                 f.add("the first plan failed or left no binary in " + dir.string());
-            // The best of three: the least disturbed by other work. The limit
-            // is on the CPU time the plan takes (all the process's threads):
-            // on a loaded machine the wall clock also counts other programs.
+            // A build from source writes its entry anew (program_cache.cc,
+            // write_cache_file renames a fresh file over it), so entries
+            // that keep their inode and time were read, not rebuilt. The
+            // time is printed, not checked: sanitizers and load move it.
+            auto stamps = [&] {
+                std::vector<std::pair<std::uintmax_t, fs::file_time_type>> out;
+                for (const auto& file : binaries(dir)) {
+                    struct stat st {};
+                    ::stat(file.c_str(), &st);
+                    out.emplace_back(st.st_ino, fs::last_write_time(file));
+                }
+                return out;
+            };
+            const auto before = stamps();
             plan_time best;
             for (int i = 0; i < 3; ++i) {
                 const plan_time t = child_plan(exe, n);
-                if (t.ok() && (!best.ok() || t.cpu_ms < best.cpu_ms))
+                f.checked();
+                if (!t.ok())
+                    f.add("a plan from the cache failed");
+                else if (!best.ok() || t.cpu_ms < best.cpu_ms)
                     best = t;
             }
             std::printf("  plan of n=%zu: %.1f ms building; from the cache %.1f ms wall, %.1f ms CPU "
                         "(best of 3)\n", n, first.wall_ms, best.wall_ms, best.cpu_ms);
             f.checked();
-            if (!best.ok() || best.cpu_ms > 50)
-                f.add("a plan from the cache took " + std::to_string(best.cpu_ms) +
-                      " ms of CPU (limit 50)");
+            if (stamps() != before)
+                f.add("a plan with every binary cached rebuilt or added an entry in " + dir.string());
 
             // A corrupt entry is rebuilt and replaced.
             for (const auto& file : files) {
