@@ -167,7 +167,7 @@ Raspberry Pi 0-3 (instead of the CPU comparison):
                       double, and prints a report with the board, firmware and
                       memory split to paste into a bug report. Exit status 0: all
                       passed; 1: a size failed; 3: no usable V3D here (one line
-                      on stderr says why). README: "Trying the qpu backend on your Pi".
+                      on stderr says why). docs/backend-qpu.md: "Trying the qpu backend on your Pi".
 
 In the device modes the exit status is 1 when one of gpufft's rows failed
 (an error, or a result that failed its check); other engines' failures are
