@@ -56,7 +56,7 @@ Times gr-gpufft backends against FFTW float (FFTW_MEASURE, and FFTW_PATIENT
 with --patient) on batched out-of-place complex-float FFTs, in one process,
 and checks each result against FFTW double.
 
-  --sizes N,N,...     transform sizes (default issue 14's: 64,128,...,65536 and
+  --sizes N,N,...     transform sizes (default: 64,128,...,65536 and
                       1000,2400,3000,4410,6000)
   --shapes S,S,...    multi-dimensional shapes instead, row-major: 256x256,64x64x64
   --kind K            c2c (default) or r2c (real input, N/2+1 outputs on the last
@@ -167,7 +167,7 @@ Raspberry Pi 0-3 (instead of the CPU comparison):
                       double, and prints a report with the board, firmware and
                       memory split to paste into a bug report. Exit status 0: all
                       passed; 1: a size failed; 3: no usable V3D here (one line
-                      on stderr says why). README: "Trying the qpu backend on your Pi".
+                      on stderr says why). docs/backend-qpu.md: "Trying the qpu backend on your Pi".
 
 In the device modes the exit status is 1 when one of gpufft's rows failed
 (an error, or a result that failed its check); other engines' failures are

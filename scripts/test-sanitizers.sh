@@ -79,7 +79,8 @@ run_asan() {
   # starts 16 bytes past a page boundary for one with the old glibc 2.19
   # header, and LeakSanitizer's tracer then scans a garbage range and
   # crashes; the OpenCL loader's TLS, dlopen()ed by the opencl backend's
-  # probe, lands there (google/sanitizers issue 1322).
+  # probe, lands there
+  # (https://github.com/google/sanitizers/issues/1322).
   export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:intercept_tls_get_addr=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   # Qt's platform screens, left at exit by a QApplication that lives until

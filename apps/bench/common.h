@@ -25,7 +25,7 @@ struct regime {
 };
 
 struct options {
-    //! Issue 14's sizes: every power of two 64..65536, and five others.
+    //! The default sizes: every power of two 64..65536, and five mixed sizes.
     std::vector<std::size_t> sizes{ 64,   128,   256,   512,  1024, 2048, 4096, 8192, 16384,
                                     32768, 65536, 1000, 2400, 3000, 4410, 6000 };
     //! --shapes: multi-dimensional shapes, row-major ("256x256"); replace sizes.

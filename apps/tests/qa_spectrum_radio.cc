@@ -416,7 +416,7 @@ public:
         CPPUNIT_ASSERT(!std::filesystem::exists(temp_path("no_rec.sigmf-data")));
     }
 
-    // The bad input: each one line on standard error, exit status 2,
+    // Bad input: each one line on standard error, exit status 2,
     // and none of the run's other outputs left behind.
     void bad_input()
     {

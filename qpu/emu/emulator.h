@@ -38,7 +38,7 @@ constexpr unsigned USER_PROGRAM_QUEUE_DEPTH = 16;
 
 /*! How fadd, fsub, fmul and itof round. The guide does not say; toward zero
  * on both ALUs is what reproduces GPU_FFT's published Pi error figures with
- * GPU_FFT's own program (issue 17; VC4C's src/tools/Emulator.cpp also models
+ * GPU_FFT's own program (VC4C's src/tools/Emulator.cpp also models
  * fadd/fsub so), so it is the default; nearest-even is kept for experiments. */
 enum class rounding { toward_zero, nearest_even };
 

@@ -18,7 +18,7 @@
 #                shape is not the rules' again with GPUFFT_OPENCL_SEARCH=0
 #                (sweep-rules.json)
 #   GPU_CANDIDATES the sizes of stage candidates (default 8192,16384)
-#   GPU_HOST_SIZES the sizes of stage host (default issue 14's: 64..65536 and
+#   GPU_HOST_SIZES the sizes of stage host (default gpufft-bench's: 64..65536 and
 #                1000,2400,3000,4410,6000)
 #
 # Stage sweep (not in the default stages): --device-resident alone over the
@@ -28,7 +28,7 @@
 # (GPUFFT_OPENCL_CANDIDATE) until one fails (beyond the list),
 # --device-resident --repeats 7, into
 # candidates.json: what the search weighs, candidate by candidate.
-# Stage host (issue 14, not in the default stages either): the simd backend
+# Stage host (not in the default stages either): the simd backend
 # against FFTW_PATIENT on the host CPU, one thread, 256 KiB calls (--regimes
 # l2), every instruction set; one process per physical core but the first
 # (the GPU stages' launch thread keeps it), each a share of the sizes, in the

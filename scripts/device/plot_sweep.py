@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """
-Issue 15's sweep: the device-resident part of a gpufft-bench JSON file
+Table and plot of a sweep: the device-resident part of a gpufft-bench JSON file
 (--device-resident --json, e.g. GPU_STAGES=sweep of gpu-run.sh) as a table
 and a PNG plot of speed relative to cuFFT against N.
 
     /usr/bin/python3 scripts/device/plot_sweep.py BENCH.json [--png ratio.png] [--md table.md]
 
 Ratios are the bench's ratio_vs_anchor (anchor time / engine time, so above 1
-is faster than cuFFT). The table says for each N whether the issue's goals
+is faster than cuFFT). The table says for each N whether the targets
 hold: gpufft >= 1.0x cuFFT (>= 0.8x where it plans Bluestein) and >= 0.95x
 VkFFT. The PNG is written with zlib alone (no matplotlib or gnuplot needed):
 log2 N across, ratio up, one colour an engine, Bluestein sizes hollow.

@@ -103,8 +103,8 @@ constexpr std::size_t column_group_target = 16;
 constexpr std::size_t grouped_row_cap = 1024;
 
 /*!
- * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what issue 15
- * added for sizes with odd factors: 0 the planner as before (no composite
+ * GPUFFT_OPENCL_ODD_SHAPES, to compare on a device in one run what the
+ * planner does for sizes with odd factors: 0 the planner as before (no composite
  * radices, codelets.h; no unpadded one-kernel plans, pads_lds); 1 those two;
  * 2 also the register mode where it takes at most register_odd_stages
  * stages (wants_register_pass). Unset, 1: on the H100 the register mode

@@ -140,8 +140,8 @@ struct axis_chain {
 };
 
 /*!
- * Multi-dimensional c2c on a packed row-major array, two ways (issue 16
- * compares them per shape; host_executor keeps the faster):
+ * Multi-dimensional c2c on a packed row-major array, two ways (timed
+ * per shape at plan time; host_executor keeps the faster):
  *
  *   strided: a one-pass chain per axis, each in place: the contiguous last
  *     axis's rows, then every other axis as a column pass whose

@@ -228,7 +228,7 @@ void bind_display(py::module& m)
                                    "display",
                                    "The display pipeline: frames of n dB values (fftshifted) in, a\n"
                                    "persistence histogram (height x width), average and max-hold traces\n"
-                                   "and waterfall rows (width columns) out. Definitions: README.md,\n"
+                                   "and waterfall rows (width columns) out. Definitions: docs/spectrum.md,\n"
                                    "'Display pipeline', and include/gpufft/display.h.");
     d.def(py::init([](std::size_t n, std::size_t width, std::size_t height, double db_min, double db_max,
                       double decay, const std::string& resample, const std::string& average, double alpha,
