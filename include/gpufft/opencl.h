@@ -60,7 +60,7 @@ GPUFFT_API device_info select_device(const std::string& selector = "");
 class GPUFFT_API device_plan
 {
 public:
-    device_plan(const problem& p, const std::string& device_selector = "");
+    explicit device_plan(const problem& p, const std::string& device_selector = "");
     ~device_plan();
     device_plan(const device_plan&) = delete;
     device_plan& operator=(const device_plan&) = delete;

@@ -34,8 +34,8 @@ namespace gpufft {
 class GPUFFT_API plan
 {
 public:
-    plan(const problem& p, const plan_options& options = plan_options());
-    plan(std::size_t n,
+    explicit plan(const problem& p, const plan_options& options = plan_options());
+    explicit plan(std::size_t n,
          direction dir = direction::forward,
          std::size_t batch = 1,
          std::size_t distance = 0,

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/wait.h>
+#include <type_traits>
 #include <unistd.h>
 
 namespace qa {
@@ -16,6 +17,11 @@ namespace qa {
 namespace {
 
 using gpufft::direction;
+
+// A size or a problem is not a plan: `gpufft::plan p = 1024;` must not
+// compile, since it plans (and allocates) where a reader sees a copy.
+static_assert(!std::is_convertible_v<std::size_t, gpufft::plan>);
+static_assert(!std::is_convertible_v<gpufft::problem, gpufft::plan>);
 
 gpufft::plan_options with_backend(const std::string& b)
 {

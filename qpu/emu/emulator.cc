@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <iostream>
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
@@ -109,7 +108,6 @@ struct emulator::state {
         bool valid;
     };
     std::unordered_map<uint32_t, decoded> decode_cache;
-    bool trace = false;
     std::string fault;
 
     uint32_t draw(unsigned lo, unsigned hi)
@@ -954,8 +952,6 @@ run_result emulator::run(uint64_t max_cycles)
                     if (!problem.empty())
                         throw fault_error("hazard: " + problem);
                 }
-                if (s.trace)
-                    std::cerr << "qpu" << q << " " << state::hex(qs.pc) << ": " << assembler::disassemble(w) << "\n";
                 s.execute(q, w, a);
                 ++s.counts[q].instructions;
                 issued = true;
@@ -1047,7 +1043,5 @@ emulator::registers emulator::qpu_registers(unsigned qpu) const
     r.pc = s.pc;
     return r;
 }
-
-void emulator::set_trace(bool enabled) { d_state->trace = enabled; }
 
 } // namespace qpu::emu

@@ -148,8 +148,6 @@ public:
     };
     registers qpu_registers(unsigned qpu) const;
 
-    /*! Optional trace of every issued instruction to stderr ("qpuN pc: disassembly"). */
-    void set_trace(bool enabled);
 
 private:
     struct state;

@@ -30,8 +30,6 @@ public:
     std::string describe() const override;
 
 private:
-    void rows_and_pass(std::size_t count);
-    void pass_then_rows(std::size_t count);
     void columns(std::size_t count);
     void launch_pass(std::size_t rows);
 
