@@ -75,6 +75,9 @@ std::string annotation_meta_path(const options& o, const iq_source& src)
     return (has_ext ? o.input.substr(0, dot) : o.input) + ".sigmf-meta";
 }
 
+//! A number as JSON writes it (shortest round trip).
+std::string json_number(double v) { return nlohmann::json(v).dump(); }
+
 //! A file's name without its directory.
 std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
@@ -163,6 +166,13 @@ public:
             d_persistence_file.emplace(o.persistence);
             d_persistence.emplace(d_waterfall.width, o.height ? o.height : 256, o.db_min, o.db_max);
         }
+        if (src.radio) { // the gain in force, on every line
+            d_jsonl_radio = "\"gain_db\":" + json_number(src.radio->gain_db) + ",\"gains_db\":{";
+            for (std::size_t i = 0; i < src.radio->gains.size(); ++i)
+                d_jsonl_radio += (i ? "," : "") + nlohmann::json(src.radio->gains[i].first).dump() + ":" +
+                                 json_number(src.radio->gains[i].second);
+            d_jsonl_radio += "},\"agc\":" + std::string(src.radio->agc ? "true" : "false") + ",";
+        }
         if (d_csv) {
             // The first cell says what the values are; then the time and the
             // centre, and each bin's frequency at the first capture's centre.
@@ -229,6 +239,7 @@ public:
                          "{\"time_s\":%.6f,\"utc\":\"%s\",\"center_hz\":%.3f,\"f0_hz\":%.3f,\"df_hz\":%.6f,"
                          "\"db_scale\":\"tone dBFS\",",
                          t, utc.c_str(), d_center, f0, d_df);
+            std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
             std::fprintf(d_jsonl->get(), "\"db\":[");
             for (std::size_t i = 0; i < len; ++i)
@@ -346,6 +357,7 @@ private:
     std::optional<output_file> d_csv, d_jsonl, d_persistence_file;
     std::optional<persistence> d_persistence;
     std::optional<rtl_power_csv> d_rtl_power;
+    std::string d_jsonl_radio; //!< a radio's gain as JSON members, or ""
 };
 
 //! The progress line on standard error, at most twice a second.
@@ -572,7 +584,8 @@ int receive(const options& o)
     refuse_unwritable_outputs(outputs);
     std::unique_ptr<soapy_radio> radio;
     if (!o.radio.device.empty()) {
-        radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
+        radio = std::make_unique<soapy_radio>(o.radio, o.rate,
+                                              o.radio.sweep.empty() ? std::optional<double>(o.center) : std::nullopt);
         if (!o.radio.sweep.empty()) {
             if (o.annotate) // its signals span samples of one capture's spectra, not a stitched band
                 throw usage_error("--annotate does not combine with --sweep");
@@ -590,8 +603,7 @@ int receive(const options& o)
     refuse_overwriting_inputs(inputs, outputs);
 
     gpufft::spectrum_config c = engine_config(o, src);
-    if (radio)
-        c.ref_scale = radio->ref_scale();
+    c.ref_scale = ref_scale(src.format, src.full_scale);
     gpufft::spectrum engine(c);
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
@@ -627,7 +639,8 @@ int receive(const options& o)
     const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
     const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
-        std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
+        std::fprintf(report, "gpufft-spectrum: %s, centre %s\n", radio->description().c_str(),
+                     hz_text(radio->center()).c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
         device_stats = stream_radio(*radio, engine, sink,
                                     std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read);
@@ -706,6 +719,8 @@ iq_source radio_source(const soapy_radio& radio)
     src.sample_rate = radio.rate();
     src.center_hz = radio.center();
     src.hardware = radio.description(); // core:hw of a --record
+    src.full_scale = radio.full_scale();
+    src.radio = radio.settings();
     return src;
 }
 

@@ -95,6 +95,8 @@ void check_radio_options(const CLI::App& app, options& o)
     if (r.sweep.empty()) {
         if (r.once)
             throw usage_error("--once needs --sweep");
+        if (!r.device.empty() && !o.center_set) // 0 Hz, the default for a file, is no frequency to tune a radio to
+            throw usage_error("--device needs --center or --sweep");
         return;
     }
     r.range = parse_sweep(r.sweep);

@@ -23,13 +23,29 @@ struct format_names {
     gpufft::sample_format format;
     const char* extension; //!< as rtl_sdr, hackrf_transfer, inspectrum name them
     const char* datatype;  //!< SigMF "Dataset Format"
+    double divisor;        //!< the engine reads x / divisor (include/gpufft/spectrum.h, sample_format)
+    double max_full_scale; //!< the largest value a sample holds
 };
 const format_names formats[] = {
-    { gpufft::sample_format::cu8, ".cu8", "cu8" },
-    { gpufft::sample_format::cs8, ".cs8", "ci8" },
-    { gpufft::sample_format::cs16, ".cs16", "ci16_le" },
-    { gpufft::sample_format::cf32, ".cf32", "cf32_le" },
+    { gpufft::sample_format::cu8, ".cu8", "cu8", 127.5, 127.5 },
+    { gpufft::sample_format::cs8, ".cs8", "ci8", 128, 128 },
+    { gpufft::sample_format::cs16, ".cs16", "ci16_le", 32768, 32768 },
+    { gpufft::sample_format::cf32, ".cf32", "cf32_le", 1, 3.4e38 },
 };
+
+const format_names& names_of(gpufft::sample_format f)
+{
+    for (const auto& n : formats)
+        if (n.format == f)
+            return n;
+    throw app_error("no SigMF datatype for " + gpufft::format_name(f));
+}
+
+// Our namespace's fields (SigMF "Extension Namespaces"): declared in
+// core:extensions as optional, since a reader without them still reads the
+// samples (docs/sigmf.md says what it then sees).
+const char* const extension_name = "gpufft";
+const char* const extension_version = "1.0.0";
 
 bool ends_with(const std::string& s, const std::string& tail)
 {
@@ -178,12 +194,11 @@ gpufft::sample_format raw_format(const std::string& path, const std::string& for
         choices);
 }
 
-std::string sigmf_datatype(gpufft::sample_format f)
+std::string sigmf_datatype(gpufft::sample_format f) { return names_of(f).datatype; }
+
+double ref_scale(gpufft::sample_format format, double full_scale)
 {
-    for (const auto& n : formats)
-        if (n.format == f)
-            return n.datatype;
-    throw app_error("no SigMF datatype for " + gpufft::format_name(f));
+    return full_scale > 0 ? 2 * full_scale / names_of(format).divisor : 2.0;
 }
 
 bool is_sigmf(const std::string& path)
@@ -211,6 +226,9 @@ iq_source open_sigmf(const std::string& path)
     // Optional in SigMF (0: unknown); when given it must be a rate.
     src.sample_rate = number_at(global, "core:sample_rate", 1e-3, max_sample_rate_hz, 0, meta);
     src.hardware = string_at(global, "core:hw", meta);
+    // A recording whose samples' full scale is not the datatype's (a 12-bit
+    // converter in ci16_le): without it every level reads low.
+    src.full_scale = number_at(global, "gpufft:full_scale", 1e-30, names_of(src.format).max_full_scale, 0, meta);
     if (number_at(global, "core:num_channels", 0, 1e9, 1, meta) != 1)
         throw app_error(meta + ": core:num_channels is not 1 (interleaved channels are not supported)");
 
@@ -294,6 +312,25 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
     }
     if (!src.hardware.empty())
         doc["global"]["core:hw"] = src.hardware;
+    if (src.full_scale > 0 || src.radio) {
+        auto& g = doc["global"];
+        if (src.full_scale > 0)
+            g["gpufft:full_scale"] = src.full_scale;
+        if (src.radio) {
+            g["gpufft:gain_db"] = src.radio->gain_db;
+            json each = json::object();
+            for (const auto& [name, db] : src.radio->gains)
+                each[name] = db;
+            g["gpufft:gains_db"] = each;
+            g["gpufft:agc"] = src.radio->agc;
+        }
+        if (!g.contains("core:extensions") || !g["core:extensions"].is_array())
+            g["core:extensions"] = json::array();
+        auto& ext = g["core:extensions"];
+        if (std::none_of(ext.begin(), ext.end(),
+                         [](const json& e) { return e.is_object() && e.value("name", "") == extension_name; }))
+            ext.push_back({ { "name", extension_name }, { "version", extension_version }, { "optional", true } });
+    }
     if (dataset) // another data file: the input's hash is not its
         doc["global"].erase("core:sha512");
     if (dataset && dataset->empty())
