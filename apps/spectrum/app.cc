@@ -35,6 +35,9 @@ std::string hz(double f)
     return buf;
 }
 
+//! A number as JSON writes it (shortest round trip).
+std::string json_number(double v) { return nlohmann::json(v).dump(); }
+
 //! The input named by the options: the demo, a SigMF recording or raw IQ.
 iq_source resolve_source(const options& o)
 {
@@ -47,8 +50,30 @@ iq_source resolve_source(const options& o)
         src.center_hz = o.center_set ? o.center : 100e6;
     } else if (o.input != "-" && is_sigmf(o.input)) {
         src = open_sigmf(o.input);
+        // Optional in SigMF: --rate and --center stand in for what the
+        // recording lacks, never for what it says, and nothing else does.
+        if (src.sample_rate <= 0 && !o.rate_set)
+            throw app_error(src.meta_path + ": no core:sample_rate; give --rate");
+        if (src.sample_rate > 0 && o.rate_set && std::abs(o.rate - src.sample_rate) > 1e-9 * src.sample_rate)
+            throw usage_error("--rate " + json_number(o.rate) + ": " + src.meta_path + " has core:sample_rate " +
+                              json_number(src.sample_rate) + " (drop --rate)");
         if (src.sample_rate <= 0)
-            src.sample_rate = o.rate; // optional in SigMF
+            src.sample_rate = o.rate;
+        bool center_used = false;
+        for (std::size_t i = 0; i < src.captures.size(); ++i) {
+            capture& c = src.captures[i];
+            if (!std::isnan(c.center_hz))
+                continue;
+            if (!o.center_set)
+                throw app_error(src.meta_path + ": captures[" + std::to_string(i) +
+                                "] has no core:frequency; give --center (0 for baseband)");
+            c.center_hz = o.center;
+            center_used = true;
+        }
+        if (o.center_set && !center_used)
+            throw usage_error("--center: every capture of " + src.meta_path +
+                              " has its core:frequency (drop --center)");
+        src.center_hz = src.captures.front().center_hz;
         if (o.format_set && gpufft::parse_sample_format(o.format) != src.format)
             throw usage_error(o.input + ": its SigMF datatype is " + sigmf_datatype(src.format) + " but --format is " +
                               o.format + " (drop --format)");
@@ -74,9 +99,6 @@ std::string annotation_meta_path(const options& o, const iq_source& src)
     const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
     return (has_ext ? o.input.substr(0, dot) : o.input) + ".sigmf-meta";
 }
-
-//! A number as JSON writes it (shortest round trip).
-std::string json_number(double v) { return nlohmann::json(v).dump(); }
 
 //! A file's name without its directory.
 std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
@@ -679,7 +701,7 @@ int receive(const options& o)
         iq_source annotated = src;
         std::optional<std::string> dataset; // a SigMF input's own: kept
         if (src.meta_path.empty()) {        // a raw file: named by core:dataset
-            annotated.captures = { { 0, src.center_hz, std::nullopt } };
+            annotated.captures = { { 0, o.center_set ? src.center_hz : NAN, std::nullopt } };
             dataset = file_name(src.data_path);
         }
         write_sigmf_meta(annotation_meta, annotated, detected, dataset);

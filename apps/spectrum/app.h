@@ -91,7 +91,7 @@ bool parse_utc(const std::string& text, utc_time& out);
 //! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").
 struct capture {
     std::uint64_t sample_start = 0;
-    double center_hz = 0;
+    double center_hz = 0; //!< NaN where a SigMF capture has no core:frequency
     std::optional<utc_time> datetime; //!< of the sample at sample_start
 };
 
@@ -133,7 +133,7 @@ double ref_scale(gpufft::sample_format format, double full_scale);
 /*!
  * Reads a SigMF recording given its .sigmf-meta, its .sigmf-data or the
  * name without extension: global core:datatype (cf32_le, ci16_le, ci8, cu8;
- * anything else is refused), core:sample_rate (optional, > 0), core:dataset
+ * anything else is refused), core:sample_rate (optional, > 0; 0 if absent), core:dataset
  * (a data file of another name, in the metadata's directory),
  * gpufft:full_scale (the samples' full scale, if not the datatype's), every capture
  * (core:sample_start ascending, core:frequency, core:datetime) and every

@@ -101,6 +101,15 @@ std::optional<std::uint64_t> index_at(const json& obj, const std::string& key, c
     return v->get<std::uint64_t>();
 }
 
+// A member SigMF requires of every segment.
+std::uint64_t required_index(const json& obj, const std::string& key, const std::string& where)
+{
+    const auto v = index_at(obj, key, where);
+    if (!v)
+        throw app_error(where + ": no " + key + " (SigMF requires it)");
+    return *v;
+}
+
 std::string string_at(const json& obj, const std::string& key, const std::string& where)
 {
     const auto v = obj.find(key);
@@ -240,13 +249,14 @@ iq_source open_sigmf(const std::string& path)
         if (!caps[i].is_object())
             throw app_error(where + " is not an object");
         capture c;
-        c.sample_start = index_at(caps[i], "core:sample_start", where).value_or(0);
+        c.sample_start = required_index(caps[i], "core:sample_start", where);
         if (!src.captures.empty() && c.sample_start <= src.captures.back().sample_start)
             throw app_error(where + ": core:sample_start " + std::to_string(c.sample_start) +
                             " does not follow the previous capture's (captures must be sorted)");
         if (index_at(caps[i], "core:header_bytes", where).value_or(0) > 0)
             throw app_error(where + ": core:header_bytes (a header inside the data file) is not supported");
-        c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, 0, where);
+        // Optional in SigMF: NaN, which the program replaces by --center or refuses.
+        c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, NAN, where);
         if (const std::string dt_text = string_at(caps[i], "core:datetime", where); !dt_text.empty()) {
             utc_time t;
             if (!parse_utc(dt_text, t))
@@ -256,8 +266,8 @@ iq_source open_sigmf(const std::string& path)
         }
         src.captures.push_back(c);
     }
-    if (src.captures.empty())
-        src.captures.push_back({});
+    if (src.captures.empty()) // "captures": [] is one capture at sample 0, and nothing more
+        src.captures.push_back({ 0, NAN, std::nullopt });
     src.center_hz = src.captures.front().center_hz;
 
     const auto& anns = array_at(doc, "annotations", meta);
@@ -266,7 +276,7 @@ iq_source open_sigmf(const std::string& path)
         if (!anns[i].is_object())
             throw app_error(where + " is not an object");
         annotation a;
-        a.sample_start = index_at(anns[i], "core:sample_start", where).value_or(0);
+        a.sample_start = required_index(anns[i], "core:sample_start", where);
         a.sample_count = index_at(anns[i], "core:sample_count", where);
         for (auto [key, edge] : { std::pair{ "core:freq_lower_edge", &a.freq_lower_edge },
                                   { "core:freq_upper_edge", &a.freq_upper_edge } })
@@ -302,7 +312,9 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
         doc["global"]["core:recorder"] = "gpufft-spectrum";
         json caps = json::array();
         for (const auto& c : src.captures) {
-            json j{ { "core:sample_start", c.sample_start }, { "core:frequency", c.center_hz } };
+            json j{ { "core:sample_start", c.sample_start } };
+            if (!std::isnan(c.center_hz)) // unknown: absent, not 0 Hz
+                j["core:frequency"] = c.center_hz;
             if (c.datetime)
                 j["core:datetime"] = format_utc(*c.datetime);
             caps.push_back(j);

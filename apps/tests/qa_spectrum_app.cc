@@ -294,6 +294,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(options_ranges);
     CPPUNIT_TEST(sigmf);
     CPPUNIT_TEST(sigmf_bad_values);
+    CPPUNIT_TEST(sigmf_missing_fields);
     CPPUNIT_TEST(bad_files);
     CPPUNIT_TEST(png_size);
     CPPUNIT_TEST(huge_center);
@@ -429,6 +430,60 @@ public:
             expect_throw<gpufft_app::app_error>(rate + " " + freq, [] { gpufft_app::open_sigmf(temp_dir() + "/v"); },
                                                 word);
             CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/v", "--png", "none", "--quiet" }));
+        }
+    }
+
+    /*
+     * What a SigMF recording lacks is asked for, never assumed: a 1 MS/s
+     * recording without core:sample_rate is not read at the 2.4 MS/s default
+     * (its tone at 100.05 MHz would read 100.1195 MHz); --rate and --center
+     * fill a gap and are refused where the recording says otherwise; a
+     * segment without core:sample_start (required) is an error, not sample 0.
+     */
+    void sigmf_missing_fields()
+    {
+        const std::string base = temp_dir() + "/gap";
+        write_file("gap.sigmf-data", cu8_tone(65536, 0.05, 0.5)); // 50 kHz at 1 MS/s
+        const auto meta = [](const std::string& global, const std::string& capture, const std::string& annotations) {
+            return R"({"global": {"core:datatype": "cu8", "core:version": "1.0.0")" + global +
+                   R"(}, "captures": [{)" + capture + R"(}], "annotations": [)" + annotations + "]}";
+        };
+        const std::string start = R"("core:sample_start": 0)", freq = R"(, "core:frequency": 100e6)";
+        const std::vector<std::string> engine = { "--fft", "1024", "--png", "none", "--peaks", "1", "--quiet" };
+        const auto run = [&](std::vector<std::string> args) {
+            args.insert(args.begin(), base);
+            args.insert(args.end(), engine.begin(), engine.end());
+            return run_exe(args, "");
+        };
+        write_file("gap.sigmf-meta", meta("", start + freq, ""));
+        auto [status, out, err] = run({});
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("gap.sigmf-meta: no core:sample_rate; give --rate") != std::string::npos);
+        std::tie(status, out, err) = run({ "--rate", "1M" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("100049804.688 Hz") != std::string::npos); // the tone's bin
+        write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", start + freq, ""));
+        std::tie(status, out, err) = run({ "--rate", "2M" });
+        CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("has core:sample_rate 1000000.0 (drop --rate)") !=
+                                                        std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(0, std::get<0>(run({ "--rate", "1e6" }))); // saying the same is no conflict
+        std::tie(status, out, err) = run({ "--center", "200M" });
+        CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("(drop --center)") != std::string::npos);
+
+        write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", start, ""));
+        std::tie(status, out, err) = run({});
+        CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find("captures[0] has no core:frequency; give --center") !=
+                                                        std::string::npos);
+        std::tie(status, out, err) = run({ "--center", "433.92M" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("433969804.688 Hz") != std::string::npos);
+
+        for (const auto& [capture, annotation] : { std::pair{ std::string(freq.substr(2)), std::string() },
+                                                   { start + freq, R"({"core:label": "x"})" } }) {
+            write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", capture, annotation));
+            std::tie(status, out, err) = run({});
+            CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find("no core:sample_start (SigMF requires it)") !=
+                                                            std::string::npos);
         }
     }
 
@@ -1133,7 +1188,7 @@ public:
         expect_throw<gpufft_app::app_error>(
             "order", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "captures[1]");
         write_file("hop.sigmf-meta",
-                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:datetime": "noon"}]})");
+                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0, "core:datetime": "noon"}]})");
         expect_throw<gpufft_app::app_error>(
             "datetime", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "core:datetime");
         write_file("hop.sigmf-meta",
