@@ -463,12 +463,14 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
     return bytes / bps;
 }
 
-//! Synthesizes the demo signal into the engine; returns the samples used.
+//! Synthesizes the demo signal (at most `max_samples` of it, 0: all) into the engine; returns the samples used.
 std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                      const read_hook& on_read)
+                      const read_hook& on_read, std::size_t max_samples)
 {
     std::vector<gpufft::complex> chunk(1 << 16);
-    const auto total = std::size_t(demo_seconds * engine.config().sample_rate);
+    auto total = std::size_t(demo_seconds * engine.config().sample_rate);
+    if (max_samples) // --duration
+        total = std::min(total, max_samples);
     std::size_t done = 0;
     for (; done < total && !stop_signal(); done += chunk.size()) {
         const std::size_t len = std::min(chunk.size(), total - done);
@@ -669,7 +671,7 @@ int receive(const options& o)
         samples = device_stats.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
-        samples = feed_demo(*demo, engine, sink, on_read);
+        samples = feed_demo(*demo, engine, sink, on_read, max_samples);
     } else {
         samples = read_input(src, engine, sink, out, on_read, max_samples);
     }

@@ -6,6 +6,7 @@
  * the settle time) are a SigMF capture at the hop's centre. */
 #include "app.h"
 #include "live.h"
+#include "persistence.h"
 
 #include <algorithm>
 #include <chrono>
@@ -244,7 +245,7 @@ int run_sweep(const options& o, soapy_radio& radio)
                               hz_text(plan.centers[first]) + (count > 1 ? " to " + hz_text(plan.centers[last]) : "") +
                               ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi));
     }
-    std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
@@ -252,6 +253,9 @@ int run_sweep(const options& o, soapy_radio& radio)
     std::optional<sigmf_recorder> recorder;
     if (!o.record.empty())
         recorder.emplace(o.record, radio_source(radio));
+    std::optional<output_file> persistence_file;
+    if (!o.persistence.empty())
+        persistence_file.emplace(o.persistence);
     sweeper sweep(o, radio, plan, recorder ? &*recorder : nullptr);
     std::fprintf(report, "gpufft-spectrum: %s\n", radio.description().c_str());
     std::fprintf(report,
@@ -267,6 +271,10 @@ int run_sweep(const options& o, soapy_radio& radio)
     const std::size_t total = plan.total_bins;
     waterfall rows(o.width ? o.width : std::min<std::size_t>(total, 1024), 2 * std::max<std::size_t>(o.height, 1024));
     std::vector<float> stitched(total);
+    // --persistence: each whole sweep is one spectrum of the band.
+    std::optional<persistence> band_persistence;
+    if (persistence_file)
+        band_persistence.emplace(rows.width, o.height ? o.height : 256, o.db_min, o.db_max);
     // The live outputs get each whole sweep as one spectrum of the band; its
     // centre is the band's middle, its rate and FFT size those of the hops.
     live_spectrum band;
@@ -311,6 +319,8 @@ int run_sweep(const options& o, soapy_radio& radio)
         rows.add(stitched.data(), total);
         if (!partial)
             live.publish(band, seconds_since(start));
+        if (!partial && band_persistence)
+            band_persistence->add(stitched.data(), total);
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);
@@ -341,12 +351,19 @@ int run_sweep(const options& o, soapy_radio& radio)
     if (recorder)
         std::fprintf(report, "recording: %s and %s, a capture per hop\n", sigmf_recorder::data_name(o.record).c_str(),
                      sigmf_recorder::meta_name(o.record).c_str());
-    if (o.png != "none") {
-        axes ax;
-        ax.f_lo = plan.start - plan.bin_hz / 2;
-        ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
-        ax.seconds = wall;
+    axes ax;
+    ax.f_lo = plan.start - plan.bin_hz / 2;
+    ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
+    ax.seconds = wall;
+    if (o.png != "none")
         write_waterfall_png(o, rows, ax, report);
+    if (band_persistence && band_persistence->spectra()) {
+        band_persistence->write_png(*persistence_file, ax);
+        std::fprintf(report, "persistence: %s (%g to %g dBFS, %zu whole sweeps)\n", o.persistence.c_str(),
+                     band_persistence->db_min(), band_persistence->db_max(), band_persistence->spectra());
+    } else if (band_persistence) {
+        std::fprintf(stderr, "gpufft-spectrum: --persistence %s not written: no sweep was whole\n",
+                     o.persistence.c_str());
     }
     // The mean over the sweeps that reached each bin; bins no sweep reached read as the lowest mean.
     std::vector<float> mean(total);

@@ -295,6 +295,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(sigmf);
     CPPUNIT_TEST(sigmf_bad_values);
     CPPUNIT_TEST(sigmf_missing_fields);
+    CPPUNIT_TEST(options_unused);
     CPPUNIT_TEST(bad_files);
     CPPUNIT_TEST(png_size);
     CPPUNIT_TEST(huge_center);
@@ -327,7 +328,7 @@ public:
     {
         const auto o = gpufft_app::parse_options({ "in.cu8", "--format=cs16", "--rate", "1e6", "--center=-5e3",
                                                    "--fft", "4096", "--overlap", "0.25", "--window", "kaiser:8.6",
-                                                   "--average", "peak", "--alpha", "0.5", "--fps", "10",
+                                                   "--average", "exponential", "--alpha", "0.5", "--fps", "10",
                                                    "--db-min", "-100", "--db-max=-10", "--png", "none",
                                                    "--width", "300", "--height", "200", "--csv", "a.csv",
                                                    "--jsonl", "b.jsonl", "--peaks", "3", "--peak-threshold", "6",
@@ -339,7 +340,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(4096), o.fft);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(0.25, o.overlap, 0);
         CPPUNIT_ASSERT(o.window == "kaiser" && o.window_param == 8.6);
-        CPPUNIT_ASSERT(o.average == "peak" && o.alpha == 0.5 && o.fps == 10);
+        CPPUNIT_ASSERT(o.average == "exponential" && o.alpha == 0.5 && o.fps == 10);
         CPPUNIT_ASSERT(o.db_min == -100 && o.db_max == -10);
         CPPUNIT_ASSERT(o.png == "none" && o.csv == "a.csv" && o.jsonl == "b.jsonl");
         CPPUNIT_ASSERT(o.width == 300 && o.height == 200 && o.peaks == 3 && o.peak_threshold == 6);
@@ -348,7 +349,7 @@ public:
         CPPUNIT_ASSERT(d.input == "-" && d.fft == 2048 && d.png == "waterfall.png" && !d.rate_set);
         CPPUNIT_ASSERT(d.persistence.empty() && gpufft_app::parse_options({ "--persistence", "none" }).persistence.empty());
         CPPUNIT_ASSERT(std::isnan(d.window_param) && d.frames == 0);
-        CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--demo" }).input);
+        CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--quiet" }).input);
         CPPUNIT_ASSERT_EQUAL(std::size_t(7), gpufft_app::parse_options({ "--frames", "7" }).frames);
         const auto h = gpufft_app::parse_options({ "--help" });
         CPPUNIT_ASSERT_EQUAL(std::string("b"), gpufft_app::parse_options({ "--png", "a", "--png=b" }).png);
@@ -431,6 +432,34 @@ public:
                                                 word);
             CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/v", "--png", "none", "--quiet" }));
         }
+    }
+
+    // An option that would not act in the run is refused, naming the conflict (exit status 2).
+    void options_unused()
+    {
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { { "--demo", "in.cu8" }, "--demo and an input (in.cu8) exclude each other" },
+            { { "--demo", "--format", "cs16" }, "--format: the demo's samples are cf32" },
+            { { "in.cu8", "--fps", "10", "--frames", "4" }, "--fps and --frames exclude each other" },
+            { { "in.cu8", "--progress", "--quiet" }, "--progress and --quiet exclude each other" },
+            { { "in.cu8", "--alpha", "0.5" }, "--alpha needs --average exponential" },
+            { { "in.cu8", "--threshold", "6" }, "--threshold needs --annotate" },
+            { { "in.cu8", "--name", "mast" }, "--name needs --serve or --zmq-pub" },
+            { { "in.cu8", "--png", "none", "--width", "300" }, "--width needs a --png or --persistence image" },
+            { { "in.cu8", "--png", "none", "--db-max", "0" }, "--db-max needs a --png or --persistence image" },
+            { { "in.cu8", "--dwell", "0.1" }, "--dwell needs --sweep" },
+            { { "in.cu8", "--interval", "10" }, "--interval needs --sweep" },
+            { { "in.cu8", "--crop", "0.5" }, "--crop needs --sweep" },
+            { { "in.cu8", "--settle", "0.1" }, "--settle needs --device" },
+        };
+        for (const auto& [args, message] : bad) {
+            const auto [status, out, err] = run_exe(args, "");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err + " lacks " + message, err.find(message) != std::string::npos);
+        }
+        // --duration cuts the demo too.
+        const auto [status, out, err] = run_exe({ "--demo", "--duration", "0.5", "--png", "none" }, "");
+        CPPUNIT_ASSERT_MESSAGE(out + err, out.find("gpufft-spectrum: 1200000 samples at 2400000 Hz") != std::string::npos);
     }
 
     /*
@@ -936,7 +965,7 @@ public:
             expect_throw<gpufft_app::usage_error>(
                 bad, [&] { gpufft_app::parse_si(bad); }, std::string(bad).empty() ? "suffix" : bad);
         // Through the options, --x=v and --x v alike; a bad one names its option (exit status 2).
-        const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--threshold=6" });
+        const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--annotate", "--threshold=6" });
         CPPUNIT_ASSERT(o.rate == 2.4e6 && o.center == 100e6 && o.fps == 1e3 && o.threshold == 6);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(-5e3, gpufft_app::parse_options({ "--center=-5k" }).center, 0);
         const std::pair<std::vector<std::string>, const char*> bad[] = {
@@ -955,9 +984,9 @@ public:
             CPPUNIT_ASSERT_MESSAGE(err, err.find(word) != std::string::npos && lines_of(err).size() == 1);
         }
         // Every option takes --opt=value.
-        const auto e = gpufft_app::parse_options({ "--record=r", "--annotate", "--csv=-", "--jsonl=-", "--png=none",
+        const auto e = gpufft_app::parse_options({ "--record=r", "--annotate", "--csv=-", "--jsonl=-", "--png=w.png",
                                                    "--format=cs8", "--peaks=2", "--width=10" });
-        CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "none");
+        CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "w.png");
         CPPUNIT_ASSERT(e.format == "cs8" && e.peaks == 2 && e.width == 10);
     }
 

@@ -163,6 +163,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(read_back);
     CPPUNIT_TEST(full_scale_round_trip);
     CPPUNIT_TEST(sweep_full_scale_round_trip);
+    CPPUNIT_TEST(sweep_persistence);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -220,6 +221,15 @@ public:
             { { "--device", "driver=x", "--sweep", "1:2:1", "--csv", "a" }, "--rtl-power" },
             { { "--device", "driver=x", "--once" }, "--once needs --sweep" },
             { { "--device", "driver=x" }, "--device needs --center or --sweep" },
+            { { "--device", "" }, "--device: empty" },
+            { { "--device", "driver=x", "--center", "1M", "--format", "cs8" }, "a --device streams its native format" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--fft", "1024" }, "--fft and --sweep exclude each other" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--fps", "5" }, "--fps and --sweep exclude each other" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--progress" }, "--progress and --sweep exclude" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--dwell", "1", "--frames", "9" },
+              "--dwell and --frames exclude each other" },
+            { { "--device", "driver=x", "--center", "1M", "--dwell", "1" }, "--dwell needs --sweep" },
+            { { "--device", "driver=x", "--center", "1M", "--interval", "1" }, "--interval needs --sweep" },
             { { "--crop", "0.95" }, "--crop" },
         };
         for (const auto& [args, word] : bad) {
@@ -565,6 +575,27 @@ public:
         }
         CPPUNIT_ASSERT_EQUAL(p.centers.size(), hops);
         expect_tones(read_rtl_power(csv), { { 89e6, -10 }, { 91.5e6, -20 } }, p.bin_hz, 1.0, "12-bit sweep");
+    }
+
+    // --persistence of a sweep: the stitched band, a spectrum per whole sweep.
+    void sweep_persistence()
+    {
+        const std::string png = temp_path("sweep_persistence.png");
+        const auto [status, out, err] = app({ "--device", sim + ",tones=100.1e6:-30", "--sweep", "96M:104M:10k",
+                                              "--duration", "0.001", "--persistence", png, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("persistence: " + png + " (") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("dBFS, 1 whole sweeps)") != std::string::npos);
+        // The PNG's width: the margins around the band's 854 bins (at most 1024 columns).
+        const std::string head = read_text(png).substr(0, 24);
+        CPPUNIT_ASSERT(head.size() == 24 && head.compare(1, 3, "PNG") == 0);
+        const auto be32 = [&](std::size_t at) {
+            return (unsigned(static_cast<unsigned char>(head[at])) << 24) |
+                   (unsigned(static_cast<unsigned char>(head[at + 1])) << 16) |
+                   (unsigned(static_cast<unsigned char>(head[at + 2])) << 8) | static_cast<unsigned char>(head[at + 3]);
+        };
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 854 + gpufft_app::margin_right), be32(16));
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 256 + gpufft_app::margin_bottom), be32(20));
     }
 
     // The bad input: each one line on standard error, exit status 2,
