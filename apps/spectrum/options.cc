@@ -107,6 +107,10 @@ void refuse_unused(const CLI::App& app, const options& o)
 {
     const auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
     const bool input = given("INPUT"), sweep = !o.radio.sweep.empty();
+    if (o.radio.list_devices)
+        for (const CLI::Option* opt : app.get_options())
+            if (opt->count() > 0 && opt->get_name() != "--list-devices")
+                throw usage_error("--list-devices lists and exits: " + opt->get_name() + " would do nothing");
     if (o.demo && input)
         throw usage_error("--demo and an input (" + o.input + ") exclude each other");
     if (given("--format") && (o.demo || !o.radio.device.empty()))

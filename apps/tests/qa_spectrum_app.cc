@@ -451,6 +451,7 @@ public:
             { { "in.cu8", "--interval", "10" }, "--interval needs --sweep" },
             { { "in.cu8", "--crop", "0.5" }, "--crop needs --sweep" },
             { { "in.cu8", "--settle", "0.1" }, "--settle needs --device" },
+            { { "--list-devices", "--rate", "1M" }, "--list-devices lists and exits: --rate would do nothing" },
         };
         for (const auto& [args, message] : bad) {
             const auto [status, out, err] = run_exe(args, "");
