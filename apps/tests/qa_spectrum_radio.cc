@@ -600,7 +600,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 256 + gpufft_app::margin_bottom), be32(20));
     }
 
-    // The bad input: each one line on standard error, exit status 2,
+    // Bad input: each one line on standard error, exit status 2,
     // and none of the run's other outputs left behind.
     void bad_input()
     {
