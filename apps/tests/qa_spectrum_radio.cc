@@ -3,9 +3,12 @@
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency
  * and power across hop boundaries in every native format, the settle time,
  * overflows, live capture, --duration, a sweep's --record read back by the
- * SigMF reader, and bad input (a device string matching nothing, a bad
- * sweep, an unwritable output, a port in use): one line, exit status 2, no
- * file left behind.
+ * SigMF reader, the radio's settings read back and labelling every output,
+ * recordings that replay at their live levels in every native format and
+ * full scale, a sweep's persistence, and bad input (a device string
+ * matching nothing, a bad sweep, a request outside the device's ranges, an
+ * unwritable output, a port in use): one line, exit status 2, no file left
+ * behind.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -433,6 +436,63 @@ public:
         CPPUNIT_ASSERT(!std::filesystem::exists(temp_path("no_rec.sigmf-data")));
     }
 
+    // Bad input: each one line on standard error, exit status 2,
+    // and none of the run's other outputs left behind.
+    void bad_input()
+    {
+        const std::string dir = temp_path("bad_input");
+        std::filesystem::create_directory(dir);
+        const int busy = ::socket(AF_INET, SOCK_STREAM, 0); // a port in use
+        sockaddr_in at{};
+        at.sin_family = AF_INET;
+        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof at;
+        CPPUNIT_ASSERT(::bind(busy, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(busy, 1) == 0 &&
+                       ::getsockname(busy, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+        const std::string port = std::to_string(ntohs(at.sin_port));
+        const std::vector<std::string> outputs = { "--rtl-power", dir + "/sweep.csv", "--png", dir + "/sweep.png",
+                                                   "--record", dir + "/rec" };
+        const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+            { { "--device", "driver=nosuch", "--sweep", "88M:90M:10k" }, "matches no device" },
+            { { "--device", sim, "--sweep", "90M:88M:10k" }, "--sweep: stop 88 MHz must be above start 90 MHz" },
+            { { "--device", sim, "--sweep", "88M:88M:10k" }, "must be above start" },
+            { { "--device", sim, "--sweep", "88M:90M:0.1" }, "--sweep: a bin width of 0.1 Hz is below what the rate allows" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--serve", "127.0.0.1:" + port }, "--serve 127.0.0.1:" + port },
+            { { "--device", sim, "--center", "100M", "--csv", "/nonexistent/dir/x.csv" },
+              "--csv /nonexistent/dir/x.csv: cannot write: No such file or directory" },
+            { { "--device", sim, "--center", "100M", "--jsonl", "/proc/x.jsonl" }, "--jsonl /proc/x.jsonl: cannot write" },
+            { { "--device", sim, "--sweep", "88M:90M:10k", "--png", "/proc/x.png" }, "--png /proc/x.png: cannot write" },
+            { { "--device", sim, "--center", "100M", "--persistence", dir }, "it is a directory" },
+            // Requests outside what the device reports: refused, not clamped.
+            { { "--device", sim + ",tones=6000.3e6:-30", "--center", "7000M", "--duration", "0.3" },
+              "--center 7 GHz is outside the device's range, 1 MHz to 6 GHz" },
+            { { "--device", sim, "--sweep", "5990M:6010M:10k", "--once" },
+              "--sweep 5990M:6010M:10k: 6 of its 12 hops (tuned to 6.0017 GHz to 6.0107 GHz) are outside the "
+              "device's range, 1 MHz to 6 GHz" },
+            { { "--device", sim, "--center", "100M", "--gain", "-5" },
+              "--gain -5 dB is outside the device's range, 0 dB to 70 dB" },
+            { { "--device", sim, "--center", "100M", "--gain", "300" },
+              "--gain 300 dB is outside the device's range, 0 dB to 70 dB" },
+            { { "--device", sim, "--center", "100M", "--gain", "VGA=5,LNA=99" },
+              "--gain LNA=99 dB is outside the device's range, 0 dB to 40 dB" },
+            { { "--device", sim, "--center", "100M", "--rate", "100M" },
+              "--rate 100 MHz is outside the device's range, 100 kHz to 61.44 MHz" },
+        };
+        for (auto [args, expected] : cases) {
+            args.insert(args.begin(), outputs.begin(), outputs.end()); // the case's own --png comes last
+            const auto [status, out, err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(expected + " in: " + err, err.find(expected) != std::string::npos);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
+            CPPUNIT_ASSERT_MESSAGE(err, std::filesystem::is_empty(dir)); // no output, no temporary file
+        }
+        ::close(busy);
+        // --annotate's metadata next to a raw input, where nothing can be created.
+        const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
+    }
+
     /*
      * What the radio read back labels everything: a synthesizer that tunes in
      * 1 MHz steps puts a 100.3 MHz tone at 100.3 MHz (not 100.4) with one
@@ -598,63 +658,6 @@ public:
         };
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 854 + gpufft_app::margin_right), be32(16));
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 256 + gpufft_app::margin_bottom), be32(20));
-    }
-
-    // Bad input: each one line on standard error, exit status 2,
-    // and none of the run's other outputs left behind.
-    void bad_input()
-    {
-        const std::string dir = temp_path("bad_input");
-        std::filesystem::create_directory(dir);
-        const int busy = ::socket(AF_INET, SOCK_STREAM, 0); // a port in use
-        sockaddr_in at{};
-        at.sin_family = AF_INET;
-        at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof at;
-        CPPUNIT_ASSERT(::bind(busy, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0 && ::listen(busy, 1) == 0 &&
-                       ::getsockname(busy, reinterpret_cast<sockaddr*>(&at), &len) == 0);
-        const std::string port = std::to_string(ntohs(at.sin_port));
-        const std::vector<std::string> outputs = { "--rtl-power", dir + "/sweep.csv", "--png", dir + "/sweep.png",
-                                                   "--record", dir + "/rec" };
-        const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-            { { "--device", "driver=nosuch", "--sweep", "88M:90M:10k" }, "matches no device" },
-            { { "--device", sim, "--sweep", "90M:88M:10k" }, "--sweep: stop 88 MHz must be above start 90 MHz" },
-            { { "--device", sim, "--sweep", "88M:88M:10k" }, "must be above start" },
-            { { "--device", sim, "--sweep", "88M:90M:0.1" }, "--sweep: a bin width of 0.1 Hz is below what the rate allows" },
-            { { "--device", sim, "--sweep", "88M:90M:10k", "--serve", "127.0.0.1:" + port }, "--serve 127.0.0.1:" + port },
-            { { "--device", sim, "--center", "100M", "--csv", "/nonexistent/dir/x.csv" },
-              "--csv /nonexistent/dir/x.csv: cannot write: No such file or directory" },
-            { { "--device", sim, "--center", "100M", "--jsonl", "/proc/x.jsonl" }, "--jsonl /proc/x.jsonl: cannot write" },
-            { { "--device", sim, "--sweep", "88M:90M:10k", "--png", "/proc/x.png" }, "--png /proc/x.png: cannot write" },
-            { { "--device", sim, "--center", "100M", "--persistence", dir }, "it is a directory" },
-            // Requests outside what the device reports: refused, not clamped.
-            { { "--device", sim + ",tones=6000.3e6:-30", "--center", "7000M", "--duration", "0.3" },
-              "--center 7 GHz is outside the device's range, 1 MHz to 6 GHz" },
-            { { "--device", sim, "--sweep", "5990M:6010M:10k", "--once" },
-              "--sweep 5990M:6010M:10k: 6 of its 12 hops (tuned to 6.0017 GHz to 6.0107 GHz) are outside the "
-              "device's range, 1 MHz to 6 GHz" },
-            { { "--device", sim, "--center", "100M", "--gain", "-5" },
-              "--gain -5 dB is outside the device's range, 0 dB to 70 dB" },
-            { { "--device", sim, "--center", "100M", "--gain", "300" },
-              "--gain 300 dB is outside the device's range, 0 dB to 70 dB" },
-            { { "--device", sim, "--center", "100M", "--gain", "VGA=5,LNA=99" },
-              "--gain LNA=99 dB is outside the device's range, 0 dB to 40 dB" },
-            { { "--device", sim, "--center", "100M", "--rate", "100M" },
-              "--rate 100 MHz is outside the device's range, 100 kHz to 61.44 MHz" },
-        };
-        for (auto [args, expected] : cases) {
-            args.insert(args.begin(), outputs.begin(), outputs.end()); // the case's own --png comes last
-            const auto [status, out, err] = app(args);
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
-            CPPUNIT_ASSERT_MESSAGE(expected + " in: " + err, err.find(expected) != std::string::npos);
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
-            CPPUNIT_ASSERT_MESSAGE(err, std::filesystem::is_empty(dir)); // no output, no temporary file
-        }
-        ::close(busy);
-        // --annotate's metadata next to a raw input, where nothing can be created.
-        const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
-        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
-        CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
     }
 };
 
