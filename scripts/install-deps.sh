@@ -16,6 +16,7 @@ packages=(
   libsoapysdr-dev soapysdr-tools  # live radios in gpufft-spectrum, the simulated device in its tests
   libzmq3-dev cppzmq-dev  # gpufft-spectrum --zmq-pub
   chromium  # the web view's page test
+  python3-jsonschema  # our SigMF metadata checked against the SigMF schema's rules
 )
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)

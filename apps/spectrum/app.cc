@@ -35,6 +35,9 @@ std::string hz(double f)
     return buf;
 }
 
+//! A number as JSON writes it (shortest round trip).
+std::string json_number(double v) { return nlohmann::json(v).dump(); }
+
 //! The input named by the options: the demo, a SigMF recording or raw IQ.
 iq_source resolve_source(const options& o)
 {
@@ -47,8 +50,30 @@ iq_source resolve_source(const options& o)
         src.center_hz = o.center_set ? o.center : 100e6;
     } else if (o.input != "-" && is_sigmf(o.input)) {
         src = open_sigmf(o.input);
+        // Optional in SigMF: --rate and --center stand in for what the
+        // recording lacks, never for what it says, and nothing else does.
+        if (src.sample_rate <= 0 && !o.rate_set)
+            throw app_error(src.meta_path + ": no core:sample_rate; give --rate");
+        if (src.sample_rate > 0 && o.rate_set && std::abs(o.rate - src.sample_rate) > 1e-9 * src.sample_rate)
+            throw usage_error("--rate " + json_number(o.rate) + ": " + src.meta_path + " has core:sample_rate " +
+                              json_number(src.sample_rate) + " (drop --rate)");
         if (src.sample_rate <= 0)
-            src.sample_rate = o.rate; // optional in SigMF
+            src.sample_rate = o.rate;
+        bool center_used = false;
+        for (std::size_t i = 0; i < src.captures.size(); ++i) {
+            capture& c = src.captures[i];
+            if (!std::isnan(c.center_hz))
+                continue;
+            if (!o.center_set)
+                throw app_error(src.meta_path + ": captures[" + std::to_string(i) +
+                                "] has no core:frequency; give --center (0 for baseband)");
+            c.center_hz = o.center;
+            center_used = true;
+        }
+        if (o.center_set && !center_used)
+            throw usage_error("--center: every capture of " + src.meta_path +
+                              " has its core:frequency (drop --center)");
+        src.center_hz = src.captures.front().center_hz;
         if (o.format_set && gpufft::parse_sample_format(o.format) != src.format)
             throw usage_error(o.input + ": its SigMF datatype is " + sigmf_datatype(src.format) + " but --format is " +
                               o.format + " (drop --format)");
@@ -163,6 +188,13 @@ public:
             d_persistence_file.emplace(o.persistence);
             d_persistence.emplace(d_waterfall.width, o.height ? o.height : 256, o.db_min, o.db_max);
         }
+        if (src.radio) { // the gain in force, on every line
+            d_jsonl_radio = "\"gain_db\":" + json_number(src.radio->gain_db) + ",\"gains_db\":{";
+            for (std::size_t i = 0; i < src.radio->gains.size(); ++i)
+                d_jsonl_radio += (i ? "," : "") + nlohmann::json(src.radio->gains[i].first).dump() + ":" +
+                                 json_number(src.radio->gains[i].second);
+            d_jsonl_radio += "},\"agc\":" + std::string(src.radio->agc ? "true" : "false") + ",";
+        }
         if (d_csv) {
             // The first cell says what the values are; then the time and the
             // centre, and each bin's frequency at the first capture's centre.
@@ -229,6 +261,7 @@ public:
                          "{\"time_s\":%.6f,\"utc\":\"%s\",\"center_hz\":%.3f,\"f0_hz\":%.3f,\"df_hz\":%.6f,"
                          "\"db_scale\":\"tone dBFS\",",
                          t, utc.c_str(), d_center, f0, d_df);
+            std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
             std::fprintf(d_jsonl->get(), "\"db\":[");
             for (std::size_t i = 0; i < len; ++i)
@@ -346,6 +379,7 @@ private:
     std::optional<output_file> d_csv, d_jsonl, d_persistence_file;
     std::optional<persistence> d_persistence;
     std::optional<rtl_power_csv> d_rtl_power;
+    std::string d_jsonl_radio; //!< a radio's gain as JSON members, or ""
 };
 
 //! The progress line on standard error, at most twice a second.
@@ -429,12 +463,14 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
     return bytes / bps;
 }
 
-//! Synthesizes the demo signal into the engine; returns the samples used.
+//! Synthesizes the demo signal (at most `max_samples` of it, 0: all) into the engine; returns the samples used.
 std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                      const read_hook& on_read)
+                      const read_hook& on_read, std::size_t max_samples)
 {
     std::vector<gpufft::complex> chunk(1 << 16);
-    const auto total = std::size_t(demo_seconds * engine.config().sample_rate);
+    auto total = std::size_t(demo_seconds * engine.config().sample_rate);
+    if (max_samples) // --duration
+        total = std::min(total, max_samples);
     std::size_t done = 0;
     for (; done < total && !stop_signal(); done += chunk.size()) {
         const std::size_t len = std::min(chunk.size(), total - done);
@@ -572,7 +608,8 @@ int receive(const options& o)
     refuse_unwritable_outputs(outputs);
     std::unique_ptr<soapy_radio> radio;
     if (!o.radio.device.empty()) {
-        radio = std::make_unique<soapy_radio>(o.radio, o.rate, o.center);
+        radio = std::make_unique<soapy_radio>(o.radio, o.rate,
+                                              o.radio.sweep.empty() ? std::optional<double>(o.center) : std::nullopt);
         if (!o.radio.sweep.empty()) {
             if (o.annotate) // its signals span samples of one capture's spectra, not a stitched band
                 throw usage_error("--annotate does not combine with --sweep");
@@ -590,8 +627,7 @@ int receive(const options& o)
     refuse_overwriting_inputs(inputs, outputs);
 
     gpufft::spectrum_config c = engine_config(o, src);
-    if (radio)
-        c.ref_scale = radio->ref_scale();
+    c.ref_scale = ref_scale(src.format, src.full_scale);
     gpufft::spectrum engine(c);
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
@@ -627,14 +663,15 @@ int receive(const options& o)
     const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
     const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
-        std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
+        std::fprintf(report, "gpufft-spectrum: %s, centre %s\n", radio->description().c_str(),
+                     hz_text(radio->center()).c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
         device_stats = stream_radio(*radio, engine, sink,
                                     std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read);
         samples = device_stats.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
-        samples = feed_demo(*demo, engine, sink, on_read);
+        samples = feed_demo(*demo, engine, sink, on_read, max_samples);
     } else {
         samples = read_input(src, engine, sink, out, on_read, max_samples);
     }
@@ -666,7 +703,7 @@ int receive(const options& o)
         iq_source annotated = src;
         std::optional<std::string> dataset; // a SigMF input's own: kept
         if (src.meta_path.empty()) {        // a raw file: named by core:dataset
-            annotated.captures = { { 0, src.center_hz, std::nullopt } };
+            annotated.captures = { { 0, o.center_set ? src.center_hz : NAN, std::nullopt } };
             dataset = file_name(src.data_path);
         }
         write_sigmf_meta(annotation_meta, annotated, detected, dataset);
@@ -706,6 +743,8 @@ iq_source radio_source(const soapy_radio& radio)
     src.sample_rate = radio.rate();
     src.center_hz = radio.center();
     src.hardware = radio.description(); // core:hw of a --record
+    src.full_scale = radio.full_scale();
+    src.radio = radio.settings();
     return src;
 }
 

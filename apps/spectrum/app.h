@@ -91,7 +91,7 @@ bool parse_utc(const std::string& text, utc_time& out);
 //! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").
 struct capture {
     std::uint64_t sample_start = 0;
-    double center_hz = 0;
+    double center_hz = 0; //!< NaN where a SigMF capture has no core:frequency
     std::optional<utc_time> datetime; //!< of the sample at sample_start
 };
 
@@ -114,13 +114,28 @@ struct iq_source {
     std::vector<annotation> annotations;
     //! core:hw of a recording: what a device source knows of its radio ("" for none).
     std::string hardware;
+    /*!
+     * The value of a full-scale sample in `format` where it is not the
+     * format's own (a 12-bit converter's 2048 in CS16); 0: the format's own.
+     * A SigMF recording carries it as gpufft:full_scale.
+     */
+    double full_scale = 0;
+    //! A radio's gain and antenna as read back (SigMF: core:hw and gpufft:gain_db, gpufft:gains_db).
+    std::optional<radio_settings> radio;
 };
+
+/*!
+ * The engine's ref_scale (a tone at full_scale reads 0 dBFS) for samples of
+ * `format` whose full scale is `full_scale` (0: the format's own, ref_scale 2).
+ */
+double ref_scale(gpufft::sample_format format, double full_scale);
 
 /*!
  * Reads a SigMF recording given its .sigmf-meta, its .sigmf-data or the
  * name without extension: global core:datatype (cf32_le, ci16_le, ci8, cu8;
- * anything else is refused), core:sample_rate (optional, > 0), core:dataset
- * (a data file of another name, in the metadata's directory), every capture
+ * anything else is refused), core:sample_rate (optional, > 0; 0 if absent), core:dataset
+ * (a data file of another name, in the metadata's directory),
+ * gpufft:full_scale (the samples' full scale, if not the datatype's), every capture
  * (core:sample_start ascending, core:frequency, core:datetime) and every
  * annotation. The data file must exist.
  */

@@ -99,6 +99,55 @@ CLI::Option* hertz(CLI::App& app, const std::string& name, double& target, doubl
     return number(app, name, target, lo, hi, help, unit)->transform(si_suffix());
 }
 
+/*!
+ * Every option given either acts in this run or is refused here, naming what
+ * it conflicts with or needs (the radio's and sweep's: check_radio_options).
+ */
+void refuse_unused(const CLI::App& app, const options& o)
+{
+    const auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+    const bool input = given("INPUT"), sweep = !o.radio.sweep.empty();
+    if (o.radio.list_devices)
+        for (const CLI::Option* opt : app.get_options())
+            if (opt->count() > 0 && opt->get_name() != "--list-devices")
+                throw usage_error("--list-devices lists and exits: " + opt->get_name() + " would do nothing");
+    if (o.demo && input)
+        throw usage_error("--demo and an input (" + o.input + ") exclude each other");
+    if (given("--format") && (o.demo || !o.radio.device.empty()))
+        throw usage_error(std::string("--format: ") +
+                          (o.demo ? "the demo's samples are cf32" : "a --device streams its native format") +
+                          " (drop --format)");
+    if (given("--fps") && given("--frames"))
+        throw usage_error("--fps and --frames exclude each other (both set the spectra's length)");
+    if (given("--progress") && given("--quiet"))
+        throw usage_error("--progress and --quiet exclude each other");
+    if (given("--alpha") && o.average != "exponential")
+        throw usage_error("--alpha needs --average exponential");
+    if (given("--threshold") && !o.annotate)
+        throw usage_error("--threshold needs --annotate");
+    if (given("--name") && o.serve.empty() && o.zmq_pub.empty())
+        throw usage_error("--name needs --serve or --zmq-pub (it names the receiver there)");
+    if (o.png == "none" && o.persistence.empty())
+        for (const char* name : { "--width", "--height", "--db-min", "--db-max" })
+            if (given(name))
+                throw usage_error(std::string(name) + " needs a --png or --persistence image");
+    if (sweep) {
+        // A sweep's N comes from its BIN, each hop averages --dwell (or
+        // --frames), and it reports each sweep rather than a progress line.
+        for (const char* name : { "--fft", "--fps", "--progress" })
+            if (given(name))
+                throw usage_error(std::string(name) + " and --sweep exclude each other");
+        if (given("--dwell") && given("--frames"))
+            throw usage_error("--dwell and --frames exclude each other (both set a hop's length)");
+    } else {
+        for (const char* name : { "--dwell", "--interval", "--crop" })
+            if (given(name))
+                throw usage_error(std::string(name) + " needs --sweep");
+    }
+    if (given("--settle") && o.radio.device.empty())
+        throw usage_error("--settle needs --device");
+}
+
 } // namespace
 
 options parse_options(const std::vector<std::string>& args)
@@ -121,7 +170,7 @@ options parse_options(const std::vector<std::string>& args)
             ->type_name("F");
     auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate, e.g. 2.4M (default 2.4e6)");
     auto* center = hertz(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
-                         "centre frequency, e.g. 100M (default 0)");
+                         "centre frequency, e.g. 100M (default 0; a --device needs it)");
     app.add_option("--backend", o.backend, "FFT backend: auto, simd, simd:avx2, ... (default auto)")
         ->type_name("NAME");
     app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")
@@ -178,7 +227,7 @@ options parse_options(const std::vector<std::string>& args)
     app.add_flag("--annotate", o.annotate,
                  "signals above --threshold as SigMF annotations: into --record's metadata, else the input's");
     number(app, "--threshold", o.threshold, 0, 1000, "--annotate: dB over the noise floor (default 10)", "DB");
-    auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal)");
+    auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal; not with --sweep)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
     add_radio_options(app, o.radio);
 
@@ -221,6 +270,7 @@ options parse_options(const std::vector<std::string>& args)
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     check_radio_options(app, o);
+    refuse_unused(app, o);
     return o;
 }
 

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -92,16 +94,36 @@ private:
     std::unique_ptr<output_file> d_out;
 };
 
+//! "88 MHz", "9.375 kHz", "1.2 GHz".
+std::string hz_text(double f);
+
+//! What a radio has in force, as it reads it back (not as asked).
+struct radio_settings {
+    double gain_db = 0;                                  //!< overall
+    std::vector<std::pair<std::string, double>> gains;   //!< each element's, dB
+    bool agc = false;                                    //!< automatic gain on (gain_db: at the start)
+    std::string antenna;                                 //!< "" if the device names none
+    double bandwidth_hz = 0;                             //!< 0 if the device does not say
+    //! "gain 10 dB (LNA 4 dB, VGA 6 dB), antenna RX"
+    std::string text() const;
+};
+
 /*!
  * A SoapySDR receive channel: opened by the --device arguments, with the
  * rate, centre, gain, correction and antenna set, streaming in the device's
  * native format when the engine reads it (CS8, CS16, CF32, CU8), else CS16.
+ * A rate, centre or gain outside what the device reports is a usage_error
+ * naming its range; everything is read back, and the read-back values are
+ * the ones used (a difference beyond the device's step is warned of once).
  */
 class soapy_radio
 {
 public:
-    //! Throws usage_error listing the devices SoapySDR found if none matches.
-    soapy_radio(const radio_options& r, double rate, double center);
+    /*!
+     * Throws usage_error listing the devices SoapySDR found if none matches.
+     * `center`: the --center to tune to; nullopt for a sweep (tune() per hop).
+     */
+    soapy_radio(const radio_options& r, double rate, std::optional<double> center);
     ~soapy_radio();
     soapy_radio(const soapy_radio&) = delete;
     soapy_radio& operator=(const soapy_radio&) = delete;
@@ -109,11 +131,19 @@ public:
     gpufft::sample_format format() const { return d_format; }
     //! The engine's ref_scale for which a full-scale tone reads 0 dB.
     double ref_scale() const { return d_ref_scale; }
+    //! The value of a full-scale sample in the stream format (CS16 from a 12-bit converter: 2048).
+    double full_scale() const { return d_full_scale; }
+    //! As read back.
     double rate() const { return d_rate; }
+    //! As read back after the last tune().
     double center() const { return d_center; }
-    //! "driver=..., serial=..., CS16 (native, full scale 2048) at ... Hz"
+    const radio_settings& settings() const { return d_settings; }
+    //! The lowest and highest frequency the device reports it tunes to.
+    std::pair<double, double> frequency_range() const { return d_frequency_range; }
+    //! "gpufftsim (serial=sim0), CS16 native, full scale 2048, 2400000 S/s, gain 10 dB (...), antenna RX"
     const std::string& description() const { return d_description; }
 
+    //! Tunes and reads the frequency back (center()); warns once if it differs by more than the device's step.
     void tune(double hz);
     /*!
      * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
@@ -128,7 +158,11 @@ private:
     struct handle;
     std::unique_ptr<handle> d_handle;
     gpufft::sample_format d_format = gpufft::sample_format::cs16;
-    double d_ref_scale = 2, d_rate = 0, d_center = 0;
+    double d_ref_scale = 2, d_full_scale = 32768, d_rate = 0, d_center = 0;
+    double d_frequency_step = 0;
+    std::pair<double, double> d_frequency_range;
+    bool d_tune_warned = false;
+    radio_settings d_settings;
     std::size_t d_mtu = 16384;
     std::string d_description;
 };

@@ -74,6 +74,8 @@ void check_radio_options(const CLI::App& app, options& o)
     radio_options& r = o.radio;
     r.ppm_set = app.get_option("--ppm")->count() > 0;
     const bool input_given = app.get_option("INPUT")->count() > 0;
+    if (app.get_option("--device")->count() > 0 && r.device.empty())
+        throw usage_error("--device: empty (give the SoapySDR arguments, e.g. driver=rtlsdr; --list-devices shows them)");
     if (!r.device.empty() && (input_given || o.demo))
         throw usage_error("--device and an input (" + (o.demo ? std::string("--demo") : o.input) + ") exclude each other");
     if (r.gain != "auto" && !r.gain.empty()) {
@@ -95,6 +97,8 @@ void check_radio_options(const CLI::App& app, options& o)
     if (r.sweep.empty()) {
         if (r.once)
             throw usage_error("--once needs --sweep");
+        if (!r.device.empty() && !o.center_set) // 0 Hz, the default for a file, is no frequency to tune a radio to
+            throw usage_error("--device needs --center or --sweep");
         return;
     }
     r.range = parse_sweep(r.sweep);

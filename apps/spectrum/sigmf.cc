@@ -23,13 +23,29 @@ struct format_names {
     gpufft::sample_format format;
     const char* extension; //!< as rtl_sdr, hackrf_transfer, inspectrum name them
     const char* datatype;  //!< SigMF "Dataset Format"
+    double divisor;        //!< the engine reads x / divisor (include/gpufft/spectrum.h, sample_format)
+    double max_full_scale; //!< the largest value a sample holds
 };
 const format_names formats[] = {
-    { gpufft::sample_format::cu8, ".cu8", "cu8" },
-    { gpufft::sample_format::cs8, ".cs8", "ci8" },
-    { gpufft::sample_format::cs16, ".cs16", "ci16_le" },
-    { gpufft::sample_format::cf32, ".cf32", "cf32_le" },
+    { gpufft::sample_format::cu8, ".cu8", "cu8", 127.5, 127.5 },
+    { gpufft::sample_format::cs8, ".cs8", "ci8", 128, 128 },
+    { gpufft::sample_format::cs16, ".cs16", "ci16_le", 32768, 32768 },
+    { gpufft::sample_format::cf32, ".cf32", "cf32_le", 1, 3.4e38 },
 };
+
+const format_names& names_of(gpufft::sample_format f)
+{
+    for (const auto& n : formats)
+        if (n.format == f)
+            return n;
+    throw app_error("no SigMF datatype for " + gpufft::format_name(f));
+}
+
+// Our namespace's fields (SigMF "Extension Namespaces"): declared in
+// core:extensions as optional, since a reader without them still reads the
+// samples (docs/sigmf.md says what it then sees).
+const char* const extension_name = "gpufft";
+const char* const extension_version = "1.0.0";
 
 bool ends_with(const std::string& s, const std::string& tail)
 {
@@ -83,6 +99,15 @@ std::optional<std::uint64_t> index_at(const json& obj, const std::string& key, c
     if (!v->is_number_unsigned() && !(v->is_number_integer() && v->get<std::int64_t>() >= 0))
         throw app_error(where + ": " + key + " is not a sample index (a whole number >= 0)");
     return v->get<std::uint64_t>();
+}
+
+// A member SigMF requires of every segment.
+std::uint64_t required_index(const json& obj, const std::string& key, const std::string& where)
+{
+    const auto v = index_at(obj, key, where);
+    if (!v)
+        throw app_error(where + ": no " + key + " (SigMF requires it)");
+    return *v;
 }
 
 std::string string_at(const json& obj, const std::string& key, const std::string& where)
@@ -178,12 +203,11 @@ gpufft::sample_format raw_format(const std::string& path, const std::string& for
         choices);
 }
 
-std::string sigmf_datatype(gpufft::sample_format f)
+std::string sigmf_datatype(gpufft::sample_format f) { return names_of(f).datatype; }
+
+double ref_scale(gpufft::sample_format format, double full_scale)
 {
-    for (const auto& n : formats)
-        if (n.format == f)
-            return n.datatype;
-    throw app_error("no SigMF datatype for " + gpufft::format_name(f));
+    return full_scale > 0 ? 2 * full_scale / names_of(format).divisor : 2.0;
 }
 
 bool is_sigmf(const std::string& path)
@@ -211,6 +235,9 @@ iq_source open_sigmf(const std::string& path)
     // Optional in SigMF (0: unknown); when given it must be a rate.
     src.sample_rate = number_at(global, "core:sample_rate", 1e-3, max_sample_rate_hz, 0, meta);
     src.hardware = string_at(global, "core:hw", meta);
+    // A recording whose samples' full scale is not the datatype's (a 12-bit
+    // converter in ci16_le): without it every level reads low.
+    src.full_scale = number_at(global, "gpufft:full_scale", 1e-30, names_of(src.format).max_full_scale, 0, meta);
     if (number_at(global, "core:num_channels", 0, 1e9, 1, meta) != 1)
         throw app_error(meta + ": core:num_channels is not 1 (interleaved channels are not supported)");
 
@@ -222,13 +249,14 @@ iq_source open_sigmf(const std::string& path)
         if (!caps[i].is_object())
             throw app_error(where + " is not an object");
         capture c;
-        c.sample_start = index_at(caps[i], "core:sample_start", where).value_or(0);
+        c.sample_start = required_index(caps[i], "core:sample_start", where);
         if (!src.captures.empty() && c.sample_start <= src.captures.back().sample_start)
             throw app_error(where + ": core:sample_start " + std::to_string(c.sample_start) +
                             " does not follow the previous capture's (captures must be sorted)");
         if (index_at(caps[i], "core:header_bytes", where).value_or(0) > 0)
             throw app_error(where + ": core:header_bytes (a header inside the data file) is not supported");
-        c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, 0, where);
+        // Optional in SigMF: NaN, which the program replaces by --center or refuses.
+        c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, NAN, where);
         if (const std::string dt_text = string_at(caps[i], "core:datetime", where); !dt_text.empty()) {
             utc_time t;
             if (!parse_utc(dt_text, t))
@@ -238,8 +266,8 @@ iq_source open_sigmf(const std::string& path)
         }
         src.captures.push_back(c);
     }
-    if (src.captures.empty())
-        src.captures.push_back({});
+    if (src.captures.empty()) // "captures": [] is one capture at sample 0, and nothing more
+        src.captures.push_back({ 0, NAN, std::nullopt });
     src.center_hz = src.captures.front().center_hz;
 
     const auto& anns = array_at(doc, "annotations", meta);
@@ -248,7 +276,7 @@ iq_source open_sigmf(const std::string& path)
         if (!anns[i].is_object())
             throw app_error(where + " is not an object");
         annotation a;
-        a.sample_start = index_at(anns[i], "core:sample_start", where).value_or(0);
+        a.sample_start = required_index(anns[i], "core:sample_start", where);
         a.sample_count = index_at(anns[i], "core:sample_count", where);
         for (auto [key, edge] : { std::pair{ "core:freq_lower_edge", &a.freq_lower_edge },
                                   { "core:freq_upper_edge", &a.freq_upper_edge } })
@@ -284,7 +312,9 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
         doc["global"]["core:recorder"] = "gpufft-spectrum";
         json caps = json::array();
         for (const auto& c : src.captures) {
-            json j{ { "core:sample_start", c.sample_start }, { "core:frequency", c.center_hz } };
+            json j{ { "core:sample_start", c.sample_start } };
+            if (!std::isnan(c.center_hz)) // unknown: absent, not 0 Hz
+                j["core:frequency"] = c.center_hz;
             if (c.datetime)
                 j["core:datetime"] = format_utc(*c.datetime);
             caps.push_back(j);
@@ -294,6 +324,25 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
     }
     if (!src.hardware.empty())
         doc["global"]["core:hw"] = src.hardware;
+    if (src.full_scale > 0 || src.radio) {
+        auto& g = doc["global"];
+        if (src.full_scale > 0)
+            g["gpufft:full_scale"] = src.full_scale;
+        if (src.radio) {
+            g["gpufft:gain_db"] = src.radio->gain_db;
+            json each = json::object();
+            for (const auto& [name, db] : src.radio->gains)
+                each[name] = db;
+            g["gpufft:gains_db"] = each;
+            g["gpufft:agc"] = src.radio->agc;
+        }
+        if (!g.contains("core:extensions") || !g["core:extensions"].is_array())
+            g["core:extensions"] = json::array();
+        auto& ext = g["core:extensions"];
+        if (std::none_of(ext.begin(), ext.end(),
+                         [](const json& e) { return e.is_object() && e.value("name", "") == extension_name; }))
+            ext.push_back({ { "name", extension_name }, { "version", extension_version }, { "optional", true } });
+    }
     if (dataset) // another data file: the input's hash is not its
         doc["global"].erase("core:sha512");
     if (dataset && dataset->empty())

@@ -38,19 +38,60 @@ std::string found_devices()
     return list.empty() ? "none (is the SoapySDR module for it installed? SoapySDRUtil --info)" : list;
 }
 
-// The engine reads these SoapySDR formats as they are, scaled by 1 / divisor
-// (include/gpufft/spectrum.h, sample_format).
+// The SoapySDR formats the engine reads as they are.
 struct stream_format {
     const char* soapy;
     gpufft::sample_format engine;
-    double divisor;
 };
 const stream_format engine_formats[] = {
-    { SOAPY_SDR_CS8, gpufft::sample_format::cs8, 128 },
-    { SOAPY_SDR_CS16, gpufft::sample_format::cs16, 32768 },
-    { SOAPY_SDR_CF32, gpufft::sample_format::cf32, 1 },
-    { SOAPY_SDR_CU8, gpufft::sample_format::cu8, 127.5 },
+    { SOAPY_SDR_CS8, gpufft::sample_format::cs8 },
+    { SOAPY_SDR_CS16, gpufft::sample_format::cs16 },
+    { SOAPY_SDR_CF32, gpufft::sample_format::cf32 },
+    { SOAPY_SDR_CU8, gpufft::sample_format::cu8 },
 };
+
+std::string db_text(double db)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g dB", db);
+    return buf;
+}
+
+//! A range list as one span: its lowest minimum to its highest maximum, and its coarsest step.
+struct span {
+    double lo = 0, hi = 0, step = 0;
+    bool known = false; //!< false if the device reports nothing
+};
+span span_of(const SoapySDR::RangeList& list)
+{
+    span s;
+    for (const auto& r : list) {
+        if (r.minimum() == 0 && r.maximum() == 0)
+            continue; // a driver's "unknown"
+        s.lo = s.known ? std::min(s.lo, r.minimum()) : r.minimum();
+        s.hi = s.known ? std::max(s.hi, r.maximum()) : r.maximum();
+        s.step = std::max(s.step, r.step());
+        s.known = true;
+    }
+    return s;
+}
+
+//! Throws usage_error if `v` lies outside the span the device reports: "REQUEST is outside the device's range, LO to HI".
+void refuse_outside(const std::string& request, double v, const span& s, std::string (*text)(double))
+{
+    if (s.known && !(v >= s.lo && v <= s.hi))
+        throw usage_error(request + " is outside the device's range, " + text(s.lo) + " to " + text(s.hi));
+}
+
+//! One line on standard error if the device read back more than its step (or a rounding) away from the request; true if so.
+bool warn_if_differs(const std::string& what, double asked, double got, double step, std::string (*text)(double))
+{
+    if (!(std::abs(got - asked) > std::max({ step, 1e-9 * std::abs(asked), 1e-9 })))
+        return false;
+    std::fprintf(stderr, "gpufft-spectrum: warning: asked for a %s of %s, the device has %s (used for every label)\n",
+                 what.c_str(), text(asked).c_str(), text(got).c_str());
+    return true;
+}
 
 // SoapySDR's log goes to standard error only for warnings and errors.
 void quiet_logger(const SoapySDRLogLevel level, const char* message)
@@ -60,6 +101,21 @@ void quiet_logger(const SoapySDRLogLevel level, const char* message)
 }
 
 } // namespace
+
+std::string radio_settings::text() const
+{
+    std::string s = (agc ? "automatic gain (" + db_text(gain_db) + " at the start)" : "gain " + db_text(gain_db));
+    std::string each;
+    for (const auto& [name, db] : gains)
+        each += (each.empty() ? "" : ", ") + name + " " + db_text(db);
+    if (gains.size() > 1)
+        s += " (" + each + ")";
+    if (!antenna.empty())
+        s += ", antenna " + antenna;
+    if (bandwidth_hz > 0)
+        s += ", bandwidth " + hz_text(bandwidth_hz);
+    return s;
+}
 
 struct soapy_radio::handle {
     SoapySDR::Device* device = nullptr;
@@ -85,7 +141,8 @@ void list_devices(std::FILE* out)
         std::fprintf(out, "%s\n", kwargs_text(d).c_str());
 }
 
-soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d_handle(std::make_unique<handle>())
+soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<double> center)
+    : d_handle(std::make_unique<handle>())
 {
     SoapySDR::registerLogHandler(quiet_logger);
     if (SoapySDR::Device::enumerate(r.device).empty())
@@ -98,10 +155,20 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
     SoapySDR::Device& dev = *d_handle->device;
     const int rx = SOAPY_SDR_RX;
     try {
+        // Every request is checked against what the device reports before
+        // anything is set: a driver clamps silently, and the data would be
+        // labelled with what was asked.
+        const span rates = span_of(dev.getSampleRateRange(rx, 0)), tuning = span_of(dev.getFrequencyRange(rx, 0));
+        refuse_outside("--rate " + hz_text(rate), rate, rates, hz_text);
+        if (center)
+            refuse_outside("--center " + hz_text(*center), *center, tuning, hz_text);
+        d_frequency_range = { tuning.lo, tuning.hi };
+        d_frequency_step = tuning.step;
         dev.setSampleRate(rx, 0, rate);
         d_rate = dev.getSampleRate(rx, 0);
         if (!(d_rate > 0))
             throw app_error("--rate " + number_text(rate) + ": the device reports a rate of " + number_text(d_rate));
+        warn_if_differs("sample rate", rate, d_rate, rates.step, hz_text);
         if (!r.antenna.empty()) {
             const auto names = dev.listAntennas(rx, 0);
             if (std::find(names.begin(), names.end(), r.antenna) == names.end()) {
@@ -112,27 +179,43 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
             }
             dev.setAntenna(rx, 0, r.antenna);
         }
+        const auto gain_names = dev.listGains(rx, 0);
         if (r.gain == "auto") {
             if (!dev.hasGainMode(rx, 0))
                 throw usage_error("--gain auto: the device has no automatic gain");
             dev.setGainMode(rx, 0, true);
         } else if (!r.gain.empty()) {
-            if (dev.hasGainMode(rx, 0))
-                dev.setGainMode(rx, 0, false);
+            // Every value is checked before any is set.
+            std::vector<std::pair<std::string, double>> asked;
             if (r.gain.find('=') == std::string::npos) {
-                dev.setGain(rx, 0, std::strtod(r.gain.c_str(), nullptr)); // checked by check_radio_options
+                const double db = std::strtod(r.gain.c_str(), nullptr); // a number: check_radio_options
+                refuse_outside("--gain " + db_text(db), db, span_of({ dev.getGainRange(rx, 0) }), db_text);
+                asked.push_back({ "", db });
             } else {
-                const auto names = dev.listGains(rx, 0);
                 for (const auto& [name, value] : SoapySDR::KwargsFromString(r.gain)) {
-                    if (std::find(names.begin(), names.end(), name) == names.end()) {
+                    if (std::find(gain_names.begin(), gain_names.end(), name) == gain_names.end()) {
                         std::string known;
-                        for (const auto& n : names)
+                        for (const auto& n : gain_names)
                             known += (known.empty() ? "" : ", ") + n;
                         throw usage_error("--gain: the device has no gain element \"" + name + "\" (it has: " +
                                           (known.empty() ? "none" : known) + ")");
                     }
-                    dev.setGain(rx, 0, name, std::strtod(value.c_str(), nullptr));
+                    const double db = std::strtod(value.c_str(), nullptr);
+                    refuse_outside("--gain " + name + "=" + db_text(db), db,
+                                   span_of({ dev.getGainRange(rx, 0, name) }), db_text);
+                    asked.push_back({ name, db });
                 }
+            }
+            if (dev.hasGainMode(rx, 0))
+                dev.setGainMode(rx, 0, false);
+            for (const auto& [name, db] : asked) {
+                if (name.empty())
+                    dev.setGain(rx, 0, db);
+                else
+                    dev.setGain(rx, 0, name, db);
+                const double got = name.empty() ? dev.getGain(rx, 0) : dev.getGain(rx, 0, name);
+                const auto range = name.empty() ? dev.getGainRange(rx, 0) : dev.getGainRange(rx, 0, name);
+                warn_if_differs(name.empty() ? "gain" : name + " gain", db, got, range.step(), db_text);
             }
         }
         if (r.ppm_set) {
@@ -140,7 +223,19 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
                 throw usage_error("--ppm: the device has no frequency correction");
             dev.setFrequencyCorrection(rx, 0, r.ppm);
         }
-        tune(center);
+        if (center)
+            tune(*center);
+        else
+            d_center = dev.getFrequency(rx, 0);
+
+        // What is in force, as the device reads it back.
+        d_settings.agc = dev.hasGainMode(rx, 0) && dev.getGainMode(rx, 0);
+        d_settings.gain_db = dev.getGain(rx, 0);
+        for (const auto& name : gain_names)
+            d_settings.gains.push_back({ name, dev.getGain(rx, 0, name) });
+        if (!dev.listAntennas(rx, 0).empty())
+            d_settings.antenna = dev.getAntenna(rx, 0);
+        d_settings.bandwidth_hz = dev.getBandwidth(rx, 0);
 
         double full_scale = 0;
         const std::string native = dev.getNativeStreamFormat(rx, 0, full_scale);
@@ -153,7 +248,8 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
             full_scale = 32768;
         }
         d_format = chosen->engine;
-        d_ref_scale = 2 * full_scale / chosen->divisor;
+        d_full_scale = full_scale;
+        d_ref_scale = gpufft_app::ref_scale(d_format, full_scale);
         d_handle->stream = dev.setupStream(rx, chosen->soapy, { 0 });
         d_mtu = std::max<std::size_t>(1024, dev.getStreamMTU(d_handle->stream));
         if (dev.activateStream(d_handle->stream) != 0)
@@ -161,7 +257,8 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, double center) : d
         d_description = kwargs_text(dev.getHardwareInfo());
         d_description = dev.getDriverKey() + (d_description.empty() ? "" : " (" + d_description + ")") + ", " +
                         chosen->soapy + (native == chosen->soapy ? " native" : " converted from " + native) +
-                        ", full scale " + number_text(full_scale) + ", " + number_text(d_rate) + " S/s";
+                        ", full scale " + number_text(full_scale) + ", " + number_text(d_rate) + " S/s, " +
+                        d_settings.text();
     } catch (const usage_error&) {
         throw;
     } catch (const app_error&) {
@@ -176,7 +273,9 @@ soapy_radio::~soapy_radio() = default;
 void soapy_radio::tune(double hz)
 {
     d_handle->device->setFrequency(SOAPY_SDR_RX, 0, hz);
-    d_center = hz;
+    d_center = d_handle->device->getFrequency(SOAPY_SDR_RX, 0);
+    if (!d_tune_warned)
+        d_tune_warned = warn_if_differs("frequency", hz, d_center, d_frequency_step, hz_text);
 }
 
 std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)

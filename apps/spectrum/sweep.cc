@@ -6,6 +6,7 @@
  * the settle time) are a SigMF capture at the hop's centre. */
 #include "app.h"
 #include "live.h"
+#include "persistence.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,17 +23,6 @@ namespace {
 constexpr std::size_t max_hop_fft = std::size_t(1) << 22, min_hop_fft = 8, max_hops = 100000;
 // A hop that overflows this often in a row cannot be measured at this rate.
 constexpr std::size_t max_overflows_per_hop = 20;
-
-//! "88 MHz", "9.375 kHz", "1.2 GHz".
-std::string hz_text(double f)
-{
-    const double a = std::abs(f);
-    const auto [scale, prefix] = a >= 1e9 ? std::pair{ 1e9, "G" } : a >= 1e6 ? std::pair{ 1e6, "M" }
-                               : a >= 1e3 ? std::pair{ 1e3, "k" } : std::pair{ 1.0, "" };
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%.9g %sHz", f / scale, prefix);
-    return buf;
-}
 
 using clock_type = std::chrono::steady_clock;
 
@@ -74,12 +64,18 @@ public:
     bool measure(std::size_t h)
     {
         d_radio.tune(d_plan.centers[h]);
+        // Rows and captures carry the centre read back; the stitched band
+        // keeps the plan's bins, right to half a bin.
+        if (std::abs(d_radio.center() - d_plan.centers[h]) > d_plan.bin_hz / 2)
+            throw app_error("the device tuned to " + hz_text(d_radio.center()) + " for the hop at " +
+                            hz_text(d_plan.centers[h]) + ", more than half a bin (" + hz_text(d_plan.bin_hz / 2) +
+                            ") away: the band's bins would be misplaced (ask for wider bins)");
         for (std::size_t overflows_in_a_row = 0;;) {
             if (!discard(d_settle_samples))
                 return false;
             d_engine.reset();
             if (d_recorder) // a new capture: a retried hop's samples are not contiguous with the failed try's
-                d_recorder->retune(d_plan.centers[h]);
+                d_recorder->retune(d_radio.center());
             bool done = false, overflow = false;
             const auto sink = [&](const float* db, std::size_t n) {
                 for (std::size_t i = 0; i < n; ++i)
@@ -164,6 +160,16 @@ private:
 
 } // namespace
 
+std::string hz_text(double f)
+{
+    const double a = std::abs(f);
+    const auto [scale, prefix] = a >= 1e9 ? std::pair{ 1e9, "G" } : a >= 1e6 ? std::pair{ 1e6, "M" }
+                               : a >= 1e3 ? std::pair{ 1e3, "k" } : std::pair{ 1.0, "" };
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.9g %sHz", f / scale, prefix);
+    return buf;
+}
+
 double parse_hz(const std::string& text, const std::string& option)
 {
     double v = 0;
@@ -226,7 +232,20 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
 int run_sweep(const options& o, soapy_radio& radio)
 {
     const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
-    std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
+    // Every hop within the device's tuning range, or none is measured (a
+    // driver clamps, and the hops beyond would repeat the edge's spectrum).
+    if (const auto [lo, hi] = radio.frequency_range(); hi > lo) {
+        std::size_t first = plan.centers.size(), last = 0, count = 0;
+        for (std::size_t h = 0; h < plan.centers.size(); ++h)
+            if (plan.centers[h] < lo || plan.centers[h] > hi)
+                first = std::min(first, h), last = h, ++count;
+        if (count)
+            throw usage_error("--sweep " + o.radio.sweep + ": " + std::to_string(count) + " of its " +
+                              std::to_string(plan.centers.size()) + " hops (tuned to " +
+                              hz_text(plan.centers[first]) + (count > 1 ? " to " + hz_text(plan.centers[last]) : "") +
+                              ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi));
+    }
+    std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
@@ -234,6 +253,9 @@ int run_sweep(const options& o, soapy_radio& radio)
     std::optional<sigmf_recorder> recorder;
     if (!o.record.empty())
         recorder.emplace(o.record, radio_source(radio));
+    std::optional<output_file> persistence_file;
+    if (!o.persistence.empty())
+        persistence_file.emplace(o.persistence);
     sweeper sweep(o, radio, plan, recorder ? &*recorder : nullptr);
     std::fprintf(report, "gpufft-spectrum: %s\n", radio.description().c_str());
     std::fprintf(report,
@@ -249,6 +271,10 @@ int run_sweep(const options& o, soapy_radio& radio)
     const std::size_t total = plan.total_bins;
     waterfall rows(o.width ? o.width : std::min<std::size_t>(total, 1024), 2 * std::max<std::size_t>(o.height, 1024));
     std::vector<float> stitched(total);
+    // --persistence: each whole sweep is one spectrum of the band.
+    std::optional<persistence> band_persistence;
+    if (persistence_file)
+        band_persistence.emplace(rows.width, o.height ? o.height : 256, o.db_min, o.db_max);
     // The live outputs get each whole sweep as one spectrum of the band; its
     // centre is the band's middle, its rate and FFT size those of the hops.
     live_spectrum band;
@@ -279,8 +305,8 @@ int run_sweep(const options& o, soapy_radio& radio)
             std::copy_n(sweep.hop().begin() + std::ptrdiff_t(plan.first_kept), n, stitched.begin() + std::ptrdiff_t(first));
             reached = first + n;
             ++hops;
-            if (csv)
-                csv->row(sweep_time, plan.hz(first), plan.bin_hz, sweep.frames_per_hop(),
+            if (csv) // at the centre the device read back
+                csv->row(sweep_time, plan.hz(first) + radio.center() - plan.centers[h], plan.bin_hz, sweep.frames_per_hop(),
                          &stitched[first], n);
         }
         if (reached == 0)
@@ -293,6 +319,8 @@ int run_sweep(const options& o, soapy_radio& radio)
         rows.add(stitched.data(), total);
         if (!partial)
             live.publish(band, seconds_since(start));
+        if (!partial && band_persistence)
+            band_persistence->add(stitched.data(), total);
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);
@@ -323,12 +351,19 @@ int run_sweep(const options& o, soapy_radio& radio)
     if (recorder)
         std::fprintf(report, "recording: %s and %s, a capture per hop\n", sigmf_recorder::data_name(o.record).c_str(),
                      sigmf_recorder::meta_name(o.record).c_str());
-    if (o.png != "none") {
-        axes ax;
-        ax.f_lo = plan.start - plan.bin_hz / 2;
-        ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
-        ax.seconds = wall;
+    axes ax;
+    ax.f_lo = plan.start - plan.bin_hz / 2;
+    ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
+    ax.seconds = wall;
+    if (o.png != "none")
         write_waterfall_png(o, rows, ax, report);
+    if (band_persistence && band_persistence->spectra()) {
+        band_persistence->write_png(*persistence_file, ax);
+        std::fprintf(report, "persistence: %s (%g to %g dBFS, %zu whole sweeps)\n", o.persistence.c_str(),
+                     band_persistence->db_min(), band_persistence->db_max(), band_persistence->spectra());
+    } else if (band_persistence) {
+        std::fprintf(stderr, "gpufft-spectrum: --persistence %s not written: no sweep was whole\n",
+                     o.persistence.c_str());
     }
     // The mean over the sweeps that reached each bin; bins no sweep reached read as the lowest mean.
     std::vector<float> mean(total);

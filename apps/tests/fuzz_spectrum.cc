@@ -246,7 +246,7 @@ std::vector<bytes> seeds()
                                    "core:freq_lower_edge": 1e8, "core:freq_upper_edge": 1.1e8}]})"),
         of(2, args({ "--format", "cs16", "--rate=1e6", "--center", "-5e3", "--fft", "4096", "--overlap", "0.25",
                      "--window", "kaiser:8.6", "--average", "peak", "--fps", "10", "--db-min", "-100" })),
-        of(2, args({ "--frames", "3", "--alpha", "0.5", "--width", "300", "--height", "200", "--peaks", "3",
+        of(2, args({ "--frames", "3", "--average", "exponential", "--alpha", "0.5", "--width", "300", "--height", "200", "--peaks", "3",
                      "--peak-threshold", "6", "--csv", "a.csv", "--jsonl", "b.jsonl", "-" })),
         of(3, std::string("\x01\x20\x05", 3) + iq),
         of(3, std::string("\x03\x3f\x02", 3) + iq),

@@ -13,6 +13,11 @@
  *                      falls 0.25 s behind); 0: as fast as they are read
  *   overflow_every=0   if > 0: after this many samples, one readStream returns
  *                      SOAPY_SDR_OVERFLOW and 1000 samples are lost
+ *   tune_step=0        if > 0: the synthesizer tunes to multiples of this (Hz),
+ *                      which the frequency range does not report (as many drivers)
+ * As real drivers do, it clamps silently: the frequency to 1 MHz - 6 GHz, the
+ * rate to 100 kHz - 61.44 MS/s, the gains to LNA 0-40 dB and VGA 0-30 dB
+ * (overall 0-70 dB, SoapySDR's default spreads an overall gain over them).
  * A tone is received when it lies within +-rate/2 of the tuned frequency (an
  * ideal anti-alias filter); gains add to every tone and the noise. */
 #include <SoapySDR/Device.hpp>
@@ -85,6 +90,7 @@ public:
           d_transient_s(number_arg(args, "transient", 0.005)),
           d_paced(number_arg(args, "paced", 1) != 0),
           d_overflow_every(std::size_t(std::max(0.0, number_arg(args, "overflow_every", 0)))),
+          d_tune_step(number_arg(args, "tune_step", 0)),
           d_noise(1 << 16)
     {
         if (d_native != SOAPY_SDR_CS16 && d_native != SOAPY_SDR_CF32 && d_native != SOAPY_SDR_CS8)
@@ -194,7 +200,7 @@ public:
 
     void setFrequency(const int, const std::size_t, const double hz, const SoapySDR::Kwargs&) override
     {
-        d_center = std::clamp(hz, min_hz, max_hz);
+        d_center = std::clamp(d_tune_step > 0 ? std::round(hz / d_tune_step) * d_tune_step : hz, min_hz, max_hz);
         d_transient_left = std::size_t(d_transient_s * d_rate);
     }
     double getFrequency(const int, const std::size_t) const override { return d_center; }
@@ -302,6 +308,7 @@ private:
     double d_cs16_full_scale, d_transient_s;
     bool d_paced;
     std::size_t d_overflow_every, d_since_overflow = 0;
+    double d_tune_step;
     std::vector<std::complex<float>> d_noise, d_work;
     std::minstd_rand d_rng{ 7 };
     std::map<std::string, double> d_gains;

@@ -294,6 +294,8 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(options_ranges);
     CPPUNIT_TEST(sigmf);
     CPPUNIT_TEST(sigmf_bad_values);
+    CPPUNIT_TEST(sigmf_missing_fields);
+    CPPUNIT_TEST(options_unused);
     CPPUNIT_TEST(bad_files);
     CPPUNIT_TEST(png_size);
     CPPUNIT_TEST(huge_center);
@@ -326,7 +328,7 @@ public:
     {
         const auto o = gpufft_app::parse_options({ "in.cu8", "--format=cs16", "--rate", "1e6", "--center=-5e3",
                                                    "--fft", "4096", "--overlap", "0.25", "--window", "kaiser:8.6",
-                                                   "--average", "peak", "--alpha", "0.5", "--fps", "10",
+                                                   "--average", "exponential", "--alpha", "0.5", "--fps", "10",
                                                    "--db-min", "-100", "--db-max=-10", "--png", "none",
                                                    "--width", "300", "--height", "200", "--csv", "a.csv",
                                                    "--jsonl", "b.jsonl", "--peaks", "3", "--peak-threshold", "6",
@@ -338,7 +340,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(4096), o.fft);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(0.25, o.overlap, 0);
         CPPUNIT_ASSERT(o.window == "kaiser" && o.window_param == 8.6);
-        CPPUNIT_ASSERT(o.average == "peak" && o.alpha == 0.5 && o.fps == 10);
+        CPPUNIT_ASSERT(o.average == "exponential" && o.alpha == 0.5 && o.fps == 10);
         CPPUNIT_ASSERT(o.db_min == -100 && o.db_max == -10);
         CPPUNIT_ASSERT(o.png == "none" && o.csv == "a.csv" && o.jsonl == "b.jsonl");
         CPPUNIT_ASSERT(o.width == 300 && o.height == 200 && o.peaks == 3 && o.peak_threshold == 6);
@@ -347,7 +349,7 @@ public:
         CPPUNIT_ASSERT(d.input == "-" && d.fft == 2048 && d.png == "waterfall.png" && !d.rate_set);
         CPPUNIT_ASSERT(d.persistence.empty() && gpufft_app::parse_options({ "--persistence", "none" }).persistence.empty());
         CPPUNIT_ASSERT(std::isnan(d.window_param) && d.frames == 0);
-        CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--demo" }).input);
+        CPPUNIT_ASSERT_EQUAL(std::string("-"), gpufft_app::parse_options({ "-", "--quiet" }).input);
         CPPUNIT_ASSERT_EQUAL(std::size_t(7), gpufft_app::parse_options({ "--frames", "7" }).frames);
         const auto h = gpufft_app::parse_options({ "--help" });
         CPPUNIT_ASSERT_EQUAL(std::string("b"), gpufft_app::parse_options({ "--png", "a", "--png=b" }).png);
@@ -429,6 +431,89 @@ public:
             expect_throw<gpufft_app::app_error>(rate + " " + freq, [] { gpufft_app::open_sigmf(temp_dir() + "/v"); },
                                                 word);
             CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/v", "--png", "none", "--quiet" }));
+        }
+    }
+
+    // An option that would not act in the run is refused, naming the conflict (exit status 2).
+    void options_unused()
+    {
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { { "--demo", "in.cu8" }, "--demo and an input (in.cu8) exclude each other" },
+            { { "--demo", "--format", "cs16" }, "--format: the demo's samples are cf32" },
+            { { "in.cu8", "--fps", "10", "--frames", "4" }, "--fps and --frames exclude each other" },
+            { { "in.cu8", "--progress", "--quiet" }, "--progress and --quiet exclude each other" },
+            { { "in.cu8", "--alpha", "0.5" }, "--alpha needs --average exponential" },
+            { { "in.cu8", "--threshold", "6" }, "--threshold needs --annotate" },
+            { { "in.cu8", "--name", "mast" }, "--name needs --serve or --zmq-pub" },
+            { { "in.cu8", "--png", "none", "--width", "300" }, "--width needs a --png or --persistence image" },
+            { { "in.cu8", "--png", "none", "--db-max", "0" }, "--db-max needs a --png or --persistence image" },
+            { { "in.cu8", "--dwell", "0.1" }, "--dwell needs --sweep" },
+            { { "in.cu8", "--interval", "10" }, "--interval needs --sweep" },
+            { { "in.cu8", "--crop", "0.5" }, "--crop needs --sweep" },
+            { { "in.cu8", "--settle", "0.1" }, "--settle needs --device" },
+            { { "--list-devices", "--rate", "1M" }, "--list-devices lists and exits: --rate would do nothing" },
+        };
+        for (const auto& [args, message] : bad) {
+            const auto [status, out, err] = run_exe(args, "");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err + " lacks " + message, err.find(message) != std::string::npos);
+        }
+        // --duration cuts the demo too.
+        const auto [status, out, err] = run_exe({ "--demo", "--duration", "0.5", "--png", "none" }, "");
+        CPPUNIT_ASSERT_MESSAGE(out + err, out.find("gpufft-spectrum: 1200000 samples at 2400000 Hz") != std::string::npos);
+    }
+
+    /*
+     * What a SigMF recording lacks is asked for, never assumed: a 1 MS/s
+     * recording without core:sample_rate is not read at the 2.4 MS/s default
+     * (its tone at 100.05 MHz would read 100.1195 MHz); --rate and --center
+     * fill a gap and are refused where the recording says otherwise; a
+     * segment without core:sample_start (required) is an error, not sample 0.
+     */
+    void sigmf_missing_fields()
+    {
+        const std::string base = temp_dir() + "/gap";
+        write_file("gap.sigmf-data", cu8_tone(65536, 0.05, 0.5)); // 50 kHz at 1 MS/s
+        const auto meta = [](const std::string& global, const std::string& capture, const std::string& annotations) {
+            return R"({"global": {"core:datatype": "cu8", "core:version": "1.0.0")" + global +
+                   R"(}, "captures": [{)" + capture + R"(}], "annotations": [)" + annotations + "]}";
+        };
+        const std::string start = R"("core:sample_start": 0)", freq = R"(, "core:frequency": 100e6)";
+        const std::vector<std::string> engine = { "--fft", "1024", "--png", "none", "--peaks", "1", "--quiet" };
+        const auto run = [&](std::vector<std::string> args) {
+            args.insert(args.begin(), base);
+            args.insert(args.end(), engine.begin(), engine.end());
+            return run_exe(args, "");
+        };
+        write_file("gap.sigmf-meta", meta("", start + freq, ""));
+        auto [status, out, err] = run({});
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("gap.sigmf-meta: no core:sample_rate; give --rate") != std::string::npos);
+        std::tie(status, out, err) = run({ "--rate", "1M" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("100049804.688 Hz") != std::string::npos); // the tone's bin
+        write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", start + freq, ""));
+        std::tie(status, out, err) = run({ "--rate", "2M" });
+        CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("has core:sample_rate 1000000.0 (drop --rate)") !=
+                                                        std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(0, std::get<0>(run({ "--rate", "1e6" }))); // saying the same is no conflict
+        std::tie(status, out, err) = run({ "--center", "200M" });
+        CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("(drop --center)") != std::string::npos);
+
+        write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", start, ""));
+        std::tie(status, out, err) = run({});
+        CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find("captures[0] has no core:frequency; give --center") !=
+                                                        std::string::npos);
+        std::tie(status, out, err) = run({ "--center", "433.92M" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("433969804.688 Hz") != std::string::npos);
+
+        for (const auto& [capture, annotation] : { std::pair{ std::string(freq.substr(2)), std::string() },
+                                                   { start + freq, R"({"core:label": "x"})" } }) {
+            write_file("gap.sigmf-meta", meta(R"(, "core:sample_rate": 1e6)", capture, annotation));
+            std::tie(status, out, err) = run({});
+            CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find("no core:sample_start (SigMF requires it)") !=
+                                                            std::string::npos);
         }
     }
 
@@ -881,7 +966,7 @@ public:
             expect_throw<gpufft_app::usage_error>(
                 bad, [&] { gpufft_app::parse_si(bad); }, std::string(bad).empty() ? "suffix" : bad);
         // Through the options, --x=v and --x v alike; a bad one names its option (exit status 2).
-        const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--threshold=6" });
+        const auto o = gpufft_app::parse_options({ "--rate=2.4M", "--center", "100M", "--fps=1k", "--annotate", "--threshold=6" });
         CPPUNIT_ASSERT(o.rate == 2.4e6 && o.center == 100e6 && o.fps == 1e3 && o.threshold == 6);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(-5e3, gpufft_app::parse_options({ "--center=-5k" }).center, 0);
         const std::pair<std::vector<std::string>, const char*> bad[] = {
@@ -900,9 +985,9 @@ public:
             CPPUNIT_ASSERT_MESSAGE(err, err.find(word) != std::string::npos && lines_of(err).size() == 1);
         }
         // Every option takes --opt=value.
-        const auto e = gpufft_app::parse_options({ "--record=r", "--annotate", "--csv=-", "--jsonl=-", "--png=none",
+        const auto e = gpufft_app::parse_options({ "--record=r", "--annotate", "--csv=-", "--jsonl=-", "--png=w.png",
                                                    "--format=cs8", "--peaks=2", "--width=10" });
-        CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "none");
+        CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "w.png");
         CPPUNIT_ASSERT(e.format == "cs8" && e.peaks == 2 && e.width == 10);
     }
 
@@ -1133,7 +1218,7 @@ public:
         expect_throw<gpufft_app::app_error>(
             "order", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "captures[1]");
         write_file("hop.sigmf-meta",
-                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:datetime": "noon"}]})");
+                   R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0, "core:datetime": "noon"}]})");
         expect_throw<gpufft_app::app_error>(
             "datetime", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "core:datetime");
         write_file("hop.sigmf-meta",

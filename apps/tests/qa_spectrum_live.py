@@ -71,7 +71,7 @@ class receiver:
     def __init__(self, *args, center=100e6, fps=50):
         self.proc = subprocess.Popen(
             [EXE, "--format", "cf32", "--rate", str(RATE), "--center", str(center), "--fft", str(FFT),
-             "--fps", str(fps), "--png", "none", "--quiet", *args],
+             *(["--fps", str(fps)] if fps else []), "--png", "none", "--quiet", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.url = None
         self.stderr = []
@@ -333,7 +333,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
     def run_fixed_input(self, block, repeat, clients):
         """A fixed input (`block` `repeat` times) with `clients` ("read" or "stall") attached:
         (seconds from the first byte to the program's exit, messages each client got)."""
-        rx = receiver("--serve", "127.0.0.1:0", "--fft", "4096", "--frames", "1", "--format", "cu8")
+        rx = receiver("--serve", "127.0.0.1:0", "--fft", "4096", "--frames", "1", "--format", "cu8", fps=None)
         # A stalled client reads nothing; its small receive buffer soon fills the server's send buffer.
         attached = [(kind, ws_client(rx.url, rcvbuf=4096 if kind == "stall" else None)) for kind in clients]
         time.sleep(0.2)  # the server has them all (it sends nothing before the first spectrum)

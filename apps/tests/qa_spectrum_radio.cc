@@ -3,9 +3,12 @@
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency
  * and power across hop boundaries in every native format, the settle time,
  * overflows, live capture, --duration, a sweep's --record read back by the
- * SigMF reader, and bad input (a device string matching nothing, a bad
- * sweep, an unwritable output, a port in use): one line, exit status 2, no
- * file left behind.
+ * SigMF reader, the radio's settings read back and labelling every output,
+ * recordings that replay at their live levels in every native format and
+ * full scale, a sweep's persistence, and bad input (a device string
+ * matching nothing, a bad sweep, a request outside the device's ranges, an
+ * unwritable output, a port in use): one line, exit status 2, no file left
+ * behind.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -160,6 +163,10 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(live_capture);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
+    CPPUNIT_TEST(read_back);
+    CPPUNIT_TEST(full_scale_round_trip);
+    CPPUNIT_TEST(sweep_full_scale_round_trip);
+    CPPUNIT_TEST(sweep_persistence);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -216,6 +223,16 @@ public:
             { { "--device", "driver=x", "--sweep", "1:2:1", "--center", "5" }, "--center" },
             { { "--device", "driver=x", "--sweep", "1:2:1", "--csv", "a" }, "--rtl-power" },
             { { "--device", "driver=x", "--once" }, "--once needs --sweep" },
+            { { "--device", "driver=x" }, "--device needs --center or --sweep" },
+            { { "--device", "" }, "--device: empty" },
+            { { "--device", "driver=x", "--center", "1M", "--format", "cs8" }, "a --device streams its native format" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--fft", "1024" }, "--fft and --sweep exclude each other" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--fps", "5" }, "--fps and --sweep exclude each other" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--progress" }, "--progress and --sweep exclude" },
+            { { "--device", "driver=x", "--sweep", "1M:2M:1k", "--dwell", "1", "--frames", "9" },
+              "--dwell and --frames exclude each other" },
+            { { "--device", "driver=x", "--center", "1M", "--dwell", "1" }, "--dwell needs --sweep" },
+            { { "--device", "driver=x", "--center", "1M", "--interval", "1" }, "--interval needs --sweep" },
             { { "--crop", "0.95" }, "--crop" },
         };
         for (const auto& [args, word] : bad) {
@@ -227,18 +244,21 @@ public:
     // One line naming what SoapySDR found, exit status 2; nothing else opened.
     void bad_device()
     {
-        const auto [status, out, err] = app({ "--device", "driver=nosuch", "--png", temp_path("bad.png") });
+        const auto [status, out, err] =
+            app({ "--device", "driver=nosuch", "--center", "100M", "--png", temp_path("bad.png") });
         CPPUNIT_ASSERT_EQUAL(2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("matches no device") != std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("driver=gpufftsim") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
         CPPUNIT_ASSERT(access(temp_path("bad.png").c_str(), F_OK) != 0);
-        CPPUNIT_ASSERT_EQUAL(2, std::get<0>(app({ "--device", "driver=gpufftsim,serial=other" })));
+        CPPUNIT_ASSERT_EQUAL(2, std::get<0>(app({ "--device", "driver=gpufftsim,serial=other", "--center", "100M" })));
         const auto [list_status, list, list_err] = app({ "--list-devices" });
         CPPUNIT_ASSERT(list_status == 0 && list.find("driver=gpufftsim") != std::string::npos);
-        const auto [antenna_status, o2, antenna_err] = app({ "--device", sim, "--antenna", "SKY", "--png", "none" });
+        const auto [antenna_status, o2, antenna_err] =
+            app({ "--device", sim, "--center", "100M", "--antenna", "SKY", "--png", "none" });
         CPPUNIT_ASSERT_MESSAGE(antenna_err, antenna_status == 2 && antenna_err.find("RX, TEST") != std::string::npos);
-        const auto [gain_status, o3, gain_err] = app({ "--device", sim, "--gain", "MIX=3", "--png", "none" });
+        const auto [gain_status, o3, gain_err] =
+            app({ "--device", sim, "--center", "100M", "--gain", "MIX=3", "--png", "none" });
         CPPUNIT_ASSERT_MESSAGE(gain_err, gain_status == 2 && gain_err.find("LNA, VGA") != std::string::npos);
     }
 
@@ -443,6 +463,20 @@ public:
             { { "--device", sim, "--center", "100M", "--jsonl", "/proc/x.jsonl" }, "--jsonl /proc/x.jsonl: cannot write" },
             { { "--device", sim, "--sweep", "88M:90M:10k", "--png", "/proc/x.png" }, "--png /proc/x.png: cannot write" },
             { { "--device", sim, "--center", "100M", "--persistence", dir }, "it is a directory" },
+            // Requests outside what the device reports: refused, not clamped.
+            { { "--device", sim + ",tones=6000.3e6:-30", "--center", "7000M", "--duration", "0.3" },
+              "--center 7 GHz is outside the device's range, 1 MHz to 6 GHz" },
+            { { "--device", sim, "--sweep", "5990M:6010M:10k", "--once" },
+              "--sweep 5990M:6010M:10k: 6 of its 12 hops (tuned to 6.0017 GHz to 6.0107 GHz) are outside the "
+              "device's range, 1 MHz to 6 GHz" },
+            { { "--device", sim, "--center", "100M", "--gain", "-5" },
+              "--gain -5 dB is outside the device's range, 0 dB to 70 dB" },
+            { { "--device", sim, "--center", "100M", "--gain", "300" },
+              "--gain 300 dB is outside the device's range, 0 dB to 70 dB" },
+            { { "--device", sim, "--center", "100M", "--gain", "VGA=5,LNA=99" },
+              "--gain LNA=99 dB is outside the device's range, 0 dB to 40 dB" },
+            { { "--device", sim, "--center", "100M", "--rate", "100M" },
+              "--rate 100 MHz is outside the device's range, 100 kHz to 61.44 MHz" },
         };
         for (auto [args, expected] : cases) {
             args.insert(args.begin(), outputs.begin(), outputs.end()); // the case's own --png comes last
@@ -457,6 +491,173 @@ public:
         const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
+    }
+
+    /*
+     * What the radio read back labels everything: a synthesizer that tunes in
+     * 1 MHz steps puts a 100.3 MHz tone at 100.3 MHz (not 100.4) with one
+     * warning; a sweep's rtl_power rows start at the hop's read-back centre;
+     * the gain in force is in the report, the JSON lines and the SigMF metadata.
+     */
+    void read_back()
+    {
+        const std::string rec = temp_path("gain_rec"), jsonl = temp_path("gain.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,tune_step=1e6,tones=100.3e6:-30", "--center", "100.1M", "--gain",
+                  "LNA=4,VGA=6", "--fft", "1024", "--duration", "0.2", "--png", "none", "--peaks", "1", "--record",
+                  rec, "--jsonl", jsonl, "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("warning: asked for a frequency of 100.1 MHz, the device has 100 MHz") !=
+                                        std::string::npos);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(1), std::size_t(std::count(err.begin(), err.end(), '\n')));
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("gain 10 dB (LNA 4 dB, VGA 6 dB), antenna RX, centre 100 MHz") !=
+                                        std::string::npos);
+        double hz = 0, db = 0;
+        const auto at = out.find("peaks");
+        CPPUNIT_ASSERT_MESSAGE(out, at != std::string::npos &&
+                                        std::sscanf(out.c_str() + out.find('\n', at), " %lf Hz %lf dBFS", &hz, &db) == 2);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(out, 100.3e6, hz, 2.4e6 / 1024);
+        const std::string line = read_text(jsonl).substr(0, 400);
+        CPPUNIT_ASSERT_MESSAGE(line, line.find("\"center_hz\":100000000.000") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(line, line.find("\"gain_db\":10.0,\"gains_db\":{\"LNA\":4.0,\"VGA\":6.0},\"agc\":false") !=
+                                         std::string::npos);
+        const std::string meta = read_text(rec + ".sigmf-meta");
+        for (const char* field : { "\"gpufft:gain_db\": 10.0", "\"LNA\": 4.0", "\"core:frequency\": 100000000.0",
+                                   "\"name\": \"gpufft\"", "gain 10 dB (LNA 4 dB, VGA 6 dB)" })
+            CPPUNIT_ASSERT_MESSAGE(std::string(field) + " in " + meta, meta.find(field) != std::string::npos);
+
+        // Hops at 99.9 and 101.7 MHz on a 7 kHz grid: read back 3 kHz away, within half a bin.
+        const std::string csv = temp_path("readback.csv");
+        const auto [sweep_status, sweep_out, sweep_err] =
+            app({ "--device", sim + ",tune_step=7e3,tones=100.1e6:-30", "--sweep", "99M:101M:10k", "--once",
+                  "--gain", "20", "--rtl-power", csv, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(sweep_err, 0, sweep_status);
+        CPPUNIT_ASSERT_MESSAGE(sweep_out, sweep_out.find("gain 20 dB (LNA 20 dB, VGA 0 dB)") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(sweep_err, std::size_t(1),
+                                     std::size_t(std::count(sweep_err.begin(), sweep_err.end(), '\n')));
+        const std::string rows = read_text(csv);
+        CPPUNIT_ASSERT_MESSAGE(rows.substr(0, 80), rows.find(", 98997000, ") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(rows.substr(0, 80), rows.find(", 100803000, ") != std::string::npos);
+        expect_tones(read_rtl_power(csv), { { 100.1e6, -10 } }, 9375, 1.0, "read-back rows");
+        // A synthesizer too coarse for the bins: an error, not a misplaced band.
+        const auto [coarse, coarse_out, coarse_err] = app({ "--device", sim + ",tune_step=250e3", "--sweep",
+                                                            "99M:101M:10k", "--once", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_MESSAGE(coarse_err, coarse == 1 && coarse_err.find("more than half a bin") != std::string::npos);
+    }
+
+    //! The strongest peak a report lists: {Hz, dBFS}.
+    static std::pair<double, double> first_peak(const std::string& report)
+    {
+        double hz = 0, db = 0;
+        const auto at = report.find("peaks");
+        CPPUNIT_ASSERT_MESSAGE(report, at != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(report, std::sscanf(report.c_str() + report.find('\n', at), " %lf Hz %lf dBFS", &hz, &db) == 2);
+        return { hz, db };
+    }
+
+    /*
+     * A recording replays at the levels it was measured at, in every native
+     * format and full scale (CS16 from a 12-bit converter: 2048), and its
+     * --annotate comment says the same peak.
+     */
+    void full_scale_round_trip()
+    {
+        for (const char* native : { "format=CS16,full_scale=2048", "format=CS16,full_scale=32768", "format=CF32",
+                                    "format=CS8,noise=-40" }) {
+            const std::string rec = temp_path("fs_rec"), live = temp_path("fs_live.jsonl"),
+                              replay = temp_path("fs_replay.jsonl");
+            const std::vector<std::string> engine = { "--fft", "1024", "--frames", "50", "--png", "none", "--peaks",
+                                                      "1", "--quiet" };
+            std::vector<std::string> args = { "--device", sim + "," + native + ",tones=100.1e6:-10", "--center",
+                                              "100M", "--duration", "0.2", "--record", rec, "--annotate", "--jsonl",
+                                              live };
+            args.insert(args.end(), engine.begin(), engine.end());
+            const auto [status, out, err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            args = { rec, "--jsonl", replay };
+            args.insert(args.end(), engine.begin(), engine.end());
+            const auto [replay_status, replay_out, replay_err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(replay_err, 0, replay_status);
+            const auto [live_hz, live_db] = first_peak(out);
+            const auto [replay_hz, replay_db] = first_peak(replay_out);
+            std::ostringstream m;
+            m << native << ": live " << live_hz << " Hz " << live_db << " dBFS, replay " << replay_hz << " Hz "
+              << replay_db << " dBFS";
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(m.str(), -10.0, live_db, 0.5);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(m.str(), live_hz, replay_hz, 0);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(m.str(), live_db, replay_db, 0.01);
+            // Every spectrum, bin by bin (as written: to 0.01 dB).
+            const std::string live_lines = read_text(live), replay_lines = read_text(replay);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(m.str(), std::count(live_lines.begin(), live_lines.end(), '\n'),
+                                         std::count(replay_lines.begin(), replay_lines.end(), '\n'));
+            std::istringstream a(live_lines), b(replay_lines);
+            for (std::string la, lb; std::getline(a, la) && std::getline(b, lb);)
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(m.str(), la.substr(la.find("\"db\":")), lb.substr(lb.find("\"db\":")));
+            // The annotation's peak (to 0.1 dB) is the replay's.
+            const std::string meta = read_text(rec + ".sigmf-meta");
+            const std::string comment = "\"core:comment\": \"peak ";
+            const auto peak_at = meta.find(comment);
+            CPPUNIT_ASSERT_MESSAGE(meta, peak_at != std::string::npos);
+            const double annotated = std::strtod(meta.c_str() + peak_at + comment.size(), nullptr);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(m.str() + ", annotated " + std::to_string(annotated), replay_db,
+                                                 annotated, 1.0); // the annotation is one spectrum's peak, not the mean's
+        }
+    }
+
+    // A sweep's recording in CS16 at 12 bits: each capture replayed with the
+    // hop's engine gives the rtl_power row's values exactly.
+    void sweep_full_scale_round_trip()
+    {
+        const auto p = gpufft_app::plan_sweep({ 88e6, 93e6, 1e4 }, 2.4e6, 0.25);
+        const std::string name = temp_path("sweep_fs"), csv = temp_path("sweep_fs.csv"),
+                          replay = temp_path("sweep_fs.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CS16,full_scale=2048,tones=89e6:-10;91.5e6:-20", "--sweep",
+                  "88M:93M:10k", "--once", "--record", name, "--rtl-power", csv, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::string frames = std::to_string(std::llround(0.05 * 2.4e6 / 128)); // --dwell's default, hop N/2
+        const auto [replay_status, replay_out, replay_err] =
+            app({ name, "--fft", "256", "--frames", frames, "--jsonl", replay, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(replay_err, 0, replay_status);
+        std::istringstream rows(read_text(csv)), spectra(read_text(replay));
+        std::size_t hops = 0;
+        for (std::string row, spectrum; std::getline(rows, row) && std::getline(spectra, spectrum); ++hops) {
+            std::vector<std::string> cells, bins;
+            std::istringstream r(row), s(spectrum.substr(spectrum.find("\"db\":[") + 6));
+            for (std::string c; std::getline(r, c, ',');)
+                cells.push_back(c.substr(c.find_first_not_of(' ')));
+            for (std::string c; std::getline(s, c, ',');)
+                bins.push_back(c.substr(0, c.find(']')));
+            CPPUNIT_ASSERT_EQUAL(std::size_t(256), bins.size());
+            const std::size_t n = std::min(p.kept, p.total_bins - hops * p.kept); // the hop's bins in the band
+            CPPUNIT_ASSERT(cells.size() >= 6 + n);
+            for (std::size_t i = 0; i < n; ++i)
+                CPPUNIT_ASSERT_EQUAL_MESSAGE("hop " + std::to_string(hops) + " bin " + std::to_string(i),
+                                             cells[6 + i], bins[p.first_kept + i]);
+        }
+        CPPUNIT_ASSERT_EQUAL(p.centers.size(), hops);
+        expect_tones(read_rtl_power(csv), { { 89e6, -10 }, { 91.5e6, -20 } }, p.bin_hz, 1.0, "12-bit sweep");
+    }
+
+    // --persistence of a sweep: the stitched band, a spectrum per whole sweep.
+    void sweep_persistence()
+    {
+        const std::string png = temp_path("sweep_persistence.png");
+        const auto [status, out, err] = app({ "--device", sim + ",tones=100.1e6:-30", "--sweep", "96M:104M:10k",
+                                              "--duration", "0.001", "--persistence", png, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("persistence: " + png + " (") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("dBFS, 1 whole sweeps)") != std::string::npos);
+        // The PNG's width: the margins around the band's 854 bins (at most 1024 columns).
+        const std::string head = read_text(png).substr(0, 24);
+        CPPUNIT_ASSERT(head.size() == 24 && head.compare(1, 3, "PNG") == 0);
+        const auto be32 = [&](std::size_t at) {
+            return (unsigned(static_cast<unsigned char>(head[at])) << 24) |
+                   (unsigned(static_cast<unsigned char>(head[at + 1])) << 16) |
+                   (unsigned(static_cast<unsigned char>(head[at + 2])) << 8) | static_cast<unsigned char>(head[at + 3]);
+        };
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 854 + gpufft_app::margin_right), be32(16));
+        CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 256 + gpufft_app::margin_bottom), be32(20));
     }
 };
 

@@ -9,6 +9,10 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
 - SIGINT in the middle of a sweep or a live capture: exit status 130, only
   complete rows, a PNG whose every chunk and row decodes;
 - memory on a long run stays flat (a run 4 times longer, about the same peak RSS);
+- our SigMF metadata (a live and a sweep recording, annotated) valid under
+  the rules of the official SigMF schema (sigmf-schema.json, v1.2), restated
+  here since Debian packages neither it nor sigmf-python, and read the way a
+  reader without our extension reads it;
 - the live outputs of a sweep: --zmq-pub read with pyzmq and the example
   collector's parser, and --serve's metadata and rows, each a whole band with
   the tones at their absolute frequencies; and a SigMF recording's spectra
@@ -29,6 +33,7 @@ import tempfile
 import time
 import zlib
 
+import jsonschema
 import numpy as np
 import zmq
 from gnuradio import gr_unittest
@@ -93,6 +98,71 @@ def check_png(path):
     width, height = size
     assert len(zlib.decompress(idat)) == height * (1 + 3 * width), "image data of the wrong size"
     return width, height
+
+
+# The official SigMF schema's rules for what we write (sigmf-schema.json,
+# SigMF v1.2: required members, types, ranges and patterns), as JSON Schema.
+UINT = {"type": "integer", "minimum": 0, "maximum": 18446744073709551615}
+SIGMF_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["global", "captures", "annotations"],
+    "additionalProperties": False,
+    "properties": {
+        "global": {
+            "type": "object",
+            "required": ["core:datatype", "core:version"],
+            "properties": {
+                "core:datatype": {"type": "string", "pattern": "^(c|r)(f32|f64|i32|i16|u32|u16|i8|u8)(_le|_be)?"},
+                "core:sample_rate": {"type": "number", "minimum": 1, "maximum": 1e12},
+                "core:version": {"type": "string", "pattern": r"^\d+\.\d+\.\d"},
+                "core:hw": {"type": "string"},
+                "core:recorder": {"type": "string"},
+                "core:dataset": {"type": "string"},
+                "core:num_channels": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "core:extensions": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "version", "optional"],
+                        "additionalProperties": False,
+                        "properties": {"name": {"type": "string"}, "version": {"type": "string"},
+                                       "optional": {"type": "boolean"}},
+                    },
+                },
+            },
+        },
+        "captures": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["core:sample_start"],
+                "properties": {
+                    "core:sample_start": UINT,
+                    "core:frequency": {"type": "number", "minimum": -1e12, "maximum": 1e12},
+                    "core:datetime": {"type": "string",
+                                      "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$"},
+                },
+            },
+        },
+        "annotations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["core:sample_start"],
+                "properties": {
+                    "core:sample_start": UINT,
+                    "core:sample_count": UINT,
+                    "core:freq_lower_edge": {"type": "number", "minimum": -1e12, "maximum": 1e12},
+                    "core:freq_upper_edge": {"type": "number", "minimum": -1e12, "maximum": 1e12},
+                    "core:label": {"type": "string"},
+                    "core:comment": {"type": "string"},
+                    "core:generator": {"type": "string"},
+                },
+            },
+        },
+    },
+}
 
 
 class qa_spectrum_radio(gr_unittest.TestCase):
@@ -197,6 +267,46 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         print(f"peak RSS {short} KiB after {sweeps_short} sweeps, {long} KiB after {sweeps_long} sweeps")
         self.assertGreater(sweeps_long, 2 * sweeps_short)  # the machine may be shared
         self.assertLess(long - short, 4096)
+
+    def check_sigmf_meta(self, meta):
+        jsonschema.Draft202012Validator(SIGMF_SCHEMA).validate(meta)
+        g = meta["global"]
+        # Every namespace used is declared in core:extensions ("Extension Namespaces").
+        declared = {e["name"] for e in g.get("core:extensions", [])}
+        used = {key.split(":")[0] for obj in [g, *meta["captures"], *meta["annotations"]] for key in obj}
+        self.assertEqual(used - {"core"}, declared)
+        for key in ("captures", "annotations"):  # sorted by core:sample_start
+            starts = [c["core:sample_start"] for c in meta[key]]
+            self.assertEqual(starts, sorted(starts))
+        for a in meta["annotations"]:  # both edges or neither
+            self.assertEqual("core:freq_lower_edge" in a, "core:freq_upper_edge" in a)
+
+    def test_sigmf_schema(self):
+        live, sweep = self.path("live"), self.path("sweep")
+        for args in (["--center", "100M", "--duration", "0.3", "--record", live, "--annotate"],
+                     ["--sweep", "99M:102M:10k", "--once", "--record", sweep]):
+            out = subprocess.run([EXE, "--device", f"{SIM},paced=0,tones=100.1e6:-10", "--gain", "LNA=3", *args,
+                                  "--png", "none", "--quiet"], capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, 0, out.stderr)
+        for name in (live, sweep):
+            with open(name + ".sigmf-meta") as f:
+                meta = json.load(f)
+            self.check_sigmf_meta(meta)
+            g = meta["global"]
+            self.assertEqual((g["gpufft:full_scale"], g["gpufft:gain_db"], g["gpufft:gains_db"]),
+                             (2048, 3, {"LNA": 3, "VGA": 0}))
+            self.assertIn("gain 3 dB", g["core:hw"])
+        with open(live + ".sigmf-meta") as f:
+            meta = json.load(f)
+        self.assertTrue(meta["annotations"])
+        # The -7 dBFS tone (3 dB of gain) as a reader without our extension
+        # sees it, ci16_le scaled by 32768: 24.08 dB low; with it, right.
+        iq = np.fromfile(live + ".sigmf-data", dtype="<i2").astype(float)
+        z = (iq[0::2] + 1j * iq[1::2])[-65536:]
+        w = np.blackman(len(z))
+        peak = np.max(np.abs(np.fft.fft(z * w, 8 * len(z)))) / np.sum(w)  # zero-padded: no scalloping
+        self.assertAlmostEqual(20 * np.log10(peak / 32768), -7 - 20 * np.log10(32768 / 2048), delta=0.1)
+        self.assertAlmostEqual(20 * np.log10(peak / meta["global"]["gpufft:full_scale"]), -7, delta=0.1)
 
     def sweep_process(self, *live_args):
         tones = ";".join(f"{hz}:{db}" for hz, db in SWEEP_TONES)
