@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config git
   gnuradio-dev libvolk2-dev libboost-dev libfftw3-dev
   libcppunit-dev pybind11-dev python3-numpy python3-dev
+  python3-scipy  # the numpy.fft/scipy.fft tests compare with scipy.fft and run as its backend
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libclfft-dev libvkfft-dev libpng-dev libcli11-dev nlohmann-json3-dev
   gnuradio python3-pyqt5 python3-zmq

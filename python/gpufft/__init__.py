@@ -26,9 +26,11 @@ gpufft.display_sink_c (I/Q in) and gpufft.display_sink_f (dB spectra in), Qt
 widgets with persistence, spectrum lines and waterfall. Importing this module
 sends the library's log lines to
 GNU Radio's logger.
-gpufft.fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfftn and irfftn
-are numpy.fft's functions on gpufft plans (single precision, normalized as
-numpy's; see gpufft.numpy_fft, which is also a scipy.fft backend).
+gpufft.fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rfft2, irfft2,
+rfftn, irfftn, hfft, ihfft, hfft2, ihfft2, hfftn and ihfftn are numpy.fft's
+and scipy.fft's functions on gpufft plans (single precision, normalized as
+numpy's, with scipy's arguments; see gpufft.numpy_fft, which is also a
+scipy.fft backend).
 """
 
 from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
@@ -56,12 +58,20 @@ from .numpy_fft import (  # noqa: F401
     fft,
     fft2,
     fftn,
+    hfft,
+    hfft2,
+    hfftn,
     ifft,
     ifft2,
     ifftn,
+    ihfft,
+    ihfft2,
+    ihfftn,
     irfft,
+    irfft2,
     irfftn,
     rfft,
+    rfft2,
     rfftn,
 )
 
@@ -77,16 +87,24 @@ __all__ = [
     "fftn",
     "fft_vcc",
     "fft_vfc",
+    "hfft",
+    "hfft2",
+    "hfftn",
     "ifft",
     "ifft2",
     "ifftn",
+    "ihfft",
+    "ihfft2",
+    "ihfftn",
     "iq_replay_source",
     "irfft",
+    "irfft2",
     "irfftn",
     "numpy_fft",
     "plan",
     "range_doppler_c",
     "rfft",
+    "rfft2",
     "rfftn",
     "route_log_to_gnuradio",
     "spectrum",

@@ -6,6 +6,7 @@ Every run draws fresh random data; the seed is printed and can be replayed
 with GPUFFT_QA_SEED=<seed>.
 """
 
+import inspect
 import math
 import os
 
@@ -27,6 +28,25 @@ C2C_ND = {
     "fftn": np.fft.fftn,
     "ifftn": np.fft.ifftn,
 }
+
+SWAPPED_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+# numpy's functions, and scipy's Hermitian n-dimensional ones by their
+# definition on numpy's (numpy has no hfftn): all in double.
+NEW_1D = {
+    "hfft": np.fft.hfft,
+    "ihfft": np.fft.ihfft,
+}
+NEW_ND = {
+    "rfft2": np.fft.rfft2,
+    "irfft2": np.fft.irfft2,
+    "hfft2": lambda x, s=None, axes=(-2, -1), norm=None: np.fft.irfftn(np.conj(x), s, axes, SWAPPED_NORM[norm]),
+    "ihfft2": lambda x, s=None, axes=(-2, -1), norm=None: np.conj(np.fft.rfftn(x, s, axes, SWAPPED_NORM[norm])),
+    "hfftn": lambda x, s=None, axes=None, norm=None: np.fft.irfftn(np.conj(x), s, axes, SWAPPED_NORM[norm]),
+    "ihfftn": lambda x, s=None, axes=None, norm=None: np.conj(np.fft.rfftn(x, s, axes, SWAPPED_NORM[norm])),
+}
+ALL_FUNCTIONS = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+                 "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn"]
+REAL_INPUT = ("rfft", "ihfft")  # name prefixes of the functions of real input
 
 
 def relative_error(got, want):
@@ -213,8 +233,136 @@ class qa_numpy_fft(gr_unittest.TestCase):
             gpufft.fft2(x, axes=(0, 5))
         with self.assertRaisesRegex(ValueError, r"Invalid number of FFT data points \(0\)"):
             gpufft.fft2(x, s=(0, 4))
-        with self.assertRaisesRegex(ValueError, r"Invalid number of data points \(0\)"):
+        with self.assertRaisesRegex(ValueError, r"Invalid number of FFT data points \(0\)"):
             gpufft.irfft(np.ones(1, np.complex64))
+
+    def structured_inputs(self, shape, real):
+        """Random, an impulse, a constant and a full-scale tone (along the last axis)."""
+        impulse = np.zeros(shape)
+        impulse[(0,) * len(shape)] = 1
+        j = np.arange(shape[-1])
+        tone = np.cos(2 * np.pi * 3 * j / shape[-1]) if real else np.exp(2j * np.pi * 3 * j / shape[-1])
+        inputs = {
+            "random": self.real_data(shape) if real else self.complex_data(shape),
+            "impulse": impulse,
+            "DC": np.ones(shape),
+            "tone": np.broadcast_to(tone, shape),
+        }
+        dtype = np.float32 if real else np.complex64
+        return {k: v.astype(dtype) for k, v in inputs.items()}
+
+    def test_hermitian_and_real_2d_against_numpy(self):
+        for name, ref in NEW_1D.items():
+            for norm in NORMS:
+                for shape, n, axis in [((3, 17), None, -1), ((16,), None, -1), ((16,), 30, -1), ((9, 4), None, 0),
+                                       ((2, 5), 7, 1), ((8,), 5, 0)]:
+                    for kind, x in self.structured_inputs(shape, name.startswith(REAL_INPUT)).items():
+                        got = getattr(gpufft, name)(x, n=n, axis=axis, norm=norm)
+                        want = ref(x.astype(np.float64 if x.dtype.kind == "f" else np.complex128),
+                                   n=n, axis=axis, norm=norm)
+                        self.assertEqual(got.dtype, np.complex64 if want.dtype.kind == "c" else np.float32)
+                        self.check(got, want, f"{name} {kind} {shape} n={n} axis={axis} {norm}", want.shape[axis])
+        for name, ref in NEW_ND.items():
+            for norm in NORMS:
+                cases = [((6, 10), None, None), ((5, 7, 9), None, (0, 2)), ((4, 6, 8), (4, 11), None),
+                         ((4, 6), (3, 5), (1, 0))]
+                if name.endswith("n"):
+                    cases += [((5, 7, 9), None, None), ((3, 4, 5), (6,), (1,))]
+                for shape, s, axes in cases:
+                    kwargs = {"norm": norm}
+                    if s is not None:
+                        kwargs["s"] = s
+                    if axes is not None:
+                        kwargs["axes"] = axes
+                    for kind, x in self.structured_inputs(shape, name.startswith(REAL_INPUT)).items():
+                        got = getattr(gpufft, name)(x, **kwargs)
+                        want = ref(x.astype(np.float64 if x.dtype.kind == "f" else np.complex128), **kwargs)
+                        self.assertEqual(got.dtype, np.complex64 if want.dtype.kind == "c" else np.float32)
+                        self.check(got, want, f"{name} {kind} {shape} {kwargs}")
+
+    def test_hermitian_round_trips(self):
+        r = self.real_data((4, 30))
+        for norm in NORMS:
+            np.testing.assert_allclose(gpufft.hfft(gpufft.ihfft(r, norm=norm), n=30, norm=norm), r, atol=2e-5)
+            np.testing.assert_allclose(gpufft.hfftn(gpufft.ihfftn(r, norm=norm), s=r.shape, norm=norm), r,
+                                       atol=2e-5)
+            np.testing.assert_allclose(gpufft.irfft2(gpufft.rfft2(r, norm=norm), s=r.shape, norm=norm), r,
+                                       atol=2e-5)
+
+    def test_zero_length_is_numpys_error(self):
+        empty = {"[]": np.zeros(0), "(0, 4) along axis 0": np.zeros((0, 4))}
+        for name in ALL_FUNCTIONS:
+            function = getattr(gpufft, name)
+            for what, x in empty.items():
+                for norm in NORMS:
+                    with self.assertRaisesRegex(ValueError, r"Invalid number of FFT data points \((0|-2)\) specified",
+                                                msg=f"{name} of {what}, norm {norm}"):
+                        if name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
+                            function(x, axis=0, norm=norm)
+                        else:
+                            function(x, axes=(0,) if x.ndim == 1 else (1, 0), norm=norm)
+        with self.assertRaisesRegex(ValueError, r"\(0\)"):
+            gpufft.hfft([1])  # 2 * (1 - 1) output points
+        # An empty batch with a valid length, or a length given by n=, is no error (as numpy's).
+        self.assertEqual(gpufft.fft(np.zeros((0, 4)), axis=1).shape, (0, 4))
+        self.assertEqual(gpufft.rfft(np.zeros((0, 4))).shape, (0, 3))
+        np.testing.assert_array_equal(gpufft.fft(np.zeros((3, 0)), n=4), np.zeros((3, 4)))
+        np.testing.assert_array_equal(gpufft.fft2(np.zeros((0, 4)), s=(2, 4)), np.zeros((2, 4)))
+
+    def test_scipy_signatures(self):
+        """scipy.fft's parameters, in scipy's order (after numpy's), and backend= keyword only."""
+        for name in ALL_FUNCTIONS:
+            params = list(inspect.signature(getattr(gpufft, name)).parameters.values())
+            self.assertEqual([(p.name, p.kind) for p in params[1:]][-3:],
+                             [("workers", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+                              ("plan", inspect.Parameter.KEYWORD_ONLY),
+                              ("backend", inspect.Parameter.KEYWORD_ONLY)], name)
+            self.assertEqual([p.name for p in params[2:5]],
+                             ["axes" if name[-1] in "2n" else "axis", "norm", "overwrite_x"], name)
+        try:
+            import scipy.fft
+        except ImportError:
+            return
+        for name in ALL_FUNCTIONS:
+            ours = list(inspect.signature(getattr(gpufft, name)).parameters.values())[1:-1]
+            theirs = list(inspect.signature(getattr(scipy.fft, name)).parameters.values())[1:]
+            self.assertEqual([(p.name, p.kind, p.default) for p in ours],
+                             [(p.name, p.kind, p.default) for p in theirs], name)
+
+    def test_overwrite_x_workers_and_plan(self):
+        x = self.complex_data((8, 30))
+        r = self.real_data((8, 30))
+        cpus = os.cpu_count()
+        for name in ALL_FUNCTIONS:
+            function = getattr(gpufft, name)
+            a = r if name.startswith(REAL_INPUT) else x
+            kept = a.copy()
+            one = function(a, None, None if name[-1] in "2n" else -1, "ortho", True, 1)  # scipy's positions
+            np.testing.assert_array_equal(a, kept, f"{name} wrote its input with overwrite_x=True")
+            for workers in (2, -1, -cpus):
+                np.testing.assert_allclose(function(a, workers=workers, norm="ortho"), one, rtol=0, atol=1e-5,
+                                           err_msg=f"{name} workers={workers}")
+            with self.assertRaisesRegex(ValueError, "workers must not be zero"):
+                function(a, workers=0)
+            with self.assertRaisesRegex(ValueError, "workers value out of range"):
+                function(a, workers=-cpus - 1)
+            with self.assertRaisesRegex(TypeError, "workers must be an integer"):
+                function(a, workers=1.5)
+            with self.assertRaises(NotImplementedError):
+                function(a, plan=object())
+            function(a, plan=None, overwrite_x=False)
+
+    def test_plans_after_fork(self):
+        """A forked child plans afresh: its parent's plans have no worker threads there."""
+        x = self.complex_data((16, 64))
+        want = gpufft.fft(x, workers=2)
+        pid = os.fork()
+        if pid == 0:
+            ok = np.array_equal(gpufft.fft(x, workers=2), want) and gpufft.numpy_fft.plan_cache_info().misses == 1
+            os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        np.testing.assert_array_equal(gpufft.fft(x, workers=2), want)
 
     def test_scipy_backend(self):
         try:
@@ -238,8 +386,34 @@ class qa_numpy_fft(gr_unittest.TestCase):
             got = scipy.fft.fft(x64)
             self.assertEqual(got.dtype, np.complex128)
             np.testing.assert_allclose(got, np.fft.fft(x64), rtol=1e-12, atol=1e-12)
-            scipy.fft.hfft(x32)
+            scipy.fft.dct(r32)
             self.assertEqual(gpufft.numpy_fft.plan_cache_info().misses, ours)
+
+    def test_scipy_backend_every_function(self):
+        """Every transform of scipy.fft's runs here for single-precision input, with scipy's workers."""
+        try:
+            import scipy.fft
+        except ImportError:
+            self.skipTest("scipy is not installed")
+        for name in ALL_FUNCTIONS:
+            real_input = name.startswith(("rfft", "ihfft"))
+            x = self.real_data((6, 10)) if real_input else self.complex_data((6, 10))
+            want = getattr(scipy.fft, name)(x.astype(np.float64 if real_input else np.complex128), norm="ortho")
+            gpufft.numpy_fft.clear_plan_cache()
+            with scipy.fft.set_backend(gpufft.numpy_fft, only=True):
+                got = getattr(scipy.fft, name)(x=x, norm="ortho")
+                self.assertEqual(got.dtype, np.complex64 if want.dtype.kind == "c" else np.float32, name)
+                self.check(got, want, f"scipy.fft.{name} under set_backend")
+                planned = self.plans_made()
+                with scipy.fft.set_workers(3):  # other plans: threads are part of a plan
+                    self.check(getattr(scipy.fft, name)(x, norm="ortho"), want, f"scipy.fft.{name}, 3 workers")
+                self.assertEqual(self.plans_made(), 2 * planned, f"{name} planned again for 3 workers")
+                with self.assertRaises(NotImplementedError):
+                    getattr(scipy.fft, name)(x, plan=object())
+
+    @staticmethod
+    def plans_made():
+        return gpufft.numpy_fft.plan_cache_info().misses + gpufft.numpy_fft._cached_real_plan.cache_info().misses
 
 
 if __name__ == "__main__":

@@ -351,6 +351,24 @@ class qa_plan(gr_unittest.TestCase):
             self.assertIsInstance(cm.exception, gpufft.error)
             self.assertNotEqual(str(cm.exception), "")
 
+    def test_021_integers_only(self):
+        # operator.index's rule: a TypeError naming the parameter, not pybind11's RuntimeError.
+        for kwargs, name in ((dict(n=1.5), "n"), (dict(n="8"), "n"), (dict(n=8, batch=2.0), "batch"),
+                             (dict(n=8, distance=8.0), "distance"), (dict(n=8, threads=1.5), "threads"),
+                             (dict(shape=(8, 2.5)), "shape"), (dict(shape=(8,), kind="r2c", real_distance=9.5),
+                                                                "real_distance"),
+                             (dict(n=8, direction=1), "direction")):
+            with self.assertRaises(TypeError, msg=str(kwargs)) as cm:
+                gpufft.plan(**kwargs)
+            self.assertIn(name, str(cm.exception))
+        for kwargs, name in ((dict(n=2**64), "n"), (dict(n=-2**70), "n"), (dict(n=8, batch=2**64), "batch"),
+                             (dict(shape=(2**63, 2)), "shape")):
+            with self.assertRaises(OverflowError, msg=str(kwargs)) as cm:
+                gpufft.plan(**kwargs)
+            self.assertIn(name, str(cm.exception))
+        # numpy integers and bools are integers.
+        self.assertEqual(gpufft.plan(np.int64(8), batch=np.uint8(2)).batch, 2)
+
     def test_022_unknown_backend(self):
         usable = [b["name"] for b in gpufft.backends() if b["usable"]]
         with self.assertRaises(gpufft.error) as cm:
@@ -379,6 +397,10 @@ class qa_plan(gr_unittest.TestCase):
         self.assertIn("astype", str(cm.exception))
         with self.assertRaises(TypeError):
             p.execute([0j] * 8)
+        for scalar in (np.complex64(1), 1j):
+            with self.assertRaisesRegex(TypeError, "an object of type " + ("numpy.complex64" if
+                                        isinstance(scalar, np.generic) else "complex")):
+                p.execute(scalar)
         with self.assertRaises(TypeError):
             p.execute(np.zeros(8, np.dtype(np.complex64).newbyteorder()))
         with self.assertRaises(TypeError):

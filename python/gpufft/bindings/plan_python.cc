@@ -23,6 +23,38 @@ namespace {
 
 using cfloat = std::complex<float>;
 
+//! obj's type as a user would spell it: "float", "numpy.complex64".
+std::string type_name(const py::handle& obj)
+{
+    const py::handle type = py::type::of(obj);
+    const std::string module = py::str(type.attr("__module__"));
+    const std::string name = py::str(type.attr("__qualname__"));
+    return module == "builtins" ? name : module + "." + name;
+}
+
+//! An integer argument taken as operator.index() takes it: a TypeError naming
+//! the parameter for anything else (1.5, "8"), an OverflowError beyond int64.
+std::int64_t integer_arg(const py::handle& v, const char* what)
+{
+    if (!PyIndex_Check(v.ptr()))
+        throw py::type_error(std::string("gpufft: ") + what + " must be an integer, got " +
+                             type_name(v));
+    const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+    if (!i)
+        throw py::error_already_set();
+    int overflow = 0;
+    const long long r = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow != 0) {
+        const std::string msg = std::string("gpufft: ") + what + " is out of range (got " +
+                                std::string(py::str(i)) + ")";
+        PyErr_SetString(PyExc_OverflowError, msg.c_str());
+        throw py::error_already_set();
+    }
+    if (r == -1 && PyErr_Occurred())
+        throw py::error_already_set();
+    return r;
+}
+
 std::size_t non_negative(std::int64_t v, const char* what)
 {
     if (v < 0) {
@@ -49,6 +81,9 @@ gpufft::direction parse_direction(const py::object& direction, bool forward, gpu
     if (direction.is_none())
         return forward && k != gpufft::transform_kind::c2r ? gpufft::direction::forward
                                                            : gpufft::direction::inverse;
+    if (!py::isinstance<py::str>(direction))
+        throw py::type_error("gpufft: direction must be 'forward', 'inverse' or None, got " +
+                             type_name(direction));
     const auto d = direction.cast<std::string>();
     if (d == "forward")
         return gpufft::direction::forward;
@@ -62,27 +97,27 @@ gpufft::problem make_problem(const py::object& n,
                              const std::string& kind,
                              bool forward,
                              const py::object& direction,
-                             std::int64_t batch,
-                             std::int64_t distance,
-                             std::int64_t real_distance)
+                             const py::object& batch,
+                             const py::object& distance,
+                             const py::object& real_distance)
 {
     gpufft::problem p;
     if (n.is_none() == shape.is_none())
         throw gpufft::error("gpufft: give either n (a 1-D size) or shape (a tuple of dimensions)");
     if (!n.is_none())
-        p.n = non_negative(n.cast<std::int64_t>(), "n");
+        p.n = non_negative(integer_arg(n, "n"), "n");
     else if (!py::isinstance<py::iterable>(shape))
         throw gpufft::error("gpufft: shape must be a tuple of dimensions, e.g. (ny, nx)");
     else
         for (const auto& d : shape)
-            p.dims.push_back(non_negative(d.cast<std::int64_t>(), "a dimension of shape"));
+            p.dims.push_back(non_negative(integer_arg(d, "a dimension of shape"), "a dimension of shape"));
     if (!shape.is_none() && p.dims.empty())
         throw gpufft::error("gpufft: shape must have at least one dimension");
     p.kind = parse_kind(kind);
     p.dir = parse_direction(direction, forward, p.kind);
-    p.batch = non_negative(batch, "batch");
-    p.distance = non_negative(distance, "distance");
-    p.real_distance = non_negative(real_distance, "real_distance");
+    p.batch = non_negative(integer_arg(batch, "batch"), "batch");
+    p.distance = non_negative(integer_arg(distance, "distance"), "distance");
+    p.real_distance = non_negative(integer_arg(real_distance, "real_distance"), "real_distance");
     return p;
 }
 
@@ -110,7 +145,7 @@ std::vector<float> input_weights_of(const py::object& w)
     const py::array a = py::array::ensure(w);
     if (!a)
         throw py::type_error("gpufft: input_weights must be a 1-D array of real numbers, got " +
-                             std::string(py::str(py::type::of(w).attr("__name__"))));
+                             type_name(w));
     const char kind = a.dtype().kind();
     if (kind != 'f' && kind != 'i' && kind != 'u')
         throw py::type_error("gpufft: input_weights must be real numbers, got dtype " +
@@ -127,14 +162,14 @@ std::vector<float> input_weights_of(const py::object& w)
 
 gpufft::plan_options make_options(const std::string& backend,
                                   bool tune,
-                                  std::int64_t threads,
+                                  const py::object& threads,
                                   const py::object& input_weights)
 {
     gpufft::plan_options o;
     o.backend = backend;
     o.tune = tune;
     o.input_weights = input_weights_of(input_weights);
-    const std::size_t t = non_negative(threads, "threads");
+    const std::size_t t = non_negative(integer_arg(threads, "threads"), "threads");
     if (t > 0xffffffffu)
         throw gpufft::error("gpufft: threads is too large");
     o.threads = static_cast<unsigned>(t);
@@ -272,8 +307,8 @@ private:
         const char* want = real ? "float32" : "complex64";
         if (!py::isinstance<py::array>(obj))
             throw py::type_error(std::string("gpufft: ") + name + " must be a numpy array of dtype " +
-                                 want + ", got " +
-                                 std::string(py::str(py::type::of(obj).attr("__name__"))));
+                                 want + ", got an object of type " + type_name(obj) +
+                                 " (use numpy.asarray)");
         const auto a = py::reinterpret_borrow<py::array>(obj);
         const bool dtype_ok = real ? py::array_t<float>::check_(a) : py::array_t<cfloat>::check_(a);
         if (!dtype_ok) {
@@ -313,15 +348,15 @@ void bind_plan(py::module& m)
                         "parallel work.")
         .def(py::init([](const py::object& n,
                          bool forward,
-                         std::int64_t batch,
+                         const py::object& batch,
                          const std::string& backend,
-                         std::int64_t distance,
+                         const py::object& distance,
                          bool tune,
-                         std::int64_t threads,
+                         const py::object& threads,
                          const py::object& shape,
                          const std::string& kind,
                          const py::object& direction,
-                         std::int64_t real_distance,
+                         const py::object& real_distance,
                          const py::object& input_weights) {
                  const auto p =
                      make_problem(n, shape, kind, forward, direction, batch, distance, real_distance);
@@ -332,16 +367,16 @@ void bind_plan(py::module& m)
              }),
              py::arg("n") = py::none(),
              py::arg("forward") = true,
-             py::arg("batch") = 1,
+             py::arg("batch") = py::int_(1),
              py::arg("backend") = "auto",
-             py::arg("distance") = 0,
+             py::arg("distance") = py::int_(0),
              py::arg("tune") = false,
-             py::arg("threads") = 1,
+             py::arg("threads") = py::int_(1),
              py::kw_only(),
              py::arg("shape") = py::none(),
              py::arg("kind") = "c2c",
              py::arg("direction") = py::none(),
-             py::arg("real_distance") = 0,
+             py::arg("real_distance") = py::int_(0),
              py::arg("input_weights") = py::none(),
              "Plan batch transforms of size n, or of a shape (a tuple, row-major,\n"
              "last axis contiguous). backend: 'auto', a name ('simd') or\n"
@@ -357,7 +392,8 @@ void bind_plan(py::module& m)
              "input as the plan reads it (the simd backend in its first pass).\n"
              "Unnormalized (FFTW's convention).\n"
              "Raises gpufft.error (a ValueError) for bad arguments or shapes, an\n"
-             "unknown backend or one without this kind.")
+             "unknown backend or one without this kind; TypeError for a size that\n"
+             "is not an integer, OverflowError for one beyond 64 bits.")
         .def("execute",
              &py_plan::execute,
              py::arg("a"),
