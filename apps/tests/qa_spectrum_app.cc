@@ -529,7 +529,9 @@ public:
     void raw_missing_settings()
     {
         const std::string cu8 = write_file("bare.cu8", cu8_tone(65536, 0.05, 0.5)); // 50 kHz at 1 MS/s
-        const std::string iq = write_file("bare.iq", cu8_tone(65536, 0.05, 0.5));
+        const std::string iq = write_file("bare.iq", cu8_tone(65536, 0.05, 0.5)), fifo = temp_dir() + "/bare.fifo";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0); // refused before it is opened (no writer ever comes)
         const std::string format = "--format cf32, cs16, cs8 or cu8", rate = "--rate (e.g. 2.4M)",
                           center = "--center (e.g. 100M; 0 for baseband)";
         const std::vector<std::string> engine = { "--fft", "1024", "--png", "none", "--peaks", "1", "--quiet" };
@@ -547,6 +549,8 @@ public:
             { { cu8, "--center", "0" }, cu8 + ": raw IQ does not say its sample rate", { rate } },
             { { cu8 }, cu8 + ": raw IQ does not say its sample rate and centre frequency", { rate, center } },
             { { iq, "--rate", "1M", "--center", "100M" }, iq + ": raw IQ does not say its sample format", { format } },
+            { { fifo, "--rate", "1M", "--center", "100M" }, fifo + ": raw IQ does not say its sample format",
+              { format } },
         };
         for (const auto& [args, lacks, give] : cases) {
             std::vector<std::string> all = args;
@@ -566,6 +570,8 @@ public:
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
             CPPUNIT_ASSERT_MESSAGE(out, out.find("100049804.688 Hz") != std::string::npos); // the tone's bin
         }
+        // The demo carries its own rate and centre.
+        CPPUNIT_ASSERT_EQUAL(0, std::get<0>(run_exe({ "--demo", "--duration", "0.5", "--png", "none", "--quiet" })));
         const std::string help = gpufft_app::parse_options({ "--help" }).help;
         for (const char* word : { "need --rate and --center", "required for standard input", "required for raw IQ" })
             CPPUNIT_ASSERT_MESSAGE(help, help.find(word) != std::string::npos);
