@@ -78,7 +78,34 @@ iq_source resolve_source(const options& o)
             throw usage_error(o.input + ": its SigMF datatype is " + sigmf_datatype(src.format) + " but --format is " +
                               o.format + " (drop --format)");
     } else {
-        src.format = raw_format(o.input, o.format_set ? o.format : "");
+        // Raw IQ carries no metadata: what its name does not say, the command
+        // line must, and nothing stands in for it.
+        const auto format = raw_format(o.input, o.format_set ? o.format : "");
+        std::vector<std::string> lacks, give;
+        if (!format) {
+            lacks.push_back("sample format");
+            give.push_back("--format cf32, cs16, cs8 or cu8 (rtl_sdr writes cu8; a file named .cf32, .cs16, .cs8 or "
+                           ".cu8 says it)");
+        }
+        if (!o.rate_set) {
+            lacks.push_back("sample rate");
+            give.push_back("--rate (e.g. 2.4M)");
+        }
+        if (!o.center_set) {
+            lacks.push_back("centre frequency");
+            give.push_back("--center (e.g. 100M; 0 for baseband)");
+        }
+        if (!lacks.empty()) {
+            const auto list = [](const std::vector<std::string>& items) {
+                std::string text = items.front();
+                for (std::size_t i = 1; i < items.size(); ++i)
+                    text += (i + 1 < items.size() ? ", " : " and ") + items[i];
+                return text;
+            };
+            throw usage_error((o.input == "-" ? std::string("standard input") : o.input) +
+                              ": raw IQ does not say its " + list(lacks) + "; give " + list(give));
+        }
+        src.format = *format;
     }
     return src;
 }

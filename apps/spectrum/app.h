@@ -43,8 +43,9 @@ struct options {
     std::string input = "-";
     std::string help; //!< the --help text, if asked for
     bool demo = false;
-    std::string format = "cu8";
-    double rate = 2.4e6, center = 0;
+    std::string format;    //!< --format, if given (raw IQ needs it where the name does not say it)
+    double rate = 2.4e6;   //!< --demo's and a --device's unless --rate; raw IQ needs --rate
+    double center = 0;     //!< used only where given (--center)
     bool rate_set = false, center_set = false, format_set = false, fps_set = false;
     std::string backend = "auto", window = "blackmanharris", average = "linear";
     double window_param = NAN; //!< P of --window NAME:P; NaN if none
@@ -147,12 +148,11 @@ bool is_sigmf(const std::string& path);
 
 /*!
  * The sample format of a raw IQ file from its extension (.cu8, .cs8, .cs16,
- * .cf32) or `format` (--format, "" if not given). A name and a --format that
- * disagree, and a file of another extension (.iq, .raw, ...) without
- * --format, are usage errors naming the file. Standard input ("-"), FIFOs
- * and devices are streams: --format, else cu8 (rtl_sdr's).
+ * .cf32) or `format` (--format, "" if not given); none if neither says it
+ * (standard input "-", FIFOs, .iq, .raw, ...). A name and a --format that
+ * disagree are a usage error naming the file.
  */
-gpufft::sample_format raw_format(const std::string& path, const std::string& format);
+std::optional<gpufft::sample_format> raw_format(const std::string& path, const std::string& format);
 
 //! SigMF core:datatype of a format (cu8, ci8, ci16_le, cf32_le).
 std::string sigmf_datatype(gpufft::sample_format f);

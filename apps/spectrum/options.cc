@@ -16,11 +16,12 @@ namespace {
 const char* const description = R"(Spectra of an IQ recording or stream, on any gr-gpufft backend: a waterfall
 PNG, optional per-spectrum CSV or JSON lines, and the strongest peaks.
 
-INPUT is a raw IQ file named .cu8, .cs8, .cs16 or .cf32 (other names need
---format), '-' for standard input (the default; cu8 unless --format, e.g.
-`rtl_sdr -f 100M - | gpufft-spectrum --rate 2.4M --center 100M`), or a SigMF
+INPUT is a raw IQ file, '-' for standard input (the default), or a SigMF
 recording (NAME, NAME.sigmf-meta or NAME.sigmf-data), whose datatype, sample
 rate, captures (centre and time of each) and annotations come from its metadata.
+Raw IQ and standard input carry no metadata: they need --rate and --center,
+and --format unless the file is named .cu8, .cs8, .cs16 or .cf32, e.g.
+  rtl_sdr -f 100M -s 2.4M - | gpufft-spectrum --format cu8 --rate 2.4M --center 100M
 Frequencies and rates take k, M and G (2.4M, 100M, 10k, 1.5G).
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
 a full-scale complex tone reads 0 dB whatever the window. CSV rows and JSON
@@ -165,12 +166,14 @@ options parse_options(const std::vector<std::string>& args)
                  "2 s of known tones, an FM carrier and noise at 2.4 MHz; checks the peaks found");
     auto* format =
         app.add_option("--format", o.format,
-                       "cf32, cs16, cs8 or cu8; a file's name (.cf32 ...) says it, standard input is cu8 by default")
+                       "cf32, cs16, cs8 or cu8; required for standard input and a raw file whose name (.cf32 "
+                       "...) does not say it")
             ->check(CLI::IsMember({ "cf32", "cs16", "cs8", "cu8" }))
             ->type_name("F");
-    auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz, "sample rate, e.g. 2.4M (default 2.4e6)");
+    auto* rate = hertz(app, "--rate", o.rate, 1e-3, max_sample_rate_hz,
+                       "sample rate, e.g. 2.4M; required for raw IQ (--demo and a --device: default 2.4M)");
     auto* center = hertz(app, "--center", o.center, -max_frequency_hz, max_frequency_hz,
-                         "centre frequency, e.g. 100M (default 0; a --device needs it)");
+                         "centre frequency, e.g. 100M (0 for baseband); required for raw IQ and a --device");
     app.add_option("--backend", o.backend, "FFT backend: auto, simd, simd:avx2, ... (default auto)")
         ->type_name("NAME");
     app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")

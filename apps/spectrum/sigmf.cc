@@ -177,14 +177,11 @@ json annotation_json(const annotation& a)
 
 } // namespace
 
-gpufft::sample_format raw_format(const std::string& path, const std::string& format)
+std::optional<gpufft::sample_format> raw_format(const std::string& path, const std::string& format)
 {
-    const auto choices = "cf32, cs16, cs8 or cu8";
     struct stat st;
-    const bool exists = path != "-" && ::stat(path.c_str(), &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
         throw app_error(path + ": is a directory, not an IQ file");
-    const bool stream = path == "-" || (exists && !S_ISREG(st.st_mode));
     const format_names* named = nullptr;
     for (const auto& f : formats)
         if (ends_with(path, f.extension))
@@ -196,11 +193,7 @@ gpufft::sample_format raw_format(const std::string& path, const std::string& for
         return named->format;
     if (!format.empty())
         return gpufft::parse_sample_format(format);
-    if (stream)
-        return gpufft::sample_format::cu8;
-    throw usage_error(
-        path + ": cannot tell the sample format from the name; name it .cf32, .cs16, .cs8 or .cu8, or give --format " +
-        choices);
+    return std::nullopt;
 }
 
 std::string sigmf_datatype(gpufft::sample_format f) { return names_of(f).datatype; }

@@ -156,8 +156,9 @@ void program(const std::uint8_t* data, std::size_t size)
     std::vector<std::string> args = split_args(data, size, used);
     const std::string input = work_dir() + "/input";
     write_file(input, data + used, size - used);
-    // A name without extension needs --format; the fuzzed arguments, later, may give another.
-    args.insert(args.begin(), { input, "--format", "cu8" });
+    // Raw IQ needs its format (the name has no extension), rate and centre;
+    // the fuzzed arguments, later, may give others.
+    args.insert(args.begin(), { input, "--format", "cu8", "--rate", "2.4M", "--center", "0" });
     // Last one counts: keep each run small (the sizes themselves are the command line's target).
     for (const char* a : { "--fft", "64", "--width", "64", "--height", "64", "--quiet", "--png" })
         args.push_back(a);

@@ -295,6 +295,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(sigmf);
     CPPUNIT_TEST(sigmf_bad_values);
     CPPUNIT_TEST(sigmf_missing_fields);
+    CPPUNIT_TEST(raw_missing_settings);
     CPPUNIT_TEST(options_unused);
     CPPUNIT_TEST(bad_files);
     CPPUNIT_TEST(png_size);
@@ -386,8 +387,10 @@ public:
         }
         // Checked against the frame rate: 1 Hz at 1e12 samples/s is over 1e12 frames per spectrum.
         const std::string empty = write_file("ranges.cu8", "");
-        CPPUNIT_ASSERT_EQUAL(2, app({ empty, "--rate", "1e12", "--fft", "1", "--fps", "1e-6", "--png", "none" }));
-        CPPUNIT_ASSERT_EQUAL(2, app({ empty, "--rate", "1000", "--fft", "10", "--fps", "1000", "--png", "none" }));
+        CPPUNIT_ASSERT_EQUAL(2, app({ empty, "--rate", "1e12", "--center", "0", "--fft", "1", "--fps", "1e-6", "--png",
+                                      "none" }));
+        CPPUNIT_ASSERT_EQUAL(2, app({ empty, "--rate", "1000", "--center", "0", "--fft", "10", "--fps", "1000",
+                                      "--png", "none" }));
     }
 
     void sigmf()
@@ -517,6 +520,63 @@ public:
         }
     }
 
+    /*
+     * Raw IQ carries no metadata: its sample format (where the name does not
+     * say it), rate and centre are asked for, each named with how to give it,
+     * never assumed (cu8, 2.4 MS/s and 0 Hz once were); --demo and SigMF
+     * carry their own.
+     */
+    void raw_missing_settings()
+    {
+        const std::string cu8 = write_file("bare.cu8", cu8_tone(65536, 0.05, 0.5)); // 50 kHz at 1 MS/s
+        const std::string iq = write_file("bare.iq", cu8_tone(65536, 0.05, 0.5)), fifo = temp_dir() + "/bare.fifo";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0); // refused before it is opened (no writer ever comes)
+        const std::string format = "--format cf32, cs16, cs8 or cu8", rate = "--rate (e.g. 2.4M)",
+                          center = "--center (e.g. 100M; 0 for baseband)";
+        const std::vector<std::string> engine = { "--fft", "1024", "--png", "none", "--peaks", "1", "--quiet" };
+        const struct {
+            std::vector<std::string> args;
+            std::string lacks;
+            std::vector<std::string> give;
+        } cases[] = {
+            { {}, "standard input: raw IQ does not say its sample format, sample rate and centre frequency",
+              { format, rate, center } },
+            { { "-", "--format", "cu8", "--rate", "2.4M" }, "standard input: raw IQ does not say its centre frequency",
+              { center } },
+            { { "-", "--center", "100M", "--format", "cs8" }, "standard input: raw IQ does not say its sample rate",
+              { rate } },
+            { { cu8, "--center", "0" }, cu8 + ": raw IQ does not say its sample rate", { rate } },
+            { { cu8 }, cu8 + ": raw IQ does not say its sample rate and centre frequency", { rate, center } },
+            { { iq, "--rate", "1M", "--center", "100M" }, iq + ": raw IQ does not say its sample format", { format } },
+            { { fifo, "--rate", "1M", "--center", "100M" }, fifo + ": raw IQ does not say its sample format",
+              { format } },
+        };
+        for (const auto& [args, lacks, give] : cases) {
+            std::vector<std::string> all = args;
+            all.insert(all.end(), engine.begin(), engine.end());
+            const auto [status, out, err] = run_exe(all, cu8);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(lacks + "; give ") != std::string::npos);
+            for (const std::string& option : { format, rate, center })
+                CPPUNIT_ASSERT_MESSAGE(err, (err.find(option) != std::string::npos) ==
+                                                (std::find(give.begin(), give.end(), option) != give.end()));
+        }
+        // Given in full, standard input and a file read the tone where it is.
+        for (const auto& input : { std::string("-"), iq }) {
+            std::vector<std::string> all = { input, "--format", "cu8", "--rate", "1M", "--center", "100M" };
+            all.insert(all.end(), engine.begin(), engine.end());
+            const auto [status, out, err] = run_exe(all, cu8);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            CPPUNIT_ASSERT_MESSAGE(out, out.find("100049804.688 Hz") != std::string::npos); // the tone's bin
+        }
+        // The demo carries its own rate and centre.
+        CPPUNIT_ASSERT_EQUAL(0, std::get<0>(run_exe({ "--demo", "--duration", "0.5", "--png", "none", "--quiet" })));
+        const std::string help = gpufft_app::parse_options({ "--help" }).help;
+        for (const char* word : { "need --rate and --center", "required for standard input", "required for raw IQ" })
+            CPPUNIT_ASSERT_MESSAGE(help, help.find(word) != std::string::npos);
+    }
+
     // Each bad file is a clear error (exit status 1) or a documented behaviour, never a crash.
     void bad_files()
     {
@@ -538,10 +598,10 @@ public:
             CPPUNIT_ASSERT_EQUAL_MESSAGE(rec, 1, app({ temp_dir() + "/" + rec, "--png", png, "--quiet" }));
 
         const std::string empty = write_file("empty.cu8", "");
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--png", png, "--quiet" }));
-        CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/absent.cu8", "--png", png }));
+        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--rate", "1M", "--center", "0", "--png", png, "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/absent.cu8", "--rate", "1M", "--center", "0", "--png", png }));
         CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir(), "--png", png })); // a directory
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--window", "nope" }));
+        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--rate", "1M", "--center", "0", "--window", "nope" }));
 
         // A truncated final sample (odd byte count for cu8, 3 extra bytes for
         // cs16) is ignored with a warning; the complete samples are used.
@@ -550,8 +610,9 @@ public:
             const std::size_t bps = gpufft::sample_bytes(gpufft::parse_sample_format(fmt));
             const std::string path = write_file(name, std::string(64 * 64 * bps + extra, '\x11'));
             const std::string csv = temp_dir() + "/" + name + ".csv";
-            CPPUNIT_ASSERT_EQUAL(0, app({ path, "--format", fmt, "--fft", "64", "--overlap", "0", "--frames", "1",
-                                          "--png", "none", "--csv", csv, "--quiet" }));
+            CPPUNIT_ASSERT_EQUAL(0, app({ path, "--format", fmt, "--rate", "1M", "--center", "0", "--fft", "64",
+                                          "--overlap", "0", "--frames", "1", "--png", "none", "--csv", csv,
+                                          "--quiet" }));
             const std::string text = read_file(csv);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(name, std::ptrdiff_t(65), std::count(text.begin(), text.end(), '\n'));
         }
@@ -662,8 +723,8 @@ public:
         for (const char* window : { "hann", "blackmanharris", "flattop", "rectangular" }) {
             const std::string csv = temp_dir() + "/scale.csv", jsonl = temp_dir() + "/scale.jsonl";
             const auto [status, out, err] =
-                run_exe({ path, "--format", "cf32", "--rate", "1024", "--fft", "1024", "--overlap", "0",
-                          "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--png", "none",
+                run_exe({ path, "--format", "cf32", "--rate", "1024", "--center", "0", "--fft", "1024", "--overlap",
+                          "0", "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--png", "none",
                           "--peaks", "1" });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
             const auto rows = lines_of(read_file(csv));
@@ -799,8 +860,8 @@ public:
         int p[2];
         CPPUNIT_ASSERT(::pipe2(p, O_CLOEXEC) == 0); // the program holds only its own end
         const std::string png = temp_dir() + "/stream.png", persistence = temp_dir() + "/stream-persistence.png";
-        child c({ "-", "--fft", "64", "--overlap", "0", "--frames", "1", "--rate", "1e6", "--png", png, "--quiet",
-                  "--peaks", "0", "--persistence", persistence },
+        child c({ "-", "--format", "cu8", "--center", "0", "--fft", "64", "--overlap", "0", "--frames", "1", "--rate",
+                  "1e6", "--png", png, "--quiet", "--peaks", "0", "--persistence", persistence },
                 p[0], -1, -1);
         ::close(p[0]);
         std::signal(SIGPIPE, SIG_IGN);
@@ -823,7 +884,8 @@ public:
     {
         const std::string in = write_file("full.cu8", cu8_tone(64 * 400, 0.1, 0.5));
         for (const char* option : { "--png", "--csv", "--jsonl", "--persistence" }) {
-            std::vector<std::string> args{ in, "--fft", "64", "--frames", "1", "--png", "none", option, "/dev/full" };
+            std::vector<std::string> args{ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1",
+                                           "--png", "none", option, "/dev/full" };
             const auto [status, out, err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(option, 1, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find("/dev/full") != std::string::npos &&
@@ -833,7 +895,8 @@ public:
         // bad option (exit status 2), the message naming the option, the file and why.
         ::mkdir((temp_dir() + "/locked").c_str(), 0500);
         for (const std::string& path : { temp_dir() + "/absent/p.png", temp_dir() + "/locked/p.png" }) {
-            const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--persistence", path });
+            const auto [status, out, err] = run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--png",
+                                                      "none", "--persistence", path });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find("--persistence " + path + ": cannot write") != std::string::npos);
             if (::geteuid() == 0) // root writes into a read-only folder
@@ -841,7 +904,7 @@ public:
         }
         // The report on standard output, to a full device.
         const int full = ::open("/dev/full", O_WRONLY);
-        child c({ in, "--fft", "64", "--frames", "1", "--png", "none" }, -1, full, -1);
+        child c({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1", "--png", "none" }, -1, full, -1);
         ::close(full);
         CPPUNIT_ASSERT_EQUAL(1, c.wait());
     }
@@ -858,12 +921,14 @@ public:
         for (const auto& [option, path] : { std::pair<std::string, std::string>{ "--csv", in },
                                             { "--jsonl", temp_dir() + "/../" + temp_dir().substr(5) + "/keep.cu8" },
                                             { "--png", link }, { "--persistence", in } }) {
-            const auto [status, out, err] = run_exe({ in, "--fft", "64", option, path });
+            const auto [status, out, err] = run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", option,
+                                                      path });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(option, 2, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find(option) != std::string::npos && err.find("input") != std::string::npos);
         }
         CPPUNIT_ASSERT(read_file(in) == data);
-        const auto [status, out, err] = run_exe({ "-", "--fft", "64", "--csv", link }, in);
+        const auto [status, out, err] = run_exe({ "-", "--format", "cu8", "--rate", "1M", "--center", "0", "--fft",
+                                                  "64", "--csv", link }, in);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT(read_file(in) == data);
 
@@ -883,15 +948,17 @@ public:
         const std::string dir = temp_dir() + "/partial";
         ::mkdir(dir.c_str(), 0755);
         const std::string short_in = write_file("short.cu8", std::string(100, '\x80'));
-        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--fft", "1024", "--csv", dir + "/a.csv", "--jsonl", dir + "/a.jsonl",
-                                      "--png", dir + "/a.png", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
+                                      dir + "/a.csv", "--jsonl", dir + "/a.jsonl", "--png", dir + "/a.png",
+                                      "--quiet" }));
         CPPUNIT_ASSERT(names_starting(dir, "").size() == 2); // . and ..
         write_file("partial/a.csv", "old");
-        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--fft", "1024", "--csv", dir + "/a.csv", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
+                                      dir + "/a.csv", "--quiet" }));
         CPPUNIT_ASSERT_EQUAL(std::string("old"), read_file(dir + "/a.csv"));
         const std::string in = write_file("ok.cu8", cu8_tone(64 * 100, 0.1, 0.5));
-        CPPUNIT_ASSERT_EQUAL(0, app({ in, "--fft", "64", "--frames", "1", "--csv", dir + "/a.csv", "--png",
-                                      dir + "/a.png", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(0, app({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1", "--csv",
+                                      dir + "/a.csv", "--png", dir + "/a.png", "--quiet" }));
         CPPUNIT_ASSERT(read_file(dir + "/a.csv").rfind("time_s", 0) == 0);
         CPPUNIT_ASSERT(names_starting(dir, ".").size() == 2);
         struct stat st;
@@ -915,8 +982,9 @@ public:
                 ::unlink(f.c_str());
             CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
             const int err_fd = ::open((temp_dir() + "/sig.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            child c({ fifo, "--fft", std::to_string(n), "--overlap", "0", "--frames", "1", "--rate", "1e6", "--png",
-                      png, "--csv", csv, "--jsonl", jsonl, "--persistence", persistence, "--quiet" },
+            child c({ fifo, "--format", "cu8", "--center", "0", "--fft", std::to_string(n), "--overlap", "0",
+                      "--frames", "1", "--rate", "1e6", "--png", png, "--csv", csv, "--jsonl", jsonl, "--persistence",
+                      persistence, "--quiet" },
                     -1, err_fd, err_fd);
             ::close(err_fd);
             const int w = ::open(fifo.c_str(), O_WRONLY); // waits for the program to open it
@@ -1014,8 +1082,8 @@ public:
         CPPUNIT_ASSERT(is_iso_utc(gpufft_app::format_utc(gpufft_app::utc_now())));
     }
 
-    // The sample format from the name; a name and --format that disagree,
-    // and .iq/.raw without --format, are usage errors naming the file.
+    // The sample format from the name; a name and --format that disagree
+    // are a usage error naming the file; .iq, .raw and streams say none.
     void format_from_name()
     {
         const std::pair<const char*, sample_format> named[] = { { "x.cu8", sample_format::cu8 },
@@ -1030,15 +1098,12 @@ public:
                 name, [&] { gpufft_app::raw_format(name, other); }, name);
         }
         for (const char* name : { "x.iq", "x.raw", "x.bin", "capture", "x.CU8" }) {
-            expect_throw<gpufft_app::usage_error>(
-                name, [&] { gpufft_app::raw_format(name, ""); }, name);
-            expect_throw<gpufft_app::usage_error>(
-                name, [&] { gpufft_app::raw_format(name, ""); }, "cf32, cs16, cs8 or cu8");
+            CPPUNIT_ASSERT_MESSAGE(name, !gpufft_app::raw_format(name, ""));
             CPPUNIT_ASSERT(gpufft_app::raw_format(name, "cs16") == sample_format::cs16);
         }
-        CPPUNIT_ASSERT(gpufft_app::raw_format("-", "") == sample_format::cu8); // rtl_sdr's, as documented
+        CPPUNIT_ASSERT(!gpufft_app::raw_format("-", "")); // a stream says nothing (it once was cu8)
         CPPUNIT_ASSERT(gpufft_app::raw_format("-", "cf32") == sample_format::cf32);
-        CPPUNIT_ASSERT(gpufft_app::raw_format("/dev/null", "") == sample_format::cu8); // a device is a stream
+        CPPUNIT_ASSERT(!gpufft_app::raw_format("/dev/null", "")); // a device is a stream
 
         // A .cf32 file without --format: read as cf32 (it used to be decoded as cu8: wrong peaks).
         const std::size_t n = 256;
@@ -1048,18 +1113,20 @@ public:
         const std::string cf32 =
             write_file("named.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * 8));
         const auto [status, out, err] =
-            run_exe({ cf32, "--rate", "256", "--fft", "256", "--png", "none", "--peaks", "1" });
+            run_exe({ cf32, "--rate", "256", "--center", "0", "--fft", "256", "--png", "none", "--peaks", "1" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("          32.000 Hz    -6.02 dBFS") != std::string::npos);
         const std::string iq = write_file("named.iq", std::string(x.size() * 8, '\0'));
-        for (const auto& args : { std::vector<std::string>{ iq }, { cf32, "--format", "cu8" } }) {
+        for (const auto& args : { std::vector<std::string>{ iq, "--rate", "256", "--center", "0" },
+                                  { cf32, "--format", "cu8", "--rate", "256", "--center", "0" } }) {
             const auto [bad_status, bad_out, bad_err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(bad_err, 2, bad_status);
             CPPUNIT_ASSERT_MESSAGE(bad_err,
                                    bad_err.find(args[0]) != std::string::npos && lines_of(bad_err).size() == 1);
         }
         CPPUNIT_ASSERT_EQUAL(
-            0, app({ iq, "--format", "cf32", "--fft", "256", "--frames", "1", "--png", "none", "--quiet" }));
+            0, app({ iq, "--format", "cf32", "--rate", "256", "--center", "0", "--fft", "256", "--frames", "1",
+                     "--png", "none", "--quiet" }));
         // A SigMF datatype and another --format disagree too.
         write_file("typed.sigmf-meta", sigmf_meta("cu8"));
         write_file("typed.sigmf-data", std::string(4096, '\x80'));
@@ -1076,7 +1143,8 @@ public:
         const std::string dash = std::filesystem::current_path() / "-";
         for (const char* option : { "--csv", "--jsonl" }) {
             const auto [status, out, err] =
-                run_exe({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", option, "-" });
+                run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--overlap", "0", "--frames", "1",
+                          "--png", "none", option, "-" });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
             const auto rows = lines_of(out);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(out, std::size_t(std::string(option) == "--csv" ? 11 : 10), rows.size());
@@ -1098,7 +1166,8 @@ public:
         const std::string csv = temp_dir() + "/when.csv";
         const auto before = gpufft_app::utc_now();
         CPPUNIT_ASSERT_EQUAL(
-            0, app({ in, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--csv", csv, "--quiet" }));
+            0, app({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--overlap", "0", "--frames", "1", "--png",
+                     "none", "--csv", csv, "--quiet" }));
         const auto after = gpufft_app::utc_now();
         const auto rows = lines_of(read_file(csv));
         CPPUNIT_ASSERT_EQUAL(std::size_t(21), rows.size());
@@ -1139,7 +1208,8 @@ public:
         const std::string fifo = temp_dir() + "/live.fifo", jsonl = temp_dir() + "/live.jsonl";
         ::unlink(fifo.c_str());
         CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
-        child c({ fifo, "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--jsonl", jsonl, "--quiet" },
+        child c({ fifo, "--format", "cu8", "--rate", "2.4M", "--center", "0", "--fft", "64", "--overlap", "0",
+                  "--frames", "1", "--png", "none", "--jsonl", jsonl, "--quiet" },
                 -1, -1, -1);
         const int w = ::open(fifo.c_str(), O_WRONLY);
         CPPUNIT_ASSERT(w >= 0);
@@ -1375,7 +1445,7 @@ public:
                              both[0]["core:label"].get<std::string>()); // sorted by sample_start
         // Standard input has nothing to annotate without --record.
         args = common;
-        args.insert(args.begin(), "-");
+        args.insert(args.begin(), { "-", "--format", "cu8" });
         const auto [status, out, err] = run_exe(args, in);
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate") != std::string::npos);
@@ -1390,16 +1460,18 @@ public:
         ::unlink((base + ".sigmf-data").c_str());
         ::unlink((base + ".sigmf-meta").c_str());
         CPPUNIT_ASSERT(::symlink("/dev/full", (base + ".sigmf-data").c_str()) == 0);
-        const auto [status, out, err] = run_exe({ in, "--fft", "64", "--png", "none", "--record", base });
+        const auto [status, out, err] = run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--png", "none",
+                                                  "--record", base });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find(base + ".sigmf-data") != std::string::npos &&
                                         err.find("No space left") != std::string::npos);
         CPPUNIT_ASSERT(!std::filesystem::exists(base + ".sigmf-meta"));
         const auto [s2, o2, e2] =
-            run_exe({ in, "--fft", "64", "--png", "none", "--record", temp_dir() + "/no/such/dir/r" });
+            run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--png", "none", "--record",
+                      temp_dir() + "/no/such/dir/r" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 2, s2); // refused at the start, as a bad option
         CPPUNIT_ASSERT_MESSAGE(e2, e2.find("--record " + temp_dir() + "/no/such/dir/r.sigmf-data") != std::string::npos);
-        CPPUNIT_ASSERT_EQUAL(2, app({ in, "--record", temp_dir() + "/" }));
+        CPPUNIT_ASSERT_EQUAL(2, app({ in, "--rate", "1M", "--center", "0", "--record", temp_dir() + "/" }));
 
         write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8"}, "captures": [{"core:sample_start": 0,
                                         "core:header_bytes": 512}]})");
@@ -1419,7 +1491,8 @@ public:
         ::unlink(fifo.c_str());
         CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
         const int err_fd = ::open((temp_dir() + "/intr.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        child c({ fifo, "--fft", "256", "--frames", "1", "--rate", "1M", "--center", "100M", "--png", "none",
+        child c({ fifo, "--format", "cu8", "--fft", "256", "--frames", "1", "--rate", "1M", "--center", "100M",
+                  "--png", "none",
                   "--record", base, "--annotate", "--quiet" },
                 -1, err_fd, err_fd);
         ::close(err_fd);
@@ -1451,7 +1524,8 @@ public:
         CPPUNIT_ASSERT(::pipe2(p, O_CLOEXEC) == 0); // the program holds only its own end
         const std::string err_path = temp_dir() + "/pipe.err";
         const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        child c({ in, "--fft", "64", "--frames", "1", "--png", "none", "--csv", "-", "--quiet" }, -1, p[1], err_fd);
+        child c({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1", "--png", "none", "--csv", "-",
+                  "--quiet" }, -1, p[1], err_fd);
         ::close(p[1]);
         ::close(err_fd);
         char buf[100];

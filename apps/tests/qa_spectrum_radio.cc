@@ -379,8 +379,9 @@ public:
         std::FILE* f = std::fopen(in.c_str(), "wb");
         std::fwrite(samples.data(), sizeof(float), samples.size(), f);
         std::fclose(f);
-        const auto [status, out, err] = app({ in, "--format", "cf32", "--rate", "1e5", "--fft", "1000", "--overlap", "0", "--fps", "10",
-                                              "--duration", "0.5", "--rtl-power", csv, "--png", "none", "--quiet" });
+        const auto [status, out, err] = app({ in, "--format", "cf32", "--rate", "1e5", "--center", "0", "--fft",
+                                              "1000", "--overlap", "0", "--fps", "10", "--duration", "0.5",
+                                              "--rtl-power", csv, "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("50000 samples") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(csv).rows);
@@ -488,7 +489,8 @@ public:
         }
         ::close(busy);
         // --annotate's metadata next to a raw input, where nothing can be created.
-        const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
+        const auto [status, out, err] =
+            app({ "/proc/self/cmdline", "--format", "cu8", "--rate", "1M", "--center", "0", "--annotate" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
     }
