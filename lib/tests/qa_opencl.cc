@@ -177,6 +177,7 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     CPPUNIT_TEST(powers_of_two);
     CPPUNIT_TEST(radio_sizes);
     CPPUNIT_TEST(primes);
+    CPPUNIT_TEST(signals);
     CPPUNIT_TEST_SUITE_END();
 
     void every_n_to_64()
@@ -211,6 +212,15 @@ class qa_opencl_sizes : public CppUnit::TestFixture
         run_checks("opencl primes", [](failures& f) {
             for (std::size_t n : { 17, 97, 1009, 4099, 65537, 65539 })
                 check_all_ways(f, n);
+        });
+    }
+
+    // An impulse, a constant, a tone and strong DC (qa_common.h, signal).
+    void signals()
+    {
+        run_checks("opencl signals", [](failures& f) {
+            for (std::size_t n : signal_sizes)
+                check_signals(f, target, n);
         });
     }
 };
@@ -432,6 +442,10 @@ private:
             }
             for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 })
                 starts(n, "rader via " + std::to_string(n - 1) + " ");
+            // Each way x0 and X[0] go (fft_pass.cl's RADER): one pass, two
+            // FFTs, three passes.
+            for (std::size_t n : { 97, 8191, 16381 })
+                check_signals(f, target, n);
             unsetenv("GPUFFT_OPENCL_RADER");
         });
     }

@@ -551,11 +551,13 @@ bool append_fft(chain_shape& c,
  * m = n - 1, n prime; Rader, "Discrete Fourier transforms when the number
  * of data samples is prime", Proc. IEEE 56(6), 1968): with g a generator
  * mod n, X[g^-k] = x0 + sum_q x[g^q] w^(g^(q-k)), a convolution of
- * a[q] = x[g^q] with w^(g^-q); the first load gathers a[q] - x0 (so that
- * the convolution adds x0 to every output: the kernel's sum is -1), the
- * last store scatters to g^-k, and X[0] = A[0] + n x0 (A the gathered
- * sequence's spectrum) goes through a slot after each scratch entry
- * (rader_slot) to the output's element 0.
+ * a[q] = x[g^q] with w^(g^-q); the first load gathers a[q], the last store
+ * scatters to g^-k, and X[0] = A[0] + x0 (A the gathered sequence's
+ * spectrum) goes through a slot after each scratch entry (rader_slot) to
+ * the output's element 0. x0 joins the convolution where A[0] is known, as
+ * A[0] - (n - 1) x0 (the kernel spectrum's B[0] is -1 / (n - 1)): gathered
+ * as a[q] - x0 instead it went through the forward FFT, and an impulse's
+ * transform was off by up to 2e-6 at 431 points (fft_pass.cl, rader_dc).
  */
 bool append_convolution(chain_shape& c, const device_entry& d, std::size_t m, bool rader)
 {
