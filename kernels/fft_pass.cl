@@ -31,21 +31,22 @@
  *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
  *                 2 in[...] * hook_in[j] (a spectrum); 3 raw samples: as 1
  *                 with in[...] read through raw_sample() (spectrum.cl);
- *                 4 Rader's gather: in[hook_in[j].x] - in[0] of the entry
+ *                 4 Rader's gather: in[hook_in[j].x] of the entry
  *   STORE_HOOK    0 none; 1 Bluestein's chirp: only j = c * OUT_JC +
  *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
  *                 2 power: as 1 without the chirp (|chirp| = 1), storing
  *                 |v|^2 as a float at the element's index of a float view;
  *                 3 Rader's scatter: stored at hook_out[j].x of the entry
- *   RADER         Rader's X[0] (lib/backends/opencl/fft_plan.cc,
+ *   RADER         Rader's x0 and X[0] (lib/backends/opencl/fft_plan.cc,
  *                 append_convolution), through slot nsrc - 1 after a
  *                 scratch entry's nsrc - 1 points: 1 the store of element
  *                 (0, 0) writes x0 there; 2 where A[0] of the gathered
  *                 sequence is known (the store of a whole forward
- *                 transform, or CONVOLVE's forward rows) X[0] = A[0] +
- *                 nsrc x0 there; 3 the load of element (0, 0) copies it to
- *                 the output's element 0; 4 CONVOLVE's whole convolution
- *                 writes X[0] = A[0] + nsrc x0 there itself
+ *                 transform, or CONVOLVE's forward rows) X[0] = A[0] + x0
+ *                 there, and A[0] goes on as A[0] - (nsrc - 1) x0; 3 the
+ *                 load of element (0, 0) copies it to the output's element
+ *                 0; 4 CONVOLVE's whole convolution does as 2, writing
+ *                 X[0] to the output itself
  *   CONVOLVE      1: Bluestein's fused middle pass (convolve() below), or
  *                 with a LOAD_HOOK the whole convolution in one pass:
  *                 STAGES lists the stages twice, the first time ending in
@@ -126,6 +127,15 @@ inline float2 rader_x0(__global const float2* in, uint b, uint in_dist, uint nsr
 #endif
 }
 
+/* Rader's A[0] - (p - 1) x0: the kernel spectrum's B[0] is -1 / (p - 1),
+ * so this adds x0 to every output of the convolution. Adding it here and
+ * not to each gathered element keeps x0 out of the forward transform, where
+ * a dominant x0 (an impulse) cost the other bins digits. */
+inline float2 rader_dc(float2 a0, float2 x0, uint p)
+{
+    return a0 - (float)(p - 1) * x0;
+}
+
 inline float2 load_elem(__global const float2* in,
                         __global float2* out,
                         __global const float2* hook_in,
@@ -139,7 +149,7 @@ inline float2 load_elem(__global const float2* in,
 #endif
 #if LOAD_HOOK == 4
     const uint j = c * IN_JC + e * IN_JE;
-    return in[b * in_dist + (uint)hook_in[j].x] - in[b * in_dist];
+    return in[b * in_dist + (uint)hook_in[j].x];
 #elif LOAD_HOOK
     const uint j = c * IN_JC + e * IN_JE;
 #if LOAD_HOOK == 1 || LOAD_HOOK == 3
@@ -175,14 +185,15 @@ inline float2 convolve(__global const float2* in,
                        uint t, uint e, float2 v, uint in_dist, uint out_dist, uint nsrc,
                        bool active)
 {
-#if RADER == 2
-    /* Not for the idle transforms past the batch that fill a work-group. */
-    if (active && t % TPB == 0 && e == 0)
-        out[t / TPB * out_dist + nsrc - 1] = v + (float)nsrc * rader_x0(in, t / TPB, in_dist, nsrc);
-#elif RADER == 4
-    /* X[0] straight to the output: the scatter never stores element 0. */
-    if (active && e == 0)
-        out[t * out_dist] = v + (float)nsrc * rader_x0(in, t, in_dist, nsrc);
+#if RADER == 2 || RADER == 4
+    /* Not for the idle transforms past the batch that fill a work-group.
+     * RADER 4: X[0] straight to the output (the scatter never stores
+     * element 0). */
+    if (active && t % TPB == 0 && e == 0) {
+        const float2 x0 = rader_x0(in, t / TPB, in_dist, nsrc);
+        out[RADER == 4 ? t * out_dist : t / TPB * out_dist + nsrc - 1] = v + x0;
+        v = rader_dc(v, x0, nsrc);
+    }
 #endif
     v = cmul(v, spectrum[t % TPB + TPB * e]);
     return (float2)(v.x, -v.y);
@@ -203,10 +214,15 @@ inline void store_elem(__global const float2* in,
 #if TWIDDLE_N
     v = cmul(v, tw4[e * TPB + c]);
 #endif
-#if RADER == 1 || (RADER == 2 && !CONVOLVE)
+#if RADER == 1
     if (c == 0 && e == 0)
-        out[b * out_dist + ndst - 1] = RADER == 1 ? rader_x0(in, b, in_dist, ndst)
-                                                  : v + (float)ndst * rader_x0(in, b, in_dist, ndst);
+        out[b * out_dist + ndst - 1] = rader_x0(in, b, in_dist, ndst);
+#elif RADER == 2 && !CONVOLVE
+    if (c == 0 && e == 0) {
+        const float2 x0 = rader_x0(in, b, in_dist, ndst);
+        out[b * out_dist + ndst - 1] = v + x0;
+        v = rader_dc(v, x0, ndst);
+    }
 #endif
 #if CONVOLVE
     /* conj(v) exp(-SIGN 2 pi i c e / TWIDDLE_N): the inverse's twiddle. */

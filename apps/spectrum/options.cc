@@ -2,6 +2,7 @@
 #include "app.h"
 
 #include <gpufft/error.h>
+#include <gpufft/registry.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
@@ -265,6 +266,20 @@ options parse_options(const std::vector<std::string>& args)
         if (!why.empty())
             throw usage_error("--window: parameter: " + why);
         o.window_param = std::strtod(param.c_str(), nullptr);
+    }
+    // Unknown names are bad command lines like bad numbers, not failures
+    // found once the input is open.
+    try {
+        gpufft::make_window(o.window, 1, std::isnan(o.window_param) ? -1.0 : o.window_param);
+    } catch (const gpufft::error& e) {
+        throw usage_error(std::string("--window: ") + e.what());
+    }
+    if (o.backend != "auto") {
+        const std::string name = o.backend.substr(0, o.backend.find(':'));
+        const auto all = gpufft::backends();
+        if (std::none_of(all.begin(), all.end(), [&](const gpufft::backend_info& b) { return b.name == name; }))
+            throw usage_error("--backend: unknown backend '" + name +
+                              "'; usable backends: " + gpufft::usable_backend_names());
     }
     if (!o.record.empty() && o.record.back() == '/')
         throw usage_error("--record: expected a recording's name, got the directory " + o.record);

@@ -377,6 +377,8 @@ public:
             { { "--average", "median" }, "--average" }, { { "--no-such-option" }, "--no-such-option" },
             { { "--rate" }, "--rate" },                { { "a", "b" }, "b" },
             { { "--db-min", "0", "--db-max", "-1" }, "--db-min" },
+            { { "--window", "nope" }, "--window" },    { { "--backend", "cuda" }, "--backend" },
+            { { "--backend", "" }, "--backend" },
         };
         for (const auto& [args, word] : bad) {
             std::string what;
@@ -601,7 +603,6 @@ public:
         CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--rate", "1M", "--center", "0", "--png", png, "--quiet" }));
         CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir() + "/absent.cu8", "--rate", "1M", "--center", "0", "--png", png }));
         CPPUNIT_ASSERT_EQUAL(1, app({ temp_dir(), "--png", png })); // a directory
-        CPPUNIT_ASSERT_EQUAL(1, app({ empty, "--rate", "1M", "--center", "0", "--window", "nope" }));
 
         // A truncated final sample (odd byte count for cu8, 3 extra bytes for
         // cs16) is ignored with a warning; the complete samples are used.

@@ -83,6 +83,35 @@ void fill_random(cf* x, std::size_t count, const std::string& tag)
     }
 }
 
+void fill_signal(cf* x, std::size_t n, signal s, const std::string& tag)
+{
+    fill_random(x, n, tag);
+    switch (s) {
+    case signal::noise:
+        return;
+    case signal::impulse:
+        std::fill(x, x + n, cf(0, 0));
+        x[0] = cf(0.75f, -0.5f);
+        return;
+    case signal::spike:
+        x[0] += cf(4 * std::sqrt(float(n)), 0);
+        return;
+    case signal::constant:
+        std::fill(x, x + n, cf(0.75f, -0.5f));
+        return;
+    case signal::dc:
+        for (std::size_t i = 0; i < n; ++i)
+            x[i] = cf(1, 0) + 0.01f * x[i];
+        return;
+    case signal::tone:
+        for (std::size_t i = 0; i < n; ++i) {
+            const double a = 2 * M_PI * double(i * (n / 3) % n) / double(n);
+            x[i] = cf(float(std::cos(a)), float(std::sin(a)));
+        }
+        return;
+    }
+}
+
 void poison(cf* x, std::size_t count)
 {
     const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -374,18 +403,46 @@ struct line_aligned {
 };
 } // namespace
 
-void check_transform(failures& f,
-                     const std::string& backend,
-                     std::size_t n,
-                     gpufft::direction dir,
-                     std::size_t batch,
-                     std::size_t distance,
-                     bool in_place,
-                     unsigned threads,
-                     std::size_t offset,
-                     const std::vector<float>& weights)
+namespace {
+
+const char* signal_name(signal s)
 {
-    std::string name = case_name(backend, n, dir, batch, distance, in_place);
+    switch (s) {
+    case signal::noise:
+        break;
+    case signal::impulse:
+        return " impulse";
+    case signal::spike:
+        return " spike";
+    case signal::constant:
+        return " constant";
+    case signal::dc:
+        return " dc";
+    case signal::tone:
+        return " tone";
+    }
+    return "";
+}
+
+//! Calls a case takes: one where the input has no noise (each is alike).
+std::size_t rounds_of(signal s, std::size_t points)
+{
+    return s == signal::impulse || s == signal::constant || s == signal::tone ? 1 : rounds_for(points);
+}
+
+void check_transform_of(failures& f,
+                        signal sig,
+                        const std::string& backend,
+                        std::size_t n,
+                        gpufft::direction dir,
+                        std::size_t batch = 1,
+                        std::size_t distance = 0,
+                        bool in_place = false,
+                        unsigned threads = 1,
+                        std::size_t offset = 0,
+                        const std::vector<float>& weights = {})
+{
+    std::string name = case_name(backend, n, dir, batch, distance, in_place) + signal_name(sig);
     if (threads != 1)
         name += " threads=" + std::to_string(threads);
     if (offset)
@@ -413,10 +470,12 @@ void check_transform(failures& f,
         l2_error ours, fftwf;
         auto is_gap = [&](std::size_t i) { return i % stride >= n; };
 
-        const std::size_t rounds = rounds_for(n * batch);
+        const std::size_t rounds = rounds_of(sig, n * batch);
         for (std::size_t r = 0; r < rounds; ++r) {
             const std::string call = rounds > 1 ? name + " call " + std::to_string(r) : name;
             fill_random(in, span, call);
+            for (std::size_t b = 0; sig != signal::noise && b < batch; ++b)
+                fill_signal(in + b * stride, n, sig, call + " " + std::to_string(b));
             for (std::size_t i = 0; i < span; ++i)
                 if (is_gap(i))
                     in[i] = sentinel(i);
@@ -466,9 +525,9 @@ void check_transform(failures& f,
     }
 }
 
-void check_round_trip(failures& f, const std::string& backend, std::size_t n)
+void check_round_trip_of(failures& f, signal sig, const std::string& backend, std::size_t n)
 {
-    const std::string name = backend + " n=" + std::to_string(n) + " round trip";
+    const std::string name = backend + " n=" + std::to_string(n) + " round trip" + signal_name(sig);
     try {
         gpufft::plan_options o;
         o.backend = backend;
@@ -480,10 +539,10 @@ void check_round_trip(failures& f, const std::string& backend, std::size_t n)
         std::vector<cf> x(n), y(n), z(n), fy(n), fz(n);
         std::vector<cd> nx(n);
         l2_error ours, fftwf;
-        const std::size_t rounds = rounds_for(n);
+        const std::size_t rounds = rounds_of(sig, n);
         for (std::size_t r = 0; r < rounds; ++r) {
             const std::string call = rounds > 1 ? name + " call " + std::to_string(r) : name;
-            fill_random(x.data(), n, call);
+            fill_signal(x.data(), n, sig, call);
             poison(y.data(), n);
             poison(z.data(), n);
             fwd.execute(x.data(), y.data());
@@ -498,6 +557,41 @@ void check_round_trip(failures& f, const std::string& backend, std::size_t n)
         check_total(f, name, ours, fftwf);
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
+    }
+}
+
+} // namespace
+
+void check_transform(failures& f,
+                     const std::string& backend,
+                     std::size_t n,
+                     gpufft::direction dir,
+                     std::size_t batch,
+                     std::size_t distance,
+                     bool in_place,
+                     unsigned threads,
+                     std::size_t offset,
+                     const std::vector<float>& weights)
+{
+    check_transform_of(f, signal::noise, backend, n, dir, batch, distance, in_place, threads, offset,
+                       weights);
+}
+
+void check_round_trip(failures& f, const std::string& backend, std::size_t n)
+{
+    check_round_trip_of(f, signal::noise, backend, n);
+}
+
+// Rader's primes among them: 53, 83, 97, 233, 431 (in one OpenCL kernel).
+const std::vector<std::size_t> signal_sizes = { 1,  2,   3,   4,   5,   8,    12,   16,  53,  64,
+                                                83, 97,  100, 233, 431, 1000, 1024, 4096, 4099 };
+
+void check_signals(failures& f, const std::string& backend, std::size_t n)
+{
+    for (signal s : { signal::impulse, signal::spike, signal::constant, signal::dc, signal::tone }) {
+        check_transform_of(f, s, backend, n, gpufft::direction::forward);
+        check_transform_of(f, s, backend, n, gpufft::direction::inverse);
+        check_round_trip_of(f, s, backend, n);
     }
 }
 

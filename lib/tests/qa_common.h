@@ -70,6 +70,22 @@ std::mt19937_64 rng_for(const std::string& tag);
 //! and `tag` (the case's name), so one failing case reproduces alone.
 void fill_random(cf* x, std::size_t count, const std::string& tag);
 
+/*!
+ * Inputs besides noise, where uniform noise hides lost digits: an impulse;
+ * a spike, noise under a first element of about 5 times the noise's L2
+ * norm (the inverse of a spectrum with a strong DC bin); a constant; a
+ * strong DC, a constant with noise of 1% its amplitude; a full-scale tone
+ * (n / 3 cycles). Each is held to the bound noise is (bound_for), which is
+ * about twice scipy's single precision (pocketfft) on them: at 233 and 431
+ * points FFTW float is off by 1.7e-7 to 2.3e-7 and scipy by 1.7e-7 to
+ * 2.3e-7; where scipy is exact or nearly (an impulse at 53 or 97 points),
+ * the floor holds.
+ */
+enum class signal { noise, impulse, spike, constant, dc, tone };
+
+//! Fills one transform of n points with s, its noise from `tag`'s stream.
+void fill_signal(cf* x, std::size_t n, signal s, const std::string& tag);
+
 //! Fills with quiet NaN, so an element the library never wrote is caught.
 void poison(cf* x, std::size_t count);
 
@@ -209,6 +225,15 @@ void check_transform(failures& f,
  * FFTW float's forward-then-inverse on the same x.
  */
 void check_round_trip(failures& f, const std::string& backend, std::size_t n);
+
+/*!
+ * check_transform forward and inverse and check_round_trip with each
+ * signal but noise as the input, batch 1 (one transform each where the
+ * signal has no noise).
+ */
+void check_signals(failures& f, const std::string& backend, std::size_t n);
+//! The sizes a size suite checks check_signals at.
+extern const std::vector<std::size_t> signal_sizes;
 
 //! Seconds since the process started, for progress lines.
 double elapsed_s();

@@ -3,7 +3,7 @@
  *
  *   qa_opencl                 every suite
  *   qa_opencl SUITE...        opencl_sizes, opencl_shapes, opencl_layout, opencl_device,
- *                             opencl_cache, opencl_search
+ *                             opencl_cache, opencl_search, opencl_candidates
  *
  * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
  * (skipped) when no OpenCL device is usable here, saying why. Every transform
@@ -11,6 +11,8 @@
  * twice FFTW float's error, poisoned outputs, untouched gaps). */
 #include "qa_common.h"
 
+// The planner's internals (lib/backends/opencl), linked from its static library.
+#include "fft_plan.h"
 #include <gpufft/opencl.h>
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -175,6 +177,7 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     CPPUNIT_TEST(powers_of_two);
     CPPUNIT_TEST(radio_sizes);
     CPPUNIT_TEST(primes);
+    CPPUNIT_TEST(signals);
     CPPUNIT_TEST_SUITE_END();
 
     void every_n_to_64()
@@ -209,6 +212,15 @@ class qa_opencl_sizes : public CppUnit::TestFixture
         run_checks("opencl primes", [](failures& f) {
             for (std::size_t n : { 17, 97, 1009, 4099, 65537, 65539 })
                 check_all_ways(f, n);
+        });
+    }
+
+    // An impulse, a constant, a tone and strong DC (qa_common.h, signal).
+    void signals()
+    {
+        run_checks("opencl signals", [](failures& f) {
+            for (std::size_t n : signal_sizes)
+                check_signals(f, target, n);
         });
     }
 };
@@ -430,6 +442,10 @@ private:
             }
             for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 })
                 starts(n, "rader via " + std::to_string(n - 1) + " ");
+            // Each way x0 and X[0] go (fft_pass.cl's RADER): one pass, two
+            // FFTs, three passes.
+            for (std::size_t n : { 97, 8191, 16381 })
+                check_signals(f, target, n);
             unsetenv("GPUFFT_OPENCL_RADER");
         });
     }
@@ -608,7 +624,8 @@ class qa_opencl_device : public CppUnit::TestFixture
 /*!
  * The plan-time search over kernel shapes (lib/backends/opencl/shape_search.h):
  * every candidate it can pick, forced in turn with GPUFFT_OPENCL_CANDIDATE,
- * is a correct transform (fresh random data, poisoned outputs); a choice is
+ * is a correct transform (fresh random data, poisoned outputs), and so is
+ * what it picks at small sizes, one point included; a choice is
  * read back from the cache, and a corrupt or foreign entry is ignored and
  * rewritten; with the search off the plans are plan_chain's rules, and
  * unset it is on for GPUs only. CTest runs
@@ -619,6 +636,7 @@ class qa_opencl_search : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_search);
     CPPUNIT_TEST(every_candidate);
+    CPPUNIT_TEST(searched_sizes);
     CPPUNIT_TEST(choice_is_cached);
     CPPUNIT_TEST(off_keeps_the_rules);
     CPPUNIT_TEST_SUITE_END();
@@ -677,6 +695,21 @@ class qa_opencl_search : public CppUnit::TestFixture
                     f.add("6000: no candidate is " + narrow);
             }
             unsetenv("GPUFFT_OPENCL_CANDIDATE");
+        });
+    }
+
+    //! With the search on, as on a GPU: one point to a mixed radix through
+    //! gpufft::plan and device_plan, each plan the fastest candidate's.
+    void searched_sizes()
+    {
+        run_checks("opencl searched sizes", [](failures& f) {
+            setenv("GPUFFT_OPENCL_SEARCH", "1", 1);
+            for (std::size_t n : { 1, 2, 12, 64, 1000 }) {
+                check_all_ways(f, n);
+                check_device_plan(f, n, direction::forward, 5, 0, false);
+                check_device_plan(f, n, direction::inverse, 3, n + 7, true);
+            }
+            unsetenv("GPUFFT_OPENCL_SEARCH");
         });
     }
 
@@ -776,6 +809,75 @@ class qa_opencl_search : public CppUnit::TestFixture
             expect_error(f, "GPUFFT_OPENCL_SEARCH=yes", { "GPUFFT_OPENCL_SEARCH", "yes" },
                          [] { shape_of(64); });
             unsetenv("GPUFFT_OPENCL_SEARCH");
+        });
+    }
+};
+
+/*!
+ * The plan-time search's candidates (fft_plan.h, shape_candidates) on this
+ * device's limits; CTest runs the suite also as an H100/H200 (48 KiB of
+ * local memory, 1024 work-items) and as a Mali (32 KiB, 256), so that what
+ * the search weighs on a GPU is checked on PoCL. Every size to 8192 and the
+ * correctness suites' larger ones, without building a kernel: the list is
+ * there and every shape is one the kernels can run (shape_fault). Built,
+ * each candidate forced in turn (GPUFFT_OPENCL_CANDIDATE) against FFTW
+ * double, forward (the inverse's shapes are the same but for the sign), at
+ * sizes that reach every kind of candidate: one point, the smallest
+ * one-kernel shapes, a mixed radix, the register mode and two-pass splits
+ * (qa_opencl_search checks more at 90, 1296, 6000 and 12000).
+ */
+class qa_opencl_candidates : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_candidates);
+    CPPUNIT_TEST(every_shape_runs);
+    CPPUNIT_TEST(every_candidate_checked);
+    CPPUNIT_TEST_SUITE_END();
+
+    void every_shape_runs()
+    {
+        namespace detail = gpufft::opencl::detail;
+        run_checks("opencl candidates' shapes", [](failures& f) {
+            const detail::device_entry& d = detail::select("");
+            std::vector<std::size_t> sizes;
+            for (std::size_t n = 1; n <= 8192; ++n)
+                sizes.push_back(n);
+            for (std::size_t n : { 9720, 10000, 12000, 15625, 16384, 48000, 65536, 65537, 65539,
+                                   131072, 262144, 1 << 20 })
+                sizes.push_back(n);
+            for (std::size_t n : sizes) {
+                std::vector<detail::chain_shape> list;
+                try {
+                    list = detail::shape_candidates(d, n, direction::forward);
+                } catch (const std::exception& e) {
+                    f.add(std::to_string(n) + ": shape_candidates threw: " + e.what());
+                    continue;
+                }
+                f.checked();
+                if (list.empty())
+                    f.add(std::to_string(n) + ": no candidates");
+                for (std::size_t k = 0; k < list.size(); ++k) {
+                    f.checked();
+                    const std::string why = detail::shape_fault(d, list[k]);
+                    if (!why.empty())
+                        f.add("candidate " + std::to_string(k) + " of " + why);
+                }
+            }
+        });
+    }
+
+    void every_candidate_checked()
+    {
+        namespace detail = gpufft::opencl::detail;
+        run_checks("opencl candidates checked", [](failures& f) {
+            const detail::device_entry& d = detail::select("");
+            for (std::size_t n : { 1, 2, 12, 64, 1000, 8192, 65536 }) {
+                const std::size_t count = detail::shape_candidates(d, n, direction::forward).size();
+                for (std::size_t k = 0; k < count; ++k) {
+                    setenv("GPUFFT_OPENCL_CANDIDATE", std::to_string(k).c_str(), 1);
+                    check_transform(f, target, n, direction::forward);
+                }
+            }
+            unsetenv("GPUFFT_OPENCL_CANDIDATE");
         });
     }
 };
@@ -951,13 +1053,14 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_search, "opencl_search");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_work_group, "opencl_work_group");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_candidates, "opencl_candidates");
 
 } // namespace qa
 
 namespace {
 
 const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_shapes",
-                                    "opencl_layout", "opencl_search" };
+                                    "opencl_layout", "opencl_search", "opencl_candidates" };
 // Suites that want their CTest environment (lib/tests/CMakeLists.txt): by name only.
 const char* const environment_suite_names[] = { "opencl_work_group" };
 

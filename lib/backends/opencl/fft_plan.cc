@@ -551,11 +551,13 @@ bool append_fft(chain_shape& c,
  * m = n - 1, n prime; Rader, "Discrete Fourier transforms when the number
  * of data samples is prime", Proc. IEEE 56(6), 1968): with g a generator
  * mod n, X[g^-k] = x0 + sum_q x[g^q] w^(g^(q-k)), a convolution of
- * a[q] = x[g^q] with w^(g^-q); the first load gathers a[q] - x0 (so that
- * the convolution adds x0 to every output: the kernel's sum is -1), the
- * last store scatters to g^-k, and X[0] = A[0] + n x0 (A the gathered
- * sequence's spectrum) goes through a slot after each scratch entry
- * (rader_slot) to the output's element 0.
+ * a[q] = x[g^q] with w^(g^-q); the first load gathers a[q], the last store
+ * scatters to g^-k, and X[0] = A[0] + x0 (A the gathered sequence's
+ * spectrum) goes through a slot after each scratch entry (rader_slot) to
+ * the output's element 0. x0 joins the convolution where A[0] is known, as
+ * A[0] - (n - 1) x0 (the kernel spectrum's B[0] is -1 / (n - 1)): gathered
+ * as a[q] - x0 instead it went through the forward FFT, and an impulse's
+ * transform was off by up to 2e-6 at 431 points (fft_pass.cl, rader_dc).
  */
 bool append_convolution(chain_shape& c, const device_entry& d, std::size_t m, bool rader)
 {
@@ -954,10 +956,14 @@ std::vector<std::size_t> hand_written_radices(std::size_t n)
  * n = 2^a 3^b 5^c 7^d in the fewest stages of stage_radices() up to cap
  * (2, 3, 4, 5, 7, 8, 16 are always there); among those
  * the smallest largest radix (registers, and work-items evenly busy), then
- * the smallest sum; largest radix first.
+ * the smallest sum; largest radix first. Their product is n: { 1 } for one
+ * point (as radices_for), empty where n has another prime factor.
  */
 std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
 {
+    if (n == 1)
+        return { 1 };
+    // Empty: no stages reach m (m = 1 needs none).
     std::map<std::size_t, std::vector<std::size_t>> best = { { 1, {} } };
     const auto rank = [](const std::vector<std::size_t>& r) {
         std::size_t sum = 0;
@@ -975,6 +981,8 @@ std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
             if (m % r || r > cap)
                 continue;
             std::vector<std::size_t> c = self(self, m / r);
+            if (c.empty() && m != r)
+                continue;
             c.push_back(r);
             std::sort(c.rbegin(), c.rend());
             if (!found || rank(c) < rank(choice)) {
@@ -1101,6 +1109,64 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
     return c;
 }
 
+std::string shape_fault(const device_entry& d, const chain_shape& c)
+{
+    const auto fault = [&](const std::string& why) {
+        return std::to_string(c.n) + " points as \"" + c.describe() + "\": " + why;
+    };
+    if (c.n == 0 || c.passes.empty())
+        return fault("no points or no passes");
+    if (c.passes.front().from != buffer_slot::in || c.passes.back().to != buffer_slot::out)
+        return fault("the chain does not read the input first and write the output last");
+    if (c.rader_generator ? c.convolution_m != c.n - 1
+                          : c.convolution_m && c.convolution_m < 2 * c.n - 1)
+        return fault("a convolution of " + std::to_string(c.convolution_m) + " points");
+    // Every pass covers the transform (or the convolution): its points times
+    // its transforms a batch entry.
+    const std::size_t covered = c.convolution_m ? c.convolution_m : c.n;
+    const std::size_t cap = d.info.max_work_group < small_device_work_group
+                                ? small_device_dft_radix_cap
+                                : dft_radix_cap;
+    for (std::size_t i = 0; i < c.passes.size(); ++i) {
+        const pass_spec& p = c.passes[i];
+        const std::string pass = "pass " + std::to_string(i) + ": ";
+        if (p.n == 0 || p.tpb == 0 || p.n * p.tpb != covered)
+            return fault(pass + std::to_string(p.n) + " points times " + std::to_string(p.tpb) +
+                         " transforms an entry are not " + std::to_string(covered));
+        std::size_t product = 1;
+        for (std::size_t r : p.radices) {
+            const auto& staged = stage_radices();
+            if (r == 1 ? p.n != 1
+                       : std::find(staged.begin(), staged.end(), r) == staged.end() &&
+                             !(has_dft_radix(r) && r <= cap))
+                return fault(pass + "no butterfly of radix " + std::to_string(r) + " here");
+            product *= r;
+        }
+        if (p.radices.empty() || product != p.n)
+            return fault(pass + "radices " + radices_text(p.radices) + " do not make " +
+                         std::to_string(p.n) + " points");
+        if (p.tt == 0 || p.g == 0 || p.g * p.tt > d.info.max_work_group)
+            return fault(pass + std::to_string(p.g) + " transforms of " + std::to_string(p.tt) +
+                         " work-items a group, beyond " + std::to_string(d.info.max_work_group));
+        for (const buffer_slot b : { p.from, p.to })
+            if ((b == buffer_slot::scratch0 && !c.scratch_points[0]) ||
+                (b == buffer_slot::scratch1 && !c.scratch_points[1]))
+                return fault(pass + "a scratch buffer the chain does not have");
+        // Local memory: fft_pass.cl's lds (LDS_TS), or the register mode's
+        // exchange slots (XIDX).
+        const std::size_t local = p.xchg ? (p.xchg + p.xchg / 16 + 1) * sizeof(float)
+                                  : needs_lds(p) ? lds_bytes(p.n, p.g, p.lds_pad)
+                                                 : 0;
+        if (local > d.info.local_memory)
+            return fault(pass + std::to_string(local) + " bytes of local memory, beyond " +
+                         std::to_string(d.info.local_memory));
+        if (p.xchg && (p.g != 1 || p.radices.size() < 2 || p.map_cols || p.store_cols))
+            return fault(pass + "the register mode takes one row transform a group in two "
+                                "stages or more");
+    }
+    return "";
+}
+
 std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, direction dir)
 {
     std::vector<chain_shape> out = { plan_chain(d, n, dir) };
@@ -1156,10 +1222,7 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
         // shape of 6000 on NVIDIA's OpenCL: 10x12x10x5 in 600 work-items).
         pass_spec narrow = s;
         narrow.radices = fewest_stages(n, 16);
-        std::size_t covered = 1;
-        for (std::size_t r : narrow.radices)
-            covered *= r;
-        narrow.tt = covered == n ? n / narrow.radices.front() : 0;
+        narrow.tt = narrow.radices.empty() ? 0 : n / narrow.radices.front();
         if (narrow.tt && narrow.tt <= d.info.max_work_group) {
             fit_group(d, narrow, work_group_target, group_local_bytes(d, narrow));
             chain_shape c = base;
@@ -1322,6 +1385,9 @@ fft_chain::fft_chain(device_context& ctx,
     : d_ctx(ctx), d_shape(shape), d_max_batch(max_batch), d_in_dist(in_dist), d_out_dist(out_dist)
 {
     const device_entry& dev = ctx.device;
+    // A shape the kernels cannot run is refused before any is built.
+    if (const std::string why = shape_fault(dev, shape); !why.empty())
+        throw error("gpufft: opencl: no kernels for " + why);
     // Kernels index with 32-bit integers.
     const std::size_t biggest =
         std::max({ (max_batch - 1) * std::max(in_dist, out_dist) + shape.n,

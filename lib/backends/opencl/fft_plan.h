@@ -116,6 +116,14 @@ std::vector<chain_shape> shape_candidates(const device_entry& d, std::size_t n, 
 constexpr int shape_candidates_version = 7;
 
 /*!
+ * Why the kernels cannot run c on d (a pass whose radices do not make its
+ * points or have no butterfly there, a work-group or local memory beyond d's,
+ * a scratch buffer the chain lacks...), or empty: what every plan_chain and
+ * shape_candidates shape must pass; fft_chain refuses the others.
+ */
+std::string shape_fault(const device_entry& d, const chain_shape& c);
+
+/*!
  * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
  * window and Bluestein's chirp in its table), the last stores |X|^2 as floats
  * (store_hook::power). c must not be Rader's (plan_chain with rader false).
