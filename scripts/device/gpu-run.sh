@@ -11,6 +11,8 @@
 #   GPU_DEVICE   OpenCL device selector (default NVIDIA)
 #   GPU_SIZES    device-resident sizes (default 256,1024,4096,1000,2400,65536)
 #   GPU_TESTS    ctest -R regex of the OpenCL suites (default opencl)
+#   GPU_TEST_LIMIT  seconds the test step may take (default 240; a cold
+#                kernel cache with the search on takes longer)
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
 #   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
@@ -142,7 +144,7 @@ if want host; then
 fi
 if want test; then
   step "C++ tests matching '$tests' on OpenCL device '$device'" | tee -a "$out/tests.log"
-  GPUFFT_OPENCL_DEVICE=$device step_run 240 tests.log \
+  GPUFFT_OPENCL_DEVICE=$device step_run "${GPU_TEST_LIMIT:-240}" tests.log \
     ctest --test-dir "$build" -R "$tests" --output-on-failure -j4
 fi
 if want list; then
