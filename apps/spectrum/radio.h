@@ -117,7 +117,8 @@ public:
     void tune(double hz);
     /*!
      * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
-     * count, 0 on a timeout; sets `overflow` when the device dropped
+     * count, 0 on a timeout, never more than asked (a driver that returns
+     * more is reported once); sets `overflow` when the device dropped
      * samples before these.
      */
     std::size_t read(void* buf, std::size_t samples, bool& overflow);
@@ -131,6 +132,7 @@ private:
     double d_ref_scale = 2, d_rate = 0, d_center = 0;
     std::size_t d_mtu = 16384;
     std::string d_description;
+    bool d_over_return_reported = false; //!< a read returned more samples than asked
 };
 
 //! --list-devices: every device SoapySDR finds, one line each, to `out`.

@@ -161,6 +161,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
     CPPUNIT_TEST(bad_input);
+    CPPUNIT_TEST(driver_over_return);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -457,6 +458,27 @@ public:
         const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
+    }
+
+    // A driver whose readStream returns more samples than asked (gpufftsim's
+    // big_return): only the samples asked for are used, the driver's fault is
+    // reported once, and the tone reads right. Under ASan a read past the
+    // buffer would end the test.
+    void driver_over_return()
+    {
+        const std::string csv = temp_path("over_return.csv");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,big_return=1000,tones=433.92e6:-50", "--rate", "2.4e6", "--center",
+                  "434e6", "--fft", "1024", "--fps", "10", "--duration", "0.5", "--rtl-power", csv, "--png", "none",
+                  "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::string warning = "returned 17384 samples for a read of 16384";
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(warning) != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(warning) == err.rfind(warning)); // once
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("gpufftsim") != std::string::npos);
+        const auto r = read_rtl_power(csv);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(4), r.rows); // 0.5 s: 4 spectra of 469 frames of 512 samples
+        expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "big_return");
     }
 };
 
