@@ -60,11 +60,6 @@ std::string check_number(const std::string& text, double lo, double hi, bool who
     return "";
 }
 
-CLI::Validator number_in(double lo, double hi, bool whole = false)
-{
-    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
-}
-
 //! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
 CLI::Validator si_suffix()
 {
@@ -100,6 +95,11 @@ CLI::Option* hertz(CLI::App& app, const std::string& name, double& target, doubl
 }
 
 } // namespace
+
+CLI::Validator number_in(double lo, double hi, bool whole)
+{
+    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
+}
 
 options parse_options(const std::vector<std::string>& args)
 {

@@ -14,6 +14,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace gpufft_app {
@@ -44,6 +45,8 @@ struct radio_options {
 };
 
 struct options;
+//! The check of every number option: a finite number in [lo, hi] (whole if asked). CLI11's Range lets NaN through.
+CLI::Validator number_in(double lo, double hi, bool whole = false);
 //! Adds the radio and sweep options to the command line.
 void add_radio_options(CLI::App& app, radio_options& r);
 //! After parsing: parses --sweep and checks what needs what; throws usage_error.

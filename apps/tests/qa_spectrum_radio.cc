@@ -161,6 +161,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
     CPPUNIT_TEST(bad_input);
+    CPPUNIT_TEST(non_finite_options);
     CPPUNIT_TEST(driver_over_return);
     CPPUNIT_TEST_SUITE_END();
 
@@ -458,6 +459,25 @@ public:
         const auto [status, out, err] = app({ "/proc/self/cmdline", "--format", "cu8", "--annotate" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("--annotate /proc/self/cmdline.sigmf-meta: cannot write") != std::string::npos);
+    }
+
+    // NaN and infinity are no number of seconds, ppm or fraction: a usage
+    // error naming the option (exit status 2), as every other number option.
+    void non_finite_options()
+    {
+        for (const char* option : { "--settle", "--duration", "--interval", "--ppm", "--dwell", "--crop" }) {
+            for (const char* value : { "nan", "-nan", "inf", "-inf" }) {
+                const std::vector<std::string> args = { "--device", sim, option, value, "--png", "none" };
+                const std::string what = std::string(option) + " " + value;
+                const std::string m = usage_message([&] { gpufft_app::parse_options(args); });
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find(option) != std::string::npos);
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a number") != std::string::npos ||
+                                                            m.find("out of range") != std::string::npos);
+                const auto [status, out, err] = app(args);
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what + ": " + err, 2, status);
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + err, err.find(option) != std::string::npos);
+            }
+        }
     }
 
     // A driver whose readStream returns more samples than asked (gpufftsim's
