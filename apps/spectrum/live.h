@@ -49,7 +49,9 @@ std::unique_ptr<live_output> make_web_server(const std::string& address, const s
 /*!
  * A ZeroMQ PUB socket bound to `endpoint` (tcp://HOST:PORT, ipc://PATH...):
  * each spectrum is one message in gr-zeromq's tagged format. Binds now; a
- * bad endpoint or one in use is a usage_error naming --zmq-pub.
+ * bad endpoint (a TCP port outside 1 to 65535 among them) or one in use is a
+ * usage_error naming --zmq-pub. Warns on standard error, as --serve does, when
+ * the socket is reachable from the network (not loopback TCP, IPC or in-process).
  */
 std::unique_ptr<live_output> make_zmq_publisher(const std::string& endpoint, const std::string& name);
 

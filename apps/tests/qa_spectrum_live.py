@@ -570,6 +570,23 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         self.assertLess(abs(times[0] - time.time()), 30)
         self.assertEqual(times, sorted(times))
 
+    def test_endpoints(self):
+        # A port libzmq would take modulo 65536 or pick itself is refused; a
+        # socket reachable from the network warns, as --serve's does.
+        for bad in ("tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://127.0.0.1:*", "tcp://127.0.0.1:",
+                    "tcp://127.0.0.1", "tcp://127.0.0.1:+80"):
+            p = subprocess.run([EXE, "--demo", "--png", "none", "--zmq-pub", bad], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(p.returncode, 2, (bad, p.stderr))
+            self.assertIn("--zmq-pub " + bad, p.stderr)
+        ipc = "ipc://" + os.path.join(tempfile.mkdtemp(prefix="qa_zmq_"), "rx")
+        for endpoint, warns in ((f"tcp://*:{free_port()}", True), (f"tcp://0.0.0.0:{free_port()}", True),
+                                (f"tcp://127.0.0.1:{free_port()}", False), (ipc, False)):
+            p = subprocess.run([EXE, "--demo", "--png", "none", "--zmq-pub", endpoint], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual("reachable from the network" in p.stderr, warns, (endpoint, p.stderr))
+
     def test_collector_merges_two_receivers(self):
         addresses = [f"tcp://127.0.0.1:{free_port()}" for _ in range(2)]
         # Two receivers 820 bins (0.8 MHz) apart, so that their 1 MHz bands overlap, a tone each.
