@@ -310,18 +310,19 @@ struct axes {
 constexpr int margin_left = 64, margin_right = 84, margin_top = 12, margin_bottom = 40;
 
 /*!
- * Writes the waterfall as an RGB PNG: `height` pixel rows (0: one per
- * row), viridis colours over [db_min, db_max], frequency ticks below,
- * time ticks left, a dB scale bar right.
+ * Writes the waterfall as an RGB PNG into `f` and commits it: `height` pixel
+ * rows (0: one per row), viridis colours over [db_min, db_max], frequency
+ * ticks below, time ticks left, a dB scale bar right.
  */
-void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height = 0);
+void write_png(output_file& f, const waterfall& w, const axes& a, std::size_t height = 0);
 
 /*!
- * --png: the waterfall with the frequency axis and time span of `a` and the
- * colour range of --db-min/--db-max (default: 2nd percentile to the
- * maximum); names it on `report`.
+ * --png, into `f` (opened at the start, so that nothing the run meets, a
+ * crowd of web clients among them, can cost it the descriptor): the waterfall
+ * with the frequency axis and time span of `a` and the colour range of
+ * --db-min/--db-max (default: 2nd percentile to the maximum); names it on `report`.
  */
-void write_waterfall_png(const options& o, const waterfall& w, axes a, std::FILE* report);
+void write_waterfall_png(const options& o, output_file& f, const waterfall& w, axes a, std::FILE* report);
 
 //! Viridis at t in [0, 1] (clamped), interpolated from control points.
 void colormap(double t, unsigned char rgb[3]);

@@ -228,6 +228,9 @@ int run_sweep(const options& o, soapy_radio& radio)
     const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
+    std::optional<output_file> png;
+    if (o.png != "none")
+        png.emplace(o.png);
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
         csv.emplace(o.radio.rtl_power);
@@ -323,12 +326,12 @@ int run_sweep(const options& o, soapy_radio& radio)
     if (recorder)
         std::fprintf(report, "recording: %s and %s, a capture per hop\n", sigmf_recorder::data_name(o.record).c_str(),
                      sigmf_recorder::meta_name(o.record).c_str());
-    if (o.png != "none") {
+    if (png) {
         axes ax;
         ax.f_lo = plan.start - plan.bin_hz / 2;
         ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
         ax.seconds = wall;
-        write_waterfall_png(o, rows, ax, report);
+        write_waterfall_png(o, *png, rows, ax, report);
     }
     // The mean over the sweeps that reached each bin; bins no sweep reached read as the lowest mean.
     std::vector<float> mean(total);

@@ -492,7 +492,8 @@ public:
         ax.db_max = 0;
         for (std::size_t h : { 0, 20, 50 }) {
             const std::string path = temp_dir() + "/w" + std::to_string(h) + ".png";
-            gpufft_app::write_png(path, w, ax, h);
+            gpufft_app::output_file f(path);
+            gpufft_app::write_png(f, w, ax, h);
             const auto size = decode_png(path);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 100 + gpufft_app::margin_right), size.first);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + (h ? h : 37) + gpufft_app::margin_bottom), size.second);
@@ -523,7 +524,8 @@ public:
         ax.f_lo = 1e22 - 1.2e6;
         ax.f_hi = 1e22 + 1.2e6;
         const std::string path = temp_dir() + "/huge.png";
-        gpufft_app::write_png(path, w, ax, 10);
+        gpufft_app::output_file f(path);
+        gpufft_app::write_png(f, w, ax, 10);
         CPPUNIT_ASSERT(decode_png(path).first > 0);
         const auto [status, out, err] = run_exe({ "--demo", "--center", "1e22", "--png", path });
         CPPUNIT_ASSERT_EQUAL(2, status);
