@@ -53,6 +53,7 @@ struct options {
     double db_min = NAN, db_max = NAN;
     std::string png = "waterfall.png", csv, jsonl;
     std::string serve, zmq_pub; //!< live outputs (live.h): web view address, ZeroMQ endpoint
+    std::vector<std::string> serve_origins; //!< --serve-origin: other pages that may open the web view's WebSocket
     std::string name;           //!< the receiver's name in the live outputs (default: the host name)
     std::string persistence; //!< the persistence PNG, if any
     int progress = -1; //!< -1: on a terminal
