@@ -559,10 +559,10 @@ class qa_spectrum_live(gr_unittest.TestCase):
             for c in senders:
                 self.assertTrue(closed(c), "an 8 MB message was taken")
                 c.close()
-            grown = rss_kb() - before
-            self.assertLess(grown, 40000, f"{grown} kB more after 20 clients sent 8 MB each")
+            grown = rss_kb() - before  # kept, the messages alone would be 160 MB
+            self.assertLess(grown, 80000, f"{grown} kB more after 20 clients sent 8 MB each")
             clients = []
-            for _ in range(40):  # the closed ones above may take a moment to go
+            for _ in range(200):  # the closed ones above may take a moment to go
                 try:
                     clients.append(ws_client(rx.url))
                 except AssertionError:
