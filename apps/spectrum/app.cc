@@ -521,15 +521,15 @@ axes view_axes(const iq_source& src, const gpufft::spectrum& engine, const colle
 }
 
 //! The waterfall PNG; its colour range comes from the data unless given.
-void write_waterfall(const options& o, const iq_source& src, const gpufft::spectrum& engine, const collector& out,
-                     std::FILE* report)
+void write_waterfall(const options& o, output_file& f, const iq_source& src, const gpufft::spectrum& engine,
+                     const collector& out, std::FILE* report)
 {
-    write_waterfall_png(o, out.rows(), view_axes(src, engine, out), report);
+    write_waterfall_png(o, f, out.rows(), view_axes(src, engine, out), report);
 }
 
 } // namespace
 
-void write_waterfall_png(const options& o, const waterfall& wf, axes ax, std::FILE* report)
+void write_waterfall_png(const options& o, output_file& f, const waterfall& wf, axes ax, std::FILE* report)
 {
     std::vector<float> v(wf.rows);
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 50), v.end());
@@ -537,7 +537,7 @@ void write_waterfall_png(const options& o, const waterfall& wf, axes ax, std::FI
     ax.db_max = std::isnan(o.db_max) ? std::ceil(*std::max_element(wf.rows.begin(), wf.rows.end())) : o.db_max;
     if (ax.db_max <= ax.db_min)
         ax.db_max = ax.db_min + 1;
-    write_png(o.png, wf, ax, o.height ? o.height : std::min<std::size_t>(wf.count(), 1000));
+    write_png(f, wf, ax, o.height ? o.height : std::min<std::size_t>(wf.count(), 1000));
     std::fprintf(report, "waterfall: %s (%g to %g dBFS)\n", o.png.c_str(), ax.db_min, ax.db_max);
 }
 
@@ -658,6 +658,9 @@ int receive(const options& o)
     gpufft::spectrum engine(c);
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
+    std::optional<output_file> png;
+    if (o.png != "none")
+        png.emplace(o.png);
     const auto sink = [&](const float* db, std::size_t len) {
         out.add(db, len);
         live_spectrum s = capture_spectrum(out.center(), engine); // a SigMF capture's centre
@@ -747,8 +750,8 @@ int receive(const options& o)
         std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
                      device_stats.wall_s, 100 * device_stats.device_s / device_stats.wall_s,
                      100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
-    if (o.png != "none")
-        write_waterfall(o, src, engine, out, report);
+    if (png)
+        write_waterfall(o, *png, src, engine, out, report);
     write_persistence(o, src, engine, out, report);
     print_annotations(src, report);
     const auto found = print_peaks(out, report);

@@ -54,6 +54,7 @@ struct options {
     double db_min = NAN, db_max = NAN;
     std::string png = "waterfall.png", csv, jsonl;
     std::string serve, zmq_pub; //!< live outputs (live.h): web view address, ZeroMQ endpoint
+    std::vector<std::string> serve_origins; //!< --serve-origin: other pages that may open the web view's WebSocket
     std::string name;           //!< the receiver's name in the live outputs (default: the host name)
     std::string persistence; //!< the persistence PNG, if any
     int progress = -1; //!< -1: on a terminal
@@ -325,18 +326,19 @@ struct axes {
 constexpr int margin_left = 64, margin_right = 84, margin_top = 12, margin_bottom = 40;
 
 /*!
- * Writes the waterfall as an RGB PNG: `height` pixel rows (0: one per
- * row), viridis colours over [db_min, db_max], frequency ticks below,
- * time ticks left, a dB scale bar right.
+ * Writes the waterfall as an RGB PNG into `f` and commits it: `height` pixel
+ * rows (0: one per row), viridis colours over [db_min, db_max], frequency
+ * ticks below, time ticks left, a dB scale bar right.
  */
-void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height = 0);
+void write_png(output_file& f, const waterfall& w, const axes& a, std::size_t height = 0);
 
 /*!
- * --png: the waterfall with the frequency axis and time span of `a` and the
- * colour range of --db-min/--db-max (default: 2nd percentile to the
- * maximum); names it on `report`.
+ * --png, into `f` (opened at the start, so that nothing the run meets, a
+ * crowd of web clients among them, can cost it the descriptor): the waterfall
+ * with the frequency axis and time span of `a` and the colour range of
+ * --db-min/--db-max (default: 2nd percentile to the maximum); names it on `report`.
  */
-void write_waterfall_png(const options& o, const waterfall& w, axes a, std::FILE* report);
+void write_waterfall_png(const options& o, output_file& f, const waterfall& w, axes a, std::FILE* report);
 
 //! Viridis at t in [0, 1] (clamped), interpolated from control points.
 void colormap(double t, unsigned char rgb[3]);

@@ -39,7 +39,7 @@ live_outputs::live_outputs(const options& o)
 {
     const stop_signals_blocked in_their_threads;
     if (!o.serve.empty())
-        d_outputs.push_back(make_web_server(o.serve, o.name));
+        d_outputs.push_back(make_web_server(o.serve, o.name, o.serve_origins));
     if (!o.zmq_pub.empty())
         d_outputs.push_back(make_zmq_publisher(o.zmq_pub, o.name));
 }

@@ -41,15 +41,20 @@ public:
 /*!
  * The web view on HOST:PORT (or PORT, on 127.0.0.1): the page and its
  * WebSocket, served on a thread of its own. Binds now: a bad address or a
- * port in use is a usage_error naming --serve. Warns on standard error when
- * the address is not a loopback one.
+ * port in use is a usage_error naming --serve, a malformed origin one naming
+ * --serve-origin. Warns on standard error when the address is not a loopback
+ * one. Its WebSocket takes pages of its own origin and of `origins`
+ * (http://HOST[:PORT], https://...) only (docs/web-view.md).
  */
-std::unique_ptr<live_output> make_web_server(const std::string& address, const std::string& name);
+std::unique_ptr<live_output> make_web_server(const std::string& address, const std::string& name,
+                                             const std::vector<std::string>& origins);
 
 /*!
  * A ZeroMQ PUB socket bound to `endpoint` (tcp://HOST:PORT, ipc://PATH...):
  * each spectrum is one message in gr-zeromq's tagged format. Binds now; a
- * bad endpoint or one in use is a usage_error naming --zmq-pub.
+ * bad endpoint (a TCP port outside 1 to 65535 among them) or one in use is a
+ * usage_error naming --zmq-pub. Warns on standard error, as --serve does, when
+ * the socket is reachable from the network (not loopback TCP, IPC or in-process).
  */
 std::unique_ptr<live_output> make_zmq_publisher(const std::string& endpoint, const std::string& name);
 

@@ -62,11 +62,6 @@ std::string check_number(const std::string& text, double lo, double hi, bool who
     return "";
 }
 
-CLI::Validator number_in(double lo, double hi, bool whole = false)
-{
-    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
-}
-
 //! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
 CLI::Validator si_suffix()
 {
@@ -152,6 +147,11 @@ void refuse_unused(const CLI::App& app, const options& o)
 
 } // namespace
 
+CLI::Validator number_in(double lo, double hi, bool whole)
+{
+    return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
+}
+
 options parse_options(const std::vector<std::string>& args)
 {
     options o;
@@ -220,6 +220,12 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("--serve", o.serve,
                    "live web view on HOST:PORT (PORT alone: on 127.0.0.1)")
         ->type_name("ADDR");
+    app.add_option("--serve-origin", o.serve_origins,
+                   "--serve: pages of this origin (http://HOST[:PORT], https://...) may open the web view's "
+                   "WebSocket too (default: only its own page); repeatable or comma-separated")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->delimiter(',')
+        ->type_name("ORIGIN");
     app.add_option("--zmq-pub", o.zmq_pub, "publish every spectrum on ZeroMQ (e.g. tcp://127.0.0.1:5555)")
         ->type_name("ENDPOINT");
     app.add_option("--name", o.name, "receiver name in the web view and ZeroMQ tags (default: host name)")
@@ -283,6 +289,8 @@ options parse_options(const std::vector<std::string>& args)
     }
     if (!o.record.empty() && o.record.back() == '/')
         throw usage_error("--record: expected a recording's name, got the directory " + o.record);
+    if (!o.serve_origins.empty() && o.serve.empty())
+        throw usage_error("--serve-origin needs --serve");
     if (o.persistence == "none") // as --png none
         o.persistence.clear();
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)

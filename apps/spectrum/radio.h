@@ -16,6 +16,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace gpufft_app {
@@ -46,6 +47,8 @@ struct radio_options {
 };
 
 struct options;
+//! The check of every number option: a finite number in [lo, hi] (whole if asked). CLI11's Range lets NaN through.
+CLI::Validator number_in(double lo, double hi, bool whole = false);
 //! Adds the radio and sweep options to the command line.
 void add_radio_options(CLI::App& app, radio_options& r);
 //! After parsing: parses --sweep and checks what needs what; throws usage_error.
@@ -147,7 +150,8 @@ public:
     void tune(double hz);
     /*!
      * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
-     * count, 0 on a timeout; sets `overflow` when the device dropped
+     * count, 0 on a timeout, never more than asked (a driver that returns
+     * more is reported once); sets `overflow` when the device dropped
      * samples before these.
      */
     std::size_t read(void* buf, std::size_t samples, bool& overflow);
@@ -165,6 +169,7 @@ private:
     radio_settings d_settings;
     std::size_t d_mtu = 16384;
     std::string d_description;
+    bool d_over_return_reported = false; //!< a read returned more samples than asked
 };
 
 //! --list-devices: every device SoapySDR finds, one line each, to `out`.

@@ -40,25 +40,25 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
     app.add_flag("--list-devices", r.list_devices, "list the radios SoapySDR finds, then exit");
     app.add_option("--gain", r.gain, "radio gain: DB (overall), auto, or NAME=DB,... per element")->type_name("G");
     app.add_option("--ppm", r.ppm, "radio frequency correction in ppm")
-        ->check(CLI::Range(-1e4, 1e4).description(""))
+        ->check(number_in(-1e4, 1e4))
         ->type_name("PPM");
     app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
     app.add_option("--duration", r.duration, "stop after this many seconds of signal (a sweep: the first sweep ending after them)")
-        ->check(CLI::Range(0.0, 1e9).description(""))
+        ->check(number_in(0.0, 1e9))
         ->type_name("S");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
         ->type_name("START:STOP:BIN");
     app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
-        ->check(CLI::Range(0.0, 0.9).description(""))
+        ->check(number_in(0.0, 0.9))
         ->type_name("F");
     app.add_option("--settle", r.settle, "seconds dropped after each retune and before a live capture (default 0.01)")
-        ->check(CLI::Range(0.0, 10.0).description(""))
+        ->check(number_in(0.0, 10.0))
         ->type_name("S");
     app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")
-        ->check(CLI::Range(1e-6, 3600.0).description(""))
+        ->check(number_in(1e-6, 3600.0))
         ->type_name("S");
     app.add_option("--interval", r.interval, "sweep: seconds from one sweep's start to the next (default 0)")
-        ->check(CLI::Range(0.0, 1e6).description(""))
+        ->check(number_in(0.0, 1e6))
         ->type_name("S");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");
     app.add_option("--rtl-power", r.rtl_power,

@@ -380,10 +380,12 @@ void sigmf_recorder::write(const unsigned char* data, std::size_t len)
             d_partial = 0;
         }
     }
+    // Here either nothing is held or all of this read went to the held sample,
+    // which a read shorter than the rest of it leaves still incomplete.
     const std::size_t whole = len - len % d_sample_bytes;
     std::fwrite(data, 1, whole, d_data.get());
-    std::memcpy(d_held, data + whole, len - whole);
-    d_partial = len - whole;
+    std::memcpy(d_held + d_partial, data + whole, len - whole);
+    d_partial += len - whole;
     d_data.check();
 }
 

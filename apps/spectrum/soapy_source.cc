@@ -283,8 +283,8 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
     void* buffs[] = { buf };
     int flags = 0;
     long long time_ns = 0;
-    const int got = d_handle->device->readStream(d_handle->stream, buffs, std::min(samples, d_mtu), flags, time_ns,
-                                                 100000);
+    const std::size_t asked = std::min(samples, d_mtu);
+    const int got = d_handle->device->readStream(d_handle->stream, buffs, asked, flags, time_ns, 100000);
     if (got == SOAPY_SDR_OVERFLOW) {
         overflow = true;
         return 0;
@@ -293,6 +293,16 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
         return 0;
     if (got < 0)
         throw app_error(std::string("the device stopped: ") + SoapySDR::errToStr(got));
+    // A module is third-party code: past `asked` is not this buffer's (nor known to be samples).
+    if (std::size_t(got) > asked) {
+        if (!d_over_return_reported)
+            std::fprintf(stderr,
+                         "gpufft-spectrum: warning: the SoapySDR driver %s returned %d samples for a read of %zu; "
+                         "only %zu are used (a driver bug; reported once)\n",
+                         d_handle->device->getDriverKey().c_str(), got, asked, asked);
+        d_over_return_reported = true;
+        return asked;
+    }
     return std::size_t(got);
 }
 

@@ -247,6 +247,9 @@ int run_sweep(const options& o, soapy_radio& radio)
     }
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
+    std::optional<output_file> png;
+    if (o.png != "none")
+        png.emplace(o.png);
     std::optional<rtl_power_csv> csv;
     if (!o.radio.rtl_power.empty())
         csv.emplace(o.radio.rtl_power);
@@ -355,8 +358,8 @@ int run_sweep(const options& o, soapy_radio& radio)
     ax.f_lo = plan.start - plan.bin_hz / 2;
     ax.f_hi = ax.f_lo + double(total) * plan.bin_hz;
     ax.seconds = wall;
-    if (o.png != "none")
-        write_waterfall_png(o, rows, ax, report);
+    if (png)
+        write_waterfall_png(o, *png, rows, ax, report);
     if (band_persistence && band_persistence->spectra()) {
         band_persistence->write_png(*persistence_file, ax);
         std::fprintf(report, "persistence: %s (%g to %g dBFS, %zu whole sweeps)\n", o.persistence.c_str(),

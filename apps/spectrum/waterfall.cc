@@ -32,11 +32,11 @@ void waterfall::add(const float* s, std::size_t n)
     ++spectra;
 }
 
-void write_png(const std::string& path, const waterfall& w, const axes& a, std::size_t height)
+void write_png(output_file& f, const waterfall& w, const axes& a, std::size_t height)
 {
     const std::size_t count = w.count();
     if (count == 0 || w.width == 0)
-        throw app_error(path + ": no spectra to draw");
+        throw app_error(f.path() + ": no spectra to draw");
     const int pw = int(w.width), ph = int(height ? height : count);
     image img(margin_left + pw + margin_right, margin_top + ph + margin_bottom);
     const unsigned char white[3] = { 255, 255, 255 };
@@ -71,7 +71,6 @@ void write_png(const std::string& path, const waterfall& w, const axes& a, std::
     const int bar_x = margin_left + pw + 10;
     colour_bar(img, bar_x, margin_top, ph, db_labels(a.db_min, a.db_max, ph));
     img.text(bar_x, axis_y + 8, "dB", white);
-    output_file f(path);
     write_rgb_png(f, img);
 }
 

@@ -4,7 +4,11 @@
  * max-hold traces as binary frames, and a few times a second the
  * persistence histogram (README.md, "Web view"). Boost.Beast on
  * a thread of its own; every client has a short queue of its own where the
- * newest row wins, so a slow or stalled browser only loses frames itself. */
+ * newest row wins, so a slow or stalled browser only loses frames itself.
+ * Whom it serves (docs/web-view.md): requests whose Host names this server
+ * (no DNS rebinding), WebSockets from its own page or an allowed origin (no
+ * other page the user visits), a bounded number of clients and connections,
+ * and nothing but control frames from a client. */
 #include "live.h"
 #include "persistence.h"
 
@@ -14,13 +18,17 @@
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <set>
+#include <sys/resource.h>
 #include <thread>
 #include <tuple>
+#include <unistd.h>
 
 namespace gpufft_app {
 
@@ -53,6 +61,19 @@ constexpr std::size_t histogram_rows = 100;
 constexpr double max_histograms_per_second = 5;
 // A live view forgets: a cell's count decays by this per spectrum (about 50 spectra of memory).
 constexpr double histogram_decay = 0.98;
+// The page sends no message; a client's data message beyond this many bytes
+// closes it (1009, too big). Pings and closes are control frames of at most 125 bytes.
+constexpr std::size_t max_client_message = 64;
+// A request's header (a browser's is under 2 kB); a longer one ends the connection.
+constexpr std::size_t max_request_header = 8192;
+// WebSockets at once (each holds up to max_queued_rows rows and a histogram); one more gets 503.
+constexpr std::size_t max_clients = 32;
+// Connections of any kind at once, and the descriptors kept free for the rest
+// of the run (its output files, the input, libraries) beyond those open when
+// the server starts; a connection beyond the cap is answered 503 and closed at once.
+constexpr std::size_t max_connections = 256, reserved_descriptors = 32;
+// When no descriptor is left (EMFILE, ENFILE): the pause before the next accept.
+constexpr std::chrono::milliseconds accept_backoff{ 100 };
 
 struct frame {
     std::shared_ptr<const std::string> bytes;
@@ -61,11 +82,24 @@ struct frame {
 
 class hub;
 
+//! Counts the objects alive that hold one of something (a connection, a WebSocket); server thread only.
+class counted
+{
+public:
+    explicit counted(std::size_t& count) : d_count(count) { ++d_count; }
+    ~counted() { --d_count; }
+    counted(const counted&) = delete;
+    counted& operator=(const counted&) = delete;
+
+private:
+    std::size_t& d_count;
+};
+
 //! One browser's WebSocket: its queue and the write in flight.
 class ws_session : public std::enable_shared_from_this<ws_session>
 {
 public:
-    ws_session(tcp::socket&& socket, hub& h) : d_ws(std::move(socket)), d_hub(h) {}
+    ws_session(tcp::socket&& socket, hub& h);
     void start(http::request<http::string_body> request);
     /*!
      * On the server's thread: queues a frame. A row beyond max_queued_rows
@@ -110,7 +144,8 @@ private:
 
     websocket::stream<beast::tcp_stream> d_ws;
     hub& d_hub;
-    beast::flat_buffer d_in;
+    counted d_connection, d_websocket;
+    beast::flat_buffer d_in{ max_client_message };
     std::deque<frame> d_queue;
     bool d_writing = false;
 };
@@ -139,17 +174,25 @@ public:
     }
     void clear() { d_sessions.clear(); }
 
-    std::atomic<int> clients{ 0 };
+    std::atomic<int> clients{ 0 }; //!< joined: read by the capture thread
+    std::size_t connections = 0;   //!< open sockets, HTTP and WebSocket
+    std::size_t websockets = 0;    //!< WebSocket sessions alive, joined or not
 
 private:
     std::set<std::shared_ptr<ws_session>> d_sessions;
     frame d_meta;
 };
 
+ws_session::ws_session(tcp::socket&& socket, hub& h)
+    : d_ws(std::move(socket)), d_hub(h), d_connection(h.connections), d_websocket(h.websockets)
+{
+}
+
 void ws_session::start(http::request<http::string_body> request)
 {
     d_ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     d_ws.auto_fragment(false); // a frame is one message, whatever its size
+    d_ws.read_message_max(max_client_message);
     d_ws.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
         if (ec)
             return;
@@ -158,7 +201,8 @@ void ws_session::start(http::request<http::string_body> request)
     });
 }
 
-// The page sends nothing, but reading answers pings and notices a close.
+// The page sends nothing, but reading answers pings and notices a close; a
+// message beyond max_client_message ends the session (Beast closes with 1009).
 void ws_session::read()
 {
     d_ws.async_read(d_in, [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -171,17 +215,64 @@ void ws_session::read()
     });
 }
 
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+//! The host of a Host header value or an origin's authority ("name:port", "[v6]:port", "name"), lower case.
+std::string host_name(const std::string& authority)
+{
+    std::string host = authority;
+    if (!host.empty() && host.front() == '[')
+        host = host.substr(1, host.find(']') - 1);
+    else if (host.find(':') == host.rfind(':')) // one colon: a port; more: a bare IPv6 address
+        host = host.substr(0, host.find(':'));
+    if (!host.empty() && host.back() == '.')
+        host.pop_back();
+    return lower(host);
+}
+
+//! Who may use the server: the Host names it answers to and the origins whose pages may open the WebSocket.
+struct admission {
+    std::set<std::string> hosts;   //!< besides IP literals, which no DNS rebinding can send
+    std::set<std::string> origins; //!< "scheme://host[:port]", lower case, besides the page's own
+
+    bool host_allowed(const std::string& host_header) const
+    {
+        const std::string host = host_name(host_header);
+        beast::error_code ec;
+        net::ip::make_address(host, ec);
+        return !ec || hosts.count(host);
+    }
+    //! A browser always sends Origin; a client without one is no page the user visits.
+    bool origin_allowed(const std::string& origin, const std::string& host_header) const
+    {
+        const std::string o = lower(origin);
+        return origins.count(o) || o == "http://" + lower(host_header) || o == "https://" + lower(host_header);
+    }
+};
+
 //! One HTTP request: the page, or the WebSocket upgrade at /ws.
 class http_session : public std::enable_shared_from_this<http_session>
 {
 public:
-    http_session(tcp::socket&& socket, hub& h) : d_stream(std::move(socket)), d_hub(h) {}
+    http_session(tcp::socket&& socket, hub& h, const admission& a)
+        : d_stream(std::move(socket)), d_hub(h), d_admission(a), d_connection(h.connections)
+    {
+    }
     void start()
     {
         d_stream.expires_after(std::chrono::seconds(30));
-        http::async_read(d_stream, d_in, d_request, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-            if (!ec)
-                self->answer();
+        d_parser.header_limit(max_request_header);
+        d_parser.body_limit(0); // the page's requests have none
+        http::async_read(d_stream, d_in, d_parser, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec)
+                return;
+            self->d_request = self->d_parser.release();
+            self->answer();
         });
     }
 
@@ -190,25 +281,36 @@ private:
     {
         const std::string target(d_request.target());
         const std::string path = target.substr(0, target.find('?')); // the page's options are the page's
-        if (websocket::is_upgrade(d_request) && path == "/ws") {
-            d_stream.expires_never(); // the WebSocket's own timeouts take over
-            std::make_shared<ws_session>(d_stream.release_socket(), d_hub)->start(std::move(d_request));
-            return;
-        }
-        const bool page = d_request.method() == http::verb::get && (path == "/" || path == "/index.html");
-        d_response.version(d_request.version());
-        d_response.keep_alive(false);
-        d_response.set(http::field::server, "gpufft-spectrum");
-        d_response.set(http::field::cache_control, "no-store");
-        if (page) {
+        const auto host = d_request.find(http::field::host);
+        const auto origin = d_request.find(http::field::origin);
+        const std::string host_header = host == d_request.end() ? "" : std::string(host->value());
+        d_response.set(http::field::content_type, "text/plain");
+        if (host == d_request.end() || !d_admission.host_allowed(host_header)) {
+            text_reply(http::status::forbidden, "this server does not answer to the host \"" + host_header +
+                                                "\" (--serve-origin allows one)\n");
+        } else if (websocket::is_upgrade(d_request) && path == "/ws") {
+            if (origin != d_request.end() && !d_admission.origin_allowed(std::string(origin->value()), host_header)) {
+                text_reply(http::status::forbidden, "WebSocket from origin " + std::string(origin->value()) +
+                                                    " refused (--serve-origin allows one)\n");
+            } else if (d_hub.websockets >= max_clients) {
+                text_reply(http::status::service_unavailable,
+                       "too many clients (" + std::to_string(max_clients) + "); try again later\n");
+            } else {
+                d_stream.expires_never(); // the WebSocket's own timeouts take over
+                std::make_shared<ws_session>(d_stream.release_socket(), d_hub)->start(std::move(d_request));
+                return;
+            }
+        } else if (d_request.method() == http::verb::get && (path == "/" || path == "/index.html")) {
             d_response.result(http::status::ok);
             d_response.set(http::field::content_type, "text/html; charset=utf-8");
             d_response.body().assign(web_page, web_page_size);
         } else {
-            d_response.result(http::status::not_found);
-            d_response.set(http::field::content_type, "text/plain");
-            d_response.body() = "not found\n";
+            text_reply(http::status::not_found, "not found\n");
         }
+        d_response.version(d_request.version());
+        d_response.keep_alive(false);
+        d_response.set(http::field::server, "gpufft-spectrum");
+        d_response.set(http::field::cache_control, "no-store");
         d_response.prepare_payload();
         http::async_write(d_stream, d_response, [self = shared_from_this()](beast::error_code, std::size_t) {
             beast::error_code ignored;
@@ -216,18 +318,27 @@ private:
         });
     }
 
+    void text_reply(http::status status, const std::string& text)
+    {
+        d_response.result(status);
+        d_response.body() = text;
+    }
+
     beast::tcp_stream d_stream;
     hub& d_hub;
-    beast::flat_buffer d_in;
+    const admission& d_admission;
+    counted d_connection;
+    beast::flat_buffer d_in{ max_request_header };
+    http::request_parser<http::string_body> d_parser;
     http::request<http::string_body> d_request;
     http::response<http::string_body> d_response;
 };
 
-//! "HOST:PORT", "[V6]:PORT", "PORT" or ":PORT" (the last two on 127.0.0.1).
-tcp::endpoint parse_address(const std::string& address)
+//! "HOST:PORT", "[V6]:PORT", "PORT" or ":PORT" (the last two on 127.0.0.1); `host` is set to HOST.
+tcp::endpoint parse_address(const std::string& address, std::string& host)
 {
     const auto colon = address.rfind(':');
-    std::string host = colon == std::string::npos ? "127.0.0.1" : address.substr(0, colon);
+    host = colon == std::string::npos ? "127.0.0.1" : address.substr(0, colon);
     const std::string port = colon == std::string::npos ? address : address.substr(colon + 1);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
         host = host.substr(1, host.size() - 2);
@@ -246,12 +357,83 @@ tcp::endpoint parse_address(const std::string& address)
     return found.begin()->endpoint();
 }
 
+//! A --serve-origin value as a browser sends its Origin: "http://HOST[:PORT]" or "https://...", lower case.
+std::string parse_origin(const std::string& text)
+{
+    std::string origin = lower(text);
+    if (!origin.empty() && origin.back() == '/')
+        origin.pop_back();
+    const auto scheme_end = origin.find("://");
+    const std::string scheme = origin.substr(0, scheme_end);
+    const std::string authority = scheme_end == std::string::npos ? "" : origin.substr(scheme_end + 3);
+    if ((scheme != "http" && scheme != "https") || authority.find_first_of("/?#@ ") != std::string::npos ||
+        host_name(authority).empty())
+        throw usage_error("--serve-origin " + text + ": expected an origin, http://HOST[:PORT] or https://HOST[:PORT]");
+    return origin;
+}
+
+/*!
+ * The names a request's Host may give besides IP literals: localhost, the
+ * --serve HOST if it is a name, this machine's name (and NAME.local, as mDNS
+ * gives it), and the hosts of the allowed origins (a proxy passes them on).
+ */
+admission admit(const std::string& serve_host, const std::vector<std::string>& origins)
+{
+    admission a;
+    a.hosts = { "localhost", host_name(serve_host) };
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) == 0 && name[0]) {
+        const std::string full = lower(name), first = full.substr(0, full.find('.'));
+        a.hosts.insert({ full, first, first + ".local" });
+    }
+    for (const auto& text : origins) {
+        const std::string origin = parse_origin(text);
+        a.origins.insert(origin);
+        a.hosts.insert(host_name(origin.substr(origin.find("://") + 3)));
+    }
+    return a;
+}
+
+/*!
+ * Connections the server may hold: max_connections, or fewer where the
+ * descriptor limit leaves less beside the descriptors open now and
+ * reserved_descriptors, so that a crowd of clients never takes the
+ * descriptors the run's outputs need.
+ */
+std::size_t connection_cap()
+{
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return max_connections;
+    std::size_t open = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec))
+        ++open;
+    const std::size_t have = std::size_t(limit.rlim_cur), keep = open + reserved_descriptors;
+    return std::clamp<std::size_t>(have > keep ? have - keep : 0, 1, max_connections);
+}
+
+//! A connection beyond the cap: a 503 if the socket takes it at once, then closed (its descriptor back now).
+void refuse_connection(tcp::socket& socket)
+{
+    static constexpr char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                                   "Content-Length: 18\r\nConnection: close\r\n\r\ntoo many clients.\n";
+    beast::error_code ignored;
+    socket.non_blocking(true, ignored);
+    socket.write_some(net::buffer(busy, sizeof busy - 1), ignored);
+    socket.shutdown(tcp::socket::shutdown_both, ignored);
+    socket.close(ignored);
+}
+
 class web_server final : public live_output
 {
 public:
-    web_server(const std::string& address, const std::string& name) : d_name(name)
+    web_server(const std::string& address, const std::string& name, const std::vector<std::string>& origins)
+        : d_name(name)
     {
-        const tcp::endpoint at = parse_address(address);
+        std::string serve_host;
+        const tcp::endpoint at = parse_address(address, serve_host);
+        d_admission = admit(serve_host, origins);
         beast::error_code ec;
         d_acceptor.open(at.protocol(), ec);
         if (!ec)
@@ -271,6 +453,7 @@ public:
                          "(no password, no TLS)\n",
                          address.c_str());
         std::fprintf(stderr, "gpufft-spectrum: web view on http://%s:%u/\n", host.c_str(), unsigned(bound.port()));
+        d_max_connections = connection_cap();
         accept();
         d_thread = std::thread([this] { d_io.run(); });
     }
@@ -314,10 +497,23 @@ private:
     void accept()
     {
         d_acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
-            if (!ec)
-                std::make_shared<http_session>(std::move(socket), d_hub)->start();
-            if (d_acceptor.is_open())
-                accept();
+            if (ec == net::error::operation_aborted || !d_acceptor.is_open())
+                return;
+            if (ec == net::error::no_descriptors || ec == beast::errc::too_many_files_open_in_system ||
+                ec == net::error::no_buffer_space || ec == net::error::no_memory) {
+                // Accepting again at once would fail again at once (a thread at 100%): wait for a connection to end.
+                d_backoff.expires_after(accept_backoff);
+                d_backoff.async_wait([this](beast::error_code e) {
+                    if (!e)
+                        accept();
+                });
+                return;
+            }
+            if (!ec && d_hub.connections >= d_max_connections)
+                refuse_connection(socket);
+            else if (!ec)
+                std::make_shared<http_session>(std::move(socket), d_hub, d_admission)->start();
+            accept();
         });
     }
 
@@ -397,9 +593,13 @@ private:
     }
 
     std::string d_name;
+    // Before d_io: the sessions its pending handlers hold, destroyed with it, count themselves out of d_hub.
+    admission d_admission;
+    hub d_hub;
+    std::size_t d_max_connections = max_connections;
     net::io_context d_io;
     tcp::acceptor d_acceptor{ d_io };
-    hub d_hub;
+    net::steady_timer d_backoff{ d_io };
     std::thread d_thread;
     // The capture thread's own: the display and the metadata it was made for.
     std::unique_ptr<gpufft::display> d_display;
@@ -411,9 +611,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<live_output> make_web_server(const std::string& address, const std::string& name)
+std::unique_ptr<live_output> make_web_server(const std::string& address, const std::string& name,
+                                             const std::vector<std::string>& origins)
 {
-    return std::make_unique<web_server>(address, name);
+    return std::make_unique<web_server>(address, name, origins);
 }
 
 } // namespace gpufft_app

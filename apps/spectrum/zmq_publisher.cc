@@ -4,8 +4,11 @@
  * (README.md, "ZeroMQ feed"). */
 #include "live.h"
 
+#include <boost/asio/ip/address.hpp>
 #include <zmq.hpp>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace gpufft_app {
@@ -66,6 +69,38 @@ void pmt_time(std::string& out, double unix_time)
     pmt_double(out, unix_time - whole);
 }
 
+/*!
+ * Refuses a TCP endpoint whose port is not 1 to 65535 in decimal: libzmq
+ * takes the port modulo 65536 (99999 listens on 34463) and "*" or 0 for any,
+ * which no subscriber could be told.
+ */
+void check_endpoint(const std::string& endpoint)
+{
+    if (endpoint.rfind("tcp://", 0) != 0)
+        return;
+    const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
+    char* end = nullptr;
+    const long number = std::strtol(port.c_str(), &end, 10);
+    if (endpoint.rfind(':') < 6 || port.empty() || !std::isdigit(static_cast<unsigned char>(port[0])) || *end ||
+        number < 1 || number > 65535)
+        throw usage_error("--zmq-pub " + endpoint + ": expected tcp://HOST:PORT with a port 1 to 65535");
+}
+
+//! True unless the bound endpoint (ZMQ_LAST_ENDPOINT) is loopback TCP, IPC or in-process.
+bool reachable_from_network(const std::string& bound)
+{
+    if (bound.rfind("ipc://", 0) == 0 || bound.rfind("inproc://", 0) == 0)
+        return false;
+    if (bound.rfind("tcp://", 0) != 0)
+        return true; // multicast (pgm, epgm, norm), UDP, ...: the network
+    std::string host = bound.substr(6, bound.rfind(':') - 6);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    boost::system::error_code ec;
+    const auto address = boost::asio::ip::make_address(host, ec);
+    return ec || !address.is_loopback();
+}
+
 class zmq_publisher final : public live_output
 {
 public:
@@ -76,10 +111,16 @@ public:
             d_socket.set(zmq::sockopt::sndhwm, 64);
             // At exit, at most this long to hand the last spectra to the subscribers.
             d_socket.set(zmq::sockopt::linger, 500);
+            check_endpoint(endpoint);
             d_socket.bind(endpoint);
         } catch (const zmq::error_t& e) {
             throw usage_error("--zmq-pub " + endpoint + ": " + e.what());
         }
+        if (reachable_from_network(d_socket.get(zmq::sockopt::last_endpoint)))
+            std::fprintf(stderr,
+                         "gpufft-spectrum: warning: --zmq-pub %s is reachable from the network "
+                         "(no authentication, no encryption)\n",
+                         endpoint.c_str());
     }
 
     void publish(const live_spectrum& s) override

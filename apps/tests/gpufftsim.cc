@@ -15,6 +15,9 @@
  *                      SOAPY_SDR_OVERFLOW and 1000 samples are lost
  *   tune_step=0        if > 0: the synthesizer tunes to multiples of this (Hz),
  *                      which the frequency range does not report (as many drivers)
+ * Driver faults (a receiver must survive a buggy module):
+ *   big_return=0       if > 0: every readStream writes the samples asked for and
+ *                      returns this many more
  * As real drivers do, it clamps silently: the frequency to 1 MHz - 6 GHz, the
  * rate to 100 kHz - 61.44 MS/s, the gains to LNA 0-40 dB and VGA 0-30 dB
  * (overall 0-70 dB, SoapySDR's default spreads an overall gain over them).
@@ -91,7 +94,8 @@ public:
           d_paced(number_arg(args, "paced", 1) != 0),
           d_overflow_every(std::size_t(std::max(0.0, number_arg(args, "overflow_every", 0)))),
           d_tune_step(number_arg(args, "tune_step", 0)),
-          d_noise(1 << 16)
+          d_noise(1 << 16),
+          d_big_return(int(std::clamp(number_arg(args, "big_return", 0), 0.0, 1e6)))
     {
         if (d_native != SOAPY_SDR_CS16 && d_native != SOAPY_SDR_CF32 && d_native != SOAPY_SDR_CS8)
             throw std::runtime_error(std::string(driver) + ": format=" + d_native + " (known: CS16, CF32, CS8)");
@@ -167,7 +171,7 @@ public:
             n = std::min(n, d_overflow_every - d_since_overflow);
         generate(buffs[0], n);
         d_since_overflow += n;
-        return int(n);
+        return int(n) + d_big_return;
     }
 
     std::vector<std::string> listAntennas(const int, const std::size_t) const override { return { "RX", "TEST" }; }
@@ -315,6 +319,8 @@ private:
     double d_ppm = 0, d_center = 100e6, d_rate = 2.4e6;
     std::size_t d_transient_left = 0, d_produced = 0;
     std::chrono::steady_clock::time_point d_start = std::chrono::steady_clock::now();
+    // Driver faults.
+    int d_big_return;
 };
 
 SoapySDR::KwargsList find_sim(const SoapySDR::Kwargs& args)

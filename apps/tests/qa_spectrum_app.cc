@@ -321,6 +321,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(annotate);
     CPPUNIT_TEST(interrupted_recording);
     CPPUNIT_TEST(record_errors);
+    CPPUNIT_TEST(record_split_reads);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -638,7 +639,8 @@ public:
         ax.db_max = 0;
         for (std::size_t h : { 0, 20, 50 }) {
             const std::string path = temp_dir() + "/w" + std::to_string(h) + ".png";
-            gpufft_app::write_png(path, w, ax, h);
+            gpufft_app::output_file f(path);
+            gpufft_app::write_png(f, w, ax, h);
             const auto size = decode_png(path);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 100 + gpufft_app::margin_right), size.first);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + (h ? h : 37) + gpufft_app::margin_bottom), size.second);
@@ -669,7 +671,8 @@ public:
         ax.f_lo = 1e22 - 1.2e6;
         ax.f_hi = 1e22 + 1.2e6;
         const std::string path = temp_dir() + "/huge.png";
-        gpufft_app::write_png(path, w, ax, 10);
+        gpufft_app::output_file f(path);
+        gpufft_app::write_png(f, w, ax, 10);
         CPPUNIT_ASSERT(decode_png(path).first > 0);
         const auto [status, out, err] = run_exe({ "--demo", "--center", "1e22", "--png", path });
         CPPUNIT_ASSERT_EQUAL(2, status);
@@ -1482,6 +1485,47 @@ public:
         write_file("hdr.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:num_channels": 2}})");
         expect_throw<gpufft_app::app_error>(
             "channels", [] { gpufft_app::open_sigmf(temp_dir() + "/hdr"); }, "core:num_channels");
+    }
+
+    // Reads that split samples, as a pipe or socket gives them (3 bytes of a
+    // cf32 sample, then 2, then the rest; then reads of 1 to 20 bytes): the
+    // recording is the input byte for byte, less a trailing partial sample.
+    void record_split_reads()
+    {
+        auto g = qa::rng_for("record_split_reads");
+        for (const auto format : { sample_format::cf32, sample_format::cs16 }) {
+            std::string raw(8 * 500 + 3, '\0');
+            for (auto& c : raw)
+                c = char(g());
+            std::vector<std::size_t> chunks{ 3, 2, raw.size() - 5 };
+            const std::size_t bps = gpufft::sample_bytes(format);
+            for (std::size_t at = 0; at < raw.size();) { // reads of 1 to 20 bytes
+                chunks.push_back(std::min<std::size_t>(1 + g() % 20, raw.size() - at));
+                at += chunks.back();
+            }
+            const std::size_t first_run = 3; // the issue's three reads, then the short ones, separately
+            for (const auto& [from, to] : { std::pair<std::size_t, std::size_t>{ 0, first_run },
+                                            { first_run, chunks.size() } }) {
+                gpufft_app::iq_source src;
+                src.format = format;
+                src.sample_rate = 1e6;
+                const std::string base = temp_dir() + "/split";
+                {
+                    gpufft_app::sigmf_recorder r(base, src);
+                    std::size_t at = 0;
+                    for (std::size_t k = from; k < to; ++k) {
+                        r.write(reinterpret_cast<const unsigned char*>(raw.data()) + at, chunks[k]);
+                        at += chunks[k];
+                    }
+                    CPPUNIT_ASSERT_EQUAL(raw.size(), at);
+                    r.commit(std::nullopt);
+                }
+                const std::string recorded = read_file(gpufft_app::sigmf_recorder::data_name(base));
+                const std::string what = gpufft_app::sigmf_datatype(format) + (from ? ", short reads" : ", 3 + 2 + rest");
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, raw.size() - raw.size() % bps, recorded.size());
+                CPPUNIT_ASSERT_MESSAGE(what, recorded == raw.substr(0, recorded.size()));
+            }
+        }
     }
 
     // SIGINT while recording from a FIFO: the data holds every whole sample

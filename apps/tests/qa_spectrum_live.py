@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
 --serve (the page in headless Chromium, two clients, a stalled client, a port
-in use) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags, and
-examples/zmq_collector.py merging two receivers).
+in use; hostile origins and Host names, client limits, a descriptor-starved
+run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
+examples/zmq_collector.py merging two receivers, bad endpoints).
 
     GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
 
@@ -50,11 +51,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http_get(hostport, path="/"):
-    """The raw HTTP/1.1 response to GET path (the server closes the connection)."""
-    host, port = hostport.rsplit(":", 1)
-    with socket.create_connection((host, int(port)), timeout=10) as s:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\n\r\n".encode())
+def http_get(hostport, path="/", host=None, extra=""):
+    """The raw HTTP/1.1 response to GET path (the server closes the connection); `host` replaces the
+    Host header's value, `extra` adds header lines."""
+    address, port = hostport.rsplit(":", 1)
+    with socket.create_connection((address, int(port)), timeout=10) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host or hostport}\r\n{extra}Connection: close\r\n\r\n".encode())
         response = b""
         while chunk := s.recv(65536):
             response += chunk
@@ -115,17 +117,19 @@ class receiver:
 class ws_client:
     """A minimal WebSocket client (RFC 6455) on a plain socket, so that a test can also stop reading."""
 
-    def __init__(self, hostport, rcvbuf=None, path="/ws"):
-        host, port = hostport.rsplit(":", 1)
+    def __init__(self, hostport, rcvbuf=None, path="/ws", host=None, origin=None):
+        address, port = hostport.rsplit(":", 1)
         self.sock = socket.socket()
         if rcvbuf:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         self.sock.settimeout(10)
-        self.sock.connect((host, int(port)))
+        self.sock.connect((address, int(port)))
         key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
+        origin = f"Origin: {origin}\r\n" if origin else ""  # a browser's; other clients send none
+        self.sock.sendall((f"GET {path} HTTP/1.1\r\nHost: {host or hostport}\r\n{origin}Upgrade: websocket\r\n"
                            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
                            "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        self.close_code = None
         head = b""
         while b"\r\n\r\n" not in head:
             head += self.sock.recv(1)
@@ -153,6 +157,8 @@ class ws_client:
             elif n == 127:
                 n = struct.unpack(">Q", self._exact(8))[0]
             data = self._exact(n)
+            if b0 & 0x0F == 8 and len(data) >= 2:  # a close frame: its status code
+                self.close_code = struct.unpack(">H", data[:2])[0]
             if b0 & 0x0F in (0, 1, 2):  # a continuation, text or binary frame
                 opcode = opcode or b0 & 0x0F
                 payload += data
@@ -173,6 +179,11 @@ class ws_client:
         n = len(data)
         head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n))
         self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def send_binary(self, n):
+        """One binary frame of n zero bytes (masked with zeros, so sent as they are)."""
+        head = bytes([0x82, 0x80 | 127]) + struct.pack(">Q", n) + bytes(4)
+        self.sock.sendall(head + bytes(n))
 
     def close(self):
         self.sock.close()
@@ -469,6 +480,153 @@ class qa_spectrum_live(gr_unittest.TestCase):
         self.assertNotIn("reachable", p.stderr)
         self.assertIn("web view on http://127.0.0.1:", p.stderr)
 
+    def test_origin_and_host(self):
+        # Another page the user visits may not open the WebSocket (its Origin
+        # is not the web view's own), nor may a page reach the server through
+        # a name of its own that resolves to 127.0.0.1 (DNS rebinding: the
+        # Host names no name of this server). The page itself, through the
+        # names it is reached by, an allowed origin, and a client that is no
+        # browser (no Origin) are served.
+        allowed = "https://view.example:8443"
+        rx = receiver("--serve", "127.0.0.1:0", "--serve-origin", allowed)
+        rx.feed(125 * BIN)
+        port = rx.url.rsplit(":", 1)[1]
+        upgrade = ("Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                   "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+        try:
+            for origin in ("http://evil.example", "null", f"http://127.0.0.1:{int(port) + 1}",
+                           "https://view.example", f"http://{rx.url}.evil.example"):
+                reply = http_get(rx.url, "/ws", extra=upgrade + f"Origin: {origin}\r\n")
+                self.assertTrue(reply.startswith("HTTP/1.1 403"), (origin, reply[:300]))
+                self.assertIn("origin", reply)
+            for path, extra in (("/", ""), ("/ws", upgrade + f"Origin: http://rebind.example:{port}\r\n"),
+                                ("/ws", upgrade)):
+                reply = http_get(rx.url, path, host=f"rebind.example:{port}", extra=extra)
+                self.assertTrue(reply.startswith("HTTP/1.1 403"), (path, reply[:300]))
+                self.assertIn("rebind.example", reply)
+            self.assertTrue(http_get(rx.url, "/", host=f"localhost:{port}").startswith("HTTP/1.1 200"))
+            for host, origin in ((rx.url, f"http://{rx.url}"), (f"localhost:{port}", f"http://localhost:{port}"),
+                                 ("view.example:8443", allowed), (rx.url, None)):
+                c = ws_client(rx.url, host=host, origin=origin)
+                text, meta = c.message()
+                self.assertTrue(text, (host, origin))
+                self.assertEqual(json.loads(meta)["sample_rate"], RATE)
+                c.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+        for args, word in ((["--serve", "0", "--serve-origin", "view.example"], "--serve-origin view.example"),
+                           (["--serve", "0", "--serve-origin", "ftp://view.example"], "--serve-origin ftp://"),
+                           (["--serve-origin", allowed], "--serve-origin needs --serve")):
+            p = subprocess.run([EXE, "--demo", "--png", "none", *args], capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(word, p.stderr)
+
+    def test_client_limits(self):
+        # The page sends nothing: a client's message of more than a few bytes
+        # closes it (1009, too big) without the server keeping it; 32
+        # WebSockets at once, the next refused with 503 until one goes; the
+        # server's memory stays flat under clients sending 8 MB messages.
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(125 * BIN)
+
+        def rss_kb():
+            with open(f"/proc/{rx.proc.pid}/status") as f:
+                return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+        def closed(c):
+            """True once the server closed `c` (within the next 1000 messages)."""
+            try:
+                for _ in range(1000):
+                    c.message()
+            except (OSError, EOFError):
+                return True
+            return False
+        try:
+            c = ws_client(rx.url)
+            c.message()
+            c.send_text("x" * 100)
+            self.assertTrue(closed(c), "a 100-byte message was taken")
+            self.assertEqual(c.close_code, 1009)
+            c.close()
+            before = rss_kb()
+            senders = [ws_client(rx.url) for _ in range(20)]
+            for c in senders:
+                try:
+                    c.send_binary(8 << 20)
+                except OSError:
+                    pass  # closed on the frame's header
+            for c in senders:
+                self.assertTrue(closed(c), "an 8 MB message was taken")
+                c.close()
+            grown = rss_kb() - before  # kept, the messages alone would be 160 MB
+            self.assertLess(grown, 80000, f"{grown} kB more after 20 clients sent 8 MB each")
+            clients = []
+            for _ in range(200):  # the closed ones above may take a moment to go
+                try:
+                    clients.append(ws_client(rx.url))
+                except AssertionError:
+                    time.sleep(0.1)
+                if len(clients) == 32:
+                    break
+            self.assertEqual(len(clients), 32)
+            reply = http_get(rx.url, "/ws", extra="Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+            self.assertTrue(reply.startswith("HTTP/1.1 503"), reply[:300])
+            self.assertIn("too many clients", reply)
+            clients.pop().close()
+            for _ in range(100):  # the server notices the close, then has room for one
+                try:
+                    clients.append(ws_client(rx.url))
+                    break
+                except AssertionError:
+                    time.sleep(0.1)
+            self.assertEqual(len(clients), 32)
+            self.assertTrue(clients[-1].message()[0])
+            for c in clients:
+                c.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+    def test_descriptor_starved(self):
+        # 64 descriptors and 100 idle connections (each would hold one for
+        # 30 s): the server keeps to what the limit leaves, and the run still
+        # writes its PNG and recording at the end.
+        import resource
+        png, record = os.path.join(self.tmp, "starved.png"), os.path.join(self.tmp, "starved")
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        starved = subprocess.Popen(
+            [EXE, "--format", "cf32", "--rate", str(RATE), "--fft", str(FFT), "--png", png, "--record", record,
+             "--quiet", "--serve", "127.0.0.1:0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
+        line = starved.stderr.readline().decode()
+        url = re.search(r"web view on http://([^/]+)/", line).group(1)
+        address, port = url.rsplit(":", 1)
+        idle = []
+        try:
+            starved.stdin.write(tone_iq(100000, 125 * BIN, 1))
+            starved.stdin.flush()
+            for _ in range(100):
+                try:
+                    idle.append(socket.create_connection((address, int(port)), timeout=10))
+                except OSError:
+                    break
+            try:
+                http_get(url)  # answered or refused: the server has come to it past the idle ones
+            except OSError:
+                pass
+            out, err = starved.communicate(tone_iq(100000, 125 * BIN, 2, start=100000), timeout=60)
+        finally:
+            for s in idle:
+                s.close()
+        self.assertEqual(starved.returncode, 0, err.decode())
+        with open(png, "rb") as f:
+            self.assertEqual(decode_png(f.read()).shape[2], 3)
+        with open(record + ".sigmf-meta") as f:
+            self.assertEqual(json.load(f)["global"]["core:datatype"], "cf32_le")
+
     def test_page_in_chromium(self):
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not chromium:
@@ -569,6 +727,23 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         times = [pmt.to_uint64(pmt.tuple_ref(v, 0)) + pmt.to_double(pmt.tuple_ref(v, 1)) for _, v in tags["rx_time"]]
         self.assertLess(abs(times[0] - time.time()), 30)
         self.assertEqual(times, sorted(times))
+
+    def test_endpoints(self):
+        # A port libzmq would take modulo 65536 or pick itself is refused; a
+        # socket reachable from the network warns, as --serve's does.
+        for bad in ("tcp://127.0.0.1:99999", "tcp://127.0.0.1:0", "tcp://127.0.0.1:*", "tcp://127.0.0.1:",
+                    "tcp://127.0.0.1", "tcp://127.0.0.1:+80"):
+            p = subprocess.run([EXE, "--demo", "--png", "none", "--zmq-pub", bad], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(p.returncode, 2, (bad, p.stderr))
+            self.assertIn("--zmq-pub " + bad, p.stderr)
+        ipc = "ipc://" + os.path.join(tempfile.mkdtemp(prefix="qa_zmq_"), "rx")
+        for endpoint, warns in ((f"tcp://*:{free_port()}", True), (f"tcp://0.0.0.0:{free_port()}", True),
+                                (f"tcp://127.0.0.1:{free_port()}", False), (ipc, False)):
+            p = subprocess.run([EXE, "--demo", "--png", "none", "--zmq-pub", endpoint], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual("reachable from the network" in p.stderr, warns, (endpoint, p.stderr))
 
     def test_collector_merges_two_receivers(self):
         addresses = [f"tcp://127.0.0.1:{free_port()}" for _ in range(2)]

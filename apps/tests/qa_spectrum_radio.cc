@@ -168,6 +168,8 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(sweep_full_scale_round_trip);
     CPPUNIT_TEST(sweep_persistence);
     CPPUNIT_TEST(bad_input);
+    CPPUNIT_TEST(non_finite_options);
+    CPPUNIT_TEST(driver_over_return);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -660,6 +662,46 @@ public:
         };
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 854 + gpufft_app::margin_right), be32(16));
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + 256 + gpufft_app::margin_bottom), be32(20));
+    }
+
+    // NaN and infinity are no number of seconds, ppm or fraction: a usage
+    // error naming the option (exit status 2), as every other number option.
+    void non_finite_options()
+    {
+        for (const char* option : { "--settle", "--duration", "--interval", "--ppm", "--dwell", "--crop" }) {
+            for (const char* value : { "nan", "-nan", "inf", "-inf" }) {
+                const std::vector<std::string> args = { "--device", sim, option, value, "--png", "none" };
+                const std::string what = std::string(option) + " " + value;
+                const std::string m = usage_message([&] { gpufft_app::parse_options(args); });
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find(option) != std::string::npos);
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a number") != std::string::npos ||
+                                                            m.find("out of range") != std::string::npos);
+                const auto [status, out, err] = app(args);
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what + ": " + err, 2, status);
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + err, err.find(option) != std::string::npos);
+            }
+        }
+    }
+
+    // A driver whose readStream returns more samples than asked (gpufftsim's
+    // big_return): only the samples asked for are used, the driver's fault is
+    // reported once, and the tone reads right. Under ASan a read past the
+    // buffer would end the test.
+    void driver_over_return()
+    {
+        const std::string csv = temp_path("over_return.csv");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,big_return=1000,tones=433.92e6:-50", "--rate", "2.4e6", "--center",
+                  "434e6", "--fft", "1024", "--fps", "10", "--duration", "0.5", "--rtl-power", csv, "--png", "none",
+                  "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::string warning = "returned 17384 samples for a read of 16384";
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(warning) != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find(warning) == err.rfind(warning)); // once
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("gpufftsim") != std::string::npos);
+        const auto r = read_rtl_power(csv);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(4), r.rows); // 0.5 s: 4 spectra of 469 frames of 512 samples
+        expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "big_return");
     }
 };
 
