@@ -143,7 +143,6 @@ public:
           d_rate(src.sample_rate),
           d_input_annotations(src.annotations),
           d_n(engine.fft_size()),
-          d_gain_db(tone_gain_db(engine.window())),
           d_seconds_per_spectrum(double(engine.frames_per_output() * engine.hop()) / src.sample_rate),
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
           d_sum(d_n, 0.0),
@@ -195,11 +194,10 @@ public:
         d_reads.push_back({ samples, utc_now() });
     }
 
-    //! One spectrum in the engine's dB.
+    //! One spectrum in dBFS.
     void add(const float* db, std::size_t len)
     {
-        for (std::size_t i = 0; i < len; ++i)
-            d_tone[i] = float(db[i] - d_gain_db);
+        std::copy(db, db + len, d_tone.begin());
         const float* v = d_tone.data();
         ++d_spectra;
         const std::uint64_t k = ++d_segment_spectra, frames = d_engine.frames_per_output(), hop = d_engine.hop();
@@ -333,7 +331,7 @@ private:
     std::size_t d_next_annotation = 0;
     std::vector<const annotation*> d_active;
     std::size_t d_n;
-    double d_gain_db, d_seconds_per_spectrum, d_center = 0, d_df = 0;
+    double d_seconds_per_spectrum, d_center = 0, d_df = 0;
     waterfall d_waterfall;
     std::vector<double> d_sum; // linear power, this run
     std::vector<float> d_tone;
@@ -715,14 +713,6 @@ void flush_stdout()
         request_stop(SIGPIPE);
     else if (std::ferror(stdout))
         throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
-}
-
-double tone_gain_db(const std::vector<float>& window)
-{
-    double sum = 0, power = 0;
-    for (float w : window)
-        sum += w, power += double(w) * w;
-    return 10 * std::log10(sum * sum / (double(window.size()) * power));
 }
 
 std::vector<peak> find_peaks(const std::vector<float>& db,

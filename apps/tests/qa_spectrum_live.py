@@ -556,7 +556,8 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         tags = {}
         for t in sink.tags():
             tags.setdefault(gr.pmt.symbol_to_string(t.key), []).append((t.offset, t.value))
-        self.assertEqual(sorted(tags), ["bin_hz", "f0_hz", "fft_size", "name", "rx_freq", "rx_rate", "rx_time"])
+        self.assertEqual(sorted(tags), ["bin_hz", "db_scale", "f0_hz", "fft_size", "name", "rx_freq", "rx_rate",
+                                        "rx_time"])
         for key, values in tags.items():
             self.assertEqual([o for o, _ in values], list(range(20)), key)  # one of each on every vector
         pmt = gr.pmt
@@ -566,6 +567,7 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         self.assertEqual(pmt.to_double(tags["f0_hz"][0][1]), center - RATE / 2)
         self.assertEqual(pmt.to_uint64(tags["fft_size"][0][1]), FFT)
         self.assertEqual(pmt.symbol_to_string(tags["name"][0][1]), "north")
+        self.assertEqual(pmt.symbol_to_string(tags["db_scale"][0][1]), "tone dBFS")
         times = [pmt.to_uint64(pmt.tuple_ref(v, 0)) + pmt.to_double(pmt.tuple_ref(v, 1)) for _, v in tags["rx_time"]]
         self.assertLess(abs(times[0] - time.time()), 30)
         self.assertEqual(times, sorted(times))
