@@ -146,6 +146,7 @@ public:
           d_seconds_per_spectrum(double(engine.frames_per_output() * engine.hop()) / src.sample_rate),
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
           d_sum(d_n, 0.0),
+          d_rtl_interval(o.radio.interval > 0 ? std::llround(o.radio.interval) : 1),
           d_tone(d_n)
     {
         if (!o.csv.empty())
@@ -235,11 +236,15 @@ public:
             d_jsonl->check();
         }
         if (d_rtl_power)
-            d_rtl_power->row(std::chrono::system_clock::now(), f0, d_df, frames, v, len);
+            add_rtl_power(v, len, f0, frames, sample_time(end - 1));
     }
 
-    //! Ends the last run of peaks.
-    void finish() { end_run(); }
+    //! Ends the last run of peaks and writes the last rtl_power row.
+    void finish()
+    {
+        end_run();
+        write_rtl_power_row();
+    }
     const std::vector<peak_run>& runs() const { return d_runs; }
     std::vector<annotation> detected() { return d_detector ? d_detector->finish() : std::vector<annotation>(); }
     std::size_t detections_dropped() const { return d_detector ? d_detector->dropped() : 0; }
@@ -309,6 +314,47 @@ private:
         std::fprintf(d_jsonl->get(), "\"annotations\":%s,", text.c_str());
     }
 
+    /*
+     * rtl_power's rows without a sweep: as rtl_power.c, the mean power of
+     * every spectrum of one interval (whole seconds, from the first
+     * spectrum's second), a row per interval stamped with the second it
+     * ends, so that no two rows of one centre share a time. A spectrum
+     * belongs to the interval its last sample's time falls in; the last
+     * interval, cut short by the end of the run, is written too (its
+     * samples field says how many FFTs it holds).
+     */
+    void add_rtl_power(const float* v, std::size_t len, double f0, std::size_t frames, utc_time t)
+    {
+        const std::int64_t second = std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+        if (!d_rtl_first_second)
+            d_rtl_first_second = second;
+        const std::int64_t k = (second - *d_rtl_first_second) / d_rtl_interval;
+        if (d_rtl_spectra && (k != d_rtl_k || f0 != d_rtl_f0))
+            write_rtl_power_row();
+        if (!d_rtl_spectra) {
+            d_rtl_k = k;
+            d_rtl_f0 = f0;
+            d_rtl_sum.assign(len, 0.0);
+        }
+        for (std::size_t i = 0; i < len; ++i)
+            d_rtl_sum[i] += std::pow(10.0, v[i] / 10);
+        ++d_rtl_spectra;
+        d_rtl_frames += frames;
+    }
+
+    void write_rtl_power_row()
+    {
+        if (!d_rtl_spectra)
+            return;
+        std::vector<float> mean(d_rtl_sum.size());
+        for (std::size_t i = 0; i < mean.size(); ++i)
+            mean[i] = float(10 * std::log10(std::max(d_rtl_sum[i] / double(d_rtl_spectra), 1e-30)));
+        const std::chrono::system_clock::time_point end{ std::chrono::seconds(
+            *d_rtl_first_second + (d_rtl_k + 1) * d_rtl_interval) };
+        d_rtl_power->row(end, d_rtl_f0, d_df, d_rtl_frames, mean.data(), mean.size());
+        d_rtl_spectra = d_rtl_frames = 0;
+    }
+
     void end_run()
     {
         if (!d_run_spectra)
@@ -334,6 +380,13 @@ private:
     double d_seconds_per_spectrum, d_center = 0, d_df = 0;
     waterfall d_waterfall;
     std::vector<double> d_sum; // linear power, this run
+    // The rtl_power row being integrated: linear power summed over its spectra.
+    std::int64_t d_rtl_interval;
+    std::optional<std::int64_t> d_rtl_first_second;
+    std::int64_t d_rtl_k = 0;
+    double d_rtl_f0 = 0;
+    std::vector<double> d_rtl_sum;
+    std::size_t d_rtl_spectra = 0, d_rtl_frames = 0;
     std::vector<float> d_tone;
     std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;

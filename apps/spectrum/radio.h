@@ -74,7 +74,7 @@ struct sweep_plan {
 //! Throws usage_error naming --sweep or --crop when no sensible plan exists.
 sweep_plan plan_sweep(const sweep_range& range, double rate, double crop);
 
-//! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop or spectrum).
+//! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop per interval).
 class rtl_power_csv
 {
 public:
@@ -82,7 +82,8 @@ public:
     ~rtl_power_csv();
     /*!
      * One complete row: `n` values in dB for the bins centred at hz_low +
-     * i * step; Hz high is hz_low + n * step; `frames` FFTs were averaged.
+     * i * step, then the last once more (as rtl_power.c); Hz high is hz_low
+     * + n * step; `frames` FFTs were averaged.
      */
     void row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
              const float* db, std::size_t n);

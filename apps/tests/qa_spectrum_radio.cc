@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -69,6 +70,8 @@ std::tuple<int, std::string, std::string> app(const std::vector<std::string>& ar
 struct rtl_power_rows {
     std::size_t rows = 0;
     std::vector<std::pair<double, double>> bins; // Hz, dB of the last sweep
+    std::vector<std::string> times;              // each row's "date, time"
+    std::size_t samples = 0;                     // the rows' samples fields summed
 };
 
 rtl_power_rows read_rtl_power(const std::string& path)
@@ -82,9 +85,13 @@ rtl_power_rows read_rtl_power(const std::string& path)
             cells.push_back(c);
         CPPUNIT_ASSERT_MESSAGE(line, cells.size() > 6);
         const double low = std::stod(cells[2]), high = std::stod(cells[3]), step = std::stod(cells[4]);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(line.substr(0, 60), double(cells.size() - 6), (high - low) / step, 0.01);
-        for (std::size_t i = 6; i < cells.size(); ++i)
+        // As rtl_power.c: (high - low) / step + 1 values, the last bin's twice.
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(line.substr(0, 60), double(cells.size() - 7), (high - low) / step, 0.01);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(line.substr(0, 60), cells[cells.size() - 2], cells.back());
+        for (std::size_t i = 6; i + 1 < cells.size(); ++i)
             r.bins.push_back({ low + double(i - 6) * step, std::stod(cells[i]) });
+        r.times.push_back(cells[0] + "," + cells[1]);
+        r.samples += std::stoul(cells[5]);
         ++r.rows;
     }
     return r;
@@ -216,6 +223,7 @@ public:
             { { "--device", "driver=x", "--sweep", "1:2:1", "--center", "5" }, "--center" },
             { { "--device", "driver=x", "--sweep", "1:2:1", "--csv", "a" }, "--rtl-power" },
             { { "--device", "driver=x", "--once" }, "--once needs --sweep" },
+            { { "--device", "driver=x", "--rtl-power", "a", "--interval", "0.5" }, "whole seconds" },
             { { "--crop", "0.95" }, "--crop" },
         };
         for (const auto& [args, word] : bad) {
@@ -336,7 +344,9 @@ public:
     }
 
     // Without --sweep the device streams at --center, after the settle time
-    // (gpufftsim's 5 ms of junk would hide the tone): one rtl_power row per spectrum.
+    // (gpufftsim's 5 ms of junk would hide the tone): one rtl_power row per
+    // second of the clock (the default --interval), the mean of its spectra,
+    // no two rows at one time.
     void live_capture()
     {
         const std::string csv = temp_path("live.csv");
@@ -346,7 +356,10 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("433920") != std::string::npos || out.find("433918") != std::string::npos);
         const auto r = read_rtl_power(csv);
-        CPPUNIT_ASSERT_EQUAL(std::size_t(9), r.rows); // 1 s holds 9 spectra of 469 frames of 512 samples
+        // 1 s holds 9 spectra of 469 frames of 512 samples: over one or two seconds of the clock.
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(r.rows), r.rows == 1 || r.rows == 2);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(9 * 469), r.samples);
+        CPPUNIT_ASSERT(std::set<std::string>(r.times.begin(), r.times.end()).size() == r.rows);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(434e6 - 1.2e6, r.bins.front().first, 1);
         expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "live");
     }
@@ -363,7 +376,10 @@ public:
                                               "--duration", "0.5", "--rtl-power", csv, "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("50000 samples") != std::string::npos);
-        CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(csv).rows);
+        // 5 spectra of 10 frames, read in well under a second: one row, two if a second began meanwhile.
+        const auto r = read_rtl_power(csv);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(r.rows), r.rows == 1 || r.rows == 2);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(50), r.samples);
     }
 
     // --record with --sweep: a SigMF capture per hop at the hop's centre with
