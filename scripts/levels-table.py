@@ -2,7 +2,8 @@
 """The -20 dBFS tone of gpufft-spectrum --demo through every output that draws or
 writes levels; prints the table of docs/levels.md.
 
-  PYTHONPATH=build/test_modules python3 scripts/levels-table.py build/apps/gpufft-spectrum
+  PYTHONPATH=build/test_modules SOAPY_SDR_PLUGIN_PATH=build/apps/tests/soapy_modules \
+      python3 scripts/levels-table.py build/apps/gpufft-spectrum
 """
 import os, sys, json, subprocess, tempfile, time, socket
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -63,5 +64,14 @@ i = int(round((99.4e6 - js[0]["f0_hz"]) / js[0]["df_hz"]))
 rows.append((f"gpufft-spectrum --jsonl (db_scale '{js[0]['db_scale']}')", 10 * np.log10(np.mean([10 ** (j["db"][i] / 10) for j in js]))))
 z = np.array(zs.data()).reshape(-1, N)
 rows.append(("gpufft-spectrum --zmq-pub (db_scale tag)", mean_db(z)))
+# --rtl-power from the simulated radio (SOAPY_SDR_PLUGIN_PATH=build/apps/tests/soapy_modules), the same tone.
+if os.environ.get("SOAPY_SDR_PLUGIN_PATH"):
+    subprocess.run([EXE, "--device", f"driver=gpufftsim,paced=0,format=CF32,noise=-100,tones={FC + hz}:-20",
+                    "--rate", str(FS), "--center", str(FC), "--fft", str(N), "--duration", "1", "--rtl-power",
+                    f"{d}/a.rtl", "--png", "none", "--quiet"], check=True, capture_output=True)
+    cells = [l.split(", ") for l in open(f"{d}/a.rtl").read().splitlines()]
+    k = int(round((FC + hz - int(cells[0][2])) / float(cells[0][4])))
+    rows.append(("gpufft-spectrum --rtl-power (gpufftsim, CF32)",
+                 10 * np.log10(np.mean([10 ** (float(c[6 + k]) / 10) for c in cells]))))
 for name, v in rows:
     print(f"| {name} | {v:.2f} |")

@@ -187,6 +187,20 @@ public:
         d_capture = c;
     }
 
+    /*!
+     * A device overflow: the samples from stream index `at` on follow `lost`
+     * samples that never came (the engine restarted, so no spectrum spans
+     * the gap). The next JSON line says so.
+     */
+    void gap(std::uint64_t at, std::uint64_t lost)
+    {
+        capture same = d_capture;
+        same.center_hz = d_center; // still tuned there: one run of peaks
+        begin_segment(same, at);
+        ++d_gaps_pending;
+        d_lost_pending += lost;
+    }
+
     //! After each read: the samples so far arrived now (a spectrum's time without a SigMF datetime).
     void note_read(std::uint64_t samples)
     {
@@ -229,6 +243,9 @@ public:
                          "\"db_scale\":\"tone dBFS\",",
                          t, utc.c_str(), d_center, f0, d_df);
             write_annotations(first, end);
+            if (d_gaps_pending) // the spectra lost to overflows since the line before
+                std::fprintf(d_jsonl->get(), "\"overflow_before\":{\"overflows\":%zu,\"lost_samples\":%llu,\"lost_s\":%.6f},",
+                             d_gaps_pending, (unsigned long long)d_lost_pending, double(d_lost_pending) / d_rate);
             std::fprintf(d_jsonl->get(), "\"db\":[");
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_jsonl->get(), "%s%.2f", i ? "," : "", v[i]);
@@ -237,6 +254,8 @@ public:
         }
         if (d_rtl_power)
             add_rtl_power(v, len, f0, frames, sample_time(end - 1));
+        d_gaps_pending = 0;
+        d_lost_pending = 0;
     }
 
     //! Ends the last run of peaks and writes the last rtl_power row.
@@ -387,6 +406,8 @@ private:
     double d_rtl_f0 = 0;
     std::vector<double> d_rtl_sum;
     std::size_t d_rtl_spectra = 0, d_rtl_frames = 0;
+    std::size_t d_gaps_pending = 0; // overflows since the last spectrum
+    std::uint64_t d_lost_pending = 0;
     std::vector<float> d_tone;
     std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;
@@ -646,11 +667,15 @@ int receive(const options& o)
     gpufft::spectrum engine(c);
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
+    std::size_t overflows = 0;
+    std::uint64_t lost = 0; // samples a live radio dropped
     const auto sink = [&](const float* db, std::size_t len) {
         out.add(db, len);
         live_spectrum s = capture_spectrum(out.center(), engine); // a SigMF capture's centre
         s.db = out.latest();
         s.bins = len;
+        s.overflows = overflows;
+        s.lost_s = double(lost) / c.sample_rate;
         live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
@@ -663,7 +688,7 @@ int receive(const options& o)
         bytes_read += len;
         if (recorder)
             recorder->write(data, len);
-        out.note_read(bytes_read / bps);
+        out.note_read(bytes_read / bps + lost);
         progress(bytes_read);
     };
 
@@ -680,8 +705,13 @@ int receive(const options& o)
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s\n", radio->description().c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
-        device_stats = stream_radio(*radio, engine, sink,
-                                    std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read);
+        const auto on_gap = [&](std::uint64_t at, std::uint64_t dropped) {
+            ++overflows;
+            lost += dropped;
+            out.gap(at, dropped);
+        };
+        device_stats = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
+                                    max_samples, on_read, on_gap);
         samples = device_stats.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
@@ -730,10 +760,16 @@ int receive(const options& o)
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
-    if (radio)
+    if (radio) {
         std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
                      device_stats.wall_s, 100 * device_stats.device_s / device_stats.wall_s,
                      100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
+        if (device_stats.overflows)
+            std::fprintf(report,
+                         "overflows: %zu gaps, about %llu samples (%.3f s) lost by the host's clock; no spectrum "
+                         "spans a gap, times count the lost ones\n",
+                         overflows, (unsigned long long)device_stats.lost, double(device_stats.lost) / c.sample_rate);
+    }
     if (o.png != "none")
         write_waterfall(o, src, engine, out, report);
     write_persistence(o, src, engine, out, report);

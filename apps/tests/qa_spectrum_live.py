@@ -440,6 +440,37 @@ class qa_spectrum_live(gr_unittest.TestCase):
             self.assertGreater(len(rows), 10)
             self.assertTrue(all(len(r.split(",")) == FFT + 3 for r in rows), "a partial CSV row")  # time_s, utc, center_hz, bins
 
+    def test_overflow_count_on_the_page(self):
+        # A simulated radio that drops samples: the page's metadata carries the
+        # overflows so far (the page shows them in its status line), sent again
+        # whenever the count grows.
+        proc = subprocess.Popen([EXE, "--device", "driver=gpufftsim,overflow_every=200000", "--rate", "2.4e6",
+                                 "--center", "100e6", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
+                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            url = None
+            for line in proc.stderr:
+                m = re.search(r"web view on http://([^/]+)/", line)
+                if m:
+                    url = m.group(1)
+                    break
+            self.assertIsNotNone(url)
+            client = ws_client(url)
+            counts = []
+            while not counts or counts[-1] < 2:
+                text, payload = client.message()
+                if text:
+                    meta = json.loads(payload)
+                    self.assertEqual(meta["db_scale"], "tone dBFS")
+                    counts.append(meta["overflows"])
+                    self.assertGreaterEqual(meta["lost_s"], 0)
+            client.close()
+            self.assertEqual(counts, sorted(counts))
+        finally:
+            out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertRegex(out, r"overflows: \d+ gaps")
+
     def test_port_in_use(self):
         with socket.socket() as busy:
             busy.bind(("127.0.0.1", 0))

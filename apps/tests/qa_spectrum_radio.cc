@@ -11,6 +11,8 @@
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
 #include "spectrum/app.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
@@ -165,6 +167,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(repeats);
     CPPUNIT_TEST(gains);
     CPPUNIT_TEST(live_capture);
+    CPPUNIT_TEST(live_overflow);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
     CPPUNIT_TEST(bad_input);
@@ -362,6 +365,50 @@ public:
         CPPUNIT_ASSERT(std::set<std::string>(r.times.begin(), r.times.end()).size() == r.rows);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(434e6 - 1.2e6, r.bins.front().first, 1);
         expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "live");
+    }
+
+    /*
+     * A live capture whose device overflows (gpufftsim drops 1000 samples
+     * every 50000: the tone's phase jumps): no spectrum spans a gap, so none
+     * shows the skirts a jump puts around the tone (its bins 16 and more away
+     * stay below -80 dBFS, the window's sidelobes and the noise being far
+     * lower); the JSON line after each gap says so, the report counts them,
+     * and times only grow.
+     */
+    void live_overflow()
+    {
+        const std::string jsonl = temp_path("overflow.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,noise=-100,overflow_every=50000,tones=100.1e6:-10", "--rate", "2.4e6",
+                  "--center", "100e6", "--fft", "1024", "--overlap", "0", "--frames", "1",
+                  "--duration", "0.5", "--jsonl", jsonl, "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::size_t at = out.find("overflows: ");
+        CPPUNIT_ASSERT_MESSAGE(out, at != std::string::npos);
+        const std::size_t gaps = std::stoul(out.substr(at + 11));
+        CPPUNIT_ASSERT_MESSAGE(out, gaps >= 20); // 1.2e6 samples, a gap every 50000
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks at centre") == std::string::npos); // one run, at one centre
+        const std::size_t tone_bin = 512 + std::size_t(std::lround(100e3 / (2.4e6 / 1024)));
+        std::size_t flagged = 0, lines = 0;
+        double last_time = -1, worst = -300;
+        std::ifstream f(jsonl);
+        for (std::string line; std::getline(f, line); ++lines) {
+            const auto j = nlohmann::json::parse(line);
+            if (j.contains("overflow_before")) {
+                ++flagged;
+                CPPUNIT_ASSERT_EQUAL(1, j["overflow_before"]["overflows"].get<int>());
+            }
+            const double t = j["time_s"].get<double>();
+            CPPUNIT_ASSERT_MESSAGE(line.substr(0, 80), t > last_time);
+            last_time = t;
+            const auto db = j["db"].get<std::vector<double>>();
+            for (std::size_t i = 0; i < db.size(); ++i)
+                if (i + 16 <= tone_bin || i >= tone_bin + 16)
+                    worst = std::max(worst, db[i]);
+        }
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(lines), lines > 1000);
+        CPPUNIT_ASSERT_EQUAL(gaps, flagged);
+        CPPUNIT_ASSERT_MESSAGE("away from the tone: " + std::to_string(worst) + " dBFS", worst < -80);
     }
 
     // --duration limits a file too (seconds of signal).
