@@ -82,8 +82,6 @@ enum class level_scale {
 
 //! "dbfs" or "logpwrfft"; throws gpufft::error naming the scale otherwise.
 GPUFFT_API level_scale parse_level_scale(const std::string& name);
-//! "dbfs" or "logpwrfft".
-GPUFFT_API std::string level_scale_name(level_scale s);
 
 //! What the engine computes; the defaults give dBFS spectra without dropped frames.
 struct GPUFFT_API spectrum_config {

@@ -110,8 +110,6 @@ level_scale parse_level_scale(const std::string& name)
     throw error("gpufft: unknown level scale \"" + name + "\" (known: dbfs, logpwrfft)");
 }
 
-std::string level_scale_name(level_scale s) { return s == level_scale::dbfs ? "dbfs" : "logpwrfft"; }
-
 namespace detail {
 
 engine::engine(const spectrum_config& c, const display_config* display) : d_config(c)
