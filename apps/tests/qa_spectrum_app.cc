@@ -579,9 +579,9 @@ public:
                 const std::string csv = temp_dir() + "/scale.csv", jsonl = temp_dir() + "/scale.jsonl",
                                   rtl = temp_dir() + "/scale.rtl";
                 const auto [status, out, err] =
-                    run_exe({ path, "--format", "cf32", "--rate", "1024", "--fft", "1024", "--overlap", "0",
-                              "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--rtl-power", rtl,
-                              "--png", "none", "--peaks", "1" });
+                    run_exe({ path, "--format", "cf32", "--rate", "1024", "--center", "0", "--fft", "1024", "--overlap",
+                              "0", "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--rtl-power",
+                              rtl, "--png", "none", "--peaks", "1" });
                 CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
                 const auto rows = lines_of(read_file(csv));
                 std::vector<double> values;

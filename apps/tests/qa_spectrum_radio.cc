@@ -226,7 +226,7 @@ public:
             { { "--device", "driver=x", "--sweep", "1:2:1", "--center", "5" }, "--center" },
             { { "--device", "driver=x", "--sweep", "1:2:1", "--csv", "a" }, "--rtl-power" },
             { { "--device", "driver=x", "--once" }, "--once needs --sweep" },
-            { { "--device", "driver=x", "--rtl-power", "a", "--interval", "0.5" }, "whole seconds" },
+            { { "--device", "driver=x", "--center", "1M", "--rtl-power", "a", "--interval", "0.5" }, "whole seconds" },
             { { "--crop", "0.95" }, "--crop" },
         };
         for (const auto& [args, word] : bad) {
