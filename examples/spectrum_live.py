@@ -133,7 +133,7 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1))
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
 
 
         ##################################################

@@ -195,10 +195,10 @@ public:
           d_rate(src.sample_rate),
           d_input_annotations(src.annotations),
           d_n(engine.fft_size()),
-          d_gain_db(tone_gain_db(engine.window())),
           d_seconds_per_spectrum(double(engine.frames_per_output() * engine.hop()) / src.sample_rate),
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
           d_sum(d_n, 0.0),
+          d_rtl_interval(o.radio.interval > 0 ? std::llround(o.radio.interval) : 1),
           d_tone(d_n)
     {
         if (!o.csv.empty())
@@ -246,6 +246,20 @@ public:
         d_capture = c;
     }
 
+    /*!
+     * A device overflow: the samples from stream index `at` on follow `lost`
+     * samples that never came (the engine restarted, so no spectrum spans
+     * the gap). The next JSON line says so.
+     */
+    void gap(std::uint64_t at, std::uint64_t lost)
+    {
+        capture same = d_capture;
+        same.center_hz = d_center; // still tuned there: one run of peaks
+        begin_segment(same, at);
+        ++d_gaps_pending;
+        d_lost_pending += lost;
+    }
+
     //! After each read: the samples so far arrived now (a spectrum's time without a SigMF datetime).
     void note_read(std::uint64_t samples)
     {
@@ -254,11 +268,10 @@ public:
         d_reads.push_back({ samples, utc_now() });
     }
 
-    //! One spectrum in the engine's dB.
+    //! One spectrum in dBFS.
     void add(const float* db, std::size_t len)
     {
-        for (std::size_t i = 0; i < len; ++i)
-            d_tone[i] = float(db[i] - d_gain_db);
+        std::copy(db, db + len, d_tone.begin());
         const float* v = d_tone.data();
         ++d_spectra;
         const std::uint64_t k = ++d_segment_spectra, frames = d_engine.frames_per_output(), hop = d_engine.hop();
@@ -290,6 +303,9 @@ public:
                          t, utc.c_str(), d_center, f0, d_df);
             std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
+            if (d_gaps_pending) // the spectra lost to overflows since the line before
+                std::fprintf(d_jsonl->get(), "\"overflow_before\":{\"overflows\":%zu,\"lost_samples\":%llu,\"lost_s\":%.6f},",
+                             d_gaps_pending, (unsigned long long)d_lost_pending, double(d_lost_pending) / d_rate);
             std::fprintf(d_jsonl->get(), "\"db\":[");
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_jsonl->get(), "%s%.2f", i ? "," : "", v[i]);
@@ -297,11 +313,17 @@ public:
             d_jsonl->check();
         }
         if (d_rtl_power)
-            d_rtl_power->row(std::chrono::system_clock::now(), f0, d_df, frames, v, len);
+            add_rtl_power(v, len, f0, frames, sample_time(end - 1));
+        d_gaps_pending = 0;
+        d_lost_pending = 0;
     }
 
-    //! Ends the last run of peaks.
-    void finish() { end_run(); }
+    //! Ends the last run of peaks and writes the last rtl_power row.
+    void finish()
+    {
+        end_run();
+        write_rtl_power_row();
+    }
     const std::vector<peak_run>& runs() const { return d_runs; }
     std::vector<annotation> detected() { return d_detector ? d_detector->finish() : std::vector<annotation>(); }
     std::size_t detections_dropped() const { return d_detector ? d_detector->dropped() : 0; }
@@ -371,6 +393,47 @@ private:
         std::fprintf(d_jsonl->get(), "\"annotations\":%s,", text.c_str());
     }
 
+    /*
+     * rtl_power's rows without a sweep: as rtl_power.c, the mean power of
+     * every spectrum of one interval (whole seconds, from the first
+     * spectrum's second), a row per interval stamped with the second it
+     * ends, so that no two rows of one centre share a time. A spectrum
+     * belongs to the interval its last sample's time falls in; the last
+     * interval, cut short by the end of the run, is written too (its
+     * samples field says how many FFTs it holds).
+     */
+    void add_rtl_power(const float* v, std::size_t len, double f0, std::size_t frames, utc_time t)
+    {
+        const std::int64_t second = std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
+        if (!d_rtl_first_second)
+            d_rtl_first_second = second;
+        const std::int64_t k = (second - *d_rtl_first_second) / d_rtl_interval;
+        if (d_rtl_spectra && (k != d_rtl_k || f0 != d_rtl_f0))
+            write_rtl_power_row();
+        if (!d_rtl_spectra) {
+            d_rtl_k = k;
+            d_rtl_f0 = f0;
+            d_rtl_sum.assign(len, 0.0);
+        }
+        for (std::size_t i = 0; i < len; ++i)
+            d_rtl_sum[i] += std::pow(10.0, v[i] / 10);
+        ++d_rtl_spectra;
+        d_rtl_frames += frames;
+    }
+
+    void write_rtl_power_row()
+    {
+        if (!d_rtl_spectra)
+            return;
+        std::vector<float> mean(d_rtl_sum.size());
+        for (std::size_t i = 0; i < mean.size(); ++i)
+            mean[i] = float(10 * std::log10(std::max(d_rtl_sum[i] / double(d_rtl_spectra), 1e-30)));
+        const std::chrono::system_clock::time_point end{ std::chrono::seconds(
+            *d_rtl_first_second + (d_rtl_k + 1) * d_rtl_interval) };
+        d_rtl_power->row(end, d_rtl_f0, d_df, d_rtl_frames, mean.data(), mean.size());
+        d_rtl_spectra = d_rtl_frames = 0;
+    }
+
     void end_run()
     {
         if (!d_run_spectra)
@@ -393,9 +456,18 @@ private:
     std::size_t d_next_annotation = 0;
     std::vector<const annotation*> d_active;
     std::size_t d_n;
-    double d_gain_db, d_seconds_per_spectrum, d_center = 0, d_df = 0;
+    double d_seconds_per_spectrum, d_center = 0, d_df = 0;
     waterfall d_waterfall;
     std::vector<double> d_sum; // linear power, this run
+    // The rtl_power row being integrated: linear power summed over its spectra.
+    std::int64_t d_rtl_interval;
+    std::optional<std::int64_t> d_rtl_first_second;
+    std::int64_t d_rtl_k = 0;
+    double d_rtl_f0 = 0;
+    std::vector<double> d_rtl_sum;
+    std::size_t d_rtl_spectra = 0, d_rtl_frames = 0;
+    std::size_t d_gaps_pending = 0; // overflows since the last spectrum
+    std::uint64_t d_lost_pending = 0;
     std::vector<float> d_tone;
     std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;
@@ -661,11 +733,15 @@ int receive(const options& o)
     std::optional<output_file> png;
     if (o.png != "none")
         png.emplace(o.png);
+    std::size_t overflows = 0;
+    std::uint64_t lost = 0; // samples a live radio dropped
     const auto sink = [&](const float* db, std::size_t len) {
         out.add(db, len);
         live_spectrum s = capture_spectrum(out.center(), engine); // a SigMF capture's centre
         s.db = out.latest();
         s.bins = len;
+        s.overflows = overflows;
+        s.lost_s = double(lost) / c.sample_rate;
         live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);
@@ -678,7 +754,7 @@ int receive(const options& o)
         bytes_read += len;
         if (recorder)
             recorder->write(data, len);
-        out.note_read(bytes_read / bps);
+        out.note_read(bytes_read / bps + lost);
         progress(bytes_read);
     };
 
@@ -696,8 +772,13 @@ int receive(const options& o)
         std::fprintf(report, "gpufft-spectrum: %s, centre %s\n", radio->description().c_str(),
                      hz_text(radio->center()).c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
-        device_stats = stream_radio(*radio, engine, sink,
-                                    std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read);
+        const auto on_gap = [&](std::uint64_t at, std::uint64_t dropped) {
+            ++overflows;
+            lost += dropped;
+            out.gap(at, dropped);
+        };
+        device_stats = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
+                                    max_samples, on_read, on_gap);
         samples = device_stats.samples;
     } else if (o.demo) {
         demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
@@ -746,10 +827,16 @@ int receive(const options& o)
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
-    if (radio)
+    if (radio) {
         std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
                      device_stats.wall_s, 100 * device_stats.device_s / device_stats.wall_s,
                      100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
+        if (device_stats.overflows)
+            std::fprintf(report,
+                         "overflows: %zu gaps, about %llu samples (%.3f s) lost by the host's clock; no spectrum "
+                         "spans a gap, times count the lost ones\n",
+                         overflows, (unsigned long long)device_stats.lost, double(device_stats.lost) / c.sample_rate);
+    }
     if (png)
         write_waterfall(o, *png, src, engine, out, report);
     write_persistence(o, src, engine, out, report);
@@ -784,14 +871,6 @@ void flush_stdout()
         request_stop(SIGPIPE);
     else if (std::ferror(stdout))
         throw app_error(std::string("standard output: write failed: ") + std::strerror(errno));
-}
-
-double tone_gain_db(const std::vector<float>& window)
-{
-    double sum = 0, power = 0;
-    for (float w : window)
-        sum += w, power += double(w) * w;
-    return 10 * std::log10(sum * sum / (double(window.size()) * power));
 }
 
 std::vector<peak> find_peaks(const std::vector<float>& db,

@@ -360,12 +360,6 @@ std::vector<peak> find_peaks(const std::vector<float>& db, const gpufft::spectru
 std::vector<std::size_t> peak_bins(const std::vector<float>& db, double threshold_db, std::size_t min_sep,
                                    std::size_t count);
 
-/*!
- * 10 log10((sum w)^2 / (N sum w^2)): the engine's dB (logpwrfft's scale,
- * |X|^2 / (N sum w^2)) minus this is a tone's power in dBFS, |X|^2 / (sum w)^2.
- */
-double tone_gain_db(const std::vector<float>& window);
-
 //! Flushes standard output: a closed one stops the run (request_stop(SIGPIPE)), another failure throws app_error.
 void flush_stdout();
 

@@ -24,6 +24,8 @@ struct live_spectrum {
     std::size_t fft_size = 0;
     double unix_time = 0;   //!< end of the spectrum's last frame, seconds since 1970-01-01 UTC
     std::uint64_t index = 0; //!< spectra before this one
+    std::size_t overflows = 0; //!< device overflows (gaps) so far
+    double lost_s = 0;         //!< signal they lost, seconds (the host's clock's estimate)
 };
 
 //! A spectrum of `engine` tuned to `center_hz`: all but db, unix_time and index.

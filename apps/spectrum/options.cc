@@ -137,9 +137,12 @@ void refuse_unused(const CLI::App& app, const options& o)
         if (given("--dwell") && given("--frames"))
             throw usage_error("--dwell and --frames exclude each other (both set a hop's length)");
     } else {
-        for (const char* name : { "--dwell", "--interval", "--crop" })
+        for (const char* name : { "--dwell", "--crop" })
             if (given(name))
                 throw usage_error(std::string(name) + " needs --sweep");
+        // Without a sweep, --interval is the time each rtl_power row averages.
+        if (given("--interval") && o.radio.rtl_power.empty())
+            throw usage_error("--interval needs --sweep or --rtl-power");
     }
     if (given("--settle") && o.radio.device.empty())
         throw usage_error("--settle needs --device");

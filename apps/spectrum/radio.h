@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -79,7 +80,7 @@ struct sweep_plan {
 //! Throws usage_error naming --sweep or --crop when no sensible plan exists.
 sweep_plan plan_sweep(const sweep_range& range, double rate, double crop);
 
-//! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop or spectrum).
+//! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop per interval).
 class rtl_power_csv
 {
 public:
@@ -87,7 +88,8 @@ public:
     ~rtl_power_csv();
     /*!
      * One complete row: `n` values in dB for the bins centred at hz_low +
-     * i * step; Hz high is hz_low + n * step; `frames` FFTs were averaged.
+     * i * step, then the last once more (as rtl_power.c); Hz high is hz_low
+     * + n * step; `frames` FFTs were averaged.
      */
     void row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
              const float* db, std::size_t n);
@@ -179,16 +181,24 @@ void list_devices(std::FILE* out);
 struct stream_stats {
     std::size_t samples = 0;   //!< used (after the settle time)
     std::size_t overflows = 0; //!< times the device dropped samples
+    std::uint64_t lost = 0;    //!< samples the device dropped, as the host's clock tells (an estimate)
     double wall_s = 0, device_s = 0, fft_s = 0; //!< in all, waiting on the device, in the engine
 };
 /*!
  * Streams the radio into the engine, after dropping `settle_samples`, until
  * `max_samples` (0: no limit) or a stop signal; `on_read` gets each buffer
  * before the engine does (recording, arrival times, progress).
+ *
+ * At an overflow the engine delivers the spectra complete before it and
+ * restarts, so that no spectrum holds samples from both sides of the gap;
+ * before the first samples after it, `on_gap(at, lost)` gets their index in
+ * the stream (samples used plus samples lost: the index that stays true to
+ * the clock) and how many were lost since the samples before.
  */
 stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
                           std::size_t settle_samples, std::size_t max_samples,
-                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read);
+                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read,
+                          const std::function<void(std::uint64_t at, std::uint64_t lost)>& on_gap);
 
 //! --sweep: runs the sweeps and writes their outputs; returns the exit status.
 int run_sweep(const options& o, soapy_radio& radio);

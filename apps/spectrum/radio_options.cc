@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <SoapySDR/Types.hpp>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace gpufft_app {
@@ -33,7 +35,7 @@ what is found) and streams at --rate and --center in its native sample format
 88M:108M:10k): each hop drops --settle seconds, averages --dwell seconds,
 keeps its middle (--crop) and joins the next; the PNG has a row per sweep over
 the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
---sweep a row per spectrum) for its heatmap tools.)");
+--sweep a row per --interval, the mean of its spectra) for its heatmap tools.)");
     app.add_option("--device", r.device,
                    "a live radio through SoapySDR, e.g. \"driver=rtlsdr,serial=0001\" (--rate and --center tune it)")
         ->type_name("ARGS");
@@ -57,12 +59,14 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
     app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")
         ->check(number_in(1e-6, 3600.0))
         ->type_name("S");
-    app.add_option("--interval", r.interval, "sweep: seconds from one sweep's start to the next (default 0)")
+    app.add_option("--interval", r.interval,
+                   "sweep: seconds from one sweep's start to the next (default 0); without --sweep: the whole "
+                   "seconds each --rtl-power row averages (default 1)")
         ->check(number_in(0.0, 1e6))
         ->type_name("S");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");
     app.add_option("--rtl-power", r.rtl_power,
-                   "rtl_power's CSV: a row per hop (sweep) or per spectrum; '-' for standard output")
+                   "rtl_power's CSV: a row per hop (sweep) or per --interval; '-' for standard output")
         ->type_name("FILE");
     for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration", "--sweep",
                               "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
@@ -99,6 +103,13 @@ void check_radio_options(const CLI::App& app, options& o)
             throw usage_error("--once needs --sweep");
         if (!r.device.empty() && !o.center_set) // 0 Hz, the default for a file, is no frequency to tune a radio to
             throw usage_error("--device needs --center or --sweep");
+        // rtl_power's rows carry whole seconds: so do their intervals.
+        if (r.interval != std::round(r.interval) && !r.rtl_power.empty()) {
+            char given[32];
+            std::snprintf(given, sizeof given, "%g", r.interval);
+            throw usage_error(std::string("--interval ") + given +
+                              " without --sweep: --rtl-power rows average whole seconds");
+        }
         return;
     }
     r.range = parse_sweep(r.sweep);

@@ -3,8 +3,11 @@
  * rtl_power.c (rtl-sdr, csv_dbm() and main()) writes each row as
  *   "%Y-%m-%d, %H:%M:%S, " (local time), "Hz low, Hz high, Hz step, samples, "
  * with Hz low and high whole numbers, the step with two decimals, samples the
- * FFTs averaged, then one "%.2f" dB value per bin, ", " between them. Bin i
- * is centred at Hz low + i * step and Hz high = Hz low + bins * step. */
+ * FFTs averaged, then one "%.2f" dB value per bin, ", " between them, and the
+ * last bin's value once more: bins + 1 values, (Hz high - Hz low) / step + 1.
+ * Bin i is centred at Hz low + i * step and Hz high = Hz low + bins * step,
+ * so that readers spreading a row's values evenly from Hz low to Hz high
+ * (heatmap tools, radiosonde_auto_rx) put each bin where it is. */
 #include "app.h"
 
 #include <cmath>
@@ -29,6 +32,8 @@ void rtl_power_csv::row(std::chrono::system_clock::time_point when, double hz_lo
                  std::llround(hz_low + double(n) * step), step, frames);
     for (std::size_t i = 0; i < n; ++i)
         std::fprintf(f, ", %.2f", db[i]);
+    if (n) // rtl_power.c's csv_dbm() writes the last bin twice
+        std::fprintf(f, ", %.2f", db[n - 1]);
     std::fputc('\n', f);
     d_out->check();
 }

@@ -308,7 +308,8 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
 
 stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
                           std::size_t settle_samples, std::size_t max_samples,
-                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read)
+                          const std::function<void(const unsigned char* data, std::size_t len)>& on_read,
+                          const std::function<void(std::uint64_t at, std::uint64_t lost)>& on_gap)
 {
     using clock = std::chrono::steady_clock;
     const auto seconds_since = [](clock::time_point t) {
@@ -323,6 +324,13 @@ stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gp
         bool overflow = false;
         dropped += radio.read(buf.data(), std::min(radio.mtu(), settle_samples - dropped), overflow);
     }
+    // SoapySDR does not say how many samples an overflow lost: the host's
+    // clock does. The stream's lag behind it (seconds since the first read
+    // times the rate, less the samples so far) is at least the buffering's;
+    // after a gap it is larger by the samples lost.
+    const auto streaming = clock::now();
+    double least_lag = INFINITY;
+    bool gap = false;
     while (!stop_signal() && (max_samples == 0 || st.samples < max_samples)) {
         bool overflow = false;
         std::size_t want = radio.mtu();
@@ -331,7 +339,28 @@ stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gp
         auto t = clock::now();
         const std::size_t got = radio.read(buf.data(), want, overflow);
         st.device_s += seconds_since(t);
-        st.overflows += overflow;
+        if (overflow) {
+            ++st.overflows;
+            if (!gap) { // what is complete before the gap, then a fresh start
+                t = clock::now();
+                engine.flush(sink);
+                engine.reset();
+                st.fft_s += seconds_since(t);
+            }
+            gap = true;
+        }
+        if (got) {
+            const double lag = seconds_since(streaming) * radio.rate() - double(st.samples + st.lost + got);
+            if (gap) {
+                const double lost = std::isfinite(least_lag) ? std::max(0.0, std::round(lag - least_lag)) : 0.0;
+                st.lost += std::uint64_t(lost);
+                on_gap(st.samples + st.lost, std::uint64_t(lost));
+                gap = false;
+                least_lag = std::min(least_lag, lag - lost);
+            } else {
+                least_lag = std::min(least_lag, lag);
+            }
+        }
         on_read(buf.data(), got * bps);
         t = clock::now();
         engine.push_bytes(buf.data(), got * bps, sink);

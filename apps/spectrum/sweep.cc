@@ -45,7 +45,6 @@ public:
     //! `recorder`, if any, gets each hop's measured samples as a capture of their own.
     sweeper(const options& o, soapy_radio& radio, const sweep_plan& plan, sigmf_recorder* recorder)
         : d_radio(radio), d_plan(plan), d_recorder(recorder), d_engine(config(o, radio, plan)),
-          d_gain_db(tone_gain_db(d_engine.window())),
           d_samples_per_hop(d_engine.fft_size() + (d_engine.frames_per_output() - 1) * d_engine.hop()),
           d_settle_samples(std::size_t(std::llround(o.radio.settle * radio.rate()))),
           d_buf(radio.mtu() * gpufft::sample_bytes(radio.format())),
@@ -78,8 +77,7 @@ public:
                 d_recorder->retune(d_radio.center());
             bool done = false, overflow = false;
             const auto sink = [&](const float* db, std::size_t n) {
-                for (std::size_t i = 0; i < n; ++i)
-                    d_hop[i] = float(db[i] - d_gain_db);
+                std::copy(db, db + n, d_hop.begin());
                 done = true;
             };
             const std::size_t bps = gpufft::sample_bytes(d_radio.format());
@@ -150,7 +148,6 @@ private:
     const sweep_plan& d_plan;
     sigmf_recorder* d_recorder;
     gpufft::spectrum d_engine;
-    double d_gain_db;
     std::size_t d_samples_per_hop, d_settle_samples;
     std::vector<unsigned char> d_buf;
     std::vector<float> d_hop;

@@ -470,6 +470,8 @@ public:
         if (!d_display || s.bins != d_bins || s.f0_hz != d_f0 || s.bin_hz != d_bin_hz || s.center_hz != d_center ||
             s.sample_rate != d_rate)
             restart(s);
+        else if (s.overflows != d_overflows) // the page shows the count: it comes with the metadata
+            post_meta(s);
         d_display->push(s.db, 1);
         const auto now = std::chrono::steady_clock::now();
         if (d_hub.clients.load() == 0 || now - d_last_frame < std::chrono::duration<double>(1 / max_frames_per_second))
@@ -569,6 +571,14 @@ private:
         c.average = gpufft::display_average::exponential;
         c.alpha = 0.1;
         d_display = std::make_unique<gpufft::display>(c);
+        post_meta(s);
+    }
+
+    //! The current display's metadata, with the device overflows so far.
+    void post_meta(const live_spectrum& s)
+    {
+        d_overflows = s.overflows;
+        const gpufft::display_config& c = d_display->config();
         const nlohmann::json meta = {
             { "type", "meta" },
             { "name", d_name },
@@ -588,6 +598,8 @@ private:
             { "average_alpha", c.alpha },
             { "db_scale", "tone dBFS" },
             { "max_fps", max_frames_per_second },
+            { "overflows", s.overflows },
+            { "lost_s", s.lost_s },
         };
         post({ std::make_shared<const std::string>(meta.dump()), true });
     }
@@ -603,7 +615,7 @@ private:
     std::thread d_thread;
     // The capture thread's own: the display and the metadata it was made for.
     std::unique_ptr<gpufft::display> d_display;
-    std::size_t d_bins = 0;
+    std::size_t d_bins = 0, d_overflows = 0;
     double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0;
     std::vector<float> d_histogram;
     std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};

@@ -129,7 +129,7 @@ public:
         put_host(d_message, gr_header_magic);
         put_host(d_message, gr_header_version);
         put_host(d_message, std::uint64_t(s.index)); // this message's item (vector) offset
-        put_host(d_message, std::uint64_t(7));       // tags, all on this vector
+        put_host(d_message, std::uint64_t(8));       // tags, all on this vector
         const auto tag = [&](const char* key) {
             put_host(d_message, std::uint64_t(s.index));
             pmt_symbol(d_message, key);
@@ -142,6 +142,7 @@ public:
         tag("f0_hz"), pmt_double(d_message, s.f0_hz), source();
         tag("fft_size"), pmt_uint64(d_message, s.fft_size), source();
         tag("name"), pmt_symbol(d_message, d_name), source();
+        tag("db_scale"), pmt_symbol(d_message, "tone dBFS"), source(); // what the floats are
         d_message.append(reinterpret_cast<const char*>(s.db), s.bins * sizeof(float));
         // PUB drops a message rather than block when a subscriber's queue is full.
         (void)d_socket.send(zmq::buffer(d_message), zmq::send_flags::dontwait);

@@ -713,47 +713,54 @@ public:
         CPPUNIT_ASSERT_DOUBLES_EQUAL(-50.0, p[1].db, 1e-9);
     }
 
-    // A tone of known power reads the same dB (its power in dBFS) in the
-    // CSV, the JSON lines and the peak list, whatever the window.
+    // A full-scale tone and one at -20 dBFS read their power in dBFS (0 and
+    // -20 dB) in the CSV, the JSON lines and the peak list, whatever the window.
     void db_scale()
     {
         const std::size_t n = 1024;
-        const double amp = 0.5, want = 20 * std::log10(amp); // -6.02 dBFS
-        std::vector<std::complex<float>> x(n * 8);
-        for (std::size_t i = 0; i < x.size(); ++i) // on bin 100: no scalloping
-            x[i] = std::polar(float(amp), float(2 * M_PI * double(i * 100 % n) / double(n)));
-        const std::string path = temp_dir() + "/tone.cf32";
-        write_file("tone.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * sizeof x[0]));
-        for (const char* window : { "hann", "blackmanharris", "flattop", "rectangular" }) {
-            const std::string csv = temp_dir() + "/scale.csv", jsonl = temp_dir() + "/scale.jsonl";
-            const auto [status, out, err] =
-                run_exe({ path, "--format", "cf32", "--rate", "1024", "--center", "0", "--fft", "1024", "--overlap",
-                          "0", "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--png", "none",
-                          "--peaks", "1" });
-            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
-            const auto rows = lines_of(read_file(csv));
-            std::vector<double> values;
-            std::istringstream cells(rows.at(1));
-            for (std::string cell; std::getline(cells, cell, ',');)
-                values.push_back(std::stod(cell));
-            const double csv_db = *std::max_element(values.begin() + 3, values.end()); // after time_s, utc, center_hz
-            const auto line = nlohmann::json::parse(lines_of(read_file(jsonl)).at(0));
-            const auto db = line["db"].get<std::vector<double>>();
-            const double json_db = *std::max_element(db.begin(), db.end());
-            const auto at = out.find("Hz");
-            CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks") != std::string::npos && at != std::string::npos);
-            const std::string peak_line = out.substr(out.find("peaks"));
-            const double peak_db = std::stod(peak_line.substr(peak_line.find("Hz") + 2));
-            const std::string what = std::string(window) + ": csv " + std::to_string(csv_db) + ", json " +
-                                     std::to_string(json_db) + ", peak " + std::to_string(peak_db);
-            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, csv_db, 0.02);
-            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, json_db, 0.02);
-            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, peak_db, 0.02);
-        }
-        std::vector<float> hann(n);
-        for (std::size_t i = 0; i < n; ++i)
-            hann[i] = float(0.5 - 0.5 * std::cos(2 * M_PI * double(i) / double(n)));
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(10 * std::log10(2.0 / 3), gpufft_app::tone_gain_db(hann), 1e-3); // -1.76 dB
+        for (const double want : { 0.0, -20.0 })
+            for (const char* window : { "hann", "blackmanharris", "flattop", "rectangular" }) {
+                const double amp = std::pow(10.0, want / 20);
+                std::vector<std::complex<float>> x(n * 8);
+                for (std::size_t i = 0; i < x.size(); ++i) // on bin 100: no scalloping
+                    x[i] = std::polar(float(amp), float(2 * M_PI * double(i * 100 % n) / double(n)));
+                const std::string path = temp_dir() + "/tone.cf32";
+                write_file("tone.cf32", std::string(reinterpret_cast<const char*>(x.data()), x.size() * sizeof x[0]));
+                const std::string csv = temp_dir() + "/scale.csv", jsonl = temp_dir() + "/scale.jsonl",
+                                  rtl = temp_dir() + "/scale.rtl";
+                const auto [status, out, err] =
+                    run_exe({ path, "--format", "cf32", "--rate", "1024", "--center", "0", "--fft", "1024", "--overlap",
+                              "0", "--frames", "2", "--window", window, "--csv", csv, "--jsonl", jsonl, "--rtl-power",
+                              rtl, "--png", "none", "--peaks", "1" });
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+                const auto rows = lines_of(read_file(csv));
+                std::vector<double> values;
+                std::istringstream cells(rows.at(1));
+                for (std::string cell; std::getline(cells, cell, ',');)
+                    values.push_back(std::stod(cell));
+                const double csv_db = *std::max_element(values.begin() + 3, values.end()); // after time_s, utc, center_hz
+                const auto line = nlohmann::json::parse(lines_of(read_file(jsonl)).at(0));
+                const auto db = line["db"].get<std::vector<double>>();
+                const double json_db = *std::max_element(db.begin(), db.end());
+                double rtl_db = -300; // the values after date, time, Hz low, Hz high, Hz step, samples
+                std::istringstream rtl_cells(lines_of(read_file(rtl)).at(0));
+                std::size_t cell_index = 0;
+                for (std::string cell; std::getline(rtl_cells, cell, ','); ++cell_index)
+                    if (cell_index >= 6)
+                        rtl_db = std::max(rtl_db, std::stod(cell));
+                const auto at = out.find("Hz");
+                CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks") != std::string::npos && at != std::string::npos);
+                const std::string peak_line = out.substr(out.find("peaks"));
+                const double peak_db = std::stod(peak_line.substr(peak_line.find("Hz") + 2));
+                const std::string what = std::string(window) + " " + std::to_string(want) + " dBFS: csv " +
+                                         std::to_string(csv_db) + ", json " +
+                                         std::to_string(json_db) + ", peak " + std::to_string(peak_db) + ", rtl_power " +
+                                         std::to_string(rtl_db);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, csv_db, 0.02);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, json_db, 0.02);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, peak_db, 0.02);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, want, rtl_db, 0.02);
+            }
     }
 
     // The rows kept stay under max_rows whatever the number of spectra; each
@@ -830,7 +837,10 @@ public:
         spectrum_config c;
         c.fft_size = n;
         const spectrum s(c);
-        const double noise_db = 10 * std::log10(noise_power / double(n)) - gpufft_app::tone_gain_db(s.window());
+        double wsum = 0, wpow = 0;
+        for (float w : s.window())
+            wsum += w, wpow += double(w) * w;
+        const double noise_db = 10 * std::log10(noise_power * wpow / (wsum * wsum));
         std::vector<double> share(height, 0.0);
         std::size_t white_at_mean = 0, noise_cols = 0;
         // The mean of a bin's dB is 10 log10(e) * Euler's gamma (2.51 dB) below its mean power's.

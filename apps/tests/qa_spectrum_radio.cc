@@ -14,6 +14,8 @@
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
 #include "spectrum/app.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>
@@ -27,6 +29,7 @@
 #include <sys/socket.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -72,6 +75,8 @@ std::tuple<int, std::string, std::string> app(const std::vector<std::string>& ar
 struct rtl_power_rows {
     std::size_t rows = 0;
     std::vector<std::pair<double, double>> bins; // Hz, dB of the last sweep
+    std::vector<std::string> times;              // each row's "date, time"
+    std::size_t samples = 0;                     // the rows' samples fields summed
 };
 
 rtl_power_rows read_rtl_power(const std::string& path)
@@ -85,9 +90,13 @@ rtl_power_rows read_rtl_power(const std::string& path)
             cells.push_back(c);
         CPPUNIT_ASSERT_MESSAGE(line, cells.size() > 6);
         const double low = std::stod(cells[2]), high = std::stod(cells[3]), step = std::stod(cells[4]);
-        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(line.substr(0, 60), double(cells.size() - 6), (high - low) / step, 0.01);
-        for (std::size_t i = 6; i < cells.size(); ++i)
+        // As rtl_power.c: (high - low) / step + 1 values, the last bin's twice.
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(line.substr(0, 60), double(cells.size() - 7), (high - low) / step, 0.01);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(line.substr(0, 60), cells[cells.size() - 2], cells.back());
+        for (std::size_t i = 6; i + 1 < cells.size(); ++i)
             r.bins.push_back({ low + double(i - 6) * step, std::stod(cells[i]) });
+        r.times.push_back(cells[0] + "," + cells[1]);
+        r.samples += std::stoul(cells[5]);
         ++r.rows;
     }
     return r;
@@ -161,6 +170,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(repeats);
     CPPUNIT_TEST(gains);
     CPPUNIT_TEST(live_capture);
+    CPPUNIT_TEST(live_overflow);
     CPPUNIT_TEST(file_duration);
     CPPUNIT_TEST(sweep_record);
     CPPUNIT_TEST(read_back);
@@ -235,6 +245,7 @@ public:
               "--dwell and --frames exclude each other" },
             { { "--device", "driver=x", "--center", "1M", "--dwell", "1" }, "--dwell needs --sweep" },
             { { "--device", "driver=x", "--center", "1M", "--interval", "1" }, "--interval needs --sweep" },
+            { { "--device", "driver=x", "--center", "1M", "--rtl-power", "a", "--interval", "0.5" }, "whole seconds" },
             { { "--crop", "0.95" }, "--crop" },
         };
         for (const auto& [args, word] : bad) {
@@ -358,7 +369,9 @@ public:
     }
 
     // Without --sweep the device streams at --center, after the settle time
-    // (gpufftsim's 5 ms of junk would hide the tone): one rtl_power row per spectrum.
+    // (gpufftsim's 5 ms of junk would hide the tone): one rtl_power row per
+    // second of the clock (the default --interval), the mean of its spectra,
+    // no two rows at one time.
     void live_capture()
     {
         const std::string csv = temp_path("live.csv");
@@ -368,9 +381,56 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("433920") != std::string::npos || out.find("433918") != std::string::npos);
         const auto r = read_rtl_power(csv);
-        CPPUNIT_ASSERT_EQUAL(std::size_t(9), r.rows); // 1 s holds 9 spectra of 469 frames of 512 samples
+        // 1 s holds 9 spectra of 469 frames of 512 samples: over one or two seconds of the clock.
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(r.rows), r.rows == 1 || r.rows == 2);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(9 * 469), r.samples);
+        CPPUNIT_ASSERT(std::set<std::string>(r.times.begin(), r.times.end()).size() == r.rows);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(434e6 - 1.2e6, r.bins.front().first, 1);
         expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "live");
+    }
+
+    /*
+     * A live capture whose device overflows (gpufftsim drops 1000 samples
+     * every 50000: the tone's phase jumps): no spectrum spans a gap, so none
+     * shows the skirts a jump puts around the tone (its bins 16 and more away
+     * stay below -80 dBFS, the window's sidelobes and the noise being far
+     * lower); the JSON line after each gap says so, the report counts them,
+     * and times only grow.
+     */
+    void live_overflow()
+    {
+        const std::string jsonl = temp_path("overflow.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,noise=-100,overflow_every=50000,tones=100.1e6:-10", "--rate", "2.4e6",
+                  "--center", "100e6", "--fft", "1024", "--overlap", "0", "--frames", "1",
+                  "--duration", "0.5", "--jsonl", jsonl, "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::size_t at = out.find("overflows: ");
+        CPPUNIT_ASSERT_MESSAGE(out, at != std::string::npos);
+        const std::size_t gaps = std::stoul(out.substr(at + 11));
+        CPPUNIT_ASSERT_MESSAGE(out, gaps >= 20); // 1.2e6 samples, a gap every 50000
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks at centre") == std::string::npos); // one run, at one centre
+        const std::size_t tone_bin = 512 + std::size_t(std::lround(100e3 / (2.4e6 / 1024)));
+        std::size_t flagged = 0, lines = 0;
+        double last_time = -1, worst = -300;
+        std::ifstream f(jsonl);
+        for (std::string line; std::getline(f, line); ++lines) {
+            const auto j = nlohmann::json::parse(line);
+            if (j.contains("overflow_before")) {
+                ++flagged;
+                CPPUNIT_ASSERT_EQUAL(1, j["overflow_before"]["overflows"].get<int>());
+            }
+            const double t = j["time_s"].get<double>();
+            CPPUNIT_ASSERT_MESSAGE(line.substr(0, 80), t > last_time);
+            last_time = t;
+            const auto db = j["db"].get<std::vector<double>>();
+            for (std::size_t i = 0; i < db.size(); ++i)
+                if (i + 16 <= tone_bin || i >= tone_bin + 16)
+                    worst = std::max(worst, db[i]);
+        }
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(lines), lines > 1000);
+        CPPUNIT_ASSERT_EQUAL(gaps, flagged);
+        CPPUNIT_ASSERT_MESSAGE("away from the tone: " + std::to_string(worst) + " dBFS", worst < -80);
     }
 
     // --duration limits a file too (seconds of signal).
@@ -386,7 +446,10 @@ public:
                                               "--rtl-power", csv, "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("50000 samples") != std::string::npos);
-        CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(csv).rows);
+        // 5 spectra of 10 frames, read in well under a second: one row, two if a second began meanwhile.
+        const auto r = read_rtl_power(csv);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(r.rows), r.rows == 1 || r.rows == 2);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(50), r.samples);
     }
 
     // --record with --sweep: a SigMF capture per hop at the hop's centre with

@@ -62,7 +62,28 @@ enum class averaging {
 //! "exponential" (or "exp"), "linear" (or "mean"), "peak" (or "max"), "min".
 GPUFFT_API averaging parse_averaging(const std::string& name);
 
-//! What the engine computes; the defaults give logpwrfft's spectra without dropped frames.
+/*!
+ * What a spectrum's power is relative to (docs/levels.md). A is the
+ * full-scale amplitude, ref_scale / 2; w the window; P = |X|^2.
+ */
+enum class level_scale {
+    /*!
+     * dBFS: P / ((sum w)^2 A^2). A complex tone of amplitude A centred on a
+     * bin reads 0 dB whatever the window and N.
+     */
+    dbfs,
+    /*!
+     * gr-fft logpwrfft's: P / (N sum(w^2) A^2). A tone reads lower than in
+     * dBFS by 10 log10(N sum(w^2) / (sum w)^2) (1.76 dB for Hann, 3.02 dB for
+     * blackmanharris); white noise of power A^2 reads 0 dB per bin less 10 log10(N).
+     */
+    logpwrfft
+};
+
+//! "dbfs" or "logpwrfft"; throws gpufft::error naming the scale otherwise.
+GPUFFT_API level_scale parse_level_scale(const std::string& name);
+
+//! What the engine computes; the defaults give dBFS spectra without dropped frames.
 struct GPUFFT_API spectrum_config {
     std::size_t fft_size = 1024;              //!< N, any size >= 1
     double sample_rate = 1.0;                 //!< Hz; sets output_rate's meaning and bin_hz()
@@ -88,11 +109,11 @@ struct GPUFFT_API spectrum_config {
      */
     double output_rate = 0.0;
     /*!
-     * dB relative to a full-scale tone: out = 10 log10(P) - 20 log10(N)
-     * - 10 log10(sum(w^2) / N) - 20 log10(ref_scale / 2), as gr-fft's
-     * logpwrfft. A tone of amplitude ref_scale / 2 reads 0 dB.
+     * Twice the full-scale amplitude (as gr-fft logpwrfft's ref_scale): a
+     * complex tone of amplitude ref_scale / 2 is full scale.
      */
     double ref_scale = 2.0;
+    level_scale scale = level_scale::dbfs; //!< what the power is relative to
     bool db = true;     //!< false: linear power, the same normalization without the log
     bool shift = false; //!< fftshift: DC in the middle, negative frequencies first
     std::size_t batch = 0;            //!< frames per FFT call; 0 picks about 32k samples' worth

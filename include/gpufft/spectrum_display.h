@@ -18,7 +18,8 @@ namespace gpufft {
  *
  * The spectrum part is configured as gpufft::spectrum, except that every
  * frame is one output (frames_per_output = 1, output_rate = 0, no
- * averaging across frames: the display does that), in dB, fftshifted.
+ * averaging across frames: the display does that), in dB (its scale, dBFS
+ * by default), fftshifted.
  * The display part is configured as gpufft::display with n = fft_size.
  * On a backend with a device display chain the whole pipeline stays on the
  * device and only the read-outs (display-sized images) leave it; elsewhere

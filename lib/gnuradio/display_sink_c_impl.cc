@@ -39,7 +39,7 @@ display_sink_c::sptr display_sink_c::make(int fft_size,
 {
     const display_sink_c_impl::spectrum_params p{ fft_size, window, backend, format };
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
-                                   frame_rate,  colormap,  width,     height };
+                                   frame_rate,  colormap,  width,     height,   "dBFS" };
     return gnuradio::make_block_sptr<display_sink_c_impl>(p, s, parent);
 }
 

@@ -71,7 +71,7 @@ display_sink_view::display_sink_view(std::shared_ptr<display_feed> feed,
                                      QWidget* parent)
 {
     ensure_qapplication();
-    d_widget = new display_widget(std::move(feed), s.colormap, s.frame_rate, parent);
+    d_widget = new display_widget(std::move(feed), s.colormap, s.frame_rate, s.level_unit, parent);
 }
 
 display_sink_view::~display_sink_view()

@@ -29,6 +29,7 @@ struct display_sink_settings {
     std::string colormap;
     int width;
     int height;
+    std::string level_unit; //!< what the input's levels are: the axis' label
 
     void check(const std::string& block) const;
     //! The display_config for n bins.

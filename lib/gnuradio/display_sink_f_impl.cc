@@ -24,8 +24,9 @@ display_sink_f::sptr display_sink_f::make(int vlen,
                                           int height,
                                           QWidget* parent)
 {
+    // The input's levels are the caller's (dBFS from spectrum_c by default).
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
-                                   frame_rate,  colormap,  width,     height };
+                                   frame_rate,  colormap,  width,     height,   "dB" };
     return gnuradio::make_block_sptr<display_sink_f_impl>(vlen, s, parent);
 }
 

@@ -220,8 +220,9 @@ void display_widget::check_colormap(const std::string& name)
 display_widget::display_widget(std::shared_ptr<display_feed> feed,
                                const std::string& colormap,
                                double frame_rate,
+                               const std::string& level_unit,
                                QWidget* parent)
-    : QWidget(parent), d_feed(std::move(feed))
+    : QWidget(parent), d_feed(std::move(feed)), d_level_unit(QString::fromStdString(level_unit))
 {
     check_colormap(colormap);
     setFocusPolicy(Qt::StrongFocus);
@@ -237,7 +238,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_ref_box->setDecimals(1);
     d_ref_box->setKeyboardTracking(false); // a new range clears the histogram: once, on Enter
     d_ref_box->setPrefix("ref ");
-    d_ref_box->setSuffix(" dB");
+    d_ref_box->setSuffix(" " + d_level_unit);
     d_ref_box->setToolTip("Reference level: the top of the dB axis (keys Up, Down)");
     d_range_box = new QDoubleSpinBox(this);
     d_range_box->setRange(1, 400);
@@ -672,7 +673,7 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     p.save();
     p.translate(12, plot.center().y());
     p.rotate(-90);
-    p.drawText(QRect(-40, -10, 80, 20), Qt::AlignCenter, "dB");
+    p.drawText(QRect(-40, -10, 80, 20), Qt::AlignCenter, d_level_unit);
     p.restore();
     paint_frequency_axis(p, plot);
 

@@ -114,12 +114,15 @@ class display_widget : public QWidget
     Q_PROPERTY(qulonglong frames_drawn READ frames_drawn)
     Q_PROPERTY(qulonglong bin_begin READ bin_begin)
     Q_PROPERTY(qulonglong bin_end READ bin_end)
+    Q_PROPERTY(QString level_unit READ level_unit)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
+    //! `level_unit` names the level axis' values, e.g. "dBFS".
     display_widget(std::shared_ptr<display_feed> feed,
                    const std::string& colormap,
                    double frame_rate,
+                   const std::string& level_unit,
                    QWidget* parent = nullptr);
     ~display_widget() override;
 
@@ -171,6 +174,8 @@ public:
     //! The display's bin range at the last read: [bin_begin, bin_end).
     qulonglong bin_begin() const { return d_snap.bin_begin; }
     qulonglong bin_end() const { return d_snap.bin_end; }
+    //! What the level axis' values are, e.g. "dBFS".
+    QString level_unit() const { return d_level_unit; }
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -303,6 +308,7 @@ private:
     std::array<QRgb, 256> d_lut{}; // the colour map
     std::vector<QRgb> d_count_lut; // histogram levels to colours
     std::string d_colormap;
+    QString d_level_unit;
     double d_view_lo = 0.0, d_view_hi = 0.0;
     bool d_view_full = true; // follows the band when the axis changes
     bool d_frozen = false;

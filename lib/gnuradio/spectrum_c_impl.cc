@@ -50,11 +50,12 @@ spectrum_c::sptr spectrum_c::make(int fft_size,
                                   bool shift,
                                   const std::string& format,
                                   const std::string& backend,
-                                  double window_param)
+                                  double window_param,
+                                  const std::string& scale)
 {
     spectrum_c_impl::params p{ fft_size, sample_rate, frame_rate, overlap, window, average,
                                alpha,    frames_per_output, ref_scale, shift, format, backend,
-                               window_param };
+                               window_param, scale };
     return gnuradio::make_block_sptr<spectrum_c_impl>(p);
 }
 
@@ -129,6 +130,11 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
         c.batch = std::size_t(std::max(1.0, std::min(by_size, in_20ms)));
     }
     c.ref_scale = p.ref_scale;
+    try {
+        c.scale = ::gpufft::parse_level_scale(p.scale);
+    } catch (const ::gpufft::error& e) {
+        fail(std::string("scale: ") + e.what());
+    }
     c.shift = p.shift;
     c.backend = p.backend;
     return c;
@@ -180,6 +186,7 @@ void spectrum_c_impl::set_alpha(double v) { set(&params::alpha, v); }
 void spectrum_c_impl::set_frame_rate(double v) { set(&params::frame_rate, v); }
 void spectrum_c_impl::set_frames_per_output(int v) { set(&params::frames_per_output, v); }
 void spectrum_c_impl::set_ref_scale(double v) { set(&params::ref_scale, v); }
+void spectrum_c_impl::set_scale(const std::string& v) { set(&params::scale, v); }
 void spectrum_c_impl::set_overlap(double v) { set(&params::overlap, v); }
 void spectrum_c_impl::set_shift(bool v) { set(&params::shift, v); }
 

@@ -28,6 +28,7 @@ public:
         std::string format;
         std::string backend;
         double window_param;
+        std::string scale;
     };
 
     explicit spectrum_c_impl(const params& p);
@@ -41,6 +42,7 @@ public:
     void set_frame_rate(double frame_rate) override;
     void set_frames_per_output(int frames_per_output) override;
     void set_ref_scale(double ref_scale) override;
+    void set_scale(const std::string& scale) override;
     void set_overlap(double overlap) override;
     void set_shift(bool shift) override;
 
@@ -54,6 +56,7 @@ public:
     std::string average() const override { return get(&params::average); }
     double alpha() const override { return get(&params::alpha); }
     double ref_scale() const override { return get(&params::ref_scale); }
+    std::string scale() const override { return get(&params::scale); }
     double overlap() const override { return get(&params::overlap); }
     bool shift() const override { return get(&params::shift); }
     std::string format() const override { return get(&params::format); }

@@ -101,6 +101,15 @@ averaging parse_averaging(const std::string& name)
     throw error("gpufft: unknown averaging \"" + name + "\" (known: exponential, linear, peak, min)");
 }
 
+level_scale parse_level_scale(const std::string& name)
+{
+    if (name == "dbfs")
+        return level_scale::dbfs;
+    if (name == "logpwrfft")
+        return level_scale::logpwrfft;
+    throw error("gpufft: unknown level scale \"" + name + "\" (known: dbfs, logpwrfft)");
+}
+
 namespace detail {
 
 engine::engine(const spectrum_config& c, const display_config* display) : d_config(c)
@@ -137,10 +146,13 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
                 "window length " + str(c.user_window.size()) + " != fft_size " + str(n));
         s.window = c.user_window;
     }
-    double power = 0; // sum(w^2)
+    double sum = 0, power = 0; // sum(w), sum(w^2)
     for (float w : s.window)
-        power += double(w) * double(w);
+        sum += w, power += double(w) * double(w);
     require(power > 0 && std::isfinite(power), "the window has no power (all zero or not finite)");
+    // dBFS divides by the window's coherent gain: taps summing to 0 have none.
+    require(c.scale == level_scale::logpwrfft || std::abs(sum) > 1e-6 * std::sqrt(power * double(n)),
+            "the window's taps sum to about 0: no tone gain for the dbfs scale");
 
     s.per_output = c.frames_per_output;
     if (c.output_rate > 0) {
@@ -159,9 +171,12 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
     }
     s.average = c.average;
     s.alpha = float(c.alpha);
-    // logpwrfft's normalization: P / (N * sum(w^2) * (ref/2)^2), and the mean's 1/K.
+    // The one place the level scale is set (docs/levels.md): P over the
+    // power a full-scale tone puts in its bin, (sum w)^2 (ref/2)^2, or
+    // logpwrfft's N sum(w^2) (ref/2)^2; and the mean's 1/K.
     const double half_ref = c.ref_scale / 2;
-    s.scale = float(1.0 / (double(n) * power * half_ref * half_ref) /
+    const double full = c.scale == level_scale::dbfs ? sum * sum : double(n) * power;
+    s.scale = float(1.0 / (full * half_ref * half_ref) /
                     (c.average == averaging::linear ? double(s.per_output) : 1.0));
     s.db = c.db;
     s.shift = c.shift;

@@ -323,6 +323,7 @@ struct spectrum_case {
     double ref_scale;
     bool shift;
     std::string format;
+    std::string scale = "dbfs";
 };
 
 //! What spectrum_c outputs for `x` (as complex values), in double (see spectrum_c.h).
@@ -331,11 +332,12 @@ std::vector<double> spectrum_reference(const spectrum_case& c, const std::vector
     const std::size_t n = std::size_t(c.n);
     const std::size_t hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
     const auto w = gpufft::make_window(c.window, n, c.window_param);
-    double wpow = 0;
+    double wsum = 0, wpow = 0;
     for (float v : w)
-        wpow += double(v) * v;
+        wsum += v, wpow += double(v) * v;
     const double half_ref = c.ref_scale / 2;
-    const double scale = 1.0 / (double(n) * wpow * half_ref * half_ref);
+    const double full = c.scale == "dbfs" ? wsum * wsum : double(n) * wpow;
+    const double scale = 1.0 / (full * half_ref * half_ref);
     dft_double dft(n, true);
     std::vector<cd> frame(n), y(n);
     std::vector<double> state(n), out;
@@ -472,16 +474,17 @@ public:
             { 64, 3200, 0.5, "hann", -1, "linear", 1.0, 3, 1.0, true, "cf32" },
             { 100, 1e5, 0.25, "kaiser", 8.0, "peak", 1.0, 5, 2.0, true, "cs16" },
             { 1024, 1e5, 0.0, "flattop", -1, "min", 1.0, 2, 0.5, false, "cs8" },
-            { 1000, 2.4e6, 0.75, "tukey", 0.25, "exponential", 1.0, 1, 2.0, true, "cu8" },
+            { 1000, 2.4e6, 0.75, "tukey", 0.25, "exponential", 1.0, 1, 2.0, true, "cu8", "logpwrfft" },
             { 255, 255 * 50, 0.0, "gaussian", 30, "linear", 1.0, 7, 4.0, true, "cu8" },
         };
         for (const auto& c : cases) {
             const std::string name = "n=" + std::to_string(c.n) + " fs=" + std::to_string(int(c.sample_rate)) + " " +
                                      c.format + " " + c.window + " " + c.average + " k=" + std::to_string(c.k) +
-                                     " overlap=" + std::to_string(c.overlap) + (c.shift ? " shift" : "");
+                                     " overlap=" + std::to_string(c.overlap) + (c.shift ? " shift" : "") + " " +
+                                     c.scale;
             auto blk = gr::gpufft::spectrum_c::make(c.n, c.sample_rate, 30.0, c.overlap, c.window, c.average,
                                                     c.alpha, c.k, c.ref_scale, c.shift, c.format, "auto",
-                                                    c.window_param);
+                                                    c.window_param, c.scale);
             check(f, name, c, blk, 40);
         }
         f.report("spectrum_c against a double reference");
@@ -552,7 +555,7 @@ public:
     void setters_before_start()
     {
         qa::failures f;
-        const spectrum_case c{ 128, 1e5, 0.5, "kaiser", 5.0, "peak", 1.0, 3, 1.0, true, "cf32" };
+        const spectrum_case c{ 128, 1e5, 0.5, "kaiser", 5.0, "peak", 1.0, 3, 1.0, true, "cf32", "logpwrfft" };
         auto blk = gr::gpufft::spectrum_c::make(128, 1e5, 1000.0, 0.0, "hann", "exponential", 0.5, 0, 2.0, false);
         blk->set_overlap(c.overlap);
         blk->set_window(c.window);
@@ -561,11 +564,13 @@ public:
         blk->set_alpha(0.9);
         blk->set_frames_per_output(c.k);
         blk->set_ref_scale(c.ref_scale);
+        blk->set_scale(c.scale);
         blk->set_shift(c.shift);
         CPPUNIT_ASSERT_EQUAL(64, blk->hop());
         CPPUNIT_ASSERT_EQUAL(3, blk->frames_per_output());
         CPPUNIT_ASSERT_EQUAL(5.0, blk->window_param());
         CPPUNIT_ASSERT_EQUAL(true, blk->shift());
+        CPPUNIT_ASSERT_EQUAL(std::string("logpwrfft"), blk->scale());
         check(f, "after setters", c, blk, 30);
         // frame_rate sets K while frames_per_output is 0: 1e5 / 64 frames a second.
         blk->set_frames_per_output(0);
@@ -766,6 +771,7 @@ public:
         expect_invalid("set_average(x)", "average", [&] { blk->set_average("x"); });
         expect_invalid("set_frames_per_output(-2)", "frames_per_output", [&] { blk->set_frames_per_output(-2); });
         expect_invalid("set_ref_scale(-1)", "ref_scale", [&] { blk->set_ref_scale(-1); });
+        expect_invalid("set_scale(db)", "scale", [&] { blk->set_scale("db"); });
         CPPUNIT_ASSERT_EQUAL(0.5, blk->alpha());
         CPPUNIT_ASSERT_EQUAL(1000.0, blk->frame_rate());
         CPPUNIT_ASSERT_EQUAL(0.5, blk->overlap());
@@ -773,6 +779,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("exponential"), blk->average());
         CPPUNIT_ASSERT_EQUAL(32, blk->hop());
         CPPUNIT_ASSERT_EQUAL(2.0, blk->ref_scale());
+        CPPUNIT_ASSERT_EQUAL(std::string("dbfs"), blk->scale());
     }
 
     void iq_replay_source()

@@ -284,6 +284,7 @@ public:
         sc.fft_size = n;
         sc.shift = true;
         sc.sample_rate = 1e6;
+        sc.scale = gpufft::level_scale::logpwrfft; // the floor's level below
         gpufft::spectrum s(sc);
         const std::size_t bin = 1 + g() % (n - 2); // FFT bin of the tone
         const double tone_hz = (bin < n / 2 ? double(bin) : double(bin) - double(n)) * 1e6 / double(n);

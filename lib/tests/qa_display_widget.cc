@@ -124,12 +124,12 @@ struct fixture {
     std::vector<double> clicks;
 
     explicit fixture(std::size_t bins = n, std::size_t columns = width)
-        : bins(bins), settings{ fc, fs, 0.0, 120.0, 0.9, 30.0, "grey", int(columns), int(height) }
+        : bins(bins), settings{ fc, fs, 0.0, 120.0, 0.9, 30.0, "grey", int(columns), int(height), "dB" }
     {
         core = std::make_shared<display_sink_core<::gpufft::display>>(
             std::make_unique<::gpufft::display>(settings.display(bins)), settings, "test");
         core->on_click([this](double hz) { clicks.push_back(hz); });
-        widget = std::make_unique<display_widget>(core, settings.colormap, settings.frame_rate);
+        widget = std::make_unique<display_widget>(core, settings.colormap, settings.frame_rate, settings.level_unit);
         widget->resize(900, 700);
         widget->show();
         QApplication::processEvents();

@@ -110,10 +110,11 @@ reference_outputs(const spectrum& s, const std::vector<unsigned char>& raw, bool
     const std::size_t n = s.fft_size(), k_out = s.frames_per_output();
     const std::size_t samples = raw.size() / gpufft::sample_bytes(c.format);
     const auto& w = s.window();
-    double power = 0;
+    double sum = 0, power = 0;
     for (float v : w)
-        power += double(v) * v;
-    const double scale = 4.0 / (double(n) * power * c.ref_scale * c.ref_scale) /
+        sum += v, power += double(v) * v;
+    const double full = c.scale == gpufft::level_scale::dbfs ? sum * sum : double(n) * power;
+    const double scale = 4.0 / (full * c.ref_scale * c.ref_scale) /
                          (c.average == averaging::linear ? double(k_out) : 1.0);
     reference& fft = ref_for(n, gpufft::direction::forward);
     std::vector<cf> frame(n), xf(n);

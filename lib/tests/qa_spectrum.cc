@@ -27,6 +27,7 @@ namespace qa {
 namespace {
 
 using gpufft::averaging;
+using gpufft::level_scale;
 using gpufft::sample_format;
 using gpufft::spectrum;
 using gpufft::spectrum_config;
@@ -63,10 +64,11 @@ std::vector<double> reference(const spectrum_config& c, const spectrum& s, const
 {
     const std::size_t n = c.fft_size, hop = s.hop(), k_out = s.frames_per_output();
     const auto& w = s.window();
-    double power = 0;
+    double sum = 0, power = 0;
     for (float v : w)
-        power += double(v) * v;
-    const double scale = 4.0 / (double(n) * power * c.ref_scale * c.ref_scale);
+        sum += v, power += double(v) * v;
+    const double full = c.scale == gpufft::level_scale::dbfs ? sum * sum : double(n) * power;
+    const double scale = 4.0 / (full * c.ref_scale * c.ref_scale);
     std::vector<double> out, avg(n);
     std::size_t count = 0, seen = 0;
     for (std::size_t start = 0; start + n <= x.size(); start += hop, ++seen) {
@@ -127,6 +129,7 @@ class qa_spectrum : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_spectrum);
     CPPUNIT_TEST(tones_every_window);
+    CPPUNIT_TEST(full_scale_tone_reads_0_dbfs);
     CPPUNIT_TEST(averaging_against_reference);
     CPPUNIT_TEST(framing_and_chunking);
     CPPUNIT_TEST(formats_exact);
@@ -136,7 +139,8 @@ class qa_spectrum : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE_END();
 
 public:
-    // A tone on bin k reads 20 log10(A) plus the window's coherent/power gain ratio.
+    // A tone on bin k reads 20 log10(A) in dBFS, plus the window's
+    // coherent/power gain ratio on logpwrfft's scale.
     void tones_every_window()
     {
         auto g = rng_for("tones");
@@ -149,6 +153,7 @@ public:
                     c.fft_size = n;
                     c.window = name;
                     c.shift = shift;
+                    c.scale = shift ? level_scale::logpwrfft : level_scale::dbfs;
                     c.sample_rate = 1e6;
                     c.batch = 2; // the third frame comes from flush()
                     spectrum s(c);
@@ -162,7 +167,8 @@ public:
                     double sum = 0, power = 0;
                     for (float w : s.window())
                         sum += w, power += double(w) * w;
-                    const double want = 20 * std::log10(amp) + 10 * std::log10(sum * sum / (double(n) * power));
+                    const double want = 20 * std::log10(amp) +
+                                        (shift ? 10 * std::log10(sum * sum / (double(n) * power)) : 0.0);
                     for (std::size_t f = 0; f < std::min<std::size_t>(got, 3); ++f) {
                         const float* p = out.data() + f * n;
                         const std::size_t peak = std::max_element(p, p + n) - p;
@@ -177,6 +183,66 @@ public:
                     }
                 }
         std::printf("tones: %zu checks\n", checks);
+        CPPUNIT_ASSERT_MESSAGE(fails, fails.empty());
+    }
+
+    /*
+     * dBFS: a complex tone of full-scale amplitude (ref_scale / 2) centred
+     * on a bin reads 0 dB, and one 20 dB down -20 dB, whatever the window,
+     * N, format and ref_scale; logpwrfft's scale reads them lower by the
+     * window's 10 log10(N sum(w^2) / (sum w)^2).
+     */
+    void full_scale_tone_reads_0_dbfs()
+    {
+        std::string fails;
+        for (const char* window : { "rectangular", "hann", "blackmanharris", "flattop", "kaiser" })
+            for (std::size_t n : { 64, 243, 4096 })
+                for (double dbfs : { 0.0, -20.0 })
+                    for (auto format : { sample_format::cf32, sample_format::cs16 }) {
+                        spectrum_config c;
+                        c.fft_size = n;
+                        c.window = window;
+                        c.format = format;
+                        // cs16 reads x / 32768: a radio whose full scale is 2048 (12 bits) has ref_scale 2 * 2048 / 32768.
+                        const double full = format == sample_format::cf32 ? 1.0 : 2048.0;
+                        c.ref_scale = format == sample_format::cf32 ? 2.0 : 2 * full / 32768;
+                        const std::size_t bin = n / 5;
+                        const double amp = full * std::pow(10.0, dbfs / 20);
+                        std::vector<cf> x(n);
+                        std::vector<std::int16_t> raw(2 * n);
+                        for (std::size_t j = 0; j < n; ++j) {
+                            const auto v = std::polar(amp, 0.3 + 2 * M_PI * double(j * bin % n) / double(n));
+                            x[j] = cf(v);
+                            raw[2 * j] = std::int16_t(std::lround(v.real()));
+                            raw[2 * j + 1] = std::int16_t(std::lround(v.imag()));
+                        }
+                        double sum = 0, power = 0;
+                        std::vector<float> got[2];
+                        for (auto scale : { level_scale::dbfs, level_scale::logpwrfft }) {
+                            c.scale = scale;
+                            spectrum s(c);
+                            sum = 0, power = 0;
+                            for (float w : s.window())
+                                sum += w, power += double(w) * w;
+                            std::vector<float>& out = got[scale == level_scale::logpwrfft];
+                            const auto keep = [&](const float* p, std::size_t len) { out.assign(p, p + len); };
+                            if (format == sample_format::cf32)
+                                s.push(x.data(), n, keep);
+                            else
+                                s.push_bytes(raw.data(), raw.size() * sizeof raw[0], keep);
+                            s.flush(keep);
+                        }
+                        const double loss = 10 * std::log10(double(n) * power / (sum * sum));
+                        const double dbfs_read = got[0].empty() ? NAN : got[0][bin];
+                        const double lp_read = got[1].empty() ? NAN : got[1][bin];
+                        if (!(std::abs(dbfs_read - dbfs) < 0.05) || !(std::abs(lp_read - (dbfs - loss)) < 0.05)) {
+                            std::ostringstream m;
+                            m << window << " n " << n << " " << gpufft::format_name(format) << " tone " << dbfs
+                              << " dBFS: reads " << dbfs_read << " dBFS, " << lp_read << " on logpwrfft's scale (want "
+                              << dbfs - loss << ")\n";
+                            fails += m.str();
+                        }
+                    }
         CPPUNIT_ASSERT_MESSAGE(fails, fails.empty());
     }
 
@@ -360,6 +426,14 @@ public:
         expect_error("huge batch", with([](auto& c) { c.batch = huge; }), "batch");
         expect_error("short window", with([](auto& c) { c.user_window.assign(10, 1.0f); }), "window length");
         expect_error("zero window", with([](auto& c) { c.user_window.assign(c.fft_size, 0.0f); }), "window");
+        // Taps summing to 0 have no tone gain to divide by (logpwrfft's scale needs none).
+        const auto alternating = [](auto& c) {
+            c.user_window.resize(c.fft_size);
+            for (std::size_t i = 0; i < c.fft_size; ++i)
+                c.user_window[i] = i % 2 ? -1.0f : 1.0f;
+        };
+        expect_error("window summing to 0", with(alternating), "sum to about 0");
+        CPPUNIT_ASSERT_NO_THROW(with([&](auto& c) { alternating(c), c.scale = level_scale::logpwrfft; })());
         expect_error("overlap 0.95", with([](auto& c) { c.overlap = 0.95; }), "overlap");
         expect_error("overlap -0.1", with([](auto& c) { c.overlap = -0.1; }), "overlap");
         expect_error("overlap NaN", with([](auto& c) { c.overlap = std::nan(""); }), "overlap");
@@ -378,6 +452,8 @@ public:
         expect_error("backend", with([](auto& c) { c.backend = "nope"; }), "nope");
         expect_error("format", [] { gpufft::parse_sample_format("ci12"); }, "ci12");
         expect_error("averaging", [] { gpufft::parse_averaging("median"); }, "median");
+        expect_error("level scale", [] { gpufft::parse_level_scale("dB"); }, "dbfs, logpwrfft");
+        CPPUNIT_ASSERT(gpufft::parse_level_scale("logpwrfft") == level_scale::logpwrfft);
         expect_error("push cf32 into cu8", [] {
             spectrum_config c;
             c.format = sample_format::cu8;

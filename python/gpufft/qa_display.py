@@ -289,7 +289,7 @@ class qa_display(gr_unittest.TestCase):
     def test_spectrum_display_backends(self):
         """Raw I/Q through gpufft.spectrum_display on simd and opencl (where
         usable: on the device there) against the numpy reference: the dB
-        spectrum of each frame (window, FFT, logpwrfft's scale, fftshift) in
+        spectrum of each frame (window, FFT, dBFS, fftshift) in
         float64, then the display's definition. The backends' float FFTs put
         a column value within rounding of a row boundary in either row
         (display.h step 2), so a few histogram cells may differ by one hit,
@@ -308,7 +308,7 @@ class qa_display(gr_unittest.TestCase):
             ref = Reference(n, width, 120, -90.0, -10.0, 0.9, resample, average, 0.3, True, 4)
             for f in range(frames):
                 frame = x[f * n:(f + 1) * n] * w  # windowed in float, as both backends
-                p = np.abs(np.fft.fft(frame.astype(np.complex128))) ** 2 / (n * np.sum(w.astype(np.float64) ** 2))
+                p = np.abs(np.fft.fft(frame.astype(np.complex128))) ** 2 / np.sum(w.astype(np.float64)) ** 2
                 ref.push(10 * np.log10(np.maximum(np.fft.fftshift(p), 1e-30)))
             hits = frames * width
             for backend in backends:

@@ -39,15 +39,17 @@ def wait_for(condition, timeout=10.0):
     return condition()
 
 
-def grab(widget, name):
-    """The widget as an (h, w) array of its red channel (the grey map's level)."""
+def grab(widget, name, rgb=False):
+    """The widget as an (h, w) array of its red channel (the grey map's
+    level), or (h, w, 3) of red, green, blue."""
     app.processEvents()
     img = widget.grab().toImage().convertToFormat(Qt.QImage.Format_RGB32)
     img.save(f"qa_display_sink_{name}.png")
     ptr = img.constBits()
     ptr.setsize(img.byteCount())
     rows = np.frombuffer(ptr, np.uint8).reshape(img.height(), img.bytesPerLine())
-    return rows[:, : img.width() * 4].reshape(img.height(), img.width(), 4)[:, :, 2].astype(int)
+    bgra = rows[:, : img.width() * 4].reshape(img.height(), img.width(), 4).astype(int)
+    return bgra[:, :, 2::-1] if rgb else bgra[:, :, 2]
 
 
 def band(center, rate, n):
@@ -77,7 +79,9 @@ class qa_display_sink(gr_unittest.TestCase):
     n = 1024
     fc = 50e6
     tone_offset = 256e3  # bin n/2 + 256
-    noise_db = -40.0 - 10 * np.log10(1024)  # E|x|^2 = 1e-4 over N bins (spectrum_c's dB scale)
+    # E|x|^2 = 1e-4 spread over the bins, each as wide as blackmanharris' noise bandwidth, in dBFS.
+    _w = gpufft.window("blackmanharris", n).astype(np.float64)
+    noise_db = -40.0 + 10 * np.log10(np.sum(_w**2) / np.sum(_w) ** 2)
 
     def tone(self, frames, seed=1):
         rng = np.random.default_rng(seed)
@@ -125,6 +129,32 @@ class qa_display_sink(gr_unittest.TestCase):
         self.assertAlmostEqual(w.property("view_lo"), lo, delta=1e-3)
         self.assertAlmostEqual(w.property("view_hi"), hi, delta=1e-3)
         self.check_tone_and_floor(w, "full", lo, hi)
+
+    def test_tone_level_on_the_dbfs_axis(self):
+        """A full-scale tone and one at -20 dBFS on a bin: the max-hold line's
+        highest pixel, read on the axis (1 dB from top to bottom here, labelled
+        dBFS), is the tone's level within 0.05 dB, as every output reads it."""
+        for dbfs in (0.0, -20.0):
+            top = dbfs + 0.5
+            sink = self.sink_c(ref_level=top, db_range=1.0)
+            t = np.arange(20 * self.n)
+            x = (10 ** (dbfs / 20) * np.exp(2j * np.pi * self.tone_offset / self.fs * t + 0.3j)).astype(np.complex64)
+            tb = gr.top_block()
+            tb.connect(blocks.vector_source_c(x.tolist()), sink)
+            w = shown(sink)
+            tb.run()
+            self.assertTrue(wait_for(lambda: w.property("frames_drawn") == sink.frames_displayed()))
+            self.assertEqual(w.property("level_unit"), "dBFS")
+            w.setProperty("show_average", False)
+            img = grab(w, f"level_{-dbfs:g}", rgb=True)
+            sp = w.property("spectrum_plot")
+            plot = img[sp.top() : sp.bottom() + 1, sp.left() : sp.right() + 1]
+            red = np.all(plot == (255, 64, 64), axis=2)  # the max-hold line's colour
+            rows = np.flatnonzero(red.any(axis=1))
+            self.assertGreater(len(rows), 0, f"{dbfs} dBFS: no max-hold line in the plot")
+            # The line's point at the tone's column is its highest pixel: row r holds (top - r / h, top - (r + 1) / h].
+            level = top - (rows[0] + 0.5) / sp.height()
+            self.assertAlmostEqual(level, dbfs, delta=0.05, msg=f"{dbfs} dBFS tone drawn at {level:.3f} dBFS")
 
     def test_zoom_computes_the_view(self):
         """Zoom 2x (key +) about the view's centre and pan right a tenth (key

@@ -42,7 +42,7 @@ def random_complex(rng, count):
     return (rng.uniform(-1, 1, count) + 1j * rng.uniform(-1, 1, count)).astype(np.complex64)
 
 
-def reference(x, n, hop, w, average, alpha, k, ref_scale=2.0, shift=False, db=True):
+def reference(x, n, hop, w, average, alpha, k, ref_scale=2.0, shift=False, db=True, scale="dbfs"):
     """The engine's outputs in float64 with numpy."""
     starts = range(0, len(x) - n + 1, hop)
     p = np.array([np.abs(np.fft.fft(x[s:s + n].astype(np.complex128) * w)) ** 2 for s in starts])
@@ -62,7 +62,9 @@ def reference(x, n, hop, w, average, alpha, k, ref_scale=2.0, shift=False, db=Tr
         if count == k:
             count = 0
             v = avg / (k if average == "linear" else 1)
-            v = v * 4 / (n * np.sum(w.astype(np.float64) ** 2) * ref_scale**2)
+            w64 = w.astype(np.float64)
+            full = np.sum(w64) ** 2 if scale == "dbfs" else n * np.sum(w64**2)
+            v = v * 4 / (full * ref_scale**2)
             v = np.fft.fftshift(v) if shift else v
             out.append(10 * np.log10(v) if db else v)
     return np.array(out).reshape(-1, n)
@@ -103,7 +105,7 @@ class qa_spectrum(gr_unittest.TestCase):
             tb.connect(src, lp, sink)
             tb.run()
             gr_db = np.array(sink.data()).reshape(-1, n)
-            s = gpufft.spectrum(n, sample_rate=fs, shift=True, window="blackmanharris")
+            s = gpufft.spectrum(n, sample_rate=fs, shift=True, window="blackmanharris", scale="logpwrfft")
             ours = np.concatenate([s.push(x), s.flush()])
             self.assertEqual(ours.shape, (8, n))
             self.assertGreaterEqual(len(gr_db), 4)
@@ -115,6 +117,28 @@ class qa_spectrum(gr_unittest.TestCase):
             # Where the tone is (within 60 dB of it) every bin agrees too.
             near = gr_db[0] > gr_db[0].max() - 60
             np.testing.assert_allclose(ours[0][near], gr_db[0][near], atol=0.1)
+
+    def test_full_scale_tone_reads_0_dbfs(self):
+        # dBFS (the default): a complex tone of full-scale amplitude on a bin
+        # reads 0 dB and one 20 dB down -20 dB, whatever the window and N, as
+        # gpufft-spectrum and the display sink read it; logpwrfft's scale
+        # reads them lower by 10 log10(N sum(w^2) / (sum w)^2).
+        for window in ("rectangular", "hann", "blackmanharris", "flattop"):
+            for n in (64, 1000, 4096):
+                for dbfs in (0.0, -20.0):
+                    b = n // 5
+                    t = np.arange(2 * n)
+                    x = (10 ** (dbfs / 20) * np.exp(2j * np.pi * b * t / n + 0.4j)).astype(np.complex64)
+                    got, lp = (np.concatenate([s.push(x), s.flush()]) for s in
+                               (gpufft.spectrum(n, window=window), gpufft.spectrum(n, window=window, scale="logpwrfft")))
+                    w = gpufft.window(window, n).astype(np.float64)
+                    loss = 10 * np.log10(n * np.sum(w**2) / np.sum(w) ** 2)
+                    what = f"{window} n={n} {dbfs} dBFS"
+                    self.assertEqual(int(np.argmax(got[0])), b, what)
+                    self.assertAlmostEqual(float(got[0][b]), dbfs, delta=0.05, msg=what)
+                    self.assertAlmostEqual(float(lp[0][b]), dbfs - loss, delta=0.05, msg=what)
+        with self.assertRaisesRegex(gpufft.error, "dbfs, logpwrfft"):
+            gpufft.spectrum(64, scale="dB")
 
     def test_averaging_against_numpy(self):
         for average in ("exponential", "linear", "peak", "min"):

@@ -22,13 +22,14 @@ SEED = int(os.environ.get("GPUFFT_QA_SEED", int.from_bytes(os.urandom(4), "littl
 print(f"qa_spectrum_c: random seed {SEED} (replay with GPUFFT_QA_SEED={SEED})")
 
 
-def numpy_spectra(x, n, hop, w, average, alpha, k, ref_scale=2.0, shift=False):
+def numpy_spectra(x, n, hop, w, average, alpha, k, ref_scale=2.0, shift=False, scale="dbfs"):
     """What the block should output, in float64: frames every hop, |FFT|^2,
-    combined over groups of k frames, scaled as logpwrfft, in dB."""
+    combined over groups of k frames, in dBFS (or on logpwrfft's scale)."""
     w = np.asarray(w, dtype=np.float64)
     frames = [x[s:s + n] for s in range(0, len(x) - n + 1, hop)]
     power = np.abs(np.fft.fft(np.array(frames, dtype=np.complex128) * w, axis=1)) ** 2
-    scale = 4.0 / (n * np.sum(w**2) * ref_scale**2)
+    full = np.sum(w) ** 2 if scale == "dbfs" else n * np.sum(w**2)
+    scale = 4.0 / (full * ref_scale**2)
     spectra, state = [], None
     for i, p in enumerate(power):
         first_of_group = i % k == 0
@@ -109,7 +110,7 @@ class qa_spectrum_c(gr_unittest.TestCase):
         x = (0.5 * np.exp(2j * np.pi * 37 / n * t)).astype(np.complex64)
         ref = logpwrfft.logpwrfft_c(fs, n, 2.0, frame_rate, 1.0, False, shift=True)
         want, _ = run_spectrum(ref, blocks.vector_source_c(x.tolist()), n)
-        ours = gpufft.spectrum_c(n, fs, frame_rate=frame_rate, shift=True)
+        ours = gpufft.spectrum_c(n, fs, frame_rate=frame_rate, shift=True, scale="logpwrfft")
         self.assertEqual(ours.frames_per_output(), 4)
         got, _ = run_spectrum(ours, blocks.vector_source_c(x.tolist()), n)
         self.assertGreater(len(got), 10)
@@ -118,6 +119,10 @@ class qa_spectrum_c(gr_unittest.TestCase):
             np.testing.assert_allclose(row[strong], want[0][strong], atol=0.05)
         # amplitude 0.5 of full scale 1: -6.02 dB, less the window's bandwidth
         self.assertAlmostEqual(float(got[0].max()), -6.02 - enbw_db(grwin.blackmanharris(n)), delta=0.05)
+        # By default (dBFS) the same tone reads its power, -6.02 dB, whatever the window.
+        dbfs, _ = run_spectrum(gpufft.spectrum_c(n, fs, frame_rate=frame_rate, shift=True),
+                               blocks.vector_source_c(x.tolist()), n)
+        self.assertAlmostEqual(float(dbfs[0].max()), -6.02, delta=0.05)
 
     def test_same_as_logpwrfft_noise(self):
         # White noise: the averaged level agrees (logpwrfft averages the frames it keeps).
@@ -125,7 +130,7 @@ class qa_spectrum_c(gr_unittest.TestCase):
         x = self.noise(n * 4000)
         ref = logpwrfft.logpwrfft_c(fs, n, 2.0, 100.0, 0.05, True)
         want, _ = run_spectrum(ref, blocks.vector_source_c(x.tolist()), n)
-        ours = gpufft.spectrum_c(n, fs, frame_rate=100.0, average="linear")
+        ours = gpufft.spectrum_c(n, fs, frame_rate=100.0, average="linear", scale="logpwrfft")
         got, _ = run_spectrum(ours, blocks.vector_source_c(x.tolist()), n)
         level_want = 10 * np.log10(np.mean(10 ** (want[len(want) // 2:] / 10)))
         level_got = 10 * np.log10(np.mean(10 ** (got / 10)))
@@ -168,6 +173,8 @@ class qa_spectrum_c(gr_unittest.TestCase):
             before = len(snk.data()) // n
             block.set_ref_scale(1.0)  # 20 log10(2) = 6.02 dB up
             self.assertEqual(block.ref_scale(), 1.0)
+            block.set_scale("logpwrfft")
+            self.assertEqual(block.scale(), "logpwrfft")
             block.set_window("hann")
             block.set_average("peak")
             block.set_alpha(0.5)
@@ -236,6 +243,7 @@ class qa_spectrum_c(gr_unittest.TestCase):
             (dict(fft_size=64, sample_rate=1e6, average="median"), "average"),
             (dict(fft_size=64, sample_rate=1e6, window="nosuchwindow"), "window"),
             (dict(fft_size=64, sample_rate=1e6, ref_scale=0), "ref_scale"),
+            (dict(fft_size=64, sample_rate=1e6, scale="dB"), "scale"),
             (dict(fft_size=64, sample_rate=1e6, format="cf64"), "format"),
             (dict(fft_size=64, sample_rate=1e6, backend="nosuch"), "nosuch"),
             (dict(fft_size=64, sample_rate=1e6, frames_per_output=-1), "frames_per_output"),

@@ -24,8 +24,9 @@ namespace gr::gpufft {
  * "Display pipeline"): none is dropped, whatever the redraw rate. The widget
  * reads the display-sized images \p frame_rate times a second and draws them.
  *
- * dB values are spectrum_c's (logpwrfft's scale, ref_scale 2: a full-scale
- * tone reads about 0 dB less the window's loss). The dB axis runs from
+ * Levels are dBFS (docs/levels.md): a full-scale complex tone (amplitude 1
+ * for cf32) centred on a bin reads 0 dBFS whatever the window and N, as in
+ * spectrum_c and gpufft-spectrum. The axis, labelled dBFS, runs from
  * ref_level - db_range to ref_level.
  *
  * Message output "freq": a click on the plot sends

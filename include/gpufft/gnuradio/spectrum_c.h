@@ -23,9 +23,13 @@ namespace gr::gpufft {
  * "exponential" (weight \p alpha for the newest frame), "linear" (mean),
  * "peak" (maximum) or "min". One output comes every K frames, where K is
  * \p frames_per_output if > 0, else round(frame rate / \p frame_rate).
- * Values are logpwrfft's: 10 log10(P) - 20 log10(N) - 10 log10(sum(w^2) / N)
- * - 20 log10(ref_scale / 2): with a rectangular window a tone of amplitude
- * ref_scale / 2 reads 0 dB (other windows read it lower by their noise bandwidth).
+ * Values are dBFS (\p scale "dbfs", docs/levels.md): 10 log10(P) - 20
+ * log10(sum(w)) - 20 log10(ref_scale / 2), so that a complex tone of amplitude
+ * ref_scale / 2 centred on a bin reads 0 dB whatever the window and N, as in
+ * every other output of this module. \p scale "logpwrfft" gives logpwrfft's
+ * values instead, 10 log10(P) - 20 log10(N) - 10 log10(sum(w^2) / N) - 20
+ * log10(ref_scale / 2) (a tone reads lower by the window's noise bandwidth,
+ * 3.02 dB for blackmanharris), for use beside GNU Radio's logpwrfft.
  *
  * Frames are transformed in batches of up to 20 ms of signal; when the input
  * ends (the upstream block is done), the frames of the batch that did not
@@ -52,13 +56,14 @@ public:
      * \param average "exponential", "linear", "peak" or "min".
      * \param alpha weight of the newest frame for exponential averaging, (0, 1].
      * \param frames_per_output K frames per output if > 0 (then frame_rate is ignored).
-     * \param ref_scale the full-scale amplitude, > 0 (as logpwrfft's).
+     * \param ref_scale twice the full-scale amplitude, > 0 (as logpwrfft's).
      * \param shift DC in the middle (fftshift).
      * \param format "cf32", "cs16", "cs8" or "cu8".
      * \param backend "auto", "simd", "simd:avx2", "opencl", ...
      * \param window_param the window's parameter: Kaiser beta, gaussian sigma
      *        (samples), tukey alpha, exponential decay (dB); < 0: the window's
      *        default (see gpufft::make_window()); ignored by the other windows.
+     * \param scale "dbfs" or "logpwrfft" (see above).
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
      */
@@ -74,7 +79,8 @@ public:
                      bool shift = false,
                      const std::string& format = "cf32",
                      const std::string& backend = "auto",
-                     double window_param = -1.0);
+                     double window_param = -1.0,
+                     const std::string& scale = "dbfs");
 
     //! Each setter throws (and changes nothing) for a bad value.
     /*!
@@ -90,6 +96,7 @@ public:
     virtual void set_frame_rate(double frame_rate) = 0;
     virtual void set_frames_per_output(int frames_per_output) = 0;
     virtual void set_ref_scale(double ref_scale) = 0;
+    virtual void set_scale(const std::string& scale) = 0;
     virtual void set_overlap(double overlap) = 0;
     virtual void set_shift(bool shift) = 0;
 
@@ -101,6 +108,8 @@ public:
     virtual std::string average() const = 0;
     virtual double alpha() const = 0;
     virtual double ref_scale() const = 0;
+    //! "dbfs" or "logpwrfft".
+    virtual std::string scale() const = 0;
     virtual double overlap() const = 0;
     virtual bool shift() const = 0;
     virtual std::string format() const = 0;

@@ -275,7 +275,7 @@ void bind_display(py::module& m)
     py::class_<G> s(m,
                     "spectrum_display",
                     "Raw I/Q in, display images out: every frame's dB spectrum (window, FFT,\n"
-                    "|X|^2, logpwrfft's dB, fftshift) goes into the display pipeline (as\n"
+                    "|X|^2, dBFS as gpufft.spectrum's, fftshift) goes into the display pipeline (as\n"
                     "gpufft.display). On the opencl backend the whole pipeline runs on the\n"
                     "device and only the read-outs come back. include/gpufft/spectrum_display.h.");
     s.def(py::init([](std::size_t fft_size, std::size_t width, std::size_t height, double db_min, double db_max,

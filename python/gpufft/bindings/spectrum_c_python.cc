@@ -12,7 +12,8 @@ void bind_spectrum_c(py::module& m)
     py::class_<spectrum_c, gr::block, gr::basic_block, std::shared_ptr<spectrum_c>>(
         m,
         "spectrum_c",
-        "Averaged power spectra in dB (logpwrfft's scale) from a stream of I/Q\n"
+        "Averaged power spectra in dBFS (scale \"dbfs\": a full-scale tone on a bin\n"
+        "reads 0 dB whatever the window; \"logpwrfft\": logpwrfft's values) from I/Q\n"
         "samples: format cf32 (complex), cs16 (interleaved int16), cs8 (int8) or\n"
         "cu8 (uint8, rtl_sdr). Output: float vectors of fft_size. average:\n"
         "exponential (alpha), linear, peak or min over every frame of one output;\n"
@@ -33,7 +34,8 @@ void bind_spectrum_c(py::module& m)
              py::arg("shift") = false,
              py::arg("format") = "cf32",
              py::arg("backend") = "auto",
-             py::arg("window_param") = -1.0)
+             py::arg("window_param") = -1.0,
+             py::arg("scale") = "dbfs")
         .def("set_window", &spectrum_c::set_window, py::arg("window"))
         .def("set_window_param", &spectrum_c::set_window_param, py::arg("window_param"))
         .def("set_overlap", &spectrum_c::set_overlap, py::arg("overlap"))
@@ -45,6 +47,7 @@ void bind_spectrum_c(py::module& m)
         .def("set_frame_rate", &spectrum_c::set_frame_rate, py::arg("frame_rate"))
         .def("set_frames_per_output", &spectrum_c::set_frames_per_output, py::arg("frames_per_output"))
         .def("set_ref_scale", &spectrum_c::set_ref_scale, py::arg("ref_scale"))
+        .def("set_scale", &spectrum_c::set_scale, py::arg("scale"))
         .def("fft_size", &spectrum_c::fft_size)
         .def("sample_rate", &spectrum_c::sample_rate)
         .def("frame_rate", &spectrum_c::frame_rate)
@@ -56,6 +59,7 @@ void bind_spectrum_c(py::module& m)
         .def("average", &spectrum_c::average)
         .def("alpha", &spectrum_c::alpha)
         .def("ref_scale", &spectrum_c::ref_scale)
+        .def("scale", &spectrum_c::scale)
         .def("frames_per_output", &spectrum_c::frames_per_output,
              "K, the frames combined into one output, as in use.")
         .def("hop", &spectrum_c::hop, "Samples between frame starts.")

@@ -109,7 +109,9 @@ void bind_spectrum(py::module& m)
 
     py::class_<py_spectrum>(m,
                             "spectrum",
-                            "Streaming spectra in dB (logpwrfft's normalization) from SDR samples:\n"
+                            "Streaming spectra in dBFS (scale \"dbfs\": a full-scale tone on a bin reads\n"
+                            "0 dB whatever the window; \"logpwrfft\": logpwrfft's normalization;\n"
+                            "ref_scale: twice the full-scale amplitude) from SDR samples:\n"
                             "frames of fft_size with overlap, window, FFT, |X|^2, averaging over\n"
                             "every frame. push() takes any number of samples and returns the\n"
                             "finished spectra as a (count, fft_size) float32 array.")
@@ -124,6 +126,7 @@ void bind_spectrum(py::module& m)
                          std::size_t frames_per_output,
                          double output_rate,
                          double ref_scale,
+                         const std::string& scale,
                          bool db,
                          bool shift,
                          std::size_t batch,
@@ -144,6 +147,7 @@ void bind_spectrum(py::module& m)
                  c.frames_per_output = frames_per_output;
                  c.output_rate = output_rate;
                  c.ref_scale = ref_scale;
+                 c.scale = gpufft::parse_level_scale(scale);
                  c.db = db;
                  c.shift = shift;
                  c.batch = batch;
@@ -163,6 +167,7 @@ void bind_spectrum(py::module& m)
              py::arg("frames_per_output") = 1,
              py::arg("output_rate") = 0.0,
              py::arg("ref_scale") = 2.0,
+             py::arg("scale") = "dbfs",
              py::arg("db") = true,
              py::arg("shift") = false,
              py::arg("batch") = 0,
