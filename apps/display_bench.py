@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Live displays side by side, headless: how fast each takes complex input with
 every frame going into the display while it draws 30 frames per second, and

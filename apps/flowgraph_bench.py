@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Flowgraph throughput of gr-gpufft's blocks against GNU Radio's own.
 

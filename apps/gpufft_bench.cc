@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: times gr-gpufft's backends and FFTW float side by side, in
  * one process, on the same data, and checks every result against FFTW
  * double.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: a headless receiver on gr-gpufft's spectrum engine
  * (see apps/spectrum/app.cc and --help). */
 #include "spectrum/app.h"

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Spectrum throughput: gpufft.spectrum against the stock GNU Radio chain doing
 the same work, measured side by side in one run.

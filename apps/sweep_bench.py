@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Sweep and live-capture figures of gpufft-spectrum on gpufftsim, the simulated
 SoapySDR radio its tests build (apps/tests/gpufftsim.cc), printed as JSON:

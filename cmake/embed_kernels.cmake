@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Turns OpenCL kernel sources into C++ string definitions at build time.
 #   cmake -DKERNELS="a.cl|b.cl" -DTEMPLATE=in.cc.in -DOUTPUT=out.cc -P embed_kernels.cmake
 # Each kernels/<name>.cl becomes `const char* const <name>_cl`.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Collects the spectra of several `gpufft-spectrum --zmq-pub` receivers and
 merges them: one wide spectrum over every receiver's band (where bands
 overlap, the larger dB value) and a per-receiver table.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: DAG nodes, constants, and the lazy-coefficient algebra. */
 #include "dag.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: the DAG of complex-vector values.
  *
  * Every node is one primitive on whole vectors (lanes are independent

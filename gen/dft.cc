@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: elaboration of small DFTs into the DAG, and the search
  * over algorithms. All arithmetic goes through sum() and scale() on Vals, so
  * twiddles of 1, -1, +-i, (+-1 +-i)/sqrt2 and repeated constants cost what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: elaboration of small DFTs into the DAG. */
 #ifndef GPUFFT_GEN_DFT_H
 #define GPUFFT_GEN_DFT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: lowering to the primitives, operation counts, C++ output. */
 #include "emit.h"
 

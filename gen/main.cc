@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-codeletgen: writes codelets.inc, the straight-line DFT codelets of
  * the simd backend, over the primitives of lib/backends/simd/isa/.
  *

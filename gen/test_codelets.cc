@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Self-test of the generated codelets: every radix, both directions, against
  * the DFT's definition in long double.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: the display pipeline of include/gpufft/display.h
  * on the spectrum chain's dB frames (kernels/spectrum.cl's spectrum_average
  * writes them, fftshifted, into a device buffer that never leaves the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: complex helpers and the radix butterflies.
  *
  * SIGN (-1 forward, +1 inverse) is the sign of the DFT's exponent; every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: one pass of batched FFTs, all in local memory.
  *
  * A work-group takes G transforms of N points: it reads each input element

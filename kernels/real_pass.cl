@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: the real-data passes around a complex FFT
  * (lib/backends/opencl/real_executor.h; the same algebra as the simd
  * backend's lib/backends/simd/real.h).

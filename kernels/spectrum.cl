@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: the spectrum chain's stages around the FFT.
  *
  * The FFT does most of the chain in its own passes (kernels/fft_pass.cl):

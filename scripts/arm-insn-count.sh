@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Instructions per transform of the simd backend's neon and scalar paths and
 # of Debian's FFTW (single precision, the target's libfftw3f, which has NEON
 # codelets) on 64-bit ARM and 32-bit ARMv7, counted under qemu-user (no ARM

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by scripts/test-arm.sh and scripts/arm-insn-count.sh (from the
 # repository root): the ARM targets' names, compilers and emulators.
 

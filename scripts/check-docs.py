@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Checks the user documents: every relative link and image of README.md and
 docs/**/*.md names a file of the tree, every #anchor a heading of its page

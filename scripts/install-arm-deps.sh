@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what the ARM cross builds and their tests need on Debian 12
 # (x86-64), and nothing else: the aarch64 and armhf cross compilers; the
 # target libraries of the core-only build (GPUFFT_CORE_ONLY, see

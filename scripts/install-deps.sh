@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs everything gr-gpufft needs to build, test and benchmark on Debian 12.
 # Safe to run again: apt-get skips what is already there.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The -20 dBFS tone of gpufft-spectrum --demo through every output that draws or
 writes levels; prints the table of docs/levels.md.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the dependencies, builds gr-gpufft in build/ and runs the main job:
 # gpufft-spectrum's demo on the best backend found here (backend "auto"). It
 # synthesizes tones, an FM carrier and noise, writes waterfall.png and prints

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs the dependencies, builds gr-gpufft in build/ and runs every test
 # (C++ CppUnit suites and Python QA) with CTest.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cross-builds the core library, its tests and gpufft-bench for 64-bit ARM
 # (build-aarch64/) and 32-bit ARMv7 hard float (build-armhf/) with Debian's
 # cross compilers, and runs the C++ test suites under qemu-user (ctest uses

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Installs a build into a temporary private prefix and runs what was
 # installed with no LD_LIBRARY_PATH: the programs and the Python module must
 # find libgpufft through their install RPATH (cmake/Modules/GpufftInstallRpath.cmake).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The sanitizer job of .ci/run: builds gr-gpufft with sanitizers, each in a
 # build directory of its own, and runs the tests there.
 #

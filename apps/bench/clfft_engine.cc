@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: clFFT (Debian's libclfft) on the shared OpenCL buffers. */
 #include "engines.h"
 

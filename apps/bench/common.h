@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: what its modes share (options, statistics, the FFTW double
  * reference, JSON text). */
 #ifndef GPUFFT_BENCH_COMMON_H

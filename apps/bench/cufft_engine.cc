@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: cuFFT on its own CUDA buffers, timed with CUDA events.
  * Compiled only when CMake finds the CUDA toolkit. */
 #include "engines.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench's OpenCL device modes.
  *
  * --device-resident: batched forward C2C on buffers that stay on one device,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: the OpenCL device modes. Built from device_modes.cc when the
  * library has the OpenCL backend, else from no_opencl.cc. */
 #ifndef GPUFFT_BENCH_DEVICE_MODES_H

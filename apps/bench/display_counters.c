@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* display_bench.py's counters, preloaded (LD_PRELOAD) into the process it
  * measures: FFTs run through FFTW (the stock QT GUI sinks' transforms) and
  * buffer swaps of gr-fosphor's GLFW and Qt windows (its frames drawn). Each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench --display: the display pipeline, two ways.
  *
  * 1. The CPU stages alone (gpufft::display) on one thread. Input: 256

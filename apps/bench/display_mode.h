@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench --display: frames per second of the display pipeline's CPU
  * stages (include/gpufft/display.h) and of the whole pipeline from raw I/Q
  * per backend (include/gpufft/spectrum_display.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench --device-resident: the FFT engines timed on device buffers
  * (gpufft's device_plan, clFFT, VkFFT, cuFFT) behind one interface. */
 #ifndef GPUFFT_BENCH_ENGINES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench without the OpenCL backend: the device modes say why they cannot run. */
 #include "device_modes.h"
 

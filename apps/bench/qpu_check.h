@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench --qpu-check: on a Raspberry Pi 0-3, the qpu backend against
  * the simd backend at every size it supports, and a report a user can paste
  * into a bug report (board, firmware, memory split, results). */

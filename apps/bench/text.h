@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: small text helpers for command lines and
  * environment variables. */
 #ifndef GPUFFT_BENCH_TEXT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench: VkFFT (Debian's header-only libvkfft-dev) through its
  * OpenCL backend on the shared OpenCL buffers. The header is large: this
  * is the only file that includes it. */

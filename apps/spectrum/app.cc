@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the run itself, step by step (source, engine, outputs,
  * reading, waterfall, peaks), and the exit status. */
 #include "app.h"

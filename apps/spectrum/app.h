@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: a headless receiver on the spectrum engine (internal API,
  * shared by the program and its tests). */
 #ifndef GPUFFT_APPS_SPECTRUM_APP_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum --annotate: signals above the noise floor, tracked from
  * spectrum to spectrum, as SigMF annotations. */
 #include "app.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: reading IQ from files and standard input, and stopping
  * on a signal (SigMF recordings: sigmf.cc). */
 #include "app.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the live outputs the options ask for, fed every spectrum. */
 #include "live.h"
 

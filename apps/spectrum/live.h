@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the live outputs, which get every spectrum as it is made
  * (--serve: a web page over WebSocket; --zmq-pub: ZeroMQ for GNU Radio and
  * collectors). Formats: README.md, "Web view" and "ZeroMQ feed". */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the command line (CLI11), every number range-checked. */
 #include "app.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: output files (temporary name, renamed when complete;
  * every write checked) and the check that no output overwrites an input. */
 #include "app.h"

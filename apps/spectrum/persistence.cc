@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the persistence PNG (gpufft::display's histogram and
  * traces, drawn with the pieces in plot.h). */
 #include "persistence.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the persistence view over the whole run (--persistence). */
 #ifndef GPUFFT_APPS_SPECTRUM_PERSISTENCE_H
 #define GPUFFT_APPS_SPECTRUM_PERSISTENCE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the pieces its PNG views share (viridis colours, a 3x5
  * bitmap font for the axis labels, the frequency axis, libpng to write). */
 #include "plot.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: what its PNG views share (the waterfall and the
  * persistence view): an RGB image with a bitmap font, the bin-to-column
  * mapping, the frequency axis, the colour scale bar and libpng. */

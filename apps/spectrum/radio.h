@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: live radios through SoapySDR, frequency sweeps and
  * rtl_power's CSV (internal API, shared by the program and its tests). */
 #ifndef GPUFFT_APPS_SPECTRUM_RADIO_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the options of live radios and sweeps (CLI11). */
 #include "app.h"
 

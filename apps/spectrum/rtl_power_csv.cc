@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum --rtl-power: rows as rtl_power (rtl-sdr's wide-band
  * power logger) writes them, so that its heatmap tools read them unchanged.
  * rtl_power.c (rtl-sdr, csv_dbm() and main()) writes each row as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: sample formats from file names, and SigMF recordings read
  * (every capture and annotation) and written (--record, --annotate).
  * Field names and rules: SigMF Specification v1.0.0 (github.com/sigmf/SigMF,

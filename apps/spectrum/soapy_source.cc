@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: a live radio through SoapySDR (the device API behind the
  * rtl-sdr, HackRF, Airspy, LimeSDR, PlutoSDR and UHD modules). */
 #include "app.h"

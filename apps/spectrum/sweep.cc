@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum --sweep: hops the tuner over a band wider than one
  * capture, as rtl_power and soapy_power do: after each retune the settle
  * time is discarded, one averaged spectrum is taken, its edges are cropped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: numbers with SI suffixes (100M, 2.4M, 10k) and UTC times
  * in ISO 8601, for every option and output that takes or gives one. */
 #include "app.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the waterfall PNG (rows of spectra over time; drawn with
  * the pieces in plot.h). */
 #include "plot.h"

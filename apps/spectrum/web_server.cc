@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: --serve, the web view. One page (apps/spectrum/web/
  * index.html, embedded at build time) and a WebSocket that sends it the
  * metadata as JSON text, each spectrum's waterfall row, average and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: --zmq-pub, every spectrum as one ZeroMQ PUB message in
  * gr-zeromq's tagged format, so that GNU Radio's ZMQ SUB Source with
  * pass_tags gets the bins as a float vector and the metadata as stream tags

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum's parsers under random and mutated input: the SigMF reader,
  * the IQ decoders (through the engine), the command line, the number and
  * time parsers, and the whole program (--record and --annotate included).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufftsim: a simulated SDR as a real SoapySDR module (libgpufftsim.so,
  * found through SOAPY_SDR_PLUGIN_PATH), so that gpufft-spectrum's device
  * path, sweeps and outputs are tested without hardware.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-bench's CPU comparison as a program: the working-set regimes
 (--regimes, and --points or --batch as one regime), their rows in the text
 table and in --json, --window's engines, and bad options giving exit status 2 with a message

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench --qpu-check over the fake Pi of lib/tests/qpu_fakes.h (the
  * qpu backend's driver on fake firmware and V3D registers backed by the QPU
  * emulator): the report, its system lines, a failing size, and the one-line

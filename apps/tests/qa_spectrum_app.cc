@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum's suite: options, SigMF, the PNG, CSV/JSON lines and peaks
  * through its functions, and the program in subprocesses for what only a
  * process shows (signals, a closed pipe, memory on a long stream).

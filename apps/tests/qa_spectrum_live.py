@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
 --serve (the page in headless Chromium, two clients, a stalled client, a port
 in use; hostile origins and Host names, client limits, a descriptor-starved

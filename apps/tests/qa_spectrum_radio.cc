@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum's radio suite: sweep plans, and the program run in-process
  * on gpufftsim, the simulated SoapySDR module built next to this test
  * (CTest points SOAPY_SDR_PLUGIN_PATH at it): tones found at their frequency

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft-spectrum's sweeps as separate processes, on gpufftsim (the
 simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):

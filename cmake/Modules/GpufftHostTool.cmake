@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # gpufft_host_tool(<target> <override> <var>): the build-time tool <target>
 # (an executable of the current source folder) for the build machine.
 # Sets <var> to the command and <var>_DEPENDS to what a custom command

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # gpufft_install_rpath(<install dir> <target>...): the <target>s, installed
 # to <install dir> (relative to the prefix), find libgpufft and
 # libgnuradio-gpufft through an install RPATH relative to their own location

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tuning choices from the user's wisdom file (~/.cache/gpufft/wisdom) must
 # not change what a test sees, and a test that tunes must not write there:
 # every CTest test of the calling directory gets a wisdom file of its own in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cross build for 64-bit ARM (AArch64): Debian arm64, 64-bit Raspberry Pi OS;
 # Pi 3/4/5, Zero 2 W, Rockchip and Allwinner boards,
 # with Debian 12's aarch64-linux-gnu toolchain (g++-aarch64-linux-gnu) on x86-64:

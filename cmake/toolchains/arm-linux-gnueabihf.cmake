@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cross build for 32-bit ARMv7 hard float: Debian armhf, 32-bit Raspberry Pi OS;
 # the NEON kernels need NEON + VFPv4 (Pi 2 and later), checked at run time,
 # with Debian 12's arm-linux-gnueabihf toolchain (g++-arm-linux-gnueabihf) on x86-64:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft core library: symbol visibility. */
 #ifndef GPUFFT_API_H
 #define GPUFFT_API_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the interface every backend implements. */
 #ifndef GPUFFT_BACKEND_H
 #define GPUFFT_BACKEND_H

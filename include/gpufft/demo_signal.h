@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: a known test signal, so that spectra can be shown and checked without a radio. */
 #ifndef GPUFFT_DEMO_SIGNAL_H
 #define GPUFFT_DEMO_SIGNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the display pipeline, from dB spectra to what a live display
  * draws (persistence histogram, average and max-hold traces, waterfall rows). */
 #ifndef GPUFFT_DISPLAY_H

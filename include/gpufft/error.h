@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the one exception type the core library throws. */
 #ifndef GPUFFT_ERROR_H
 #define GPUFFT_ERROR_H

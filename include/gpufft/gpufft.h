@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft core library: one include for headless programs. */
 #ifndef GPUFFT_GPUFFT_H
 #define GPUFFT_GPUFFT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the OpenCL backend's device-side interface.
  *
  * gpufft::plan with backend "opencl" takes host buffers like every backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the plan, the library's main object. */
 #ifndef GPUFFT_PLAN_H
 #define GPUFFT_PLAN_H

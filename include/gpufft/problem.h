@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: what a plan computes, independent of how. */
 #ifndef GPUFFT_PROBLEM_H
 #define GPUFFT_PROBLEM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: runtime discovery of backends. */
 #ifndef GPUFFT_REGISTRY_H
 #define GPUFFT_REGISTRY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the spectrum engine, from raw SDR samples to averaged dB spectra. */
 #ifndef GPUFFT_SPECTRUM_H
 #define GPUFFT_SPECTRUM_H

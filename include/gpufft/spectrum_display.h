@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: a live display from raw I/Q, the spectrum engine and the
  * display pipeline in one object (what a display block runs). */
 #ifndef GPUFFT_SPECTRUM_DISPLAY_H

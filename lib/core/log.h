@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the library's one log line sink (internal). */
 #ifndef GPUFFT_LIB_CORE_LOG_H
 #define GPUFFT_LIB_CORE_LOG_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: choosing a backend for a problem and running it. */
 #include "log.h"
 #include "registry.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: checking a problem before any backend sees it. */
 #include <gpufft/error.h>
 #include <gpufft/problem.h>

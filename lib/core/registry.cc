@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: backend registration, discovery and logging. */
 #include "registry.h"
 #include "log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the table of compiled-in backends (internal). */
 #ifndef GPUFFT_LIB_CORE_REGISTRY_H
 #define GPUFFT_LIB_CORE_REGISTRY_H

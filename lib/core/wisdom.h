@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: choices measured by tuning, kept across runs (internal). */
 #ifndef GPUFFT_LIB_CORE_WISDOM_H
 #define GPUFFT_LIB_CORE_WISDOM_H

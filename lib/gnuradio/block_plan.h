@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: what the FFT blocks share when they make their
  * plans (internal). */
 #ifndef GPUFFT_LIB_GNURADIO_BLOCK_PLAN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: the half of display_sink_c and display_sink_f
  * that is the same (internal): the widget, the display settings' setters and
  * getters, the "freq" message port. */

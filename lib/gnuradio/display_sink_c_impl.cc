@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.display_sink_c, I/Q into the display. */
 #include "display_sink_c_impl.h"
 #include <gnuradio/io_signature.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: the display sinks' shared parts (display_sink_core.h). */
 #include "display_sink_core.h"
 #include <QThread>

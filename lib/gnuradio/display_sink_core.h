@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: what display_sink_c and display_sink_f share
  * (internal): a display engine behind a lock, the settings the widget reads
  * with it, and the widget's creation. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.display_sink_f, dB spectra into the display. */
 #include "display_sink_f_impl.h"
 #include <gnuradio/io_signature.h>

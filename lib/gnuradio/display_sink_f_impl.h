@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.display_sink_f's implementation (internal). */
 #ifndef GPUFFT_GNURADIO_DISPLAY_SINK_F_IMPL_H
 #define GPUFFT_GNURADIO_DISPLAY_SINK_F_IMPL_H

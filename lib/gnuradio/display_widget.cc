@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: the display sinks' Qt5 widget (display_widget.h). */
 #include "display_widget.h"
 #include <gpufft/error.h>

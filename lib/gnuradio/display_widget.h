@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: the Qt5 widget the display sinks draw with
  * (internal). It knows nothing of GNU Radio: a block gives it a
  * display_feed, which the widget reads on its own (GUI) thread at the

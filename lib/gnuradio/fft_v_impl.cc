@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.fft_vcc and fft_vfc, vectors through a batched gpufft plan. */
 #include "fft_v_impl.h"
 #include "block_plan.h"

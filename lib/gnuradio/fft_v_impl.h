@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.fft_vcc's and fft_vfc's implementation (internal). */
 #ifndef GPUFFT_GNURADIO_FFT_V_IMPL_H
 #define GPUFFT_GNURADIO_FFT_V_IMPL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.iq_replay_source, a recording in a loop or the demo signal. */
 #include "iq_replay_source_impl.h"
 #include <gnuradio/io_signature.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: the core library's log lines through gr::logger. */
 #include <gnuradio/logger.h>
 #include <gpufft/gnuradio/logging.h>

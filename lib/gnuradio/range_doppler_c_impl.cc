@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.range_doppler_c, two batched FFT passes and a transpose. */
 #include "block_plan.h"
 #include <gnuradio/io_signature.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.spectrum_c, a stream of samples into dB spectra. */
 #include "spectrum_c_impl.h"
 #include <gnuradio/block_detail.h>

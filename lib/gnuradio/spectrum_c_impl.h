@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.spectrum_c's implementation (internal). */
 #ifndef GPUFFT_GNURADIO_SPECTRUM_C_IMPL_H
 #define GPUFFT_GNURADIO_SPECTRUM_C_IMPL_H

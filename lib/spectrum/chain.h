@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: the stages around the FFT (internal).
  *
  * The engine keeps the framing (which raw samples form which frame); a chain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: the CPU chain, VOLK kernels around a gpufft::plan. */
 #include "chain.h"
 

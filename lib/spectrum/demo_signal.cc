@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the demo signal (tones, FM, noise). */
 #include <gpufft/demo_signal.h>
 #include <gpufft/error.h>

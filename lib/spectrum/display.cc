@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft display pipeline on the CPU (include/gpufft/display.h): column
  * resampling, persistence histogram, traces and waterfall ring. */
 #include "display_checks.h"

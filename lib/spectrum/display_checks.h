@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft display pipeline: the checks and column layout every
  * implementation of gpufft::display's definition shares (internal). */
 #ifndef GPUFFT_LIB_SPECTRUM_DISPLAY_CHECKS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: the part gpufft::spectrum and
  * gpufft::spectrum_display share (internal): the checked settings, the
  * framing of raw samples into batches of frames, and the chain that runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: which chain runs a setup. */
 #include "../core/log.h"
 #include "chain.h"

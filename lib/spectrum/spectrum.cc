@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: parameters, framing and the streaming API. */
 #include "engine.h"
 

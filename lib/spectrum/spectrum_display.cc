@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: raw I/Q to display images (include/gpufft/spectrum_display.h).
  * The engine's chain gives one dB spectrum per frame; a chain with a display
  * stage (the opencl device chain) keeps them on its device and runs the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: windows with the formulas and constants of
  * gr::fft::window (GNU Radio 3.10), so spectra match gr-fft's. */
 #include <gpufft/error.h>

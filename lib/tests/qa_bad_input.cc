@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: bad input throws gpufft::error naming the
  * problem; nothing crashes. */
 #include "qa_common.h"

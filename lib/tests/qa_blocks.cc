@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft GNU Radio blocks, C++ suite: flowgraphs built in C++ check
  * gpufft::fft_vcc against gr::fft::fft_vcc and a double-precision DFT,
  * spectrum_c against a double-precision spectrum, iq_replay_source against

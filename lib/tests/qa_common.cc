@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: shared helpers. */
 #include "qa_common.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: shared helpers (random data, FFTW references,
  * error measures, the list of backends to test, failure collection). */
 #ifndef GPUFFT_QA_COMMON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft display pipeline suite (include/gpufft/display.h): histogram
  * with decay, traces, waterfall and resampling against a reference computed
  * here in double from the header's definition; a tone and a noise floor

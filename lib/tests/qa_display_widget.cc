@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft display widget, C++ suite: the display sinks' Qt5 widget
  * (lib/gnuradio/display_widget.h) drawn headless (QT_QPA_PLATFORM=offscreen)
  * and grabbed to an image. A display is fed synthetic dB frames (a floor at

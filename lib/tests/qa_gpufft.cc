@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: the runner.
  *
  *   qa_gpufft                 every suite (isa_env only if GPUFFT_SIMD_ISA is set)

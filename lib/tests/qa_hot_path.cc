@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: execute() allocates nothing (plan once,
  * execute many: README.md, "Rules of the project"). This file replaces the
  * global operator new for the whole qa_gpufft program with one that counts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: instruction-set paths. Every simd variant
  * the library lists can be forced and reports itself; the list matches what
  * the CPU can run; GPUFFT_SIMD_ISA forces one (suite isa_env, which CTest

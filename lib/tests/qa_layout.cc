@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: memory layout. Batches (with gaps between
  * transforms that must stay untouched), in-place transforms, and buffers that
  * are not aligned to the vector width. */

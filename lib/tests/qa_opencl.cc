@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite for the OpenCL backend, on whatever OpenCL
  * device is here (PoCL in CI, an NVIDIA GPU through its OpenCL platform):
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the library where OpenCL cannot run (no ICD loader, or a loader
  * with no platform). CTest runs this with GPUFFT_OPENCL_LOADER naming a
  * missing file, or with OCL_ICD_VENDORS naming an empty folder, and the words

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL suite: gpufft::spectrum_display with the display stages
  * on the device (lib/backends/opencl/display_stage.cc, kernels/display.cl)
  * against the same raw I/Q through the simd backend, whose display runs on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL suite: the spectrum chain on the device
  * (lib/backends/opencl/spectrum_chain.cc) against a double-precision
  * reference and against the CPU chain.

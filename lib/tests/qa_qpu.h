@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: shared helpers. */
 #ifndef GPUFFT_QA_QPU_H
 #define GPUFFT_QA_QPU_H

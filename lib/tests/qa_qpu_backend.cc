@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend tests: the executor's whole path (GPU memory
  * layout, copies, launches, both submission paths) over the emulated Pi,
  * with a test shader that doubles its input in place of an FFT. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: both submission paths and their
  * timeouts on the emulator, and the release of GPU memory. */
 #include "qa_qpu.h"

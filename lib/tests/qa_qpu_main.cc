@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver and backend tests: the runner.
  *
  *   qa_qpu_host               every suite but qpu_signal

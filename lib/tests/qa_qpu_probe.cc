@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: mailbox property buffers and the board
  * probe's refusals, against hand-built buffers and fake files. */
 #include "qa_qpu.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu FFT shaders (qpu/shaders/fft.qasm) on the QPU emulator.
  *
  *   qpu_shader_sizes       every size 2^8..2^20, both directions, random

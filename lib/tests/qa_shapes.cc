@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: real (r2c, c2r) and multi-dimensional
  * transforms, and bad shapes. Each case runs on fresh random data with the
  * outputs poisoned, against FFTW double of the same shape, with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: transform sizes (every N to 1024, powers of
  * two to 2^22, the sizes radio software uses, primes). Batch 1, out of place,
  * forward, inverse and round trip, on every target. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine suite: tones, averaging, framing, sample formats
  * and bad input, against references computed here in double precision.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft tests: the spectrum engine's zero-copy input
  * (gpufft::spectrum::acquire() and commit()) against push_bytes() on the
  * same backend, shared by qa_spectrum (simd) and qa_opencl_spectrum. */

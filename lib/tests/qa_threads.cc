@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: plans with worker threads give bit-identical
  * results to single-threaded plans, on every call. */
 #include "qa_common.h"

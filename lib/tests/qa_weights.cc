@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: input weights (plan_options::input_weights),
  * a window with an fftshift's (-1)^j folded in, multiplied into each input
  * point by the pass that first reads it (the simd backend: lane batches,

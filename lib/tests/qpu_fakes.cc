@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: the fakes. */
 #include "qpu_fakes.h"
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: fakes for the OS interfaces of
  * lib/backends/qpu/host.h, the GPU side backed by the QPU emulator. */
 #ifndef GPUFFT_QPU_FAKES_H

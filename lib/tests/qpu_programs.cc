@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu host-driver tests: helpers and the QPU test programs. */
 #include "qa_qpu.h"
 #include "asm/assembler.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 gr-gpufft: batched complex FFTs for GNU Radio.
 

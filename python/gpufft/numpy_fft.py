@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 numpy.fft- and scipy.fft-style transforms on gpufft plans.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.display: the histogram with decay, the traces, the waterfall
 and the resampling of bins to columns against a numpy float64 reference

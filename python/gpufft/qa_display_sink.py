@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.display_sink_c and gpufft.display_sink_f in flowgraphs, drawn
 headless (Qt offscreen) and grabbed: a tone's column and the noise floor's row

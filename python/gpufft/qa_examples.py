@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for examples/: every Python .grc compiles with grcc (against our grc/
 block definitions) into the .py committed next to it, and each generated

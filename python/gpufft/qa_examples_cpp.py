@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for the GRC C++ templates (cpp_templates of every gpufft block): grcc turns
 examples/spectrum_cpp.grc (output_language: cpp) into a CMake project, which

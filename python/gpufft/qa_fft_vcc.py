@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.fft_vcc: the same outputs as gnuradio.fft.fft_vcc on the same
 random input (sizes, both directions, shift, window, every usable backend and

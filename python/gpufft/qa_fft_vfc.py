@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.fft_vfc against gnuradio.fft.fft_vfc on the same random input
 (sizes, both directions, shift, windows, every usable backend), and for the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.iq_replay_source: files of every format replayed in a loop (and
 once), the format from the extension, the pace when throttled, the demo

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.plan with shape= and kind= (r2c, c2r, multi-dimensional c2c)
 against numpy.fft in complex128, on every usable backend that plans them.

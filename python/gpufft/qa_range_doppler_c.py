@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.range_doppler_c against numpy.fft.fft2 in double: sizes (odd,
 prime, mixed radix), windows, shift, dB output, several maps per run, tags,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.spectrum and gpufft.window: windows equal to gnuradio.fft.window,
 spectra equal to numpy references, and logpwrfft's reading of a full-scale tone.

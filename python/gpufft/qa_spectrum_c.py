@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 QA for gpufft.spectrum_c: numpy references for every averaging mode and for
 windows with a parameter, the same reading as logpwrfft on stationary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The assembler: preprocessing (includes, macros), two passes (labels, then
  * encoding), and the operand-to-field mapping with its port checks. */
 #include "assembler.h"

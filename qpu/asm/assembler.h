@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Assembler and disassembler for VideoCore IV QPU code in our own syntax
  * (qpu/README.md describes it). */
 #ifndef QPU_ASM_ASSEMBLER_H

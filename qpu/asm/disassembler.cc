@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The disassembler: field tables to text. Every line is checked by
  * reassembling it; a word our syntax cannot express exactly prints as
  * `.inst 0x...`, so the output always reassembles to the same words. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* qpu-asm: assembles a .qasm file to a C++ header (an array of 64-bit words),
  * raw little-endian binary, or hex text; or disassembles hex words.
  *

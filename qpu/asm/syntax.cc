@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Expressions, register names and the encoding of one instruction line. */
 #include "syntax.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Internals shared by the assembler and the disassembler: expressions,
  * register names and the encoder of one instruction line. */
 #ifndef QPU_ASM_SYNTAX_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* ALU ops, flags, pack/unpack and SFU for one element.
  *
  * Float behaviour (vc4asm's doc/VideoCoreIV-addendum.html): denormal inputs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The QPU's ALU operations, pack/unpack and SFU, on one 32-bit element. */
 #ifndef QPU_EMU_ALU_H
 #define QPU_EMU_ALU_H

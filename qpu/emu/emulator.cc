@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The QPU cluster: per-QPU registers and pipelines, the shared VPM with its
  * DMA engines, semaphores, mutex, TMU FIFOs, the user-program queue and the
  * scheduler that interleaves QPUs (qpu/README.md has the model). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Instruction-level emulator of the VideoCore IV 3D block's QPU cluster, as
  * seen by a host program: flat GPU memory addressed by bus addresses, the V3D
  * registers a user-program driver uses, and run() to let the QPUs work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Hazard rules. Quotes are from the VideoCore IV 3D Architecture Reference
  * Guide, section 3, "Summary of Instruction Restrictions" (p. 37) unless
  * another source is named; the errata come from vc4asm's addendum to the

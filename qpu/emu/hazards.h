@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The hazard checker: instruction sequences the QPU would not run correctly.
  * The emulator runs it on every instruction it executes (in execution order,
  * per QPU); check_program() runs it over a program in address order. */

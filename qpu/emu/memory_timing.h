@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Timing of the memory behind the QPUs: V3D's L2 cache and the SDRAM it
  * fills from. It holds no data (the emulator's memory does); it answers
  * "when are these bytes in hand" for TMU loads and VDR reads and "when has

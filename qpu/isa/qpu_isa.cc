@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Mnemonic tables for the fields declared in qpu_isa.h. */
 #include "qpu_isa.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* VideoCore IV QPU instruction set as data: the fields of the 64-bit
  * instruction word, their enumerations and names. One header shared by the
  * assembler, the disassembler, the emulator and the hazard checker.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The V3D registers a user-program driver uses, as byte offsets from the V3D
  * block: one map for the emulator (qpu/emu) and the qpu backend's driver
  * (lib/backends/qpu).

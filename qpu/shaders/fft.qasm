@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Batched complex FFT of any size 2^8..2^22, both directions, on 1..16 QPUs.
 #
 # One program for every size: the host's uniforms describe the passes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The built-in FFT shader table: the host side of fft.qasm.
  *
  * One program, fft.qasm, serves every size: these uniforms

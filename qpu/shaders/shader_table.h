@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* QPU FFT shaders: how a shader is described to the qpu backend's executor
  * (lib/backends/qpu) and to the emulator harness (qpu/tools). The shader
  * author fills in one entry per size; the executor does the rest (GPU

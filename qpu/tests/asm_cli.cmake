@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # qpu-asm from the command line: assemble to hex, disassemble (-d), assemble
 # the text again and compare; bin and header sizes agree. Run with
 # -DQPU_ASM=... -DSOURCE=... -DWORK=... (a scratch folder).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* qpu_emu_speed: how fast the emulator runs (instructions per second of CPU
  * time): a fadd/fmul loop on every QPU. `qpu_emu_speed [iterations]`. */
 #include "asm/assembler.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Assembler and disassembler: field encodings against words built from the
  * encoding tables (the guide's section 3, pp. 26-29; qpu/README.md lists
  * the sources), round trips, and error messages. */

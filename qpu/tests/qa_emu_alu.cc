@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Emulator: every ALU op with edge cases, flags and conditions, pack and
  * unpack, small immediates, per-element loads, rotation, r5, SFU, floats. */
 #include "qa_qpu_tools.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The L2 and SDRAM timing model (emu/memory_timing.h) on synthetic access
  * patterns, with clocks worked out by hand, and through the emulator (a TMU
  * miss, a VDW stream bounded by SDRAM, a VDR missing then hitting the L2).

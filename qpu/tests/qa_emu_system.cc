@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Emulator: branches and program end (emu_control), uniforms, TMU, VPM, DMA,
  * host interrupts and V3D registers (emu_memory), semaphores, mutex,
  * deadlock detection and seeded interleaving (emu_sync). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The hazard checker: one small program per rule, caught statically
  * (check_program) and while emulating; a clean program passes both; the
  * FFT program the qpu backend uploads (every size's bodies) passes the

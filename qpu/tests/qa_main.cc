@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Runner for the QPU tool suites: `qa_qpu_tools [SUITE...]`, all by default.
  * QPU_TEST_SEED=N sets the emulator seed of the randomised tests. */
 #include "qa_qpu_tools.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Helpers for the QPU tool suites: assemble and run small programs. */
 #ifndef QPU_QA_TOOLS_H
 #define QPU_QA_TOOLS_H

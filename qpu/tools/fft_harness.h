@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Runs the qpu backend's FFT shaders straight on the QPU emulator (no host
  * driver): the shader tests and qpu-fft-model use it for outputs and cycle
  * counts. Memory is laid out as the qpu executor lays it out. */

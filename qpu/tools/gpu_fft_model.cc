@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gpu-fft-model: GPU_FFT 3.0's own program (raspberrypi/userland,
  * host_applications/linux/apps/hello_pi/hello_fft/) on the QPU emulator,
  * next to its published Pi 1 times: the like-for-like check of the cost

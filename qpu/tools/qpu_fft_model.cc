@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* qpu-fft-model: model figures for the qpu backend's FFT shaders. Runs each
  * size on the QPU emulator and converts its cycle count to microseconds at
  * the Pi's 250 MHz QPU clock, at batch 1 and batch 10, next to GPU_FFT 3.0's

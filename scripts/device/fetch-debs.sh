@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run here, on Debian 12 with network: downloads into .devdeps/ the Debian
 # packages that a core-only build (-DGPUFFT_CORE_ONLY=ON) and gpufft-bench's
 # OpenCL modes need on the GPU machine, which has no network. gpu-run.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Run on the GPU machine (the run tool, from the repository root, with carry
 # [".devdeps"] filled by fetch-debs.sh): records the environment, unpacks the
 # Debian packages into a private prefix (never into /), builds the core only

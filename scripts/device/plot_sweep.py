@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """
 Table and plot of a sweep: the device-resident part of a gpufft-bench JSON file
 (--device-resident --json, e.g. GPU_STAGES=sweep of gpu-run.sh) as a table

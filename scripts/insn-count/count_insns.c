@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A qemu-user TCG plugin that counts the guest instructions a program
  * executes and prints the total at exit ("insns N"), for
  * scripts/arm-insn-count.sh; with the argument blocks=on (-plugin

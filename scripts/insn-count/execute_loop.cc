@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Plans one transform (batch 1, one thread) and executes it a given number
  * of times, for scripts/arm-insn-count.sh: the difference between two call
  * counts' instruction totals is the cost of the calls alone.

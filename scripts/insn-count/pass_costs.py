@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Instructions per vector of each radix's Stockham pass on the simd backend's
 neon path, as the first pass (no twiddles) and as a twiddled one: the pass
 costs that isa/neon.h gives the planner (lib/backends/simd/planner.cc,

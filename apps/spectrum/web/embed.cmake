@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Embeds a file into the program as a char array (the web page of
 # gpufft-spectrum --serve), so that the binary needs no file beside it:
 #   cmake -DINPUT=page.html -DOUTPUT=page.cc -DSYMBOL=web_page -P embed.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.display_sink_c, a live spectrum,
  * persistence and waterfall display of an I/Q stream (Qt5 widget). */
 #ifndef GPUFFT_GNURADIO_DISPLAY_SINK_C_H

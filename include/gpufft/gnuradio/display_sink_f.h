@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.display_sink_f, the live display of
  * precomputed dB spectra (Qt5 widget). */
 #ifndef GPUFFT_GNURADIO_DISPLAY_SINK_F_H

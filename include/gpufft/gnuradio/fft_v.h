@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * gr-gpufft, GNU Radio side: gpufft.fft_vcc and gpufft.fft_vfc, batched
  * drop-ins for gr::fft::fft_vcc and fft_vfc (include fft_vcc.h or fft_vfc.h).

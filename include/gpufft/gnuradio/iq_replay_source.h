@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.iq_replay_source, IQ without a radio. */
 #ifndef GPUFFT_GNURADIO_IQ_REPLAY_SOURCE_H
 #define GPUFFT_GNURADIO_IQ_REPLAY_SOURCE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: sending the core library's log lines to GNU Radio. */
 #ifndef GPUFFT_GNURADIO_LOGGING_H
 #define GPUFFT_GNURADIO_LOGGING_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft, GNU Radio side: gpufft.range_doppler_c, M pulses of N samples into an N x M map. */
 #ifndef GPUFFT_GNURADIO_RANGE_DOPPLER_C_H
 #define GPUFFT_GNURADIO_RANGE_DOPPLER_C_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: owning handles for OpenCL objects. */
 #ifndef GPUFFT_LIB_OPENCL_CL_HANDLE_H
 #define GPUFFT_LIB_OPENCL_CL_HANDLE_H

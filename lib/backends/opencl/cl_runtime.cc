@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the ICD loader, opened at run time. */
 #include "cl_runtime.h"
 #include <gpufft/error.h>

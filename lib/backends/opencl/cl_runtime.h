@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the ICD loader, opened at run time.
  *
  * The library links no OpenCL library: it dlopens libOpenCL.so.1 (then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: composite radix butterflies, generated. */
 #include "codelets.h"
 #include <algorithm>

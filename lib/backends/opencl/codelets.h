@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: composite radix butterflies (9, 25, 27, 49, 15,
  * ...), generated as OpenCL source at plan time from the hand-written ones
  * of kernels/fft_butterflies.cl, so that sizes with odd factors take fewer

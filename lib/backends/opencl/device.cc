@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: platforms, devices and one context per device. */
 #include "device.h"
 #include <gpufft/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the display stages on the device
  * (display_stage.h, kernels/display.cl). */
 #include "display_stage.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the display stages (gpufft::display's
  * definition) on the spectrum chain's device (kernels/display.cl). */
 #ifndef GPUFFT_LIB_OPENCL_DISPLAY_STAGE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: batched FFTs on device buffers as a chain of passes. */
 #include "fft_plan.h"
 #include "codelets.h"

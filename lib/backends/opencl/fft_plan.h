@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: batched FFTs on device buffers, planned as a
  * chain of kernel passes (kernels/fft_pass.cl).
  *

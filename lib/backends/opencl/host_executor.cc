@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: gpufft::plan's executor, on host buffers. */
 #include "host_executor.h"
 #include "shape_search.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: gpufft::plan's executor, on host buffers.
  *
  * Unified-memory devices (integrated GPUs, Mali, PoCL) get one host-visible

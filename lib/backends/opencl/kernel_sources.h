@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the kernel sources of kernels/<name>.cl, embedded at
  * build time (cmake/embed_kernels.cmake writes their definitions). */
 #ifndef GPUFFT_LIB_OPENCL_KERNEL_SOURCES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the backend behind gpufft::plan and the
  * device-side plans of <gpufft/opencl.h>. */
 #include "host_executor.h"

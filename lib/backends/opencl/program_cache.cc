@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: programs built once per process and cached on disk. */
 #include "program_cache.h"
 #include <gpufft/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: programs built once per process and cached on disk.
  *
  * A program is keyed by a hash of the platform, device name, driver and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: r2c and c2r on host buffers (see real_executor.h). */
 #include "real_executor.h"
 #include "kernel_sources.h"

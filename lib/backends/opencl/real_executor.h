@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: r2c and c2r on host buffers (any rank).
  *
  * The rows along the last axis run as a complex FFT of half the size (even

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the plan-time search over kernel shapes. */
 #include "shape_search.h"
 #include "program_cache.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the plan-time search over kernel shapes.
  *
  * Where it is on, a c2c chain's shape is the fastest of shape_candidates

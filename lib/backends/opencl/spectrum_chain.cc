@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: the spectrum engine's chain on one device.
  *
  * Only raw samples go to the device and only finished spectra come back.

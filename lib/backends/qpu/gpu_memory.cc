@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: the table of live GPU memory and its release on
  * exit and on signals. */
 #include "gpu_memory.h"

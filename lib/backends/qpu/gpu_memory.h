@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: GPU memory that is given back to the firmware
  * however the process ends. */
 #ifndef GPUFFT_QPU_GPU_MEMORY_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: probing the board and opening the real devices. */
 #include "host.h"
 #include <gpufft/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: what the driver needs from the operating system,
  * behind small interfaces so tests can substitute fakes. */
 #ifndef GPUFFT_QPU_HOST_H

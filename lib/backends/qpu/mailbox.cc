@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: property buffers and the calls built on them. */
 #include "mailbox.h"
 #include <gpufft/error.h>

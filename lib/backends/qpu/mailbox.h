@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: the VideoCore firmware mailbox (property interface). */
 #ifndef GPUFFT_QPU_MAILBOX_H
 #define GPUFFT_QPU_MAILBOX_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: batched FFTs on the VideoCore IV QPUs. */
 #include "qpu_backend.h"
 #include "gpu_memory.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: its factory, with the OS access and shaders as
  * parameters so tests can run it over a fake GPU. */
 #ifndef GPUFFT_QPU_BACKEND_H

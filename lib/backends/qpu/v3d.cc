@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: the two ways of submitting QPU programs. */
 #include "v3d.h"
 #include <gpufft/error.h>

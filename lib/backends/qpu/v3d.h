@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft qpu backend: running QPU programs, by direct V3D register
  * writes or through the firmware. */
 #ifndef GPUFFT_QPU_V3D_H

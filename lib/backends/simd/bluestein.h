@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: Bluestein's algorithm, so that sizes with prime
  * factors above the codelet radices still run in O(n log n). Included by
  * isa_kernels.cc inside each instruction set's namespace, after stockham.h. */

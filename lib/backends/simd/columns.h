@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: moving a block of matrix columns to and from
  * contiguous storage, for the column passes of multi-dimensional transforms
  * (shaped.cc). Included by isa_kernels.cc inside each instruction set's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: which instruction sets this build has and the CPU runs. */
 #include "isa_table.h"
 #if defined(__arm__) && !defined(__aarch64__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: the four-step scheme for sizes beyond the cache.
  * Included by isa_kernels.cc inside each instruction set's namespace, after
  * stockham.h.

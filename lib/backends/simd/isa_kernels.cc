@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: one instruction set's kernels. This file is compiled
  * once per instruction set with the same compiler flags and GPUFFT_ISA naming
  * it; the ISA's header (isa/<name>.h) enables its instructions with

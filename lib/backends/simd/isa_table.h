@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: the instruction sets compiled in, widest first (internal). */
 #ifndef GPUFFT_LIB_SIMD_ISA_TABLE_H
 #define GPUFFT_LIB_SIMD_ISA_TABLE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: batches of small transforms, one transform per
  * lane. Included by isa_kernels.cc inside each instruction set's namespace,
  * after stockham.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: factoring sizes into codelet passes. */
 #include "planner.h"
 #include <algorithm>

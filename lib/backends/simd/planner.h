@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: choosing an algorithm for a size (internal). */
 #ifndef GPUFFT_LIB_SIMD_PLANNER_H
 #define GPUFFT_LIB_SIMD_PLANNER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: real-data transforms (see real.h). */
 #include "real.h"
 #include <cmath>

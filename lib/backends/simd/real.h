@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: real-data transforms along contiguous rows (internal). */
 #ifndef GPUFFT_LIB_SIMD_REAL_H
 #define GPUFFT_LIB_SIMD_REAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: the post-pass of an even-size r2c and the
  * pre-pass of a c2r (real.h has the algebra), a vector of k at a time with
  * the mirrored m - k read and written reversed. Included by isa_kernels.cc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: real and multi-dimensional problems.
  *
  * A rank-k transform is k passes of batched 1-D transforms (the DFT is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: real and multi-dimensional problems (internal). */
 #ifndef GPUFFT_LIB_SIMD_SHAPED_H
 #define GPUFFT_LIB_SIMD_SHAPED_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: generated codelets on the CPU's widest vectors. */
 #include "../../core/log.h"
 #include "../../core/wisdom.h"

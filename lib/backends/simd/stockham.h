@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: mixed-radix passes over vectors of independent
  * columns, written once over the primitives of isa/<name>.h and the generated
  * codelets; included by isa_kernels.cc inside each instruction set's namespace. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: the per-instruction-set transform objects (internal). */
 #ifndef GPUFFT_LIB_SIMD_TRANSFORM_H
 #define GPUFFT_LIB_SIMD_TRANSFORM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: the worker pool. */
 #include "worker_pool.h"
 #include <gpufft/error.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: threads that split a batch, made at plan time (internal). */
 #ifndef GPUFFT_LIB_SIMD_WORKER_POOL_H
 #define GPUFFT_LIB_SIMD_WORKER_POOL_H

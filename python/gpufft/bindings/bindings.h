@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft Python bindings: one function per bound part (internal). */
 #ifndef GPUFFT_PYTHON_BINDINGS_H
 #define GPUFFT_PYTHON_BINDINGS_H

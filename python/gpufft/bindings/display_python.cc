@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * gr-gpufft Python bindings: gpufft.display, the display pipeline
  * (include/gpufft/display.h), fed with numpy arrays of dB spectra; and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft Python bindings: gpufft.display_sink_c and gpufft.display_sink_f (hand-written). */
 #include "bindings.h"
 #include <gnuradio/sync_block.h>

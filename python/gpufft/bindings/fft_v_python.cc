@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft Python bindings: gpufft.fft_vcc and gpufft.fft_vfc, the blocks (hand-written). */
 #include "bindings.h"
 #include <gnuradio/block.h>

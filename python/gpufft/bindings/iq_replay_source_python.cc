@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft Python bindings: gpufft.iq_replay_source (the block) and
  * gpufft.demo_signal, the generator it plays without a file (hand-written). */
 #include "bindings.h"

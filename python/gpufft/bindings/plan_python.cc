@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * gr-gpufft Python bindings: gpufft.plan, which executes on numpy arrays:
  * complex64 for c2c, float32 in and complex64 out for r2c, the reverse for c2r.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * gr-gpufft Python module `gpufft_python`, imported by gnuradio/gpufft/__init__.py.
  *

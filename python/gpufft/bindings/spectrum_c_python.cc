@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft Python bindings: gpufft.spectrum_c, the block (hand-written). */
 #include "bindings.h"
 #include <gnuradio/block.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /*
  * gr-gpufft Python bindings: gpufft.spectrum, the streaming spectrum engine,
  * fed with numpy arrays of SDR samples; gpufft.window and window_names.

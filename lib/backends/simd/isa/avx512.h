@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* AVX-512F primitives: eight complex floats per vector. */
 #include <immintrin.h>
 // Only the code below is built for this instruction set. Compiler flags would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* NEON primitives: two complex floats per vector, for AArch64 (Advanced SIMD,
  * always present) and 32-bit ARMv7 with NEON and VFPv4 (fused multiply-add):
  * the Raspberry Pi 2 and later under a 32-bit OS. */

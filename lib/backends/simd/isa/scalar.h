@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Scalar primitives: one complex value per vector; the reference path. */
 struct V {
     float re, im;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* SSE2 primitives: two complex floats per vector. */
 #include <emmintrin.h>
 // Only the code below is built for this instruction set. Compiler flags would
