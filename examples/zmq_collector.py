@@ -8,7 +8,7 @@ overlap, the larger dB value) and a per-receiver table.
     gpufft-spectrum ... --center 433M --name south --zmq-pub tcp://0.0.0.0:5555
     examples/zmq_collector.py tcp://north:5555 tcp://south:5555 --jsonl merged.jsonl
 
-Each message is gr-zeromq's tagged format (README.md, "ZeroMQ feed"): the
+Each message is gr-zeromq's tagged format (docs/receiver.md, "ZeroMQ feed"): the
 header and PMT tags are parsed here with the standard library, so that
 neither GNU Radio nor pmt is needed; numpy and pyzmq are.
 

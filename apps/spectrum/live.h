@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-spectrum: the live outputs, which get every spectrum as it is made
  * (--serve: a web page over WebSocket; --zmq-pub: ZeroMQ for GNU Radio and
- * collectors). Formats: README.md, "Web view" and "ZeroMQ feed". */
+ * collectors). Formats: docs/receiver.md, "Web view" and "ZeroMQ feed". */
 #ifndef GPUFFT_APPS_SPECTRUM_LIVE_H
 #define GPUFFT_APPS_SPECTRUM_LIVE_H
 

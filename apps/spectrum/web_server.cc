@@ -3,7 +3,7 @@
  * index.html, embedded at build time) and a WebSocket that sends it the
  * metadata as JSON text, each spectrum's waterfall row, average and
  * max-hold traces as binary frames, and a few times a second the
- * persistence histogram (README.md, "Web view"). Boost.Beast on
+ * persistence histogram (docs/receiver.md, "Web view"; docs/web-view.md). Boost.Beast on
  * a thread of its own; every client has a short queue of its own where the
  * newest row wins, so a slow or stalled browser only loses frames itself.
  * Whom it serves (docs/web-view.md): requests whose Host names this server

@@ -2,7 +2,7 @@
 /* gpufft-spectrum: --zmq-pub, every spectrum as one ZeroMQ PUB message in
  * gr-zeromq's tagged format, so that GNU Radio's ZMQ SUB Source with
  * pass_tags gets the bins as a float vector and the metadata as stream tags
- * (README.md, "ZeroMQ feed"). */
+ * (docs/receiver.md, "ZeroMQ feed"). */
 #include "live.h"
 
 #include <boost/asio/ip/address.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft correctness suite: execute() allocates nothing (plan once,
- * execute many: README.md, "Rules of the project"). This file replaces the
+ * execute many: docs/architecture.md). This file replaces the
  * global operator new for the whole qa_gpufft program with one that counts
  * its calls; every other suite runs on it unchanged. */
 #include "qa_common.h"
