@@ -777,6 +777,8 @@ int receive(const options& o)
             ++overflows;
             lost += dropped;
             out.gap(at, dropped);
+            if (recorder) // a new capture: a replay starts afresh there, as the live spectra did
+                recorder->retune(radio->center());
         };
         device_stats = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
                                     max_samples, on_read, on_gap);

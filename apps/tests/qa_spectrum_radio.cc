@@ -400,11 +400,11 @@ public:
      */
     void live_overflow()
     {
-        const std::string jsonl = temp_path("overflow.jsonl");
+        const std::string jsonl = temp_path("overflow.jsonl"), rec = temp_path("overflow");
         const auto [status, out, err] =
             app({ "--device", sim + ",format=CF32,noise=-100,overflow_every=50000,tones=100.1e6:-10", "--rate", "2.4e6",
                   "--center", "100e6", "--fft", "1024", "--overlap", "0", "--frames", "1",
-                  "--duration", "0.5", "--jsonl", jsonl, "--png", "none" });
+                  "--duration", "0.5", "--jsonl", jsonl, "--record", rec, "--png", "none" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         const std::size_t at = out.find("overflows: ");
         CPPUNIT_ASSERT_MESSAGE(out, at != std::string::npos);
@@ -432,6 +432,31 @@ public:
         CPPUNIT_ASSERT_MESSAGE(std::to_string(lines), lines > 1000);
         CPPUNIT_ASSERT_EQUAL(gaps, flagged);
         CPPUNIT_ASSERT_MESSAGE("away from the tone: " + std::to_string(worst) + " dBFS", worst < -80);
+
+        // The recording starts a capture at every gap, so its replay spans none either.
+        std::ifstream meta_file(rec + ".sigmf-meta");
+        const auto meta = nlohmann::json::parse(meta_file);
+        CPPUNIT_ASSERT_EQUAL(gaps + 1, meta["captures"].size());
+        std::uint64_t last_start = 0;
+        for (std::size_t i = 1; i < meta["captures"].size(); ++i) {
+            const auto start = meta["captures"][i]["core:sample_start"].get<std::uint64_t>();
+            CPPUNIT_ASSERT(start > last_start);
+            last_start = start;
+        }
+        const std::string replayed = temp_path("overflow_replay.jsonl");
+        const auto [r_status, r_out, r_err] = app({ rec + ".sigmf-meta", "--fft", "1024", "--overlap", "0", "--frames",
+                                                    "1", "--jsonl", replayed, "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(r_err, 0, r_status);
+        double replay_worst = -300;
+        std::ifstream g(replayed);
+        for (std::string line; std::getline(g, line);) {
+            const auto db = nlohmann::json::parse(line)["db"].get<std::vector<double>>();
+            for (std::size_t i = 0; i < db.size(); ++i)
+                if (i + 16 <= tone_bin || i >= tone_bin + 16)
+                    replay_worst = std::max(replay_worst, db[i]);
+        }
+        CPPUNIT_ASSERT_MESSAGE("replay, away from the tone: " + std::to_string(replay_worst) + " dBFS",
+                               replay_worst < -80);
     }
 
     // --duration limits a file too (seconds of signal).
