@@ -6,6 +6,7 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -101,6 +102,7 @@ const QColor background(12, 12, 16);
 const QColor grid(70, 70, 80);
 const QColor average_colour(255, 215, 0);
 const QColor max_hold_colour(255, 64, 64);
+const QColor min_hold_colour(64, 200, 255);
 
 } // namespace
 
@@ -113,7 +115,7 @@ public:
     pane(display_widget& owner, kind k, QWidget* parent) : QWidget(parent), d_owner(owner), d_kind(k)
     {
         setMinimumHeight(60);
-        setMouseTracking(false);
+        setMouseTracking(true); // the readout follows the pointer
         setFocusPolicy(Qt::ClickFocus);
         // Every pixel is painted: Qt need not clear the background first,
         // and may scroll the waterfall in the window (QWidget::scroll).
@@ -169,6 +171,7 @@ protected:
 
     void mouseMoveEvent(QMouseEvent* e) override
     {
+        d_owner.hover(this, e->pos());
         if (!(e->buttons() & Qt::LeftButton))
             return;
         const int dx = e->pos().x() - d_press_x;
@@ -186,6 +189,8 @@ protected:
             d_owner.d_feed->clicked(hz_at(e->pos().x()));
         d_dragging = false;
     }
+
+    void leaveEvent(QEvent*) override { d_owner.hover(nullptr, {}); }
 
 private:
     display_widget& d_owner;
@@ -251,13 +256,30 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_average_box = new QCheckBox("Average", this);
     d_average_box->setChecked(true);
     d_peak_box = new QCheckBox("Peak", this);
+    d_min_box = new QCheckBox("Min", this);
+    d_average_mode_box = new QComboBox(this);
+    for (const char* m : { "off", "exponential", "linear" })
+        d_average_mode_box->addItem(m);
+    d_average_frames_box = new QDoubleSpinBox(this);
+    d_average_frames_box->setRange(1, 1e6);
+    d_average_frames_box->setDecimals(0);
+    d_average_frames_box->setKeyboardTracking(false);
+    d_average_frames_box->setSuffix(" frames");
+    d_readout_label = new QLabel(this);
+    // Takes the row's free width and no more: a long readout is cut, the widget does not grow.
+    d_readout_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d_readout_label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* clear = new QPushButton("Clear", this);
     auto* full = new QPushButton("Full", this);
     d_colormap_box->setToolTip("Colour map (key C)");
     d_freeze_box->setToolTip("Freeze the picture; frames still go into the display (key F)");
     d_average_box->setToolTip("The average line (key A)");
     d_peak_box->setToolTip("Peak hold: the max-hold line (key P)");
-    clear->setToolTip("Restart the peak hold");
+    d_min_box->setToolTip("Min hold: the minimum of every frame per column (key M)");
+    d_average_mode_box->setToolTip("The average line: off, exponential (time constant in frames), linear (mean of the last frames)");
+    d_average_frames_box->setToolTip("Exponential: the time constant; linear: the frames averaged (at most 512)");
+    d_readout_label->setToolTip("Under the pointer: frequency, level (the trace drawn there), on the waterfall the row's age");
+    clear->setToolTip("Restart the peak and min hold");
     full->setToolTip("Show the whole band (key 0; the wheel zooms, dragging pans)");
     controls->addWidget(d_colormap_box);
     controls->addWidget(d_ref_box);
@@ -265,9 +287,17 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls->addWidget(d_freeze_box);
     controls->addWidget(d_average_box);
     controls->addWidget(d_peak_box);
+    controls->addWidget(d_min_box);
     controls->addWidget(clear);
     controls->addWidget(full);
     controls->addStretch(1);
+    // A second row: the average's settings and the readout.
+    auto* controls_2 = new QHBoxLayout;
+    controls_2->setContentsMargins(4, 0, 4, 2);
+    controls_2->addWidget(new QLabel("Average line", this));
+    controls_2->addWidget(d_average_mode_box);
+    controls_2->addWidget(d_average_frames_box);
+    controls_2->addWidget(d_readout_label, 1);
 
     d_splitter = new QSplitter(Qt::Vertical, this);
     d_spectrum = new pane(*this, pane::spectrum, d_splitter);
@@ -281,6 +311,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(controls);
+    layout->addLayout(controls_2);
     layout->addWidget(d_splitter, 1);
 
     connect(d_colormap_box, &QComboBox::currentTextChanged, this,
@@ -297,6 +328,22 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         d_feed->set_max_hold(on);
         refresh();
     });
+    connect(d_min_box, &QCheckBox::toggled, this, [this](bool on) {
+        d_feed->set_min_hold(on);
+        refresh();
+    });
+    auto average_changed = [this] {
+        try {
+            d_feed->set_average(d_average_mode_box->currentText().toStdString(), d_average_frames_box->value());
+        } catch (const ::gpufft::error& e) {
+            // Not thrown through Qt's event loop: the controls go back to the display's values.
+            d_average_frames_box->setToolTip(e.what());
+        }
+        refresh();
+        sync_controls();
+    };
+    connect(d_average_mode_box, &QComboBox::currentTextChanged, this, average_changed);
+    connect(d_average_frames_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, average_changed);
     connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
@@ -423,6 +470,7 @@ QRect display_widget::waterfall_plot_rect() const
     return d_waterfall->plot_rect().translated(d_waterfall->mapTo(this, QPoint(0, 0)));
 }
 QWidget* display_widget::spectrum_pane() const { return d_spectrum; }
+QWidget* display_widget::waterfall_pane() const { return d_waterfall; }
 
 void display_widget::refresh()
 {
@@ -451,6 +499,7 @@ void display_widget::refresh()
         // other columns or frames.
         const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
+        d_wf_frames.assign(d_wf_capacity, 0);
         d_wf_head = 0;
         d_wf_filled = 0;
         d_wf_added = 0;
@@ -473,6 +522,8 @@ void display_widget::refresh()
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
         d_bin_range_timer->start();
     sync_controls();
+    if (d_hover_pane)
+        update_readout();
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
     if (new_frames)
@@ -503,7 +554,8 @@ void display_widget::refresh()
 
 void display_widget::sync_controls()
 {
-    const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
+    const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box), d(d_min_box), e(d_average_mode_box),
+        f(d_average_frames_box);
     // Not under the user's cursor: a value being typed stays. Set only when
     // it changed: a spin box repaints at every setValue.
     if (!d_ref_box->hasFocus() && d_ref_box->value() != d_snap.db_max)
@@ -512,6 +564,70 @@ void display_widget::sync_controls()
         d_range_box->setValue(d_snap.db_max - d_snap.db_min);
     if (d_peak_box->isChecked() != d_snap.max_hold)
         d_peak_box->setChecked(d_snap.max_hold);
+    if (d_min_box->isChecked() != d_snap.min_hold)
+        d_min_box->setChecked(d_snap.min_hold);
+    const QString mode = QString::fromStdString(d_snap.average_mode);
+    if (d_average_mode_box->currentText() != mode)
+        d_average_mode_box->setCurrentText(mode);
+    if (!d_average_frames_box->hasFocus() && d_average_frames_box->value() != d_snap.average_frames)
+        d_average_frames_box->setValue(d_snap.average_frames);
+}
+
+float display_widget::max_over(const std::vector<float>& values, column_span span)
+{
+    float v = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t c = span.first; c < std::min(span.last, values.size()); ++c)
+        v = values[c] > v || std::isnan(v) ? values[c] : v;
+    return v;
+}
+
+void display_widget::hover(const pane* over, QPoint pos)
+{
+    d_hover_pane = over;
+    d_hover_pos = pos;
+    update_readout();
+}
+
+void display_widget::update_readout()
+{
+    QString text;
+    const pane* over = d_hover_pane;
+    const QRect plot = over ? over->plot_rect() : QRect();
+    if (over && d_snap.width > 0 && plot.contains(d_hover_pos)) {
+        const int x = d_hover_pos.x() - plot.left(), y = d_hover_pos.y() - plot.top();
+        const double hz = over->hz_at(d_hover_pos.x());
+        // Decimals for the pixel's width: the pointer resolves no finer.
+        const double pixel_hz = (d_view_hi - d_view_lo) / plot.width();
+        text = frequency_label(hz, pixel_hz, hz);
+        // The display columns drawn at this pixel.
+        const column_span span = columns_under(plot.width())[std::size_t(x)];
+        auto level = [](double db) { return QString::number(db, 'f', 1) + " " + level_unit; };
+        if (over == d_spectrum) {
+            const float avg = d_show_average ? max_over(d_snap.average, span) : NAN;
+            const float max = d_snap.max_hold ? max_over(d_snap.max_hold_trace, span) : NAN;
+            if (!std::isnan(avg))
+                text += "  " + level(avg) + " avg";
+            else if (!std::isnan(max))
+                text += "  " + level(max) + " max";
+            else
+                text += "  " + level(d_snap.db_max - (y + 0.5) / plot.height() * (d_snap.db_max - d_snap.db_min));
+        } else if (std::size_t(y) < d_wf_filled) {
+            // Screen row y shows history row y (the newest at the top).
+            const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
+            const std::vector<float> row(d_wf_rows.begin() + std::ptrdiff_t(ring * d_snap.width),
+                                         d_wf_rows.begin() + std::ptrdiff_t((ring + 1) * d_snap.width));
+            const float v = max_over(row, span);
+            text += "  " + (std::isnan(v) ? QString("no data") : level(v));
+            // The row's newest frame, before the newest frame shown.
+            const double frames = double(d_frames_seen - d_wf_frames[ring]);
+            const QString sign = frames > 0 ? "-" : "";
+            text += d_snap.frame_seconds > 0 ? "  " + sign + QString::number(frames * d_snap.frame_seconds, 'f', 3) + " s"
+                                             : "  " + sign + QString::number(frames, 'f', 0) + " frames";
+        }
+    }
+    d_readout = text;
+    if (d_readout_label->text() != text) // a label repaints at every setText
+        d_readout_label->setText(text);
 }
 
 void display_widget::build_luts()
@@ -540,6 +656,7 @@ void display_widget::add_waterfall_row(const float* row)
     const std::size_t w = d_snap.width;
     d_wf_head = (d_wf_head + d_wf_capacity - 1) % d_wf_capacity;
     std::memcpy(&d_wf_rows[d_wf_head * w], row, w * sizeof(float));
+    d_wf_frames[d_wf_head] = d_snap.frames;
     d_wf_filled = std::min(d_wf_filled + 1, d_wf_capacity);
     ++d_wf_added;
 }
@@ -883,6 +1000,8 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
     d_plot_size = d_plot_image.size();
     if (d_snap.max_hold)
         draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
+    if (d_snap.min_hold)
+        draw_trace(plot, d_snap.min_hold_trace, min_hold_colour.rgb());
     if (d_show_average)
         draw_trace(plot, d_snap.average, average_colour.rgb());
 
@@ -1039,6 +1158,9 @@ void display_widget::keyPressEvent(QKeyEvent* e)
         break;
     case Qt::Key_P:
         d_peak_box->toggle();
+        break;
+    case Qt::Key_M:
+        d_min_box->toggle();
         break;
     case Qt::Key_C: {
         const auto& names = colormap_names();

@@ -21,6 +21,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QSplitter;
 class QTimer;
 
@@ -40,12 +41,18 @@ struct display_snapshot {
     double decay = 0.99;
     double center_freq = 0.0, sample_rate = 1.0; //!< Hz
     bool max_hold = true;
+    bool min_hold = false;
+    std::string average_mode = "exponential"; //!< display_sink_settings::average
+    double average_frames = 10;               //!< display_sink_settings::average_frames
+    //! Seconds of signal per frame (0: not known, e.g. spectra from a vector stream).
+    double frame_seconds = 0;
     std::size_t engine = 0;           //!< changes when the block builds a new display
     std::size_t frames = 0;           //!< frames in the display since it was built
     std::vector<std::uint16_t> levels;//!< the histogram's H x W levels, row 0 (db_min) first
     std::vector<std::uint8_t> lit_rows;//!< H: 1 for a row with a non-zero level
     std::vector<float> average;       //!< W
     std::vector<float> max_hold_trace;//!< W
+    std::vector<float> min_hold_trace;//!< W (NaN while min-hold is off)
     std::vector<float> waterfall;     //!< W: the max of the new rows, column by column (empty: none)
     std::size_t new_rows = 0;         //!< waterfall rows since the read before
 };
@@ -67,7 +74,11 @@ public:
     virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
     virtual void set_db_range(double db_min, double db_max) = 0;
     virtual void set_max_hold(bool on) = 0;
+    //! Restarts the max-hold and the min-hold traces.
     virtual void reset_max_hold() = 0;
+    virtual void set_min_hold(bool on) = 0;
+    //! Mode and frames as display_sink_settings; throws gpufft::error naming a bad one.
+    virtual void set_average(const std::string& mode, double frames) = 0;
     //! The columns show the bins [begin, end) from the next frame (gpufft::display::set_bin_range).
     virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     //! The user clicked at \p hz (absolute frequency).
@@ -97,7 +108,10 @@ public:
  * newest at the top.
  *
  * Mouse: wheel zooms around the pointer, drag pans, a click (no drag) calls
- * display_feed::clicked. Keys: + / - zoom, Left / Right pan, 0 or Home full
+ * display_feed::clicked. Hovering shows the readout (readout()): the
+ * frequency under the pointer and the level there, on the spectrum the
+ * drawn trace's (average, else max-hold, else the pointer's height), on the
+ * waterfall the row's with the row's time before the newest frame. Keys: + / - zoom, Left / Right pan, 0 or Home full
  * band, Up / Down reference level +-5 dB, PageUp / PageDown range, F freeze,
  * A average line, P peak hold, C next colour map.
  */
@@ -114,6 +128,7 @@ class display_widget : public QWidget
     Q_PROPERTY(qulonglong frames_drawn READ frames_drawn)
     Q_PROPERTY(qulonglong bin_begin READ bin_begin)
     Q_PROPERTY(qulonglong bin_end READ bin_end)
+    Q_PROPERTY(QString readout READ readout)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -163,6 +178,7 @@ public:
     QRect waterfall_plot_rect() const;
     //! The child that draws the spectrum (mouse events go there).
     QWidget* spectrum_pane() const;
+    QWidget* waterfall_pane() const;
 
     //! Redraws with new frames since construction (any thread).
     std::size_t redraws() const { return d_redraws.load(); }
@@ -171,6 +187,11 @@ public:
     //! The display's bin range at the last read: [bin_begin, bin_end).
     qulonglong bin_begin() const { return d_snap.bin_begin; }
     qulonglong bin_end() const { return d_snap.bin_end; }
+
+    //! The hover readout ("" when the pointer is off the plots).
+    QString readout() const { return d_readout; }
+    //! The unit of the level axis and readout.
+    static constexpr const char* level_unit = "dBFS";
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -222,6 +243,11 @@ private:
     void draw_waterfall_row(std::size_t age, int y);
     void add_waterfall_row(const float* row);
     void build_luts();
+    // The pointer at `pos` in pane `over` (null: off the plots); the readout follows.
+    void hover(const pane* over, QPoint pos);
+    void update_readout();
+    // The max over the columns [first, last) of `values`, NaN where none is a number.
+    static float max_over(const std::vector<float>& values, column_span span);
     void sync_controls();
     void pan(double fraction);
     // The frequencies the columns span: the bin range's edges.
@@ -240,6 +266,7 @@ private:
     std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
     std::size_t d_wf_added = 0;   // rows added since the history was cleared
+    std::vector<std::size_t> d_wf_frames; // per history row: the display's frame count when it came
 
     // The spectrum pane: its frame (all but the plot) and the plot's grid
     // drawn once per layout; the plot's picture (histogram colour-mapped at
@@ -307,6 +334,9 @@ private:
     bool d_view_full = true; // follows the band when the axis changes
     bool d_frozen = false;
     bool d_show_average = true;
+    const pane* d_hover_pane = nullptr;
+    QPoint d_hover_pos; // in d_hover_pane
+    QString d_readout;
     std::atomic<std::size_t> d_redraws{ 0 };
 
     QTimer* d_timer;
@@ -320,6 +350,10 @@ private:
     QCheckBox* d_freeze_box;
     QCheckBox* d_average_box;
     QCheckBox* d_peak_box;
+    QCheckBox* d_min_box;
+    QComboBox* d_average_mode_box;
+    QDoubleSpinBox* d_average_frames_box;
+    QLabel* d_readout_label;
 };
 
 } // namespace gr::gpufft

@@ -37,6 +37,8 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -190,12 +192,50 @@ struct fixture {
         QApplication::sendEvent(pane, &release);
     }
 
+    //! The pointer moved, no button held, to widget point (x, y) over `pane`.
+    void hover(QWidget* pane, int x, int y)
+    {
+        QMouseEvent move(QEvent::MouseMove, in_pane(pane, QPoint(x, y)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &move);
+    }
+    QWidget* waterfall_pane() const { return widget->waterfall_pane(); }
+
+    //! `count` frames of noise: each bin the dB of an exponential power of mean 1 (complex Gaussian noise) plus `db`.
+    std::vector<float> noise(std::mt19937& rng, std::size_t count, double db)
+    {
+        std::exponential_distribution<double> power(1.0);
+        std::vector<float> frames(bins * count);
+        for (auto& v : frames)
+            v = float(db + 10 * std::log10(power(rng)));
+        core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), count); });
+        return frames;
+    }
+    //! Column c's value in frame f (two bins a column: their max, the display's resampling).
+    double column_value(const std::vector<float>& frames, std::size_t f, std::size_t c) const
+    {
+        const std::size_t per = bins / std::size_t(settings.width);
+        double v = -INFINITY;
+        for (std::size_t b = c * per; b < (c + 1) * per; ++b)
+            v = std::max(v, double(frames[f * bins + b]));
+        return v;
+    }
+    //! What the widget reads.
+    gr::gpufft::display_snapshot snapshot()
+    {
+        gr::gpufft::display_snapshot s;
+        core->read(s, 0);
+        return s;
+    }
+
     void key(int k, const QString& text)
     {
         QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier, text);
         QApplication::sendEvent(widget.get(), &e);
     }
 };
+
+// `make` must throw gpufft::error whose message names `word`.
+void expect_error(const std::function<void()>& make, const std::string& word);
 
 class qa_display_widget : public CppUnit::TestFixture
 {
@@ -219,6 +259,11 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(empty_cells_show_the_grid);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
+    CPPUNIT_TEST(readout_at_the_tone);
+    CPPUNIT_TEST(waterfall_readout_has_the_rows_age);
+    CPPUNIT_TEST(min_hold_below_the_average);
+    CPPUNIT_TEST(linear_average_reduces_the_spread);
+    CPPUNIT_TEST(exponential_average_time_constant);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -539,7 +584,10 @@ public:
             const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
             const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
             const int x1 = pixel_of(hz(t1), sp, lo, hi), x2 = pixel_of(hz(t2), sp, lo, hi);
-            const int tone_y = int(std::lround(row_of(tone_db, sp) - 0.5 * sp.height() / double(height)));
+            // The middle of the pixel rows that show the tone's histogram row
+            // (plot row y shows row floor((h - y - 0.5) / h H)).
+            const double tone_row = std::floor((tone_db + 120.0) / 120.0 * height);
+            const int tone_y = sp.top() + int(std::floor(sp.height() - (tone_row + 0.5) / height * sp.height()));
             for (const auto& [what, y] : { std::make_pair("waterfall", wf.top()), std::make_pair("histogram", tone_y) }) {
                 const auto runs = bright_runs(img, y, sp.left(), sp.right());
                 const std::string m = std::string(name) + ": " + what + " row " + std::to_string(y) +
@@ -714,6 +762,160 @@ public:
         CPPUNIT_ASSERT_MESSAGE("no max-hold line at the tone's level", found);
     }
 
+    // "100.400 MHz  -20.0 dBFS avg": the frequency in Hz and the level.
+    static std::pair<double, double> parse_readout(const QString& text)
+    {
+        static const std::regex re(R"(^(-?[0-9.]+) (GHz|MHz|kHz|Hz)  (-?[0-9.]+) dBFS.*)");
+        std::smatch m;
+        const std::string t = text.toStdString();
+        CPPUNIT_ASSERT_MESSAGE("readout \"" + t + "\"", std::regex_match(t, m, re));
+        const double scale = m[2] == "GHz" ? 1e9 : m[2] == "MHz" ? 1e6 : m[2] == "kHz" ? 1e3 : 1.0;
+        return { std::stod(m[1]) * scale, std::stod(m[3]) };
+    }
+
+    // The pointer at the tone's pixel reads its frequency within a bin and
+    // its level within 0.5 dB: from the average line, from the pointer's
+    // height with no line, and on the waterfall from the row.
+    void readout_at_the_tone()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.push(tone_bin);
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        const int tone_y = int(std::floor(row_of(tone_db, sp)));
+        const double bin_hz = fs / n;
+        CPPUNIT_ASSERT(f.widget->readout().isEmpty());
+        f.hover(f.widget->spectrum_pane(), tone_x, tone_y + 40); // below the tone: the line's level still
+        f.grab("readout"); // the readout in the controls' second row
+        auto [hz, db] = parse_readout(f.widget->readout());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        CPPUNIT_ASSERT(f.widget->readout().endsWith("avg"));
+        // No line: the pointer's height.
+        f.widget->set_show_average(false);
+        f.hover(f.widget->spectrum_pane(), tone_x, tone_y);
+        std::tie(hz, db) = parse_readout(f.widget->readout());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        // The waterfall's newest row.
+        f.hover(f.waterfall_pane(), tone_x, wf.top());
+        std::tie(hz, db) = parse_readout(f.widget->readout());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        // Off the plot: none.
+        f.hover(f.widget->spectrum_pane(), sp.left() - 20, tone_y);
+        CPPUNIT_ASSERT(f.widget->readout().isEmpty());
+    }
+
+    // A waterfall row reads its own frames' level and how many frames before the newest it ends.
+    void waterfall_readout_has_the_rows_age()
+    {
+        fixture f;
+        f.push(tone_bin, 50);
+        f.push(n / 4, 7); // a newer row, the tone elsewhere
+        const QRect wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), wf, f.widget->view_lo(), f.widget->view_hi());
+        f.hover(f.waterfall_pane(), tone_x, wf.top() + 1); // the older row
+        const QString text = f.widget->readout();
+        f.grab("readout_waterfall");
+        const auto [hz, db] = parse_readout(text);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, fs / n);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        CPPUNIT_ASSERT_MESSAGE(text.toStdString(), text.endsWith("  -7 frames"));
+        f.hover(f.waterfall_pane(), tone_x, wf.top()); // the newest: the floor here
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(floor_db, parse_readout(f.widget->readout()).second, 0.5);
+        CPPUNIT_ASSERT(f.widget->readout().endsWith("  0 frames"));
+    }
+
+    // Min-hold: the least of every frame's column value (against the frames
+    // themselves), hence at or below the average line everywhere; drawn.
+    void min_hold_below_the_average()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.core->set_max_hold(true);
+        f.core->set_min_hold(true);
+        std::mt19937 rng(5);
+        std::vector<float> all;
+        for (int r = 0; r < 6; ++r) { // 6 reads of 40 frames
+            const auto frames = f.noise(rng, 40, -70);
+            all.insert(all.end(), frames.begin(), frames.end());
+            f.widget->refresh();
+        }
+        const auto s = f.snapshot();
+        const std::size_t frames = all.size() / n;
+        for (std::size_t c = 0; c < width; ++c) {
+            double least = INFINITY;
+            for (std::size_t fr = 0; fr < frames; ++fr)
+                least = std::min(least, f.column_value(all, fr, c));
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(least, double(s.min_hold_trace[c]), 1e-4);
+            CPPUNIT_ASSERT(s.min_hold_trace[c] <= s.average[c]);
+            CPPUNIT_ASSERT(s.average[c] <= s.max_hold_trace[c]);
+        }
+        f.grab("min_hold");
+        // Off: no line (NaN).
+        f.core->set_min_hold(false);
+        CPPUNIT_ASSERT(std::isnan(f.snapshot().min_hold_trace[0]));
+    }
+
+    // Linear over K frames: the mean of the newest K (against the frames),
+    // whose spread from one K frames to the next shrinks about sqrt(K)
+    // times from K = 1's.
+    void linear_average_reduces_the_spread()
+    {
+        auto spread = [](std::size_t k) {
+            fixture f;
+            f.core->set_average("linear", double(k));
+            std::mt19937 rng(11);
+            f.noise(rng, k, -70);
+            const auto a = f.snapshot().average;
+            const auto frames = f.noise(rng, k, -70);
+            const auto b = f.snapshot().average;
+            double sum = 0, sum2 = 0;
+            for (std::size_t c = 0; c < width; ++c) {
+                double mean = 0;
+                for (std::size_t fr = 0; fr < k; ++fr)
+                    mean += f.column_value(frames, fr, c) / double(k);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL(mean, double(b[c]), 1e-3);
+                const double d = double(b[c]) - double(a[c]);
+                sum += d;
+                sum2 += d * d;
+            }
+            return std::sqrt(sum2 / width - (sum / width) * (sum / width));
+        };
+        const double one = spread(1), sixteen = spread(16);
+        const double ratio = one / sixteen;
+        CPPUNIT_ASSERT_MESSAGE("spread 1 frame " + std::to_string(one) + " dB, 16 frames " + std::to_string(sixteen) +
+                                   " dB: ratio " + std::to_string(ratio) + ", sqrt(16) = 4",
+                               ratio > 3.2 && ratio < 4.8);
+        fixture f;
+        f.core->set_average("off", 10);
+        f.push(tone_bin);
+        CPPUNIT_ASSERT(std::isnan(f.snapshot().average[0]));
+    }
+
+    // Exponential with time constant tau frames: each frame weighs 1 - exp(-1 / tau) (against a double recursion).
+    void exponential_average_time_constant()
+    {
+        fixture f;
+        const double tau = 4;
+        f.core->set_average("exponential", tau);
+        std::mt19937 rng(3);
+        const auto frames = f.noise(rng, 30, -60);
+        const auto s = f.snapshot();
+        const double alpha = 1 - std::exp(-1 / tau);
+        for (std::size_t c = 0; c < width; c += 37) {
+            double avg = f.column_value(frames, 0, c);
+            for (std::size_t fr = 1; fr < 30; ++fr)
+                avg += alpha * (f.column_value(frames, fr, c) - avg);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(avg, double(s.average[c]), 1e-3);
+        }
+        expect_error([&] { f.core->set_average("linear", 513); }, "average_frames");
+        expect_error([&] { f.core->set_average("linear", 2.5); }, "average_frames");
+        expect_error([&] { f.core->set_average("median", 4); }, "average");
+    }
+
     // The waterfall's picture is a ring of rows that takes one row per
     // redraw: after more redraws than it has rows, each painted as it came,
     // it shows every redraw, newest at the top, exactly as the waterfall
@@ -743,7 +945,6 @@ public:
     }
 };
 
-// `make` must throw gpufft::error whose message names `word`.
 void expect_error(const std::function<void()>& make, const std::string& word)
 {
     try {
