@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QFont>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
@@ -125,7 +126,7 @@ public:
 
     QRect plot_rect() const
     {
-        constexpr int left = 60, right = 12;
+        constexpr int left = 60, right = 70; // right: the colour bar, its labels and unit
         if (d_kind == spectrum)
             return QRect(left, 8, std::max(1, width() - left - right), std::max(1, height() - 8 - 26));
         return QRect(left, 2, std::max(1, width() - left - right), std::max(1, height() - 4));
@@ -470,6 +471,36 @@ QRect display_widget::waterfall_plot_rect() const
     return d_waterfall->plot_rect().translated(d_waterfall->mapTo(this, QPoint(0, 0)));
 }
 QWidget* display_widget::spectrum_pane() const { return d_spectrum; }
+QRect display_widget::bar_of(const QRect& plot) { return QRect(plot.right() + 6, plot.top(), 8, plot.height()); }
+
+namespace {
+
+// A colour bar's tick and label at y (kept inside the pane), and its unit
+// written upwards along the pane's right edge.
+void bar_label(QPainter& p, const QRect& bar, int y, const QString& text, int pane_height)
+{
+    p.drawLine(bar.right() + 1, y, bar.right() + 3, y);
+    const int centre = std::clamp(y, 7, pane_height - 7);
+    p.drawText(QRect(bar.right() + 5, centre - 8, 40, 16), Qt::AlignLeft | Qt::AlignVCenter, text);
+}
+void bar_unit(QPainter& p, const QRect& bar, int pane_width, const QString& unit)
+{
+    p.save();
+    p.translate(pane_width - 8, bar.center().y());
+    p.rotate(-90);
+    p.drawText(QRect(-60, -8, 120, 16), Qt::AlignCenter, unit);
+    p.restore();
+}
+
+} // namespace
+QRect display_widget::persistence_bar_rect() const
+{
+    return bar_of(d_spectrum->plot_rect()).translated(d_spectrum->mapTo(this, QPoint(0, 0)));
+}
+QRect display_widget::waterfall_bar_rect() const
+{
+    return bar_of(d_waterfall->plot_rect()).translated(d_waterfall->mapTo(this, QPoint(0, 0)));
+}
 QWidget* display_widget::waterfall_pane() const { return d_waterfall; }
 
 void display_widget::refresh()
@@ -550,6 +581,8 @@ void display_widget::refresh()
         d_waterfall->scroll(0, int(fresh), waterfall_plot);
     else
         d_waterfall->update(waterfall_plot);
+    // The time axis: its rows are older now.
+    d_waterfall->update(QRect(0, waterfall_plot.top() + 40, waterfall_plot.left(), waterfall_plot.height() - 40));
 }
 
 void display_widget::sync_controls()
@@ -785,6 +818,28 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         const QString label = QString::number(db, 'f', db_step < 1 ? 1 : 0);
         const int y = int(std::lround(y_of(db)));
         p.drawText(QRect(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+    }
+    {
+        // The persistence's colour bar: row y shows the colour position
+        // t = 1 - (y + 0.5) / height, the colour of the cells hit by a
+        // share f of the recent frames where t = log1p(f full) / log1p(full)
+        // (build_luts), labelled at shares 100 %, 10 %, 1 %, ...
+        const QRect bar = bar_of(plot);
+        const auto& stops = std::find_if(colour_maps().begin(), colour_maps().end(),
+                                         [this](const auto& m) { return m.first == d_colormap; })
+                                ->second;
+        for (int y = 0; y < bar.height(); ++y)
+            p.fillRect(bar.left(), bar.top() + y, bar.width(), 1,
+                       QColor(ramp(stops, 1.0 - (y + 0.5) / bar.height())));
+        const double full = 1.0 / (1.0 - d_snap.decay);
+        for (double share = 1.0; share * full >= 1.0 / 8; share /= 10) {
+            const double t = std::log1p(share * full) / std::log1p(full);
+            const int y = bar.top() + int(std::lround((1.0 - t) * bar.height()));
+            if (y > bar.bottom() - 4 && share < 1)
+                break;
+            bar_label(p, bar, y, QString::number(share * 100, 'g', 3), d_spectrum->height());
+        }
+        bar_unit(p, bar, d_spectrum->width(), "% of frames");
     }
     p.save();
     p.translate(12, plot.center().y());
@@ -1099,6 +1154,21 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
         p.fillRect(d_waterfall->rect(), background);
         p.setPen(Qt::lightGray);
         p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+        paint_time_axis(p, plot);
+        const QRect bar = bar_of(plot);
+        if (dirty.intersects(bar.adjusted(0, 0, d_waterfall->width(), 0)) && d_snap.db_max > d_snap.db_min) {
+            // Row y: the colour of the level at its centre.
+            const double range = d_snap.db_max - d_snap.db_min;
+            for (int y = 0; y < bar.height(); ++y)
+                p.fillRect(bar.left(), bar.top() + y, bar.width(), 1,
+                           QColor(waterfall_colour(float(d_snap.db_max - (y + 0.5) / bar.height() * range))));
+            const double step = nice_step(range, std::max(2, bar.height() / 30));
+            for (double db = std::ceil(d_snap.db_min / step) * step; db <= d_snap.db_max; db += step) {
+                const int y = bar.top() + int(std::lround((d_snap.db_max - db) / range * bar.height()));
+                bar_label(p, bar, y, QString::number(db, 'f', step < 1 ? 1 : 0), d_waterfall->height());
+            }
+            bar_unit(p, bar, d_waterfall->width(), level_unit);
+        }
     }
     if (d_snap.width == 0 || d_wf_filled == 0) {
         p.fillRect(plot, Qt::black);
@@ -1119,6 +1189,29 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
             y += rows;
         }
     }
+}
+
+void display_widget::paint_time_axis(QPainter& p, const QRect& plot)
+{
+    // Every 60 pixels, the row's newest frame before the newest frame shown:
+    // in seconds of signal where a frame's length is known, else in frames
+    // (a smaller font: "-12345 fr" fits the margin).
+    p.save();
+    QFont small = p.font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.setFont(small);
+    for (int y = 60; y + 8 < plot.height(); y += 60) {
+        if (std::size_t(y) >= d_wf_filled)
+            break;
+        const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
+        const double frames = double(d_frames_seen - d_wf_frames[ring]);
+        const QString label = d_snap.frame_seconds > 0
+                                  ? QString::number(-frames * d_snap.frame_seconds, 'f', 2) + " s"
+                                  : QString::number(-frames, 'f', 0) + " fr";
+        p.drawLine(plot.left() - 4, plot.top() + y, plot.left() - 1, plot.top() + y);
+        p.drawText(QRect(0, plot.top() + y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+    }
+    p.restore();
 }
 
 void display_widget::keyPressEvent(QKeyEvent* e)

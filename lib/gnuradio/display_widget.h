@@ -176,6 +176,15 @@ public:
     //! The plot areas, in this widget's coordinates.
     QRect spectrum_plot_rect() const;
     QRect waterfall_plot_rect() const;
+    /*!
+     * The colour bars right of the plots, in this widget's coordinates:
+     * the persistence's (bottom to top: a cell hit by few of the recent
+     * frames to one hit by all, labelled in percent of frames) and the
+     * waterfall's (db_min at the bottom to db_max at the top, labelled in
+     * level_unit), each row the colour the plot gives that value.
+     */
+    QRect persistence_bar_rect() const;
+    QRect waterfall_bar_rect() const;
     //! The child that draws the spectrum (mouse events go there).
     QWidget* spectrum_pane() const;
     QWidget* waterfall_pane() const;
@@ -207,6 +216,10 @@ private:
     void paint_spectrum(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
     void paint_waterfall(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
     void paint_frequency_axis(QPainter& p, const QRect& plot);
+    // A pane's colour bar: right of its plot, as tall.
+    static QRect bar_of(const QRect& plot);
+    // The waterfall's time axis: the age of rows down the left margin.
+    void paint_time_axis(QPainter& p, const QRect& plot);
     // For each of `pixels` plot columns, the display columns [first, last)
     // it shows: the one under its centre where a column is a pixel or
     // wider, every column it overlaps where they are narrower (the pixel

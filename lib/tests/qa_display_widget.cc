@@ -264,6 +264,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(min_hold_below_the_average);
     CPPUNIT_TEST(linear_average_reduces_the_spread);
     CPPUNIT_TEST(exponential_average_time_constant);
+    CPPUNIT_TEST(colour_bars_match_the_plots);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -625,15 +626,16 @@ public:
     }
 
     // A redraw with new frames repaints each pane's plot, not the axes
-    // around it (drawn once per layout).
+    // around it (drawn once per layout), but for the waterfall's time axis
+    // below "now" (its rows are older).
     void new_frames_repaint_the_plots_only()
     {
         struct paint_rects : QObject {
-            std::vector<std::pair<QObject*, QRect>> seen;
+            std::vector<std::pair<QObject*, QRegion>> seen;
             bool eventFilter(QObject* o, QEvent* e) override
             {
                 if (e->type() == QEvent::Paint)
-                    seen.emplace_back(o, static_cast<QPaintEvent*>(e)->rect());
+                    seen.emplace_back(o, static_cast<QPaintEvent*>(e)->region());
                 return false;
             }
         } rects;
@@ -649,12 +651,13 @@ public:
         QApplication::processEvents();
         for (int k = 0; k < 2; ++k) {
             const QRect plot(panes[k]->mapFrom(f.widget.get(), plots[k].topLeft()), plots[k].size());
+            const QRect time_axis = k == 1 ? QRect(0, plot.top() + 40, plot.left(), plot.height() - 40) : QRect();
             int painted = 0;
             for (const auto& [pane, rect] : rects.seen)
                 if (pane == panes[k]) {
                     ++painted;
                     CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " painted beyond its plot",
-                                           plot.contains(rect));
+                                           (rect - plot - time_axis).isEmpty());
                 }
             CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " not repainted", painted > 0);
         }
@@ -914,6 +917,39 @@ public:
         expect_error([&] { f.core->set_average("linear", 513); }, "average_frames");
         expect_error([&] { f.core->set_average("linear", 2.5); }, "average_frames");
         expect_error([&] { f.core->set_average("median", 4); }, "average");
+    }
+
+    // The waterfall's colour bar at the tone's level has the colour of the
+    // tone's waterfall pixel (within a bar row: the bar's rows are levels
+    // at their centres); the persistence's bar at its top (100 % of the
+    // frames) has the colour of the tone's cell, hit by every frame.
+    void colour_bars_match_the_plots()
+    {
+        for (const char* map : { "fosphor", "viridis" }) {
+            fixture f;
+            f.widget->set_colormap(map);
+            f.push(tone_bin, 200);
+            const QImage img = f.grab((std::string("colour_bars_") + map).c_str());
+            const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+            const QRect wbar = f.widget->waterfall_bar_rect(), pbar = f.widget->persistence_bar_rect();
+            const int tone_x = pixel_of(bin_centre(tone_bin), wf, f.widget->view_lo(), f.widget->view_hi());
+            const QRgb tone = img.pixel(tone_x, wf.top());
+            const int y = wbar.top() + int(std::floor((0.0 - tone_db) / 120.0 * wbar.height()));
+            bool found = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                found |= img.pixel(wbar.center().x(), y + dy) == tone;
+            CPPUNIT_ASSERT_MESSAGE(std::string(map) + ": waterfall bar at the tone's level", found);
+            // And not the floor's colour there.
+            CPPUNIT_ASSERT(img.pixel(tone_x, wf.top()) != img.pixel(wf.left() + 5, wf.top()));
+            // The tone's histogram cell (every frame hits it): the bar's top.
+            const double tone_row = std::floor((tone_db + 120.0) / 120.0 * height);
+            const int cell_y = sp.top() + int(std::floor(sp.height() - (tone_row + 0.5) / height * sp.height()));
+            const QColor cell(img.pixel(tone_x, cell_y)), top(img.pixel(pbar.center().x(), pbar.top()));
+            CPPUNIT_ASSERT_MESSAGE(std::string(map) + ": persistence bar top " + top.name().toStdString() +
+                                       ", tone's cell " + cell.name().toStdString(),
+                                   std::abs(cell.red() - top.red()) <= 8 && std::abs(cell.green() - top.green()) <= 8 &&
+                                       std::abs(cell.blue() - top.blue()) <= 8);
+        }
     }
 
     // The waterfall's picture is a ring of rows that takes one row per
