@@ -298,7 +298,16 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls_2->addWidget(new QLabel("Average line", this));
     controls_2->addWidget(d_average_mode_box);
     controls_2->addWidget(d_average_frames_box);
+    d_keymap_box = new QComboBox(this);
+    d_keymap_box->addItems({ "gpufft", "fosphor" });
+    d_keymap_box->setToolTip("Key map: this widget's or gr-fosphor's (key ? lists the keys)");
+    controls_2->addWidget(new QLabel("Keys", this));
+    controls_2->addWidget(d_keymap_box);
     controls_2->addWidget(d_readout_label, 1);
+    d_help = new QLabel(this);
+    d_help->setStyleSheet("QLabel { background: rgba(0, 0, 0, 210); color: white; padding: 10px; }");
+    d_help->setTextFormat(Qt::RichText);
+    d_help->hide();
 
     d_splitter = new QSplitter(Qt::Vertical, this);
     d_spectrum = new pane(*this, pane::spectrum, d_splitter);
@@ -345,6 +354,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     };
     connect(d_average_mode_box, &QComboBox::currentTextChanged, this, average_changed);
     connect(d_average_frames_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, average_changed);
+    connect(d_keymap_box, &QComboBox::currentTextChanged, this, [this](const QString& s) { set_keymap(s.toStdString()); });
     connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
@@ -1214,8 +1224,132 @@ void display_widget::paint_time_axis(QPainter& p, const QRect& plot)
     p.restore();
 }
 
+void display_widget::set_keymap(const std::string& name)
+{
+    if (name != "gpufft" && name != "fosphor")
+        throw ::gpufft::error("keymap: unknown key map \"" + name + "\" (known: gpufft, fosphor)");
+    d_keymap = name;
+    const QSignalBlocker block(d_keymap_box);
+    d_keymap_box->setCurrentText(QString::fromStdString(name));
+    if (help_shown())
+        show_help(true); // the new map's keys
+}
+
+bool display_widget::help_shown() const { return d_help->isVisible(); }
+
+void display_widget::show_help(bool on)
+{
+    if (!on) {
+        d_help->hide();
+        return;
+    }
+    const bool fosphor = d_keymap == "fosphor";
+    const std::vector<std::pair<const char*, const char*>> keys_gpufft = {
+        { "+ / -", "zoom in / out" },
+        { "Left / Right", "pan" },
+        { "0, Home", "whole band" },
+        { "Up / Down", "reference level +5 / -5 dB" },
+        { "Page Up / Down", "range +10 / -10 dB" },
+        { "F", "freeze" },
+        { "A", "average line" },
+        { "P", "peak (max) hold" },
+        { "M", "min hold" },
+        { "C", "next colour map" },
+        { "?", "this help" },
+    };
+    const std::vector<std::pair<const char*, const char*>> keys_fosphor = {
+        { "Space", "freeze" },
+        { "Up / Down", "reference level +5 / -5 dB" },
+        { "Left / Right", "dB per division down / up (1-2-5)" },
+        { "Z", "zoom on / off" },
+        { "W / S", "zoom width half / double" },
+        { "A / D", "zoom centre left / right" },
+        { "+ / -, 0, Home", "zoom, whole band" },
+        { "Page Up / Down", "range +10 / -10 dB" },
+        { "P, M, C", "peak hold, min hold, colour map" },
+        { "?", "this help" },
+    };
+    QString html = QString("<b>Keys (%1)</b><table>").arg(QString::fromStdString(d_keymap));
+    for (const auto& [k, what] : fosphor ? keys_fosphor : keys_gpufft)
+        html += QString("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, what);
+    html += "</table>Wheel: zoom; drag: pan; click: send the frequency; hover: readout.";
+    d_help->setText(html);
+    d_help->adjustSize();
+    d_help->move(spectrum_plot_rect().topLeft() + QPoint(20, 20));
+    d_help->raise();
+    d_help->show();
+}
+
+bool display_widget::fosphor_key(QKeyEvent* e)
+{
+    // The zoom of Z, W, S, A, D: centre and width, shown while on.
+    auto apply_zoom = [this] {
+        if (d_zoom_width <= 0) {
+            d_zoom_width = (band_right() - band_left()) / 4;
+            d_zoom_centre = (d_view_lo + d_view_hi) / 2;
+        }
+        if (!d_zoomed)
+            return;
+        set_view(d_zoom_centre - d_zoom_width / 2, d_zoom_centre + d_zoom_width / 2);
+        // As the view was clamped to the band.
+        d_zoom_centre = (d_view_lo + d_view_hi) / 2;
+        d_zoom_width = d_view_hi - d_view_lo;
+    };
+    switch (e->key()) {
+    case Qt::Key_Space:
+        set_frozen(!d_frozen);
+        return true;
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+        // Ten divisions; the next 1-2-5 step below or above.
+        const double per = d_range_box->value() / 10;
+        const bool up = e->key() == Qt::Key_Right;
+        double next = per;
+        const double decade = std::floor(std::log10(per));
+        for (double d = decade - 1; d <= decade + 1; ++d)
+            for (double m : { 1.0, 2.0, 5.0 }) {
+                const double v = m * std::pow(10.0, d);
+                if (up ? v > per * 1.0001 && (next == per || v < next) : v < per * 0.9999 && (next == per || v > next))
+                    next = v;
+            }
+        d_range_box->setValue(10 * next);
+        return true;
+    }
+    case Qt::Key_Z:
+        d_zoomed = !d_zoomed;
+        if (d_zoomed)
+            apply_zoom();
+        else
+            set_view(band_left(), band_right());
+        return true;
+    case Qt::Key_W:
+    case Qt::Key_S:
+        apply_zoom();
+        d_zoom_width *= e->key() == Qt::Key_W ? 0.5 : 2.0;
+        apply_zoom();
+        return true;
+    case Qt::Key_A:
+    case Qt::Key_D:
+        apply_zoom();
+        d_zoom_centre += (e->key() == Qt::Key_A ? -0.1 : 0.1) * d_zoom_width;
+        apply_zoom();
+        return true;
+    default:
+        return false;
+    }
+}
+
 void display_widget::keyPressEvent(QKeyEvent* e)
 {
+    if (e->text() == "?") {
+        show_help(!help_shown());
+        e->accept();
+        return;
+    }
+    if (d_keymap == "fosphor" && fosphor_key(e)) {
+        e->accept();
+        return;
+    }
     const double centre = (d_view_lo + d_view_hi) / 2;
     switch (e->key()) {
     case Qt::Key_Plus:

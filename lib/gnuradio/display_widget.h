@@ -111,9 +111,16 @@ public:
  * display_feed::clicked. Hovering shows the readout (readout()): the
  * frequency under the pointer and the level there, on the spectrum the
  * drawn trace's (average, else max-hold, else the pointer's height), on the
- * waterfall the row's with the row's time before the newest frame. Keys: + / - zoom, Left / Right pan, 0 or Home full
+ * waterfall the row's with the row's time before the newest frame.
+ * Colour bars right of the plots; the waterfall's time axis on its left.
+ * Keys (key map "gpufft"): + / - zoom, Left / Right pan, 0 or Home full
  * band, Up / Down reference level +-5 dB, PageUp / PageDown range, F freeze,
- * A average line, P peak hold, C next colour map.
+ * A average line, P peak hold, M min hold, C next colour map. Key map
+ * "fosphor" (gr-fosphor's keys): Space freeze, Up / Down reference level,
+ * Left / Right dB per division (the range over 10 divisions, 1-2-5 steps),
+ * Z zoom on or off, W / S zoom width narrower / wider (twice), A / D zoom
+ * centre left / right (a tenth of the width); the others as "gpufft" but A.
+ * ? shows or hides the help listing the keys.
  */
 class display_widget : public QWidget
 {
@@ -129,6 +136,8 @@ class display_widget : public QWidget
     Q_PROPERTY(qulonglong bin_begin READ bin_begin)
     Q_PROPERTY(qulonglong bin_end READ bin_end)
     Q_PROPERTY(QString readout READ readout)
+    Q_PROPERTY(QString keymap READ keymap_name WRITE set_keymap_name)
+    Q_PROPERTY(bool help_shown READ help_shown)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -199,6 +208,12 @@ public:
 
     //! The hover readout ("" when the pointer is off the plots).
     QString readout() const { return d_readout; }
+    //! "gpufft" or "fosphor" (see the class comment); throws gpufft::error naming another.
+    void set_keymap(const std::string& name);
+    std::string keymap() const { return d_keymap; }
+    QString keymap_name() const { return QString::fromStdString(d_keymap); }
+    void set_keymap_name(const QString& name) { set_keymap(name.toStdString()); }
+    bool help_shown() const;
     //! The unit of the level axis and readout.
     static constexpr const char* level_unit = "dBFS";
 
@@ -262,6 +277,9 @@ private:
     // The max over the columns [first, last) of `values`, NaN where none is a number.
     static float max_over(const std::vector<float>& values, column_span span);
     void sync_controls();
+    // A key of the fosphor map; false if it is not one of them.
+    bool fosphor_key(QKeyEvent* e);
+    void show_help(bool on);
     void pan(double fraction);
     // The frequencies the columns span: the bin range's edges.
     double columns_left() const;
@@ -350,6 +368,9 @@ private:
     const pane* d_hover_pane = nullptr;
     QPoint d_hover_pos; // in d_hover_pane
     QString d_readout;
+    std::string d_keymap = "gpufft";
+    bool d_zoomed = false;          // fosphor's Z: the zoom below is the view
+    double d_zoom_centre = 0, d_zoom_width = 0; // Hz
     std::atomic<std::size_t> d_redraws{ 0 };
 
     QTimer* d_timer;
@@ -367,6 +388,8 @@ private:
     QComboBox* d_average_mode_box;
     QDoubleSpinBox* d_average_frames_box;
     QLabel* d_readout_label;
+    QComboBox* d_keymap_box;
+    QLabel* d_help; // over the panes, shown by ?
 };
 
 } // namespace gr::gpufft

@@ -20,6 +20,7 @@
 #include <gpufft/gnuradio/display_sink_f.h>
 #include <QApplication>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QPaintEvent>
@@ -265,6 +266,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(linear_average_reduces_the_spread);
     CPPUNIT_TEST(exponential_average_time_constant);
     CPPUNIT_TEST(colour_bars_match_the_plots);
+    CPPUNIT_TEST(fosphor_keys);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -950,6 +952,56 @@ public:
                                    std::abs(cell.red() - top.red()) <= 8 && std::abs(cell.green() - top.green()) <= 8 &&
                                        std::abs(cell.blue() - top.blue()) <= 8);
         }
+    }
+
+    // gr-fosphor's keys as an option: Space freezes, Left / Right step the
+    // dB per division 1-2-5, Z W S A D zoom; ? lists the map's keys.
+    void fosphor_keys()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const double lo0 = f.widget->view_lo(), hi0 = f.widget->view_hi(), span = hi0 - lo0;
+        CPPUNIT_ASSERT_THROW(f.widget->set_keymap("emacs"), ::gpufft::error);
+        f.widget->set_keymap("fosphor");
+        f.key(Qt::Key_Space, " ");
+        CPPUNIT_ASSERT(f.widget->frozen());
+        f.key(Qt::Key_Space, " ");
+        CPPUNIT_ASSERT(!f.widget->frozen());
+        auto range = [&] { return f.snapshot().db_max - f.snapshot().db_min; };
+        f.key(Qt::Key_Right, ""); // 12 dB a division: 20
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(200.0, range(), 1e-9);
+        f.key(Qt::Key_Left, "");
+        f.key(Qt::Key_Left, ""); // 10, then 5
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(50.0, range(), 1e-9);
+        f.key(Qt::Key_Z, "z"); // a quarter of the band about the view's centre
+        const double c = (lo0 + hi0) / 2;
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c - span / 8, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c + span / 8, f.widget->view_hi(), 1e-3);
+        f.key(Qt::Key_W, "w"); // half as wide
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(span / 8, f.widget->view_hi() - f.widget->view_lo(), 1e-3);
+        f.key(Qt::Key_D, "d"); // a tenth of the width right
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c + span / 80, (f.widget->view_lo() + f.widget->view_hi()) / 2, 1e-3);
+        f.key(Qt::Key_Z, "z");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo0, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi0, f.widget->view_hi(), 1e-3);
+        // The help lists the map's keys.
+        f.key(Qt::Key_Question, "?");
+        CPPUNIT_ASSERT(f.widget->help_shown());
+        f.grab("help_fosphor");
+        const QLabel* help = nullptr;
+        for (const QLabel* l : f.widget->findChildren<QLabel*>())
+            if (l->text().contains("Keys (fosphor)"))
+                help = l;
+        CPPUNIT_ASSERT(help && help->text().contains("Space"));
+        f.key(Qt::Key_Question, "?");
+        CPPUNIT_ASSERT(!f.widget->help_shown());
+        // The widget's own map: Right pans again, the range stays.
+        f.widget->set_keymap("gpufft");
+        f.key(Qt::Key_Plus, "+");
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        f.key(Qt::Key_Right, "");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo + (hi - lo) / 10, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(50.0, range(), 1e-9);
     }
 
     // The waterfall's picture is a ring of rows that takes one row per
