@@ -162,6 +162,8 @@ protected:
 
     void mousePressEvent(QMouseEvent* e) override
     {
+        if (e->button() == Qt::RightButton && plot_rect().contains(e->pos()))
+            d_owner.place_marker(hz_at(e->pos().x()));
         if (e->button() != Qt::LeftButton)
             return;
         d_press_x = e->pos().x();
@@ -304,6 +306,11 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls_2->addWidget(new QLabel("Keys", this));
     controls_2->addWidget(d_keymap_box);
     controls_2->addWidget(d_readout_label, 1);
+    d_marker_label = new QLabel(this);
+    d_marker_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d_marker_label->setContentsMargins(4, 0, 4, 2);
+    d_marker_label->setToolTip("Markers: right click places, K peak, N next peak, X clears");
+    d_marker_label->hide();
     d_help = new QLabel(this);
     d_help->setStyleSheet("QLabel { background: rgba(0, 0, 0, 210); color: white; padding: 10px; }");
     d_help->setTextFormat(Qt::RichText);
@@ -322,6 +329,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     layout->setSpacing(0);
     layout->addLayout(controls);
     layout->addLayout(controls_2);
+    layout->addWidget(d_marker_label);
     layout->addWidget(d_splitter, 1);
 
     connect(d_colormap_box, &QComboBox::currentTextChanged, this,
@@ -565,6 +573,11 @@ void display_widget::refresh()
     sync_controls();
     if (d_hover_pane)
         update_readout();
+    if (!d_markers.empty()) {
+        const QString table = marker_table();
+        if (d_marker_label->text() != table)
+            d_marker_label->setText(table);
+    }
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
     if (new_frames)
@@ -591,8 +604,9 @@ void display_widget::refresh()
         d_waterfall->scroll(0, int(fresh), waterfall_plot);
     else
         d_waterfall->update(waterfall_plot);
-    // The time axis: its rows are older now.
-    d_waterfall->update(QRect(0, waterfall_plot.top() + 40, waterfall_plot.left(), waterfall_plot.height() - 40));
+    // The time axis, where its labels changed.
+    if (time_labels(waterfall_plot.height()) != d_time_labels)
+        d_waterfall->update(QRect(0, waterfall_plot.top() + 40, waterfall_plot.left(), waterfall_plot.height() - 40));
 }
 
 void display_widget::sync_controls()
@@ -1069,6 +1083,19 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         draw_trace(plot, d_snap.min_hold_trace, min_hold_colour.rgb());
     if (d_show_average)
         draw_trace(plot, d_snap.average, average_colour.rgb());
+    // Each marker: an X of 7 pixels on the line at its frequency.
+    const std::vector<float>* line = marker_line();
+    for (double hz : d_markers) {
+        std::size_t c = 0;
+        if (!line || !column_at(hz, c) || std::isnan((*line)[c]))
+            continue;
+        const int x = int(std::floor((hz - d_view_lo) / (d_view_hi - d_view_lo) * plot.width()));
+        const int y = int(std::floor((d_snap.db_max - (*line)[c]) / (d_snap.db_max - d_snap.db_min) * plot.height()));
+        for (int k = -3; k <= 3; ++k) {
+            put_plot_pixel(x + k, y + k, qRgb(255, 255, 255));
+            put_plot_pixel(x + k, y - k, qRgb(255, 255, 255));
+        }
+    }
 
     // The changed pixels as a few rectangles: bands of rows, each as wide as
     // its rows' changes (a region of one rectangle per row costs more to
@@ -1201,25 +1228,40 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
     }
 }
 
-void display_widget::paint_time_axis(QPainter& p, const QRect& plot)
+std::vector<QString> display_widget::time_labels(int plot_height) const
 {
     // Every 60 pixels, the row's newest frame before the newest frame shown:
-    // in seconds of signal where a frame's length is known, else in frames
-    // (a smaller font: "-12345 fr" fits the margin).
-    p.save();
-    QFont small = p.font();
-    small.setPointSizeF(small.pointSizeF() * 0.8);
-    p.setFont(small);
-    for (int y = 60; y + 8 < plot.height(); y += 60) {
-        if (std::size_t(y) >= d_wf_filled)
-            break;
+    // in seconds of signal where a frame's length is known, else in frames.
+    // Two significant digits at the first label: as rows scroll, the age at
+    // a given height stays, so the labels (and the margin) seldom change.
+    std::vector<QString> labels;
+    int decimals = 0;
+    for (int y = 60; y + 8 < plot_height && std::size_t(y) < d_wf_filled; y += 60) {
         const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
         const double frames = double(d_frames_seen - d_wf_frames[ring]);
-        const QString label = d_snap.frame_seconds > 0
-                                  ? QString::number(-frames * d_snap.frame_seconds, 'f', 2) + " s"
-                                  : QString::number(-frames, 'f', 0) + " fr";
-        p.drawLine(plot.left() - 4, plot.top() + y, plot.left() - 1, plot.top() + y);
-        p.drawText(QRect(0, plot.top() + y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+        if (d_snap.frame_seconds <= 0) {
+            labels.push_back(QString::number(-frames, 'f', 0) + " fr");
+            continue;
+        }
+        const double seconds = frames * d_snap.frame_seconds;
+        if (labels.empty() && seconds > 0)
+            decimals = std::clamp(1 - int(std::floor(std::log10(seconds))), 0, 4);
+        labels.push_back(QString::number(-seconds, 'f', decimals) + " s");
+    }
+    return labels;
+}
+
+void display_widget::paint_time_axis(QPainter& p, const QRect& plot)
+{
+    d_time_labels = time_labels(plot.height());
+    p.save();
+    QFont small = p.font(); // "-12345 fr" fits the margin
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.setFont(small);
+    for (std::size_t k = 0; k < d_time_labels.size(); ++k) {
+        const int y = plot.top() + 60 * int(k + 1);
+        p.drawLine(plot.left() - 4, y, plot.left() - 1, y);
+        p.drawText(QRect(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, d_time_labels[k]);
     }
     p.restore();
 }
@@ -1236,6 +1278,120 @@ void display_widget::set_keymap(const std::string& name)
 }
 
 bool display_widget::help_shown() const { return d_help->isVisible(); }
+
+const std::vector<float>* display_widget::marker_line() const
+{
+    if (d_show_average && d_snap.average.size() == d_snap.width)
+        return &d_snap.average;
+    if (d_snap.max_hold && d_snap.max_hold_trace.size() == d_snap.width)
+        return &d_snap.max_hold_trace;
+    return nullptr;
+}
+
+bool display_widget::column_at(double hz, std::size_t& column) const
+{
+    const double c = std::floor((hz - columns_left()) / column_hz());
+    if (!(c >= 0 && c < double(d_snap.width)))
+        return false;
+    column = std::size_t(c);
+    return true;
+}
+
+void display_widget::place_marker(double hz)
+{
+    if (d_markers.size() == 4)
+        d_markers.erase(d_markers.begin());
+    d_markers.push_back(hz);
+    markers_changed();
+}
+
+void display_widget::clear_markers()
+{
+    d_markers.clear();
+    markers_changed();
+}
+
+bool display_widget::marker_peak()
+{
+    const std::vector<float>* line = marker_line();
+    if (!line)
+        return false;
+    // The columns whose centres lie in the view.
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
+    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    std::size_t best = last;
+    for (std::size_t c = first; c < last; ++c)
+        if (!std::isnan((*line)[c]) && (best == last || (*line)[c] > (*line)[best]))
+            best = c;
+    if (best == last)
+        return false;
+    if (d_markers.empty())
+        d_markers.push_back(0);
+    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+    markers_changed();
+    return true;
+}
+
+bool display_widget::marker_next_peak()
+{
+    const std::vector<float>* line = marker_line();
+    std::size_t at = 0;
+    if (!line || d_markers.empty() || !column_at(d_markers.back(), at) || std::isnan((*line)[at]))
+        return false;
+    // The highest local maximum of the line in the view below the marker's level.
+    const std::vector<float>& v = *line;
+    const float level = v[at];
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
+    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    std::size_t best = last;
+    for (std::size_t c = first; c < last; ++c) {
+        const bool peak = !std::isnan(v[c]) && v[c] < level && (c == first || !(v[c - 1] > v[c])) &&
+                          (c + 1 == last || !(v[c + 1] > v[c]));
+        if (peak && (best == last || v[c] > v[best]))
+            best = c;
+    }
+    if (best == last)
+        return false;
+    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+    markers_changed();
+    return true;
+}
+
+QString display_widget::marker_table() const
+{
+    // "M1 100.400 MHz -20.0 dBFS   M2 100.200 MHz -30.0 dBFS (M2-M1 -200.0 kHz, -10.0 dB)"
+    const std::vector<float>* line = marker_line();
+    auto level_at = [&](double hz) {
+        std::size_t c = 0;
+        return line && column_at(hz, c) ? double((*line)[c]) : std::nan("");
+    };
+    const double resolution = column_hz();
+    QString table;
+    for (std::size_t m = 0; m < d_markers.size(); ++m) {
+        const double hz = d_markers[m], db = level_at(hz);
+        table += QString("%1M%2 %3 %4").arg(m ? "   " : "").arg(m + 1).arg(frequency_label(hz, resolution, hz),
+                                              std::isnan(db) ? QString("no data")
+                                                             : QString::number(db, 'f', 1) + " " + level_unit);
+        if (m > 0) {
+            const double dhz = hz - d_markers[0], ddb = db - level_at(d_markers[0]);
+            table += QString(" (M%1-M1 %2, %3 dB)")
+                         .arg(m + 1)
+                         .arg(frequency_label(dhz, resolution, std::max(std::abs(dhz), resolution)),
+                              std::isnan(ddb) ? QString("no data") : QString::number(ddb, 'f', 1));
+        }
+    }
+    return table;
+}
+
+void display_widget::markers_changed()
+{
+    d_marker_label->setText(marker_table());
+    d_marker_label->setVisible(!d_markers.empty());
+    d_spectrum_layout = {}; // the marks are in the picture: drawn anew
+    d_spectrum->update();
+}
 
 void display_widget::show_help(bool on)
 {
@@ -1255,6 +1411,7 @@ void display_widget::show_help(bool on)
         { "P", "peak (max) hold" },
         { "M", "min hold" },
         { "C", "next colour map" },
+        { "K / N / X", "marker to peak / next peak / clear" },
         { "?", "this help" },
     };
     const std::vector<std::pair<const char*, const char*>> keys_fosphor = {
@@ -1267,12 +1424,13 @@ void display_widget::show_help(bool on)
         { "+ / -, 0, Home", "zoom, whole band" },
         { "Page Up / Down", "range +10 / -10 dB" },
         { "P, M, C", "peak hold, min hold, colour map" },
+        { "K / N / X", "marker to peak / next peak / clear" },
         { "?", "this help" },
     };
     QString html = QString("<b>Keys (%1)</b><table>").arg(QString::fromStdString(d_keymap));
     for (const auto& [k, what] : fosphor ? keys_fosphor : keys_gpufft)
         html += QString("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, what);
-    html += "</table>Wheel: zoom; drag: pan; click: send the frequency; hover: readout.";
+    html += "</table>Wheel: zoom; drag: pan; click: send the frequency; right click: marker; hover: readout.";
     d_help->setText(html);
     d_help->adjustSize();
     d_help->move(spectrum_plot_rect().topLeft() + QPoint(20, 20));
@@ -1388,6 +1546,15 @@ void display_widget::keyPressEvent(QKeyEvent* e)
         break;
     case Qt::Key_M:
         d_min_box->toggle();
+        break;
+    case Qt::Key_K:
+        marker_peak();
+        break;
+    case Qt::Key_N:
+        marker_next_peak();
+        break;
+    case Qt::Key_X:
+        clear_markers();
         break;
     case Qt::Key_C: {
         const auto& names = colormap_names();

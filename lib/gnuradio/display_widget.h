@@ -121,6 +121,10 @@ public:
  * Z zoom on or off, W / S zoom width narrower / wider (twice), A / D zoom
  * centre left / right (a tenth of the width); the others as "gpufft" but A.
  * ? shows or hides the help listing the keys.
+ * Markers (up to four, M1 first): a right click places one, K moves the
+ * newest to the highest value of the line (average, else max-hold) in the
+ * view, N to the next lower peak, X clears them; the table under the
+ * controls lists each one's frequency and level, and the others' offsets from M1.
  */
 class display_widget : public QWidget
 {
@@ -138,6 +142,7 @@ class display_widget : public QWidget
     Q_PROPERTY(QString readout READ readout)
     Q_PROPERTY(QString keymap READ keymap_name WRITE set_keymap_name)
     Q_PROPERTY(bool help_shown READ help_shown)
+    Q_PROPERTY(QString marker_table READ marker_table)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -214,6 +219,17 @@ public:
     QString keymap_name() const { return QString::fromStdString(d_keymap); }
     void set_keymap_name(const QString& name) { set_keymap(name.toStdString()); }
     bool help_shown() const;
+
+    //! A marker at \p hz (the oldest goes when there are four).
+    void place_marker(double hz);
+    void clear_markers();
+    //! The newest marker (one placed if none) to the line's highest value in
+    //! the view, or its next lower peak; false where the line has none.
+    bool marker_peak();
+    bool marker_next_peak();
+    //! The markers' frequencies (Hz), M1 first.
+    const std::vector<double>& markers() const { return d_markers; }
+    QString marker_table() const;
     //! The unit of the level axis and readout.
     static constexpr const char* level_unit = "dBFS";
 
@@ -235,6 +251,9 @@ private:
     static QRect bar_of(const QRect& plot);
     // The waterfall's time axis: the age of rows down the left margin.
     void paint_time_axis(QPainter& p, const QRect& plot);
+    // Its labels, every 60 rows from row 60 down, as far as rows are filled.
+    std::vector<QString> time_labels(int plot_height) const;
+    std::vector<QString> d_time_labels; // as last painted
     // For each of `pixels` plot columns, the display columns [first, last)
     // it shows: the one under its centre where a column is a pixel or
     // wider, every column it overlaps where they are narrower (the pixel
@@ -280,6 +299,12 @@ private:
     // A key of the fosphor map; false if it is not one of them.
     bool fosphor_key(QKeyEvent* e);
     void show_help(bool on);
+    // The line markers read: the average if drawn, else the max-hold, else none.
+    const std::vector<float>* marker_line() const;
+    // The display column under hz, or none (outside the columns).
+    bool column_at(double hz, std::size_t& column) const;
+    // The table's text anew, the plot redrawn with the marks.
+    void markers_changed();
     void pan(double fraction);
     // The frequencies the columns span: the bin range's edges.
     double columns_left() const;
@@ -390,6 +415,8 @@ private:
     QLabel* d_readout_label;
     QComboBox* d_keymap_box;
     QLabel* d_help; // over the panes, shown by ?
+    std::vector<double> d_markers; // Hz
+    QLabel* d_marker_label;        // the table, hidden without markers
 };
 
 } // namespace gr::gpufft

@@ -267,6 +267,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(exponential_average_time_constant);
     CPPUNIT_TEST(colour_bars_match_the_plots);
     CPPUNIT_TEST(fosphor_keys);
+    CPPUNIT_TEST(markers_find_the_peaks);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1002,6 +1003,59 @@ public:
         f.key(Qt::Key_Right, "");
         CPPUNIT_ASSERT_DOUBLES_EQUAL(lo + (hi - lo) / 10, f.widget->view_lo(), 1e-3);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(50.0, range(), 1e-9);
+    }
+
+    // K puts the marker on the strongest tone, N on the second; a right
+    // click adds one; the table reads their frequencies, levels and offsets.
+    void markers_find_the_peaks()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        const std::size_t second = n / 2 - 150; // fc - 300 kHz
+        const double second_db = -35;
+        std::vector<float> frames(n * 20, float(floor_db));
+        for (std::size_t fr = 0; fr < 20; ++fr) {
+            frames[fr * n + tone_bin] = float(tone_db);
+            frames[fr * n + second] = float(second_db);
+        }
+        f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 20); });
+        f.widget->refresh();
+        const double bin_hz = fs / n;
+        CPPUNIT_ASSERT(f.widget->marker_table().isEmpty());
+        f.key(Qt::Key_K, "k");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), f.widget->markers()[0], bin_hz);
+        f.key(Qt::Key_N, "n");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(second), f.widget->markers()[0], bin_hz);
+        // A second marker, right click at the strongest tone's pixel.
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const int x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        QWidget* pane = f.widget->spectrum_pane();
+        QMouseEvent press(QEvent::MouseButtonPress, f.in_pane(pane, QPoint(x, sp.center().y())), Qt::RightButton,
+                          Qt::RightButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.widget->markers().size());
+        const QImage img = f.grab("markers");
+        const std::string table = f.widget->marker_table().toStdString();
+        static const std::regex re(
+            R"(M1 ([0-9.]+) MHz (-[0-9.]+) dBFS   M2 ([0-9.]+) MHz (-[0-9.]+) dBFS \(M2-M1 ([0-9.]+) kHz, ([0-9.]+) dB\))");
+        std::smatch m;
+        CPPUNIT_ASSERT_MESSAGE(table, std::regex_match(table, m, re));
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(second), std::stod(m[1]) * 1e6, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(second_db, std::stod(m[2]), 0.05);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), std::stod(m[3]) * 1e6, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, std::stod(m[4]), 0.05);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL((bin_centre(tone_bin) - bin_centre(second)) / 1e3, std::stod(m[5]), bin_hz / 1e3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db - second_db, std::stod(m[6]), 0.05);
+        // The mark: white pixels on the average line at the marker.
+        const int y = int(std::floor(row_of(tone_db, sp)));
+        bool mark = false;
+        for (int dx = -3; dx <= 3; ++dx)
+            mark |= img.pixel(x + dx, y + 2) == qRgb(255, 255, 255);
+        CPPUNIT_ASSERT_MESSAGE("no marker drawn", mark);
+        f.key(Qt::Key_X, "x");
+        CPPUNIT_ASSERT(f.widget->markers().empty());
     }
 
     // The waterfall's picture is a ring of rows that takes one row per
