@@ -354,8 +354,9 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         try {
             d_feed->set_average(d_average_mode_box->currentText().toStdString(), d_average_frames_box->value());
         } catch (const ::gpufft::error& e) {
-            // Not thrown through Qt's event loop: the controls go back to the display's values.
-            d_average_frames_box->setToolTip(e.what());
+            // Not thrown through Qt's event loop: the controls go back to
+            // the display's values, the message shows where the readout does.
+            d_readout_label->setText(e.what());
         }
         refresh();
         sync_controls();
@@ -630,10 +631,10 @@ void display_widget::sync_controls()
         d_average_frames_box->setValue(d_snap.average_frames);
 }
 
-float display_widget::max_over(const std::vector<float>& values, column_span span)
+float display_widget::max_over(const float* values, std::size_t size, column_span span)
 {
     float v = std::numeric_limits<float>::quiet_NaN();
-    for (std::size_t c = span.first; c < std::min(span.last, values.size()); ++c)
+    for (std::size_t c = span.first; c < std::min(span.last, size); ++c)
         v = values[c] > v || std::isnan(v) ? values[c] : v;
     return v;
 }
@@ -660,8 +661,10 @@ void display_widget::update_readout()
         const column_span span = columns_under(plot.width())[std::size_t(x)];
         auto level = [](double db) { return QString::number(db, 'f', 1) + " " + level_unit; };
         if (over == d_spectrum) {
-            const float avg = d_show_average ? max_over(d_snap.average, span) : NAN;
-            const float max = d_snap.max_hold ? max_over(d_snap.max_hold_trace, span) : NAN;
+            const float none = std::numeric_limits<float>::quiet_NaN();
+            const float avg = d_show_average ? max_over(d_snap.average.data(), d_snap.average.size(), span) : none;
+            const float max =
+                d_snap.max_hold ? max_over(d_snap.max_hold_trace.data(), d_snap.max_hold_trace.size(), span) : none;
             if (!std::isnan(avg))
                 text += "  " + level(avg) + " avg";
             else if (!std::isnan(max))
@@ -671,9 +674,7 @@ void display_widget::update_readout()
         } else if (std::size_t(y) < d_wf_filled) {
             // Screen row y shows history row y (the newest at the top).
             const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
-            const std::vector<float> row(d_wf_rows.begin() + std::ptrdiff_t(ring * d_snap.width),
-                                         d_wf_rows.begin() + std::ptrdiff_t((ring + 1) * d_snap.width));
-            const float v = max_over(row, span);
+            const float v = max_over(&d_wf_rows[ring * d_snap.width], d_snap.width, span);
             text += "  " + (std::isnan(v) ? QString("no data") : level(v));
             // The row's newest frame, before the newest frame shown.
             const double frames = double(d_frames_seen - d_wf_frames[ring]);

@@ -293,8 +293,8 @@ private:
     // The pointer at `pos` in pane `over` (null: off the plots); the readout follows.
     void hover(const pane* over, QPoint pos);
     void update_readout();
-    // The max over the columns [first, last) of `values`, NaN where none is a number.
-    static float max_over(const std::vector<float>& values, column_span span);
+    // The max over the columns [first, last) of the `size` values, NaN where none is a number.
+    static float max_over(const float* values, std::size_t size, column_span span);
     void sync_controls();
     // A key of the fosphor map; false if it is not one of them.
     bool fosphor_key(QKeyEvent* e);
