@@ -659,7 +659,7 @@ void display_widget::update_readout()
         text = frequency_label(hz, pixel_hz, hz);
         // The display columns drawn at this pixel.
         const column_span span = columns_under(plot.width())[std::size_t(x)];
-        auto level = [](double db) { return QString::number(db, 'f', 1) + " " + level_unit; };
+        auto level = [this](double db) { return QString::number(db, 'f', 1) + " " + level_unit(); };
         if (over == d_spectrum) {
             const float none = std::numeric_limits<float>::quiet_NaN();
             const float avg = d_show_average ? max_over(d_snap.average.data(), d_snap.average.size(), span) : none;
@@ -1205,7 +1205,7 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
                 const int y = bar.top() + int(std::lround((d_snap.db_max - db) / range * bar.height()));
                 bar_label(p, bar, y, QString::number(db, 'f', step < 1 ? 1 : 0), d_waterfall->height());
             }
-            bar_unit(p, bar, d_waterfall->width(), level_unit);
+            bar_unit(p, bar, d_waterfall->width(), level_unit());
         }
     }
     if (d_snap.width == 0 || d_wf_filled == 0) {
@@ -1374,7 +1374,7 @@ QString display_widget::marker_table() const
         const double hz = d_markers[m], db = level_at(hz);
         table += QString("%1M%2 %3 %4").arg(m ? "   " : "").arg(m + 1).arg(frequency_label(hz, resolution, hz),
                                               std::isnan(db) ? QString("no data")
-                                                             : QString::number(db, 'f', 1) + " " + level_unit);
+                                                             : QString::number(db, 'f', 1) + " " + level_unit());
         if (m > 0) {
             const double dhz = hz - d_markers[0], ddb = db - level_at(d_markers[0]);
             table += QString(" (M%1-M1 %2, %3 dB)")

@@ -230,8 +230,8 @@ public:
     //! The markers' frequencies (Hz), M1 first.
     const std::vector<double>& markers() const { return d_markers; }
     QString marker_table() const;
-    //! The unit of the level axis and readout.
-    static constexpr const char* level_unit = "dBFS";
+    //! What the levels of the readout, colour bar and markers are.
+    QString level_unit() const { return "dBFS"; }
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;

@@ -768,10 +768,10 @@ public:
         CPPUNIT_ASSERT_MESSAGE("no max-hold line at the tone's level", found);
     }
 
-    // "100.400 MHz  -20.0 dBFS avg": the frequency in Hz and the level.
-    static std::pair<double, double> parse_readout(const QString& text)
+    // "100.400 MHz  -20.0 dBFS avg": the frequency in Hz and the level (in the widget's unit).
+    static std::pair<double, double> parse_readout(const QString& text, const QString& unit)
     {
-        static const std::regex re(R"(^(-?[0-9.]+) (GHz|MHz|kHz|Hz)  (-?[0-9.]+) dBFS.*)");
+        const std::regex re(R"(^(-?[0-9.]+) (GHz|MHz|kHz|Hz)  (-?[0-9.]+) )" + unit.toStdString() + "( .*)?");
         std::smatch m;
         const std::string t = text.toStdString();
         CPPUNIT_ASSERT_MESSAGE("readout \"" + t + "\"", std::regex_match(t, m, re));
@@ -794,19 +794,19 @@ public:
         CPPUNIT_ASSERT(f.widget->readout().isEmpty());
         f.hover(f.widget->spectrum_pane(), tone_x, tone_y + 40); // below the tone: the line's level still
         f.grab("readout"); // the readout in the controls' second row
-        auto [hz, db] = parse_readout(f.widget->readout());
+        auto [hz, db] = parse_readout(f.widget->readout(), f.widget->level_unit());
         CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
         CPPUNIT_ASSERT(f.widget->readout().endsWith("avg"));
         // No line: the pointer's height.
         f.widget->set_show_average(false);
         f.hover(f.widget->spectrum_pane(), tone_x, tone_y);
-        std::tie(hz, db) = parse_readout(f.widget->readout());
+        std::tie(hz, db) = parse_readout(f.widget->readout(), f.widget->level_unit());
         CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
         // The waterfall's newest row.
         f.hover(f.waterfall_pane(), tone_x, wf.top());
-        std::tie(hz, db) = parse_readout(f.widget->readout());
+        std::tie(hz, db) = parse_readout(f.widget->readout(), f.widget->level_unit());
         CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
         // Off the plot: none.
@@ -825,12 +825,12 @@ public:
         f.hover(f.waterfall_pane(), tone_x, wf.top() + 1); // the older row
         const QString text = f.widget->readout();
         f.grab("readout_waterfall");
-        const auto [hz, db] = parse_readout(text);
+        const auto [hz, db] = parse_readout(text, f.widget->level_unit());
         CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, fs / n);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
         CPPUNIT_ASSERT_MESSAGE(text.toStdString(), text.endsWith("  -7 frames"));
         f.hover(f.waterfall_pane(), tone_x, wf.top()); // the newest: the floor here
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(floor_db, parse_readout(f.widget->readout()).second, 0.5);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(floor_db, parse_readout(f.widget->readout(), f.widget->level_unit()).second, 0.5);
         CPPUNIT_ASSERT(f.widget->readout().endsWith("  0 frames"));
     }
 
@@ -1038,8 +1038,9 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.widget->markers().size());
         const QImage img = f.grab("markers");
         const std::string table = f.widget->marker_table().toStdString();
-        static const std::regex re(
-            R"(M1 ([0-9.]+) MHz (-[0-9.]+) dBFS   M2 ([0-9.]+) MHz (-[0-9.]+) dBFS \(M2-M1 ([0-9.]+) kHz, ([0-9.]+) dB\))");
+        const std::string unit = f.widget->level_unit().toStdString();
+        const std::regex re(R"(M1 ([0-9.]+) MHz (-[0-9.]+) )" + unit + R"(   M2 ([0-9.]+) MHz (-[0-9.]+) )" + unit +
+                            R"( \(M2-M1 ([0-9.]+) kHz, ([0-9.]+) dB\))");
         std::smatch m;
         CPPUNIT_ASSERT_MESSAGE(table, std::regex_match(table, m, re));
         CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(second), std::stod(m[1]) * 1e6, bin_hz);
