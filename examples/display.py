@@ -95,7 +95,7 @@ class display(gr.top_block, Qt.QWidget):
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256)
+        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False)
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
         self.clicked_freq = blocks.message_debug(True)

@@ -51,6 +51,9 @@ public:
         d_view.set_colormap(v);
     }
 
+    void set_average(const std::string& mode, double frames) override { d_core->set_average(mode, frames); }
+    void set_min_hold(bool on) override { d_core->set_min_hold(on); }
+
     double samp_rate() const override { return d_core->settings().samp_rate; }
     double center_freq() const override { return d_core->settings().center_freq; }
     double ref_level() const override { return d_core->settings().ref_level; }
@@ -58,6 +61,9 @@ public:
     double decay() const override { return d_core->settings().decay; }
     double frame_rate() const override { return d_core->settings().frame_rate; }
     std::string colormap() const override { return d_core->settings().colormap; }
+    std::string average() const override { return d_core->settings().average; }
+    double average_frames() const override { return d_core->settings().average_frames; }
+    bool min_hold() const override { return d_core->settings().min_hold; }
 
     uint64_t frames_displayed() const override
     {

@@ -36,11 +36,15 @@ display_sink_c::sptr display_sink_c::make(int fft_size,
                                           const std::string& colormap,
                                           int width,
                                           int height,
+                                          const std::string& average,
+                                          double average_frames,
+                                          bool min_hold,
                                           QWidget* parent)
 {
     const display_sink_c_impl::spectrum_params p{ fft_size, window, backend, format };
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
-                                   frame_rate,  colormap,  width,     height,   "dBFS" };
+                                   frame_rate,  colormap,  width,     height,   "dBFS",
+                                   average,     average_frames, min_hold };
     return gnuradio::make_block_sptr<display_sink_c_impl>(p, s, parent);
 }
 

@@ -36,6 +36,14 @@ void display_sink_settings::check(const std::string& block) const
         fail("width must be >= 1 (got " + std::to_string(width) + ")");
     if (height < 1)
         fail("height must be >= 1 (got " + std::to_string(height) + ")");
+    if (average != "off" && average != "exponential" && average != "linear")
+        fail("average must be off, exponential or linear (got \"" + average + "\")");
+    if (!(average_frames >= 1 && average_frames <= 1e6))
+        fail("average_frames must be in [1, 1e6] (got " + num(average_frames) + ")");
+    if (average == "linear" && (average_frames != std::floor(average_frames) ||
+                                average_frames > double(display_waterfall_rows)))
+        fail("average_frames must be a whole number in [1, " + std::to_string(display_waterfall_rows) +
+             "] for the linear average (got " + num(average_frames) + ")");
     try {
         display_widget::check_colormap(colormap);
     } catch (const ::gpufft::error& e) {
@@ -53,6 +61,9 @@ void display_sink_settings::check(const std::string& block) const
     c.db_max = ref_level;
     c.decay = decay;
     c.waterfall_rows = display_waterfall_rows;
+    // The engine keeps the exponential average; the other modes come from its waterfall rows.
+    c.average = ::gpufft::display_average::exponential;
+    c.alpha = -std::expm1(-1.0 / average_frames);
     return c;
 }
 

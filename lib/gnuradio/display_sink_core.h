@@ -12,10 +12,13 @@
 #include <QApplication>
 #include <QPointer>
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace gr::gpufft {
 
@@ -31,6 +34,13 @@ struct display_sink_settings {
     int width;
     int height;
     std::string level_unit; //!< what the input's levels are: the axis' label
+    //! The average line: "off", "exponential" (time constant average_frames
+    //! frames: each frame weighs 1 - exp(-1 / average_frames)) or "linear"
+    //! (the mean of the newest average_frames frames, a whole number in
+    //! [1, display_waterfall_rows]).
+    std::string average = "exponential";
+    double average_frames = 10;
+    bool min_hold = false; //!< keep the min-hold trace
 
     void check(const std::string& block) const;
     //! The display_config for n bins.
@@ -41,8 +51,17 @@ struct display_sink_settings {
 //! (a C++ flowgraph), as gr-qtgui's sinks do.
 void ensure_qapplication();
 
-//! Waterfall rows a display keeps: the frames one redraw can combine.
+//! Waterfall rows a display keeps: the frames one redraw can combine, the
+//! most a linear average spans and the most frames between two redraws the
+//! min-hold sees.
 constexpr std::size_t display_waterfall_rows = 512;
+
+// Seconds of signal per frame: N samples for an I/Q display, unknown for vectors of dB values.
+inline double frame_seconds_of(const ::gpufft::display&, const display_sink_settings&) { return 0.0; }
+inline double frame_seconds_of(const ::gpufft::spectrum_display& d, const display_sink_settings& s)
+{
+    return double(d.display_settings().n) / s.samp_rate;
+}
 
 // The engine's display settings, under either engine type.
 inline const ::gpufft::display_config& settings_of(const ::gpufft::display& d) { return d.config(); }
@@ -64,6 +83,7 @@ public:
     display_sink_core(std::unique_ptr<Engine> engine, const display_sink_settings& s, std::string block)
         : d_engine(std::move(engine)), d_settings(s), d_block(std::move(block))
     {
+        restart_min_hold();
     }
 
     //! Runs f(engine) under the lock (work(), setters).
@@ -80,6 +100,7 @@ public:
             std::lock_guard<std::mutex> lock(d_mutex);
             std::swap(d_engine, engine);
             ++d_generation;
+            restart_min_hold();
         }
     }
 
@@ -100,7 +121,14 @@ public:
         if (s.ref_level != d_settings.ref_level || s.db_range != d_settings.db_range)
             d_engine->set_db_range(s.ref_level - s.db_range, s.ref_level);
         d_engine->set_decay(s.decay);
+        if (s.average != d_settings.average || s.average_frames != d_settings.average_frames) {
+            const auto c = s.display(settings_of(*d_engine).n);
+            d_engine->set_average(c.average, c.alpha);
+        }
+        const bool min_hold_changed = s.min_hold != d_settings.min_hold;
         d_settings = s;
+        if (min_hold_changed)
+            restart_min_hold();
     }
 
     //! Where a click goes (the block's message port); cleared when the block goes.
@@ -124,6 +152,10 @@ public:
         s.db_max = c.db_max;
         s.decay = c.decay;
         s.max_hold = c.max_hold;
+        s.min_hold = d_settings.min_hold;
+        s.average_mode = d_settings.average;
+        s.average_frames = d_settings.average_frames;
+        s.frame_seconds = frame_seconds_of(*d_engine, d_settings);
         s.center_freq = d_settings.center_freq;
         s.sample_rate = d_settings.samp_rate;
         const bool same_engine = s.engine == d_generation;
@@ -138,6 +170,7 @@ public:
                                         s.lit_rows.data());
         d_engine->read_average(s.average.data());
         d_engine->read_max_hold(s.max_hold_trace.data());
+        read_frame_traces(s);
         const std::size_t fresh = same_engine && s.frames >= frames_seen ? s.frames - frames_seen : s.frames;
         s.new_rows = std::min(fresh, c.waterfall_rows);
         s.waterfall.resize(s.new_rows > 0 ? c.width : 0);
@@ -160,14 +193,28 @@ public:
     {
         std::lock_guard<std::mutex> lock(d_mutex);
         d_engine->reset_max_hold();
+        restart_min_hold();
+    }
+    void set_min_hold(bool on) override
+    {
+        update_settings([on](display_sink_settings& s) { s.min_hold = on; });
+    }
+    void set_average(const std::string& mode, double frames) override
+    {
+        update_settings([&](display_sink_settings& s) {
+            s.average = mode;
+            s.average_frames = frames;
+        });
     }
     //! A range past the engine's bins (rebuilt with a smaller N since the
     //! widget read it) is ignored: the widget sets one again after its next read.
     void set_bin_range(std::size_t begin, std::size_t end) override
     {
         std::lock_guard<std::mutex> lock(d_mutex);
-        if (begin < end && end <= settings_of(*d_engine).n)
+        if (begin < end && end <= settings_of(*d_engine).n) {
             d_engine->set_bin_range(begin, end);
+            restart_min_hold(); // its columns meant other bins
+        }
     }
     void clicked(double hz) override
     {
@@ -181,11 +228,71 @@ public:
     }
 
 private:
+    /*!
+     * The traces the engine does not keep, from its waterfall ring (every
+     * frame's columns, the newest display_waterfall_rows of them): the
+     * min-hold folds in the frames since the last read (all of them while
+     * redraws come at least every display_waterfall_rows frames), the
+     * linear average is the mean of the newest average_frames rows that
+     * hold a frame. The off average reads NaN (no line). Under the lock.
+     */
+    void read_frame_traces(display_snapshot& s)
+    {
+        const std::size_t w = s.width, frames = s.frames;
+        const bool linear = d_settings.average == "linear";
+        if (d_settings.average == "off")
+            std::fill(s.average.begin(), s.average.end(), std::numeric_limits<float>::quiet_NaN());
+        s.min_hold_trace.resize(w);
+        if (!d_settings.min_hold || d_min_hold.size() != w)
+            restart_min_hold();
+        const std::size_t fresh = d_settings.min_hold ? frames - std::min(d_min_hold_frames, frames) : 0;
+        const std::size_t ring = settings_of(*d_engine).waterfall_rows;
+        const std::size_t k = linear ? std::size_t(d_settings.average_frames) : 0;
+        const std::size_t rows = std::min(std::min(std::max(fresh, k), frames), ring);
+        if (rows > 0) {
+            d_rows.resize(rows * w);
+            d_engine->read_waterfall(d_rows.data(), rows); // oldest first
+            for (std::size_t r = rows - std::min(fresh, rows); r < rows; ++r)
+                for (std::size_t c = 0; c < w; ++c) {
+                    const float v = d_rows[r * w + c];
+                    if (v < d_min_hold[c] || (std::isnan(d_min_hold[c]) && !std::isnan(v)))
+                        d_min_hold[c] = v;
+                }
+            if (linear)
+                for (std::size_t c = 0; c < w; ++c) {
+                    double sum = 0;
+                    std::size_t count = 0;
+                    for (std::size_t r = rows - std::min(k, rows); r < rows; ++r) {
+                        const float v = d_rows[r * w + c];
+                        if (!std::isnan(v)) { // NaN: a row before the first frame
+                            sum += v;
+                            ++count;
+                        }
+                    }
+                    s.average[c] = count > 0 ? float(sum / double(count)) : std::numeric_limits<float>::quiet_NaN();
+                }
+        } else if (linear) {
+            std::fill(s.average.begin(), s.average.end(), std::numeric_limits<float>::quiet_NaN());
+        }
+        d_min_hold_frames = frames;
+        std::copy(d_min_hold.begin(), d_min_hold.end(), s.min_hold_trace.begin());
+    }
+
+    // The min-hold from the next frame on. Under the lock.
+    void restart_min_hold()
+    {
+        d_min_hold.assign(settings_of(*d_engine).width, std::numeric_limits<float>::quiet_NaN());
+        d_min_hold_frames = d_engine->frames();
+    }
+
     mutable std::mutex d_mutex;
     std::unique_ptr<Engine> d_engine; // guarded by d_mutex
     std::size_t d_generation = 1;     // engines built so far (0: none read yet); guarded by d_mutex
     display_sink_settings d_settings; // guarded by d_mutex
     std::function<void(double)> d_on_click; // guarded by d_mutex
+    std::vector<float> d_min_hold;          // W; guarded by d_mutex
+    std::size_t d_min_hold_frames = 0;      // the engine's frames when it was last brought up to date; guarded by d_mutex
+    std::vector<float> d_rows;              // waterfall rows read; guarded by d_mutex
     const std::string d_block;
 };
 

@@ -6,7 +6,9 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QFont>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPushButton>
@@ -102,6 +104,7 @@ const QColor background(12, 12, 16);
 const QColor grid(70, 70, 80);
 const QColor average_colour(255, 215, 0);
 const QColor max_hold_colour(255, 64, 64);
+const QColor min_hold_colour(64, 200, 255);
 
 } // namespace
 
@@ -114,7 +117,7 @@ public:
     pane(display_widget& owner, kind k, QWidget* parent) : QWidget(parent), d_owner(owner), d_kind(k)
     {
         setMinimumHeight(60);
-        setMouseTracking(false);
+        setMouseTracking(true); // the readout follows the pointer
         setFocusPolicy(Qt::ClickFocus);
         // Every pixel is painted: Qt need not clear the background first,
         // and may scroll the waterfall in the window (QWidget::scroll).
@@ -124,7 +127,7 @@ public:
 
     QRect plot_rect() const
     {
-        constexpr int left = 60, right = 12;
+        constexpr int left = 60, right = 70; // right: the colour bar, its labels and unit
         if (d_kind == spectrum)
             return QRect(left, 8, std::max(1, width() - left - right), std::max(1, height() - 8 - 26));
         return QRect(left, 2, std::max(1, width() - left - right), std::max(1, height() - 4));
@@ -160,6 +163,8 @@ protected:
 
     void mousePressEvent(QMouseEvent* e) override
     {
+        if (e->button() == Qt::RightButton && plot_rect().contains(e->pos()))
+            d_owner.place_marker(hz_at(e->pos().x()));
         if (e->button() != Qt::LeftButton)
             return;
         d_press_x = e->pos().x();
@@ -170,6 +175,7 @@ protected:
 
     void mouseMoveEvent(QMouseEvent* e) override
     {
+        d_owner.hover(this, e->pos());
         if (!(e->buttons() & Qt::LeftButton))
             return;
         const int dx = e->pos().x() - d_press_x;
@@ -187,6 +193,8 @@ protected:
             d_owner.d_feed->clicked(hz_at(e->pos().x()));
         d_dragging = false;
     }
+
+    void leaveEvent(QEvent*) override { d_owner.hover(nullptr, {}); }
 
 private:
     display_widget& d_owner;
@@ -253,13 +261,30 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_average_box = new QCheckBox("Average", this);
     d_average_box->setChecked(true);
     d_peak_box = new QCheckBox("Peak", this);
+    d_min_box = new QCheckBox("Min", this);
+    d_average_mode_box = new QComboBox(this);
+    for (const char* m : { "off", "exponential", "linear" })
+        d_average_mode_box->addItem(m);
+    d_average_frames_box = new QDoubleSpinBox(this);
+    d_average_frames_box->setRange(1, 1e6);
+    d_average_frames_box->setDecimals(0);
+    d_average_frames_box->setKeyboardTracking(false);
+    d_average_frames_box->setSuffix(" frames");
+    d_readout_label = new QLabel(this);
+    // Takes the row's free width and no more: a long readout is cut, the widget does not grow.
+    d_readout_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d_readout_label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     auto* clear = new QPushButton("Clear", this);
     auto* full = new QPushButton("Full", this);
     d_colormap_box->setToolTip("Colour map (key C)");
     d_freeze_box->setToolTip("Freeze the picture; frames still go into the display (key F)");
     d_average_box->setToolTip("The average line (key A)");
     d_peak_box->setToolTip("Peak hold: the max-hold line (key P)");
-    clear->setToolTip("Restart the peak hold");
+    d_min_box->setToolTip("Min hold: the minimum of every frame per column (key M)");
+    d_average_mode_box->setToolTip("The average line: off, exponential (time constant in frames), linear (mean of the last frames)");
+    d_average_frames_box->setToolTip("Exponential: the time constant; linear: the frames averaged (at most 512)");
+    d_readout_label->setToolTip("Under the pointer: frequency, level (the trace drawn there), on the waterfall the row's age");
+    clear->setToolTip("Restart the peak and min hold");
     full->setToolTip("Show the whole band (key 0; the wheel zooms, dragging pans)");
     controls->addWidget(d_colormap_box);
     controls->addWidget(d_ref_box);
@@ -267,9 +292,31 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls->addWidget(d_freeze_box);
     controls->addWidget(d_average_box);
     controls->addWidget(d_peak_box);
+    controls->addWidget(d_min_box);
     controls->addWidget(clear);
     controls->addWidget(full);
     controls->addStretch(1);
+    // A second row: the average's settings and the readout.
+    auto* controls_2 = new QHBoxLayout;
+    controls_2->setContentsMargins(4, 0, 4, 2);
+    controls_2->addWidget(new QLabel("Average line", this));
+    controls_2->addWidget(d_average_mode_box);
+    controls_2->addWidget(d_average_frames_box);
+    d_keymap_box = new QComboBox(this);
+    d_keymap_box->addItems({ "gpufft", "fosphor" });
+    d_keymap_box->setToolTip("Key map: this widget's or gr-fosphor's (key ? lists the keys)");
+    controls_2->addWidget(new QLabel("Keys", this));
+    controls_2->addWidget(d_keymap_box);
+    controls_2->addWidget(d_readout_label, 1);
+    d_marker_label = new QLabel(this);
+    d_marker_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d_marker_label->setContentsMargins(4, 0, 4, 2);
+    d_marker_label->setToolTip("Markers: right click places, K peak, N next peak, X clears");
+    d_marker_label->hide();
+    d_help = new QLabel(this);
+    d_help->setStyleSheet("QLabel { background: rgba(0, 0, 0, 210); color: white; padding: 10px; }");
+    d_help->setTextFormat(Qt::RichText);
+    d_help->hide();
 
     d_splitter = new QSplitter(Qt::Vertical, this);
     d_spectrum = new pane(*this, pane::spectrum, d_splitter);
@@ -283,6 +330,8 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(controls);
+    layout->addLayout(controls_2);
+    layout->addWidget(d_marker_label);
     layout->addWidget(d_splitter, 1);
 
     connect(d_colormap_box, &QComboBox::currentTextChanged, this,
@@ -299,6 +348,24 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         d_feed->set_max_hold(on);
         refresh();
     });
+    connect(d_min_box, &QCheckBox::toggled, this, [this](bool on) {
+        d_feed->set_min_hold(on);
+        refresh();
+    });
+    auto average_changed = [this] {
+        try {
+            d_feed->set_average(d_average_mode_box->currentText().toStdString(), d_average_frames_box->value());
+        } catch (const ::gpufft::error& e) {
+            // Not thrown through Qt's event loop: the controls go back to
+            // the display's values, the message shows where the readout does.
+            d_readout_label->setText(e.what());
+        }
+        refresh();
+        sync_controls();
+    };
+    connect(d_average_mode_box, &QComboBox::currentTextChanged, this, average_changed);
+    connect(d_average_frames_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, average_changed);
+    connect(d_keymap_box, &QComboBox::currentTextChanged, this, [this](const QString& s) { set_keymap(s.toStdString()); });
     connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
@@ -425,6 +492,37 @@ QRect display_widget::waterfall_plot_rect() const
     return d_waterfall->plot_rect().translated(d_waterfall->mapTo(this, QPoint(0, 0)));
 }
 QWidget* display_widget::spectrum_pane() const { return d_spectrum; }
+QRect display_widget::bar_of(const QRect& plot) { return QRect(plot.right() + 6, plot.top(), 8, plot.height()); }
+
+namespace {
+
+// A colour bar's tick and label at y (kept inside the pane), and its unit
+// written upwards along the pane's right edge.
+void bar_label(QPainter& p, const QRect& bar, int y, const QString& text, int pane_height)
+{
+    p.drawLine(bar.right() + 1, y, bar.right() + 3, y);
+    const int centre = std::clamp(y, 7, pane_height - 7);
+    p.drawText(QRect(bar.right() + 5, centre - 8, 40, 16), Qt::AlignLeft | Qt::AlignVCenter, text);
+}
+void bar_unit(QPainter& p, const QRect& bar, int pane_width, const QString& unit)
+{
+    p.save();
+    p.translate(pane_width - 8, bar.center().y());
+    p.rotate(-90);
+    p.drawText(QRect(-60, -8, 120, 16), Qt::AlignCenter, unit);
+    p.restore();
+}
+
+} // namespace
+QRect display_widget::persistence_bar_rect() const
+{
+    return bar_of(d_spectrum->plot_rect()).translated(d_spectrum->mapTo(this, QPoint(0, 0)));
+}
+QRect display_widget::waterfall_bar_rect() const
+{
+    return bar_of(d_waterfall->plot_rect()).translated(d_waterfall->mapTo(this, QPoint(0, 0)));
+}
+QWidget* display_widget::waterfall_pane() const { return d_waterfall; }
 
 void display_widget::refresh()
 {
@@ -453,6 +551,7 @@ void display_widget::refresh()
         // other columns or frames.
         const std::size_t w = std::max<std::size_t>(d_snap.width, 1);
         d_wf_rows.assign(d_wf_capacity * w, std::numeric_limits<float>::quiet_NaN());
+        d_wf_frames.assign(d_wf_capacity, 0);
         d_wf_head = 0;
         d_wf_filled = 0;
         d_wf_added = 0;
@@ -475,6 +574,13 @@ void display_widget::refresh()
     if (!d_bin_range_timer->isActive() && view_bins() != bins())
         d_bin_range_timer->start();
     sync_controls();
+    if (d_hover_pane)
+        update_readout();
+    if (!d_markers.empty()) {
+        const QString table = marker_table();
+        if (d_marker_label->text() != table)
+            d_marker_label->setText(table);
+    }
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
     if (new_frames)
@@ -501,11 +607,15 @@ void display_widget::refresh()
         d_waterfall->scroll(0, int(fresh), waterfall_plot);
     else
         d_waterfall->update(waterfall_plot);
+    // The time axis, where its labels changed.
+    if (time_labels(waterfall_plot.height()) != d_time_labels)
+        d_waterfall->update(QRect(0, waterfall_plot.top() + 40, waterfall_plot.left(), waterfall_plot.height() - 40));
 }
 
 void display_widget::sync_controls()
 {
-    const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box);
+    const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box), d(d_min_box), e(d_average_mode_box),
+        f(d_average_frames_box);
     // Not under the user's cursor: a value being typed stays. Set only when
     // it changed: a spin box repaints at every setValue.
     if (!d_ref_box->hasFocus() && d_ref_box->value() != d_snap.db_max)
@@ -514,6 +624,70 @@ void display_widget::sync_controls()
         d_range_box->setValue(d_snap.db_max - d_snap.db_min);
     if (d_peak_box->isChecked() != d_snap.max_hold)
         d_peak_box->setChecked(d_snap.max_hold);
+    if (d_min_box->isChecked() != d_snap.min_hold)
+        d_min_box->setChecked(d_snap.min_hold);
+    const QString mode = QString::fromStdString(d_snap.average_mode);
+    if (d_average_mode_box->currentText() != mode)
+        d_average_mode_box->setCurrentText(mode);
+    if (!d_average_frames_box->hasFocus() && d_average_frames_box->value() != d_snap.average_frames)
+        d_average_frames_box->setValue(d_snap.average_frames);
+}
+
+float display_widget::max_over(const float* values, std::size_t size, column_span span)
+{
+    float v = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t c = span.first; c < std::min(span.last, size); ++c)
+        v = values[c] > v || std::isnan(v) ? values[c] : v;
+    return v;
+}
+
+void display_widget::hover(const pane* over, QPoint pos)
+{
+    d_hover_pane = over;
+    d_hover_pos = pos;
+    update_readout();
+}
+
+void display_widget::update_readout()
+{
+    QString text;
+    const pane* over = d_hover_pane;
+    const QRect plot = over ? over->plot_rect() : QRect();
+    if (over && d_snap.width > 0 && plot.contains(d_hover_pos)) {
+        const int x = d_hover_pos.x() - plot.left(), y = d_hover_pos.y() - plot.top();
+        const double hz = over->hz_at(d_hover_pos.x());
+        // Decimals for the pixel's width: the pointer resolves no finer.
+        const double pixel_hz = (d_view_hi - d_view_lo) / plot.width();
+        text = frequency_label(hz, pixel_hz, hz);
+        // The display columns drawn at this pixel.
+        const column_span span = columns_under(plot.width())[std::size_t(x)];
+        auto level = [this](double db) { return QString::number(db, 'f', 1) + " " + level_unit(); };
+        if (over == d_spectrum) {
+            const float none = std::numeric_limits<float>::quiet_NaN();
+            const float avg = d_show_average ? max_over(d_snap.average.data(), d_snap.average.size(), span) : none;
+            const float max =
+                d_snap.max_hold ? max_over(d_snap.max_hold_trace.data(), d_snap.max_hold_trace.size(), span) : none;
+            if (!std::isnan(avg))
+                text += "  " + level(avg) + " avg";
+            else if (!std::isnan(max))
+                text += "  " + level(max) + " max";
+            else
+                text += "  " + level(d_snap.db_max - (y + 0.5) / plot.height() * (d_snap.db_max - d_snap.db_min));
+        } else if (std::size_t(y) < d_wf_filled) {
+            // Screen row y shows history row y (the newest at the top).
+            const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
+            const float v = max_over(&d_wf_rows[ring * d_snap.width], d_snap.width, span);
+            text += "  " + (std::isnan(v) ? QString("no data") : level(v));
+            // The row's newest frame, before the newest frame shown.
+            const double frames = double(d_frames_seen - d_wf_frames[ring]);
+            const QString sign = frames > 0 ? "-" : "";
+            text += d_snap.frame_seconds > 0 ? "  " + sign + QString::number(frames * d_snap.frame_seconds, 'f', 3) + " s"
+                                             : "  " + sign + QString::number(frames, 'f', 0) + " frames";
+        }
+    }
+    d_readout = text;
+    if (d_readout_label->text() != text) // a label repaints at every setText
+        d_readout_label->setText(text);
 }
 
 void display_widget::build_luts()
@@ -542,6 +716,7 @@ void display_widget::add_waterfall_row(const float* row)
     const std::size_t w = d_snap.width;
     d_wf_head = (d_wf_head + d_wf_capacity - 1) % d_wf_capacity;
     std::memcpy(&d_wf_rows[d_wf_head * w], row, w * sizeof(float));
+    d_wf_frames[d_wf_head] = d_snap.frames;
     d_wf_filled = std::min(d_wf_filled + 1, d_wf_capacity);
     ++d_wf_added;
 }
@@ -670,6 +845,28 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         const QString label = QString::number(db, 'f', db_step < 1 ? 1 : 0);
         const int y = int(std::lround(y_of(db)));
         p.drawText(QRect(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+    }
+    {
+        // The persistence's colour bar: row y shows the colour position
+        // t = 1 - (y + 0.5) / height, the colour of the cells hit by a
+        // share f of the recent frames where t = log1p(f full) / log1p(full)
+        // (build_luts), labelled at shares 100 %, 10 %, 1 %, ...
+        const QRect bar = bar_of(plot);
+        const auto& stops = std::find_if(colour_maps().begin(), colour_maps().end(),
+                                         [this](const auto& m) { return m.first == d_colormap; })
+                                ->second;
+        for (int y = 0; y < bar.height(); ++y)
+            p.fillRect(bar.left(), bar.top() + y, bar.width(), 1,
+                       QColor(ramp(stops, 1.0 - (y + 0.5) / bar.height())));
+        const double full = 1.0 / (1.0 - d_snap.decay);
+        for (double share = 1.0; share * full >= 1.0 / 8; share /= 10) {
+            const double t = std::log1p(share * full) / std::log1p(full);
+            const int y = bar.top() + int(std::lround((1.0 - t) * bar.height()));
+            if (y > bar.bottom() - 4 && share < 1)
+                break;
+            bar_label(p, bar, y, QString::number(share * 100, 'g', 3), d_spectrum->height());
+        }
+        bar_unit(p, bar, d_spectrum->width(), "% of frames");
     }
     p.save();
     p.translate(12, plot.center().y());
@@ -885,8 +1082,23 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
     d_plot_size = d_plot_image.size();
     if (d_snap.max_hold)
         draw_trace(plot, d_snap.max_hold_trace, max_hold_colour.rgb());
+    if (d_snap.min_hold)
+        draw_trace(plot, d_snap.min_hold_trace, min_hold_colour.rgb());
     if (d_show_average)
         draw_trace(plot, d_snap.average, average_colour.rgb());
+    // Each marker: an X of 7 pixels on the line at its frequency.
+    const std::vector<float>* line = marker_line();
+    for (double hz : d_markers) {
+        std::size_t c = 0;
+        if (!line || !column_at(hz, c) || std::isnan((*line)[c]))
+            continue;
+        const int x = int(std::floor((hz - d_view_lo) / (d_view_hi - d_view_lo) * plot.width()));
+        const int y = int(std::floor((d_snap.db_max - (*line)[c]) / (d_snap.db_max - d_snap.db_min) * plot.height()));
+        for (int k = -3; k <= 3; ++k) {
+            put_plot_pixel(x + k, y + k, qRgb(255, 255, 255));
+            put_plot_pixel(x + k, y - k, qRgb(255, 255, 255));
+        }
+    }
 
     // The changed pixels as a few rectangles: bands of rows, each as wide as
     // its rows' changes (a region of one rectangle per row costs more to
@@ -982,6 +1194,21 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
         p.fillRect(d_waterfall->rect(), background);
         p.setPen(Qt::lightGray);
         p.drawText(QRect(0, plot.top(), plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, "now");
+        paint_time_axis(p, plot);
+        const QRect bar = bar_of(plot);
+        if (dirty.intersects(bar.adjusted(0, 0, d_waterfall->width(), 0)) && d_snap.db_max > d_snap.db_min) {
+            // Row y: the colour of the level at its centre.
+            const double range = d_snap.db_max - d_snap.db_min;
+            for (int y = 0; y < bar.height(); ++y)
+                p.fillRect(bar.left(), bar.top() + y, bar.width(), 1,
+                           QColor(waterfall_colour(float(d_snap.db_max - (y + 0.5) / bar.height() * range))));
+            const double step = nice_step(range, std::max(2, bar.height() / 30));
+            for (double db = std::ceil(d_snap.db_min / step) * step; db <= d_snap.db_max; db += step) {
+                const int y = bar.top() + int(std::lround((d_snap.db_max - db) / range * bar.height()));
+                bar_label(p, bar, y, QString::number(db, 'f', step < 1 ? 1 : 0), d_waterfall->height());
+            }
+            bar_unit(p, bar, d_waterfall->width(), level_unit());
+        }
     }
     if (d_snap.width == 0 || d_wf_filled == 0) {
         p.fillRect(plot, Qt::black);
@@ -1004,8 +1231,286 @@ void display_widget::paint_waterfall(QPainter& p, const QRect& plot, bool frame,
     }
 }
 
+std::vector<QString> display_widget::time_labels(int plot_height) const
+{
+    // Every 60 pixels, the row's newest frame before the newest frame shown:
+    // in seconds of signal where a frame's length is known, else in frames.
+    // Two significant digits at the first label: as rows scroll, the age at
+    // a given height stays, so the labels (and the margin) seldom change.
+    std::vector<QString> labels;
+    int decimals = 0;
+    for (int y = 60; y + 8 < plot_height && std::size_t(y) < d_wf_filled; y += 60) {
+        const std::size_t ring = (d_wf_head + std::size_t(y)) % d_wf_capacity;
+        const double frames = double(d_frames_seen - d_wf_frames[ring]);
+        if (d_snap.frame_seconds <= 0) {
+            labels.push_back(QString::number(-frames, 'f', 0) + " fr");
+            continue;
+        }
+        const double seconds = frames * d_snap.frame_seconds;
+        if (labels.empty() && seconds > 0)
+            decimals = std::clamp(1 - int(std::floor(std::log10(seconds))), 0, 4);
+        labels.push_back(QString::number(-seconds, 'f', decimals) + " s");
+    }
+    return labels;
+}
+
+void display_widget::paint_time_axis(QPainter& p, const QRect& plot)
+{
+    d_time_labels = time_labels(plot.height());
+    p.save();
+    QFont small = p.font(); // "-12345 fr" fits the margin
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p.setFont(small);
+    for (std::size_t k = 0; k < d_time_labels.size(); ++k) {
+        const int y = plot.top() + 60 * int(k + 1);
+        p.drawLine(plot.left() - 4, y, plot.left() - 1, y);
+        p.drawText(QRect(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, d_time_labels[k]);
+    }
+    p.restore();
+}
+
+void display_widget::set_keymap(const std::string& name)
+{
+    if (name != "gpufft" && name != "fosphor")
+        throw ::gpufft::error("keymap: unknown key map \"" + name + "\" (known: gpufft, fosphor)");
+    d_keymap = name;
+    const QSignalBlocker block(d_keymap_box);
+    d_keymap_box->setCurrentText(QString::fromStdString(name));
+    if (help_shown())
+        show_help(true); // the new map's keys
+}
+
+bool display_widget::help_shown() const { return d_help->isVisible(); }
+
+const std::vector<float>* display_widget::marker_line() const
+{
+    if (d_show_average && d_snap.average.size() == d_snap.width)
+        return &d_snap.average;
+    if (d_snap.max_hold && d_snap.max_hold_trace.size() == d_snap.width)
+        return &d_snap.max_hold_trace;
+    return nullptr;
+}
+
+bool display_widget::column_at(double hz, std::size_t& column) const
+{
+    const double c = std::floor((hz - columns_left()) / column_hz());
+    if (!(c >= 0 && c < double(d_snap.width)))
+        return false;
+    column = std::size_t(c);
+    return true;
+}
+
+void display_widget::place_marker(double hz)
+{
+    if (d_markers.size() == 4)
+        d_markers.erase(d_markers.begin());
+    d_markers.push_back(hz);
+    markers_changed();
+}
+
+void display_widget::clear_markers()
+{
+    d_markers.clear();
+    markers_changed();
+}
+
+bool display_widget::marker_peak()
+{
+    const std::vector<float>* line = marker_line();
+    if (!line)
+        return false;
+    // The columns whose centres lie in the view.
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
+    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    std::size_t best = last;
+    for (std::size_t c = first; c < last; ++c)
+        if (!std::isnan((*line)[c]) && (best == last || (*line)[c] > (*line)[best]))
+            best = c;
+    if (best == last)
+        return false;
+    if (d_markers.empty())
+        d_markers.push_back(0);
+    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+    markers_changed();
+    return true;
+}
+
+bool display_widget::marker_next_peak()
+{
+    const std::vector<float>* line = marker_line();
+    std::size_t at = 0;
+    if (!line || d_markers.empty() || !column_at(d_markers.back(), at) || std::isnan((*line)[at]))
+        return false;
+    // The highest local maximum of the line in the view below the marker's level.
+    const std::vector<float>& v = *line;
+    const float level = v[at];
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
+    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    std::size_t best = last;
+    for (std::size_t c = first; c < last; ++c) {
+        const bool peak = !std::isnan(v[c]) && v[c] < level && (c == first || !(v[c - 1] > v[c])) &&
+                          (c + 1 == last || !(v[c + 1] > v[c]));
+        if (peak && (best == last || v[c] > v[best]))
+            best = c;
+    }
+    if (best == last)
+        return false;
+    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+    markers_changed();
+    return true;
+}
+
+QString display_widget::marker_table() const
+{
+    // "M1 100.400 MHz -20.0 dBFS   M2 100.200 MHz -30.0 dBFS (M2-M1 -200.0 kHz, -10.0 dB)"
+    const std::vector<float>* line = marker_line();
+    auto level_at = [&](double hz) {
+        std::size_t c = 0;
+        return line && column_at(hz, c) ? double((*line)[c]) : std::nan("");
+    };
+    const double resolution = column_hz();
+    QString table;
+    for (std::size_t m = 0; m < d_markers.size(); ++m) {
+        const double hz = d_markers[m], db = level_at(hz);
+        table += QString("%1M%2 %3 %4").arg(m ? "   " : "").arg(m + 1).arg(frequency_label(hz, resolution, hz),
+                                              std::isnan(db) ? QString("no data")
+                                                             : QString::number(db, 'f', 1) + " " + level_unit());
+        if (m > 0) {
+            const double dhz = hz - d_markers[0], ddb = db - level_at(d_markers[0]);
+            table += QString(" (M%1-M1 %2, %3 dB)")
+                         .arg(m + 1)
+                         .arg(frequency_label(dhz, resolution, std::max(std::abs(dhz), resolution)),
+                              std::isnan(ddb) ? QString("no data") : QString::number(ddb, 'f', 1));
+        }
+    }
+    return table;
+}
+
+void display_widget::markers_changed()
+{
+    d_marker_label->setText(marker_table());
+    d_marker_label->setVisible(!d_markers.empty());
+    d_spectrum_layout = {}; // the marks are in the picture: drawn anew
+    d_spectrum->update();
+}
+
+void display_widget::show_help(bool on)
+{
+    if (!on) {
+        d_help->hide();
+        return;
+    }
+    const bool fosphor = d_keymap == "fosphor";
+    const std::vector<std::pair<const char*, const char*>> keys_gpufft = {
+        { "+ / -", "zoom in / out" },
+        { "Left / Right", "pan" },
+        { "0, Home", "whole band" },
+        { "Up / Down", "reference level +5 / -5 dB" },
+        { "Page Up / Down", "range +10 / -10 dB" },
+        { "F", "freeze" },
+        { "A", "average line" },
+        { "P", "peak (max) hold" },
+        { "M", "min hold" },
+        { "C", "next colour map" },
+        { "K / N / X", "marker to peak / next peak / clear" },
+        { "?", "this help" },
+    };
+    const std::vector<std::pair<const char*, const char*>> keys_fosphor = {
+        { "Space", "freeze" },
+        { "Up / Down", "reference level +5 / -5 dB" },
+        { "Left / Right", "dB per division down / up (1-2-5)" },
+        { "Z", "zoom on / off" },
+        { "W / S", "zoom width half / double" },
+        { "A / D", "zoom centre left / right" },
+        { "+ / -, 0, Home", "zoom, whole band" },
+        { "Page Up / Down", "range +10 / -10 dB" },
+        { "P, M, C", "peak hold, min hold, colour map" },
+        { "K / N / X", "marker to peak / next peak / clear" },
+        { "?", "this help" },
+    };
+    QString html = QString("<b>Keys (%1)</b><table>").arg(QString::fromStdString(d_keymap));
+    for (const auto& [k, what] : fosphor ? keys_fosphor : keys_gpufft)
+        html += QString("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, what);
+    html += "</table>Wheel: zoom; drag: pan; click: send the frequency; right click: marker; hover: readout.";
+    d_help->setText(html);
+    d_help->adjustSize();
+    d_help->move(spectrum_plot_rect().topLeft() + QPoint(20, 20));
+    d_help->raise();
+    d_help->show();
+}
+
+bool display_widget::fosphor_key(QKeyEvent* e)
+{
+    // The zoom of Z, W, S, A, D: centre and width, shown while on.
+    auto apply_zoom = [this] {
+        if (d_zoom_width <= 0) {
+            d_zoom_width = (band_right() - band_left()) / 4;
+            d_zoom_centre = (d_view_lo + d_view_hi) / 2;
+        }
+        if (!d_zoomed)
+            return;
+        set_view(d_zoom_centre - d_zoom_width / 2, d_zoom_centre + d_zoom_width / 2);
+        // As the view was clamped to the band.
+        d_zoom_centre = (d_view_lo + d_view_hi) / 2;
+        d_zoom_width = d_view_hi - d_view_lo;
+    };
+    switch (e->key()) {
+    case Qt::Key_Space:
+        set_frozen(!d_frozen);
+        return true;
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+        // Ten divisions; the next 1-2-5 step below or above.
+        const double per = d_range_box->value() / 10;
+        const bool up = e->key() == Qt::Key_Right;
+        double next = per;
+        const double decade = std::floor(std::log10(per));
+        for (double d = decade - 1; d <= decade + 1; ++d)
+            for (double m : { 1.0, 2.0, 5.0 }) {
+                const double v = m * std::pow(10.0, d);
+                if (up ? v > per * 1.0001 && (next == per || v < next) : v < per * 0.9999 && (next == per || v > next))
+                    next = v;
+            }
+        d_range_box->setValue(10 * next);
+        return true;
+    }
+    case Qt::Key_Z:
+        d_zoomed = !d_zoomed;
+        if (d_zoomed)
+            apply_zoom();
+        else
+            set_view(band_left(), band_right());
+        return true;
+    case Qt::Key_W:
+    case Qt::Key_S:
+        apply_zoom();
+        d_zoom_width *= e->key() == Qt::Key_W ? 0.5 : 2.0;
+        apply_zoom();
+        return true;
+    case Qt::Key_A:
+    case Qt::Key_D:
+        apply_zoom();
+        d_zoom_centre += (e->key() == Qt::Key_A ? -0.1 : 0.1) * d_zoom_width;
+        apply_zoom();
+        return true;
+    default:
+        return false;
+    }
+}
+
 void display_widget::keyPressEvent(QKeyEvent* e)
 {
+    if (e->text() == "?") {
+        show_help(!help_shown());
+        e->accept();
+        return;
+    }
+    if (d_keymap == "fosphor" && fosphor_key(e)) {
+        e->accept();
+        return;
+    }
     const double centre = (d_view_lo + d_view_hi) / 2;
     switch (e->key()) {
     case Qt::Key_Plus:
@@ -1041,6 +1546,18 @@ void display_widget::keyPressEvent(QKeyEvent* e)
         break;
     case Qt::Key_P:
         d_peak_box->toggle();
+        break;
+    case Qt::Key_M:
+        d_min_box->toggle();
+        break;
+    case Qt::Key_K:
+        marker_peak();
+        break;
+    case Qt::Key_N:
+        marker_next_peak();
+        break;
+    case Qt::Key_X:
+        clear_markers();
         break;
     case Qt::Key_C: {
         const auto& names = colormap_names();

@@ -22,6 +22,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLabel;
 class QSplitter;
 class QTimer;
 
@@ -41,12 +42,18 @@ struct display_snapshot {
     double decay = 0.99;
     double center_freq = 0.0, sample_rate = 1.0; //!< Hz
     bool max_hold = true;
+    bool min_hold = false;
+    std::string average_mode = "exponential"; //!< display_sink_settings::average
+    double average_frames = 10;               //!< display_sink_settings::average_frames
+    //! Seconds of signal per frame (0: not known, e.g. spectra from a vector stream).
+    double frame_seconds = 0;
     std::size_t engine = 0;           //!< changes when the block builds a new display
     std::size_t frames = 0;           //!< frames in the display since it was built
     std::vector<std::uint16_t> levels;//!< the histogram's H x W levels, row 0 (db_min) first
     std::vector<std::uint8_t> lit_rows;//!< H: 1 for a row with a non-zero level
     std::vector<float> average;       //!< W
     std::vector<float> max_hold_trace;//!< W
+    std::vector<float> min_hold_trace;//!< W (NaN while min-hold is off)
     std::vector<float> waterfall;     //!< W: the max of the new rows, column by column (empty: none)
     std::size_t new_rows = 0;         //!< waterfall rows since the read before
 };
@@ -68,7 +75,11 @@ public:
     virtual void read(display_snapshot& s, std::size_t frames_seen) = 0;
     virtual void set_db_range(double db_min, double db_max) = 0;
     virtual void set_max_hold(bool on) = 0;
+    //! Restarts the max-hold and the min-hold traces.
     virtual void reset_max_hold() = 0;
+    virtual void set_min_hold(bool on) = 0;
+    //! Mode and frames as display_sink_settings; throws gpufft::error naming a bad one.
+    virtual void set_average(const std::string& mode, double frames) = 0;
     //! The columns show the bins [begin, end) from the next frame (gpufft::display::set_bin_range).
     virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     //! The user clicked at \p hz (absolute frequency).
@@ -98,9 +109,23 @@ public:
  * newest at the top.
  *
  * Mouse: wheel zooms around the pointer, drag pans, a click (no drag) calls
- * display_feed::clicked. Keys: + / - zoom, Left / Right pan, 0 or Home full
+ * display_feed::clicked. Hovering shows the readout (readout()): the
+ * frequency under the pointer and the level there, on the spectrum the
+ * drawn trace's (average, else max-hold, else the pointer's height), on the
+ * waterfall the row's with the row's time before the newest frame.
+ * Colour bars right of the plots; the waterfall's time axis on its left.
+ * Keys (key map "gpufft"): + / - zoom, Left / Right pan, 0 or Home full
  * band, Up / Down reference level +-5 dB, PageUp / PageDown range, F freeze,
- * A average line, P peak hold, C next colour map.
+ * A average line, P peak hold, M min hold, C next colour map. Key map
+ * "fosphor" (gr-fosphor's keys): Space freeze, Up / Down reference level,
+ * Left / Right dB per division (the range over 10 divisions, 1-2-5 steps),
+ * Z zoom on or off, W / S zoom width narrower / wider (twice), A / D zoom
+ * centre left / right (a tenth of the width); the others as "gpufft" but A.
+ * ? shows or hides the help listing the keys.
+ * Markers (up to four, M1 first): a right click places one, K moves the
+ * newest to the highest value of the line (average, else max-hold) in the
+ * view, N to the next lower peak, X clears them; the table under the
+ * controls lists each one's frequency and level, and the others' offsets from M1.
  */
 class display_widget : public QWidget
 {
@@ -116,6 +141,10 @@ class display_widget : public QWidget
     Q_PROPERTY(qulonglong bin_begin READ bin_begin)
     Q_PROPERTY(qulonglong bin_end READ bin_end)
     Q_PROPERTY(QString level_unit READ level_unit)
+    Q_PROPERTY(QString readout READ readout)
+    Q_PROPERTY(QString keymap READ keymap_name WRITE set_keymap_name)
+    Q_PROPERTY(bool help_shown READ help_shown)
+    Q_PROPERTY(QString marker_table READ marker_table)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -165,8 +194,18 @@ public:
     //! The plot areas, in this widget's coordinates.
     QRect spectrum_plot_rect() const;
     QRect waterfall_plot_rect() const;
+    /*!
+     * The colour bars right of the plots, in this widget's coordinates:
+     * the persistence's (bottom to top: a cell hit by few of the recent
+     * frames to one hit by all, labelled in percent of frames) and the
+     * waterfall's (db_min at the bottom to db_max at the top, labelled in
+     * level_unit), each row the colour the plot gives that value.
+     */
+    QRect persistence_bar_rect() const;
+    QRect waterfall_bar_rect() const;
     //! The child that draws the spectrum (mouse events go there).
     QWidget* spectrum_pane() const;
+    QWidget* waterfall_pane() const;
 
     //! Redraws with new frames since construction (any thread).
     std::size_t redraws() const { return d_redraws.load(); }
@@ -177,6 +216,26 @@ public:
     qulonglong bin_end() const { return d_snap.bin_end; }
     //! What the level axis' values are, e.g. "dBFS".
     QString level_unit() const { return d_level_unit; }
+
+    //! The hover readout ("" when the pointer is off the plots).
+    QString readout() const { return d_readout; }
+    //! "gpufft" or "fosphor" (see the class comment); throws gpufft::error naming another.
+    void set_keymap(const std::string& name);
+    std::string keymap() const { return d_keymap; }
+    QString keymap_name() const { return QString::fromStdString(d_keymap); }
+    void set_keymap_name(const QString& name) { set_keymap(name.toStdString()); }
+    bool help_shown() const;
+
+    //! A marker at \p hz (the oldest goes when there are four).
+    void place_marker(double hz);
+    void clear_markers();
+    //! The newest marker (one placed if none) to the line's highest value in
+    //! the view, or its next lower peak; false where the line has none.
+    bool marker_peak();
+    bool marker_next_peak();
+    //! The markers' frequencies (Hz), M1 first.
+    const std::vector<double>& markers() const { return d_markers; }
+    QString marker_table() const;
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;
@@ -192,6 +251,13 @@ private:
     void paint_spectrum(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
     void paint_waterfall(QPainter& p, const QRect& plot, bool frame, const QRegion& dirty);
     void paint_frequency_axis(QPainter& p, const QRect& plot);
+    // A pane's colour bar: right of its plot, as tall.
+    static QRect bar_of(const QRect& plot);
+    // The waterfall's time axis: the age of rows down the left margin.
+    void paint_time_axis(QPainter& p, const QRect& plot);
+    // Its labels, every 60 rows from row 60 down, as far as rows are filled.
+    std::vector<QString> time_labels(int plot_height) const;
+    std::vector<QString> d_time_labels; // as last painted
     // For each of `pixels` plot columns, the display columns [first, last)
     // it shows: the one under its centre where a column is a pixel or
     // wider, every column it overlaps where they are narrower (the pixel
@@ -228,7 +294,21 @@ private:
     void draw_waterfall_row(std::size_t age, int y);
     void add_waterfall_row(const float* row);
     void build_luts();
+    // The pointer at `pos` in pane `over` (null: off the plots); the readout follows.
+    void hover(const pane* over, QPoint pos);
+    void update_readout();
+    // The max over the columns [first, last) of the `size` values, NaN where none is a number.
+    static float max_over(const float* values, std::size_t size, column_span span);
     void sync_controls();
+    // A key of the fosphor map; false if it is not one of them.
+    bool fosphor_key(QKeyEvent* e);
+    void show_help(bool on);
+    // The line markers read: the average if drawn, else the max-hold, else none.
+    const std::vector<float>* marker_line() const;
+    // The display column under hz, or none (outside the columns).
+    bool column_at(double hz, std::size_t& column) const;
+    // The table's text anew, the plot redrawn with the marks.
+    void markers_changed();
     void pan(double fraction);
     // The frequencies the columns span: the bin range's edges.
     double columns_left() const;
@@ -246,6 +326,7 @@ private:
     std::size_t d_wf_head = 0;
     std::size_t d_wf_filled = 0;
     std::size_t d_wf_added = 0;   // rows added since the history was cleared
+    std::vector<std::size_t> d_wf_frames; // per history row: the display's frame count when it came
 
     // The spectrum pane: its frame (all but the plot) and the plot's grid
     // drawn once per layout; the plot's picture (histogram colour-mapped at
@@ -314,6 +395,12 @@ private:
     bool d_view_full = true; // follows the band when the axis changes
     bool d_frozen = false;
     bool d_show_average = true;
+    const pane* d_hover_pane = nullptr;
+    QPoint d_hover_pos; // in d_hover_pane
+    QString d_readout;
+    std::string d_keymap = "gpufft";
+    bool d_zoomed = false;          // fosphor's Z: the zoom below is the view
+    double d_zoom_centre = 0, d_zoom_width = 0; // Hz
     std::atomic<std::size_t> d_redraws{ 0 };
 
     QTimer* d_timer;
@@ -327,6 +414,14 @@ private:
     QCheckBox* d_freeze_box;
     QCheckBox* d_average_box;
     QCheckBox* d_peak_box;
+    QCheckBox* d_min_box;
+    QComboBox* d_average_mode_box;
+    QDoubleSpinBox* d_average_frames_box;
+    QLabel* d_readout_label;
+    QComboBox* d_keymap_box;
+    QLabel* d_help; // over the panes, shown by ?
+    std::vector<double> d_markers; // Hz
+    QLabel* d_marker_label;        // the table, hidden without markers
 };
 
 } // namespace gr::gpufft

@@ -21,6 +21,7 @@
 #include <gpufft/gnuradio/display_sink_f.h>
 #include <QApplication>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QPaintEvent>
@@ -38,6 +39,8 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -191,12 +194,50 @@ struct fixture {
         QApplication::sendEvent(pane, &release);
     }
 
+    //! The pointer moved, no button held, to widget point (x, y) over `pane`.
+    void hover(QWidget* pane, int x, int y)
+    {
+        QMouseEvent move(QEvent::MouseMove, in_pane(pane, QPoint(x, y)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &move);
+    }
+    QWidget* waterfall_pane() const { return widget->waterfall_pane(); }
+
+    //! `count` frames of noise: each bin the dB of an exponential power of mean 1 (complex Gaussian noise) plus `db`.
+    std::vector<float> noise(std::mt19937& rng, std::size_t count, double db)
+    {
+        std::exponential_distribution<double> power(1.0);
+        std::vector<float> frames(bins * count);
+        for (auto& v : frames)
+            v = float(db + 10 * std::log10(power(rng)));
+        core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), count); });
+        return frames;
+    }
+    //! Column c's value in frame f (two bins a column: their max, the display's resampling).
+    double column_value(const std::vector<float>& frames, std::size_t f, std::size_t c) const
+    {
+        const std::size_t per = bins / std::size_t(settings.width);
+        double v = -INFINITY;
+        for (std::size_t b = c * per; b < (c + 1) * per; ++b)
+            v = std::max(v, double(frames[f * bins + b]));
+        return v;
+    }
+    //! What the widget reads.
+    gr::gpufft::display_snapshot snapshot()
+    {
+        gr::gpufft::display_snapshot s;
+        core->read(s, 0);
+        return s;
+    }
+
     void key(int k, const QString& text)
     {
         QKeyEvent e(QEvent::KeyPress, k, Qt::NoModifier, text);
         QApplication::sendEvent(widget.get(), &e);
     }
 };
+
+// `make` must throw gpufft::error whose message names `word`.
+void expect_error(const std::function<void()>& make, const std::string& word);
 
 class qa_display_widget : public CppUnit::TestFixture
 {
@@ -220,6 +261,14 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(empty_cells_show_the_grid);
     CPPUNIT_TEST(bin_range_follows_the_view_after_a_pause);
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
+    CPPUNIT_TEST(readout_at_the_tone);
+    CPPUNIT_TEST(waterfall_readout_has_the_rows_age);
+    CPPUNIT_TEST(min_hold_below_the_average);
+    CPPUNIT_TEST(linear_average_reduces_the_spread);
+    CPPUNIT_TEST(exponential_average_time_constant);
+    CPPUNIT_TEST(colour_bars_match_the_plots);
+    CPPUNIT_TEST(fosphor_keys);
+    CPPUNIT_TEST(markers_find_the_peaks);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -540,7 +589,10 @@ public:
             const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
             const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
             const int x1 = pixel_of(hz(t1), sp, lo, hi), x2 = pixel_of(hz(t2), sp, lo, hi);
-            const int tone_y = int(std::lround(row_of(tone_db, sp) - 0.5 * sp.height() / double(height)));
+            // The middle of the pixel rows that show the tone's histogram row
+            // (plot row y shows row floor((h - y - 0.5) / h H)).
+            const double tone_row = std::floor((tone_db + 120.0) / 120.0 * height);
+            const int tone_y = sp.top() + int(std::floor(sp.height() - (tone_row + 0.5) / height * sp.height()));
             for (const auto& [what, y] : { std::make_pair("waterfall", wf.top()), std::make_pair("histogram", tone_y) }) {
                 const auto runs = bright_runs(img, y, sp.left(), sp.right());
                 const std::string m = std::string(name) + ": " + what + " row " + std::to_string(y) +
@@ -578,15 +630,16 @@ public:
     }
 
     // A redraw with new frames repaints each pane's plot, not the axes
-    // around it (drawn once per layout).
+    // around it (drawn once per layout), but for the waterfall's time axis
+    // below "now" (its rows are older).
     void new_frames_repaint_the_plots_only()
     {
         struct paint_rects : QObject {
-            std::vector<std::pair<QObject*, QRect>> seen;
+            std::vector<std::pair<QObject*, QRegion>> seen;
             bool eventFilter(QObject* o, QEvent* e) override
             {
                 if (e->type() == QEvent::Paint)
-                    seen.emplace_back(o, static_cast<QPaintEvent*>(e)->rect());
+                    seen.emplace_back(o, static_cast<QPaintEvent*>(e)->region());
                 return false;
             }
         } rects;
@@ -602,12 +655,13 @@ public:
         QApplication::processEvents();
         for (int k = 0; k < 2; ++k) {
             const QRect plot(panes[k]->mapFrom(f.widget.get(), plots[k].topLeft()), plots[k].size());
+            const QRect time_axis = k == 1 ? QRect(0, plot.top() + 40, plot.left(), plot.height() - 40) : QRect();
             int painted = 0;
             for (const auto& [pane, rect] : rects.seen)
                 if (pane == panes[k]) {
                     ++painted;
                     CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " painted beyond its plot",
-                                           plot.contains(rect));
+                                           (rect - plot - time_axis).isEmpty());
                 }
             CPPUNIT_ASSERT_MESSAGE("pane " + std::to_string(k) + " not repainted", painted > 0);
         }
@@ -715,6 +769,297 @@ public:
         CPPUNIT_ASSERT_MESSAGE("no max-hold line at the tone's level", found);
     }
 
+    // "100.400 MHz  -20.0 dBFS avg": the frequency in Hz and the level (in the widget's unit).
+    static std::pair<double, double> parse_readout(const QString& text, const QString& unit)
+    {
+        const std::regex re(R"(^(-?[0-9.]+) (GHz|MHz|kHz|Hz)  (-?[0-9.]+) )" + unit.toStdString() + "( .*)?");
+        std::smatch m;
+        const std::string t = text.toStdString();
+        CPPUNIT_ASSERT_MESSAGE("readout \"" + t + "\"", std::regex_match(t, m, re));
+        const double scale = m[2] == "GHz" ? 1e9 : m[2] == "MHz" ? 1e6 : m[2] == "kHz" ? 1e3 : 1.0;
+        return { std::stod(m[1]) * scale, std::stod(m[3]) };
+    }
+
+    // The pointer at the tone's pixel reads its frequency within a bin and
+    // its level within 0.5 dB: from the average line, from the pointer's
+    // height with no line, and on the waterfall from the row.
+    void readout_at_the_tone()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.push(tone_bin);
+        const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        const int tone_y = int(std::floor(row_of(tone_db, sp)));
+        const double bin_hz = fs / n;
+        CPPUNIT_ASSERT(f.widget->readout().isEmpty());
+        f.hover(f.widget->spectrum_pane(), tone_x, tone_y + 40); // below the tone: the line's level still
+        f.grab("readout"); // the readout in the controls' second row
+        auto [hz, db] = parse_readout(f.widget->readout(), f.widget->level_unit());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        CPPUNIT_ASSERT(f.widget->readout().endsWith("avg"));
+        // No line: the pointer's height.
+        f.widget->set_show_average(false);
+        f.hover(f.widget->spectrum_pane(), tone_x, tone_y);
+        std::tie(hz, db) = parse_readout(f.widget->readout(), f.widget->level_unit());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        // The waterfall's newest row.
+        f.hover(f.waterfall_pane(), tone_x, wf.top());
+        std::tie(hz, db) = parse_readout(f.widget->readout(), f.widget->level_unit());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        // Off the plot: none.
+        f.hover(f.widget->spectrum_pane(), sp.left() - 20, tone_y);
+        CPPUNIT_ASSERT(f.widget->readout().isEmpty());
+    }
+
+    // A waterfall row reads its own frames' level and how many frames before the newest it ends.
+    void waterfall_readout_has_the_rows_age()
+    {
+        fixture f;
+        f.push(tone_bin, 50);
+        f.push(n / 4, 7); // a newer row, the tone elsewhere
+        const QRect wf = f.widget->waterfall_plot_rect();
+        const int tone_x = pixel_of(bin_centre(tone_bin), wf, f.widget->view_lo(), f.widget->view_hi());
+        f.hover(f.waterfall_pane(), tone_x, wf.top() + 1); // the older row
+        const QString text = f.widget->readout();
+        f.grab("readout_waterfall");
+        const auto [hz, db] = parse_readout(text, f.widget->level_unit());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), hz, fs / n);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, db, 0.5);
+        CPPUNIT_ASSERT_MESSAGE(text.toStdString(), text.endsWith("  -7 frames"));
+        f.hover(f.waterfall_pane(), tone_x, wf.top()); // the newest: the floor here
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(floor_db, parse_readout(f.widget->readout(), f.widget->level_unit()).second, 0.5);
+        CPPUNIT_ASSERT(f.widget->readout().endsWith("  0 frames"));
+    }
+
+    // Min-hold: the least of every frame's column value (against the frames
+    // themselves), hence at or below the average line everywhere; drawn.
+    void min_hold_below_the_average()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.core->set_max_hold(true);
+        f.core->set_min_hold(true);
+        std::mt19937 rng(5);
+        std::vector<float> all;
+        for (int r = 0; r < 6; ++r) { // 6 reads of 40 frames
+            const auto frames = f.noise(rng, 40, -70);
+            all.insert(all.end(), frames.begin(), frames.end());
+            f.widget->refresh();
+        }
+        const auto s = f.snapshot();
+        const std::size_t frames = all.size() / n;
+        for (std::size_t c = 0; c < width; ++c) {
+            double least = INFINITY;
+            for (std::size_t fr = 0; fr < frames; ++fr)
+                least = std::min(least, f.column_value(all, fr, c));
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(least, double(s.min_hold_trace[c]), 1e-4);
+            CPPUNIT_ASSERT(s.min_hold_trace[c] <= s.average[c]);
+            CPPUNIT_ASSERT(s.average[c] <= s.max_hold_trace[c]);
+        }
+        f.grab("min_hold");
+        // Off: no line (NaN).
+        f.core->set_min_hold(false);
+        CPPUNIT_ASSERT(std::isnan(f.snapshot().min_hold_trace[0]));
+    }
+
+    // Linear over K frames: the mean of the newest K (against the frames),
+    // whose spread from one K frames to the next shrinks about sqrt(K)
+    // times from K = 1's.
+    void linear_average_reduces_the_spread()
+    {
+        auto spread = [](std::size_t k) {
+            fixture f;
+            f.core->set_average("linear", double(k));
+            std::mt19937 rng(11);
+            f.noise(rng, k, -70);
+            const auto a = f.snapshot().average;
+            const auto frames = f.noise(rng, k, -70);
+            const auto b = f.snapshot().average;
+            double sum = 0, sum2 = 0;
+            for (std::size_t c = 0; c < width; ++c) {
+                double mean = 0;
+                for (std::size_t fr = 0; fr < k; ++fr)
+                    mean += f.column_value(frames, fr, c) / double(k);
+                CPPUNIT_ASSERT_DOUBLES_EQUAL(mean, double(b[c]), 1e-3);
+                const double d = double(b[c]) - double(a[c]);
+                sum += d;
+                sum2 += d * d;
+            }
+            return std::sqrt(sum2 / width - (sum / width) * (sum / width));
+        };
+        const double one = spread(1), sixteen = spread(16);
+        const double ratio = one / sixteen;
+        CPPUNIT_ASSERT_MESSAGE("spread 1 frame " + std::to_string(one) + " dB, 16 frames " + std::to_string(sixteen) +
+                                   " dB: ratio " + std::to_string(ratio) + ", sqrt(16) = 4",
+                               ratio > 3.2 && ratio < 4.8);
+        fixture f;
+        f.core->set_average("off", 10);
+        f.push(tone_bin);
+        CPPUNIT_ASSERT(std::isnan(f.snapshot().average[0]));
+    }
+
+    // Exponential with time constant tau frames: each frame weighs 1 - exp(-1 / tau) (against a double recursion).
+    void exponential_average_time_constant()
+    {
+        fixture f;
+        const double tau = 4;
+        f.core->set_average("exponential", tau);
+        std::mt19937 rng(3);
+        const auto frames = f.noise(rng, 30, -60);
+        const auto s = f.snapshot();
+        const double alpha = 1 - std::exp(-1 / tau);
+        for (std::size_t c = 0; c < width; c += 37) {
+            double avg = f.column_value(frames, 0, c);
+            for (std::size_t fr = 1; fr < 30; ++fr)
+                avg += alpha * (f.column_value(frames, fr, c) - avg);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(avg, double(s.average[c]), 1e-3);
+        }
+        expect_error([&] { f.core->set_average("linear", 513); }, "average_frames");
+        expect_error([&] { f.core->set_average("linear", 2.5); }, "average_frames");
+        expect_error([&] { f.core->set_average("median", 4); }, "average");
+    }
+
+    // The waterfall's colour bar at the tone's level has the colour of the
+    // tone's waterfall pixel (within a bar row: the bar's rows are levels
+    // at their centres); the persistence's bar at its top (100 % of the
+    // frames) has the colour of the tone's cell, hit by every frame.
+    void colour_bars_match_the_plots()
+    {
+        for (const char* map : { "fosphor", "viridis" }) {
+            fixture f;
+            f.widget->set_colormap(map);
+            f.push(tone_bin, 200);
+            const QImage img = f.grab((std::string("colour_bars_") + map).c_str());
+            const QRect sp = f.widget->spectrum_plot_rect(), wf = f.widget->waterfall_plot_rect();
+            const QRect wbar = f.widget->waterfall_bar_rect(), pbar = f.widget->persistence_bar_rect();
+            const int tone_x = pixel_of(bin_centre(tone_bin), wf, f.widget->view_lo(), f.widget->view_hi());
+            const QRgb tone = img.pixel(tone_x, wf.top());
+            const int y = wbar.top() + int(std::floor((0.0 - tone_db) / 120.0 * wbar.height()));
+            bool found = false;
+            for (int dy = -1; dy <= 1; ++dy)
+                found |= img.pixel(wbar.center().x(), y + dy) == tone;
+            CPPUNIT_ASSERT_MESSAGE(std::string(map) + ": waterfall bar at the tone's level", found);
+            // And not the floor's colour there.
+            CPPUNIT_ASSERT(img.pixel(tone_x, wf.top()) != img.pixel(wf.left() + 5, wf.top()));
+            // The tone's histogram cell (every frame hits it): the bar's top.
+            const double tone_row = std::floor((tone_db + 120.0) / 120.0 * height);
+            const int cell_y = sp.top() + int(std::floor(sp.height() - (tone_row + 0.5) / height * sp.height()));
+            const QColor cell(img.pixel(tone_x, cell_y)), top(img.pixel(pbar.center().x(), pbar.top()));
+            CPPUNIT_ASSERT_MESSAGE(std::string(map) + ": persistence bar top " + top.name().toStdString() +
+                                       ", tone's cell " + cell.name().toStdString(),
+                                   std::abs(cell.red() - top.red()) <= 8 && std::abs(cell.green() - top.green()) <= 8 &&
+                                       std::abs(cell.blue() - top.blue()) <= 8);
+        }
+    }
+
+    // gr-fosphor's keys as an option: Space freezes, Left / Right step the
+    // dB per division 1-2-5, Z W S A D zoom; ? lists the map's keys.
+    void fosphor_keys()
+    {
+        fixture f;
+        f.push(tone_bin);
+        const double lo0 = f.widget->view_lo(), hi0 = f.widget->view_hi(), span = hi0 - lo0;
+        CPPUNIT_ASSERT_THROW(f.widget->set_keymap("emacs"), ::gpufft::error);
+        f.widget->set_keymap("fosphor");
+        f.key(Qt::Key_Space, " ");
+        CPPUNIT_ASSERT(f.widget->frozen());
+        f.key(Qt::Key_Space, " ");
+        CPPUNIT_ASSERT(!f.widget->frozen());
+        auto range = [&] { return f.snapshot().db_max - f.snapshot().db_min; };
+        f.key(Qt::Key_Right, ""); // 12 dB a division: 20
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(200.0, range(), 1e-9);
+        f.key(Qt::Key_Left, "");
+        f.key(Qt::Key_Left, ""); // 10, then 5
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(50.0, range(), 1e-9);
+        f.key(Qt::Key_Z, "z"); // a quarter of the band about the view's centre
+        const double c = (lo0 + hi0) / 2;
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c - span / 8, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c + span / 8, f.widget->view_hi(), 1e-3);
+        f.key(Qt::Key_W, "w"); // half as wide
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(span / 8, f.widget->view_hi() - f.widget->view_lo(), 1e-3);
+        f.key(Qt::Key_D, "d"); // a tenth of the width right
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(c + span / 80, (f.widget->view_lo() + f.widget->view_hi()) / 2, 1e-3);
+        f.key(Qt::Key_Z, "z");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo0, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi0, f.widget->view_hi(), 1e-3);
+        // The help lists the map's keys.
+        f.key(Qt::Key_Question, "?");
+        CPPUNIT_ASSERT(f.widget->help_shown());
+        f.grab("help_fosphor");
+        const QLabel* help = nullptr;
+        for (const QLabel* l : f.widget->findChildren<QLabel*>())
+            if (l->text().contains("Keys (fosphor)"))
+                help = l;
+        CPPUNIT_ASSERT(help && help->text().contains("Space"));
+        f.key(Qt::Key_Question, "?");
+        CPPUNIT_ASSERT(!f.widget->help_shown());
+        // The widget's own map: Right pans again, the range stays.
+        f.widget->set_keymap("gpufft");
+        f.key(Qt::Key_Plus, "+");
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        f.key(Qt::Key_Right, "");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo + (hi - lo) / 10, f.widget->view_lo(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(50.0, range(), 1e-9);
+    }
+
+    // K puts the marker on the strongest tone, N on the second; a right
+    // click adds one; the table reads their frequencies, levels and offsets.
+    void markers_find_the_peaks()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        const std::size_t second = n / 2 - 150; // fc - 300 kHz
+        const double second_db = -35;
+        std::vector<float> frames(n * 20, float(floor_db));
+        for (std::size_t fr = 0; fr < 20; ++fr) {
+            frames[fr * n + tone_bin] = float(tone_db);
+            frames[fr * n + second] = float(second_db);
+        }
+        f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 20); });
+        f.widget->refresh();
+        const double bin_hz = fs / n;
+        CPPUNIT_ASSERT(f.widget->marker_table().isEmpty());
+        f.key(Qt::Key_K, "k");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), f.widget->markers()[0], bin_hz);
+        f.key(Qt::Key_N, "n");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(second), f.widget->markers()[0], bin_hz);
+        // A second marker, right click at the strongest tone's pixel.
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const int x = pixel_of(bin_centre(tone_bin), sp, f.widget->view_lo(), f.widget->view_hi());
+        QWidget* pane = f.widget->spectrum_pane();
+        QMouseEvent press(QEvent::MouseButtonPress, f.in_pane(pane, QPoint(x, sp.center().y())), Qt::RightButton,
+                          Qt::RightButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.widget->markers().size());
+        const QImage img = f.grab("markers");
+        const std::string table = f.widget->marker_table().toStdString();
+        const std::string unit = f.widget->level_unit().toStdString();
+        const std::regex re(R"(M1 ([0-9.]+) MHz (-[0-9.]+) )" + unit + R"(   M2 ([0-9.]+) MHz (-[0-9.]+) )" + unit +
+                            R"( \(M2-M1 ([0-9.]+) kHz, ([0-9.]+) dB\))");
+        std::smatch m;
+        CPPUNIT_ASSERT_MESSAGE(table, std::regex_match(table, m, re));
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(second), std::stod(m[1]) * 1e6, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(second_db, std::stod(m[2]), 0.05);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(tone_bin), std::stod(m[3]) * 1e6, bin_hz);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db, std::stod(m[4]), 0.05);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL((bin_centre(tone_bin) - bin_centre(second)) / 1e3, std::stod(m[5]), bin_hz / 1e3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(tone_db - second_db, std::stod(m[6]), 0.05);
+        // The mark: white pixels on the average line at the marker.
+        const int y = int(std::floor(row_of(tone_db, sp)));
+        bool mark = false;
+        for (int dx = -3; dx <= 3; ++dx)
+            mark |= img.pixel(x + dx, y + 2) == qRgb(255, 255, 255);
+        CPPUNIT_ASSERT_MESSAGE("no marker drawn", mark);
+        f.key(Qt::Key_X, "x");
+        CPPUNIT_ASSERT(f.widget->markers().empty());
+    }
+
     // The waterfall's picture is a ring of rows that takes one row per
     // redraw: after more redraws than it has rows, each painted as it came,
     // it shows every redraw, newest at the top, exactly as the waterfall
@@ -744,7 +1089,6 @@ public:
     }
 };
 
-// `make` must throw gpufft::error whose message names `word`.
 void expect_error(const std::function<void()>& make, const std::string& word)
 {
     try {

@@ -279,8 +279,13 @@ class qa_display_sink(gr_unittest.TestCase):
         self.assertEqual((sink.decay(), sink.frame_rate()), (0.5, 10))
         self.assertTrue(wait_for(lambda: abs(w.property("view_lo") - band(10e6, 2e6, 2048)[0]) < 1e-3, 2))
         # The widget's controls follow the block's dB range.
-        spins = w.findChildren(Qt.QDoubleSpinBox)
+        spins = [s for s in w.findChildren(Qt.QDoubleSpinBox) if s.suffix() == " dB"]
         self.assertEqual(sorted(s.value() for s in spins), [-10.0, 90.0])
+        # And the average's.
+        sink.set_average("linear", 16)
+        frames = [s for s in w.findChildren(Qt.QDoubleSpinBox) if s.suffix() == " frames"]
+        modes = [c for c in w.findChildren(Qt.QComboBox) if c.findText("linear") >= 0]
+        self.assertTrue(wait_for(lambda: frames[0].value() == 16 and modes[0].currentText() == "linear", 2))
 
     def test_bad_parameters(self):
         good = dict(fft_size=1024, samp_rate=1e6, center_freq=0.0, backend="simd")
@@ -298,6 +303,10 @@ class qa_display_sink(gr_unittest.TestCase):
             (dict(db_range=0.0), "db_range"),
             (dict(frame_rate=0.0), "frame_rate"),
             (dict(window="nope"), "window"),
+            (dict(average="median"), "average"),
+            (dict(average_frames=0.5), "average_frames"),
+            (dict(average="linear", average_frames=513), "average_frames"),
+            (dict(average="linear", average_frames=2.5), "average_frames"),
         ]:
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(gpufft.error, word):
@@ -311,13 +320,23 @@ class qa_display_sink(gr_unittest.TestCase):
         with self.assertRaisesRegex(gpufft.error, "decay"):
             sink.set_decay(1.5)
         self.assertEqual(sink.decay(), 0.98)
+        self.assertEqual((sink.average(), sink.average_frames(), sink.min_hold()), ("exponential", 10.0, False))
+        sink.set_average("linear", 16)
+        sink.set_min_hold(True)
+        self.assertEqual((sink.average(), sink.average_frames(), sink.min_hold()), ("linear", 16.0, True))
+        with self.assertRaisesRegex(gpufft.error, "average_frames"):
+            sink.set_average("linear", 1000)
+        self.assertEqual(sink.average_frames(), 16.0)
+        sink_f = gpufft.display_sink_f(512, 1e6, average="off", min_hold=True)
+        self.assertEqual((sink_f.average(), sink_f.min_hold()), ("off", True))
 
     def test_grc_asserts(self):
         """The GRC definitions' asserts refuse what the constructors refuse."""
         for name, good in [("gpufft_display_sink_c", dict(fft_size=1024)), ("gpufft_display_sink_f", dict(vlen=1024))]:
             with open(os.path.join(GRC_DIR, name + ".block.yml")) as f:
                 block = yaml.safe_load(f)
-            good = dict(good, samp_rate=1e6, db_range=120, decay=0.98, frame_rate=30, width=1024, height=256)
+            good = dict(good, samp_rate=1e6, db_range=120, decay=0.98, frame_rate=30, width=1024, height=256,
+                        average="exponential", average_frames=10)
             asserts = [a.strip()[2:-1] for a in block["asserts"]]
 
             def passes(values):
@@ -326,9 +345,12 @@ class qa_display_sink(gr_unittest.TestCase):
             self.assertTrue(passes(good), name)
             size = "fft_size" if "fft_size" in good else "vlen"
             for key, value in [(size, 0), ("decay", 0.0), ("decay", 1.0), ("width", 0), ("height", 0),
-                               ("samp_rate", 0), ("db_range", 0), ("frame_rate", 0)]:
+                               ("samp_rate", 0), ("db_range", 0), ("frame_rate", 0), ("average_frames", 0.5)]:
                 with self.subTest(block=name, key=key, value=value):
                     self.assertFalse(passes(dict(good, **{key: value})))
+            self.assertFalse(passes(dict(good, average="linear", average_frames=513)))
+            self.assertFalse(passes(dict(good, average="linear", average_frames=2.5)))
+            self.assertTrue(passes(dict(good, average="exponential", average_frames=2.5)))
             colormap = next(p for p in block["parameters"] if p["id"] == "colormap")
             self.assertGreaterEqual(len(colormap["options"]), 3)
             self.assertTrue(any(o["id"] == "freq" for o in block["outputs"]))

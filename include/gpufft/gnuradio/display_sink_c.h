@@ -56,6 +56,12 @@ public:
      * \param colormap "fosphor", "viridis" or "grey".
      * \param width display columns W (the images' width), >= 1.
      * \param height persistence histogram rows H, >= 1.
+     * \param average the average line: "off", "exponential" (time constant
+     *        average_frames frames: each frame weighs 1 - exp(-1 / average_frames))
+     *        or "linear" (the mean of the newest average_frames frames).
+     * \param average_frames the exponential's time constant in frames, in
+     *        [1, 1e6]; the linear's frames, a whole number in [1, 512].
+     * \param min_hold keep the min-hold line (the least of every frame per column).
      * \param parent the widget's Qt parent.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
@@ -73,6 +79,9 @@ public:
                      const std::string& colormap = "fosphor",
                      int width = 1024,
                      int height = 256,
+                     const std::string& average = "exponential",
+                     double average_frames = 10.0,
+                     bool min_hold = false,
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -90,6 +99,10 @@ public:
     virtual void set_decay(double decay) = 0;
     virtual void set_frame_rate(double frame_rate) = 0;
     virtual void set_colormap(const std::string& colormap) = 0;
+    //! The average line's mode and frames (as make's); the line restarts.
+    virtual void set_average(const std::string& average, double average_frames) = 0;
+    //! On: the min-hold line starts at the next frame; off: none.
+    virtual void set_min_hold(bool on) = 0;
 
     virtual int fft_size() const = 0;
     virtual double samp_rate() const = 0;
@@ -103,6 +116,9 @@ public:
     virtual double decay() const = 0;
     virtual double frame_rate() const = 0;
     virtual std::string colormap() const = 0;
+    virtual std::string average() const = 0;
+    virtual double average_frames() const = 0;
+    virtual bool min_hold() const = 0;
 
     //! Frames that went into the display since the engine was built
     //! (construction or the last engine setter).

@@ -48,6 +48,9 @@ public:
                      const std::string& colormap = "fosphor",
                      int width = 1024,
                      int height = 256,
+                     const std::string& average = "exponential",
+                     double average_frames = 10.0,
+                     bool min_hold = false,
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -60,6 +63,8 @@ public:
     virtual void set_decay(double decay) = 0;
     virtual void set_frame_rate(double frame_rate) = 0;
     virtual void set_colormap(const std::string& colormap) = 0;
+    virtual void set_average(const std::string& average, double average_frames) = 0;
+    virtual void set_min_hold(bool on) = 0;
 
     virtual int vlen() const = 0;
     virtual double samp_rate() const = 0;
@@ -69,6 +74,9 @@ public:
     virtual double decay() const = 0;
     virtual double frame_rate() const = 0;
     virtual std::string colormap() const = 0;
+    virtual std::string average() const = 0;
+    virtual double average_frames() const = 0;
+    virtual bool min_hold() const = 0;
 
     //! Spectra that went into the display since construction.
     virtual uint64_t frames_displayed() const = 0;

@@ -39,6 +39,10 @@ void bind_display_settings(Class& c)
         .def("set_decay", &Block::set_decay, py::arg("decay"))
         .def("set_frame_rate", &Block::set_frame_rate, py::arg("frame_rate"))
         .def("set_colormap", &Block::set_colormap, py::arg("colormap"))
+        .def("set_average", &Block::set_average, py::arg("average"), py::arg("average_frames"),
+             "The average line: 'off', 'exponential' (time constant average_frames frames) or\n"
+             "'linear' (the mean of the newest average_frames frames, a whole number up to 512).")
+        .def("set_min_hold", &Block::set_min_hold, py::arg("on"), "The min-hold line on or off.")
         .def("samp_rate", &Block::samp_rate)
         .def("center_freq", &Block::center_freq)
         .def("ref_level", &Block::ref_level)
@@ -46,6 +50,9 @@ void bind_display_settings(Class& c)
         .def("decay", &Block::decay)
         .def("frame_rate", &Block::frame_rate)
         .def("colormap", &Block::colormap)
+        .def("average", &Block::average)
+        .def("average_frames", &Block::average_frames)
+        .def("min_hold", &Block::min_hold)
         .def("frames_displayed", &Block::frames_displayed,
              "Frames (spectra) that went into the display since its engine was built.")
         .def("redraws", &Block::redraws, "Redraws with new data since construction.");
@@ -71,9 +78,10 @@ void bind_display_sinks(py::module& m)
     c.def(py::init([](int fft_size, double samp_rate, double center_freq, const std::string& backend,
                       const std::string& format, const std::string& window, double ref_level,
                       double db_range, double decay, double frame_rate, const std::string& colormap,
-                      int width, int height) {
+                      int width, int height, const std::string& average, double average_frames, bool min_hold) {
               return display_sink_c::make(fft_size, samp_rate, center_freq, backend, format, window,
-                                          ref_level, db_range, decay, frame_rate, colormap, width, height);
+                                          ref_level, db_range, decay, frame_rate, colormap, width, height,
+                                          average, average_frames, min_hold);
           }),
           py::arg("fft_size"),
           py::arg("samp_rate"),
@@ -87,7 +95,10 @@ void bind_display_sinks(py::module& m)
           py::arg("frame_rate") = 30.0,
           py::arg("colormap") = "fosphor",
           py::arg("width") = 1024,
-          py::arg("height") = 256);
+          py::arg("height") = 256,
+          py::arg("average") = "exponential",
+          py::arg("average_frames") = 10.0,
+          py::arg("min_hold") = false);
     bind_display_settings<display_sink_c>(c);
     c.def("set_fft_size", &display_sink_c::set_fft_size, py::arg("fft_size"))
         .def("set_window", &display_sink_c::set_window, py::arg("window"))
@@ -105,9 +116,10 @@ void bind_display_sinks(py::module& m)
         "from spectrum_c, a file or ZeroMQ. The axis spans samp_rate around\n"
         "center_freq. Raises gpufft.error naming a bad parameter.");
     f.def(py::init([](int vlen, double samp_rate, double center_freq, double ref_level, double db_range,
-                      double decay, double frame_rate, const std::string& colormap, int width, int height) {
+                      double decay, double frame_rate, const std::string& colormap, int width, int height,
+                      const std::string& average, double average_frames, bool min_hold) {
               return display_sink_f::make(vlen, samp_rate, center_freq, ref_level, db_range, decay,
-                                          frame_rate, colormap, width, height);
+                                          frame_rate, colormap, width, height, average, average_frames, min_hold);
           }),
           py::arg("vlen"),
           py::arg("samp_rate"),
@@ -118,7 +130,10 @@ void bind_display_sinks(py::module& m)
           py::arg("frame_rate") = 30.0,
           py::arg("colormap") = "fosphor",
           py::arg("width") = 1024,
-          py::arg("height") = 256);
+          py::arg("height") = 256,
+          py::arg("average") = "exponential",
+          py::arg("average_frames") = 10.0,
+          py::arg("min_hold") = false);
     bind_display_settings<display_sink_f>(f);
     f.def("vlen", &display_sink_f::vlen);
 }
