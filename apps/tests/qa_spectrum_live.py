@@ -629,8 +629,8 @@ class qa_spectrum_live(gr_unittest.TestCase):
         png, record = os.path.join(self.tmp, "starved.png"), os.path.join(self.tmp, "starved")
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         starved = subprocess.Popen(
-            [EXE, "--format", "cf32", "--rate", str(RATE), "--fft", str(FFT), "--png", png, "--record", record,
-             "--quiet", "--serve", "127.0.0.1:0"],
+            [EXE, "--format", "cf32", "--rate", str(RATE), "--center", "0", "--fft", str(FFT), "--png", png,
+             "--record", record, "--quiet", "--serve", "127.0.0.1:0"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
         line = starved.stderr.readline().decode()
