@@ -278,8 +278,8 @@ class qa_display_sink(gr_unittest.TestCase):
                          (10e6, 2e6, -10, 90))
         self.assertEqual((sink.decay(), sink.frame_rate()), (0.5, 10))
         self.assertTrue(wait_for(lambda: abs(w.property("view_lo") - band(10e6, 2e6, 2048)[0]) < 1e-3, 2))
-        # The widget's controls follow the block's dB range.
-        spins = [s for s in w.findChildren(Qt.QDoubleSpinBox) if s.suffix() == " dB"]
+        # The widget's controls follow the block's reference (dBFS) and range (dB).
+        spins = [s for s in w.findChildren(Qt.QDoubleSpinBox) if s.suffix() in (" dBFS", " dB")]
         self.assertEqual(sorted(s.value() for s in spins), [-10.0, 90.0])
         # And the average's.
         sink.set_average("linear", 16)
