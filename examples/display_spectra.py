@@ -94,7 +94,7 @@ class display_spectra(gr.top_block, Qt.QWidget):
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1))
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
         self.display_sink = gpufft.display_sink_f(fft_size, samp_rate, center_freq, ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False)
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
