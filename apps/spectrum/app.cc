@@ -743,6 +743,7 @@ int receive(const options& o)
         s.bins = len;
         s.overflows = overflows;
         s.lost_s = double(lost) / c.sample_rate;
+        s.radio = src.radio ? &*src.radio : nullptr;
         live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);

@@ -285,6 +285,7 @@ int run_sweep(const options& o, soapy_radio& radio)
     band.bin_hz = plan.bin_hz;
     band.center_hz = plan.hz(0) + double(total - 1) * plan.bin_hz / 2;
     band.sample_rate = radio.rate();
+    band.radio = &radio.settings();
     band.fft_size = plan.fft_size;
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;

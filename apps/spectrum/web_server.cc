@@ -601,6 +601,9 @@ private:
             { "max_fps", max_frames_per_second },
             { "overflows", s.overflows },
             { "lost_s", s.lost_s },
+            // The gain in force as the radio read it back (null: no radio).
+            { "gain_db", s.radio ? nlohmann::json(s.radio->gain_db) : nlohmann::json() },
+            { "agc", s.radio ? nlohmann::json(s.radio->agc) : nlohmann::json() },
         };
         post({ std::make_shared<const std::string>(meta.dump()), true });
     }

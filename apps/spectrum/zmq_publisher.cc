@@ -130,7 +130,7 @@ public:
         put_host(d_message, gr_header_magic);
         put_host(d_message, gr_header_version);
         put_host(d_message, std::uint64_t(s.index)); // this message's item (vector) offset
-        put_host(d_message, std::uint64_t(8));       // tags, all on this vector
+        put_host(d_message, std::uint64_t(s.radio ? 9 : 8)); // tags, all on this vector
         const auto tag = [&](const char* key) {
             put_host(d_message, std::uint64_t(s.index));
             pmt_symbol(d_message, key);
@@ -144,6 +144,8 @@ public:
         tag("fft_size"), pmt_uint64(d_message, s.fft_size), source();
         tag("name"), pmt_symbol(d_message, d_name), source();
         tag("db_scale"), pmt_symbol(d_message, "tone dBFS"), source(); // what the floats are
+        if (s.radio) // the gain in force as the radio read it back, dB
+            tag("rx_gain"), pmt_double(d_message, s.radio->gain_db), source();
         d_message.append(reinterpret_cast<const char*>(s.db), s.bins * sizeof(float));
         // PUB drops a message rather than block when a subscriber's queue is full.
         (void)d_socket.send(zmq::buffer(d_message), zmq::send_flags::dontwait);

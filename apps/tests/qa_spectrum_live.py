@@ -457,7 +457,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # overflows so far (the page shows them in its status line), sent again
         # whenever the count grows.
         proc = subprocess.Popen([EXE, "--device", "driver=gpufftsim,overflow_every=200000", "--rate", "2.4e6",
-                                 "--center", "100e6", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
+                                 "--center", "100e6", "--gain", "30", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
                                  "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             url = None
@@ -474,6 +474,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 if text:
                     meta = json.loads(payload)
                     self.assertEqual(meta["db_scale"], "tone dBFS")
+                    self.assertEqual((meta["gain_db"], meta["agc"]), (30, False))  # as the radio read it back
                     counts.append(meta["overflows"])
                     self.assertGreaterEqual(meta["lost_s"], 0)
             client.close()
