@@ -181,6 +181,15 @@ struct peak_run {
     std::vector<peak> peaks;
 };
 
+//! The mean of `count` spectra's summed powers, in dB (an empty bin reads -300).
+std::vector<float> mean_db(const std::vector<double>& sum, std::size_t count)
+{
+    std::vector<float> db(sum.size());
+    for (std::size_t i = 0; i < sum.size(); ++i)
+        db[i] = float(10 * std::log10(std::max(sum[i] / double(count), 1e-30)));
+    return db;
+}
+
 /*!
  * Everything the spectra feed: waterfall rows, the persistence view, the mean
  * for the peaks, CSV and JSON lines, the signal detector. The input comes in segments (SigMF
@@ -426,9 +435,7 @@ private:
     {
         if (!d_rtl_spectra)
             return;
-        std::vector<float> mean(d_rtl_sum.size());
-        for (std::size_t i = 0; i < mean.size(); ++i)
-            mean[i] = float(10 * std::log10(std::max(d_rtl_sum[i] / double(d_rtl_spectra), 1e-30)));
+        const std::vector<float> mean = mean_db(d_rtl_sum, d_rtl_spectra);
         const std::chrono::system_clock::time_point end{ std::chrono::seconds(
             *d_rtl_first_second + (d_rtl_k + 1) * d_rtl_interval) };
         d_rtl_power->row(end, d_rtl_f0, d_df, d_rtl_frames, mean.data(), mean.size());
@@ -439,9 +446,7 @@ private:
     {
         if (!d_run_spectra)
             return;
-        std::vector<float> mean(d_sum.size());
-        for (std::size_t i = 0; i < d_sum.size(); ++i)
-            mean[i] = float(10 * std::log10(std::max(d_sum[i] / double(d_run_spectra), 1e-30)));
+        const std::vector<float> mean = mean_db(d_sum, d_run_spectra);
         d_runs.push_back({ d_center, d_run_first, d_run_spectra,
                            find_peaks(mean, d_engine, d_options.peak_threshold, std::max<std::size_t>(8, d_n / 256),
                                       d_options.peaks) });

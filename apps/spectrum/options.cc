@@ -48,20 +48,6 @@ std::string shortest(double v)
     return s.str();
 }
 
-//! A finite number in [lo, hi] (whole if asked); otherwise the reason.
-std::string check_number(const std::string& text, double lo, double hi, bool whole)
-{
-    char* end = nullptr;
-    errno = 0;
-    const double d = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end || std::isnan(d))
-        return "expected a number, got \"" + text + "\"";
-    if (!(d >= lo && d <= hi) || errno == ERANGE)
-        return text + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]";
-    if (whole && d != std::floor(d))
-        return "expected a whole number, got " + text;
-    return "";
-}
 
 //! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
 CLI::Validator si_suffix()
@@ -150,6 +136,20 @@ void refuse_unused(const CLI::App& app, const options& o)
 }
 
 } // namespace
+
+std::string check_number(const std::string& text, double lo, double hi, bool whole)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || std::isnan(d))
+        return "expected a number, got \"" + text + "\"";
+    if (!(d >= lo && d <= hi) || errno == ERANGE)
+        return text + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]";
+    if (whole && d != std::floor(d))
+        return "expected a whole number, got " + text;
+    return "";
+}
 
 CLI::Validator number_in(double lo, double hi, bool whole)
 {

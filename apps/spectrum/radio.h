@@ -51,6 +51,8 @@ struct radio_options {
 struct options;
 //! The check of every number option: a finite number in [lo, hi] (whole if asked). CLI11's Range lets NaN through.
 CLI::Validator number_in(double lo, double hi, bool whole = false);
+//! number_in's check of one value: "" if `text` passes, else the reason.
+std::string check_number(const std::string& text, double lo, double hi, bool whole = false);
 //! Adds the radio and sweep options to the command line.
 void add_radio_options(CLI::App& app, radio_options& r);
 //! After parsing: parses --sweep and checks what needs what; throws usage_error.

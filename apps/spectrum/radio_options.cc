@@ -10,22 +10,6 @@
 
 namespace gpufft_app {
 
-namespace {
-
-//! "" if `text` is a finite number in [lo, hi], else the reason.
-std::string number_error(const std::string& text, double lo, double hi)
-{
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end || !std::isfinite(v))
-        return "expected a number, got \"" + text + "\"";
-    if (!(v >= lo && v <= hi))
-        return text + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    return "";
-}
-
-} // namespace
-
 void add_radio_options(CLI::App& app, radio_options& r)
 {
     app.footer(app.get_footer() + R"(
@@ -85,11 +69,11 @@ void check_radio_options(const CLI::App& app, options& o)
         throw usage_error("--device and an input (" + (o.demo ? std::string("--demo") : o.input) + ") exclude each other");
     if (r.gain != "auto" && !r.gain.empty()) {
         if (r.gain.find('=') == std::string::npos) {
-            if (const auto why = number_error(r.gain, -1000, 1000); !why.empty())
+            if (const auto why = check_number(r.gain, -1000, 1000); !why.empty())
                 throw usage_error("--gain: " + why);
         } else {
             for (const auto& [name, value] : SoapySDR::KwargsFromString(r.gain))
-                if (const auto why = number_error(value, -1000, 1000); !why.empty())
+                if (const auto why = check_number(value, -1000, 1000); !why.empty())
                     throw usage_error("--gain " + name + ": " + why);
         }
     }
