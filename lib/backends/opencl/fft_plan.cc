@@ -4,6 +4,7 @@
 #include "codelets.h"
 #include "kernel_sources.h"
 #include "program_cache.h"
+#include "../../core/exact_dft.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,10 @@
 namespace gpufft::opencl::detail {
 
 namespace {
+
+using exact::bluestein_spectrum;
+using exact::chirp;
+using exact::roots;
 
 // The planner's tuning knobs, all here (scripts/device/sweep-sizes.txt is
 // the sweep that tunes them on a GPU).
@@ -721,17 +726,6 @@ std::vector<float> interleaved(const std::vector<std::complex<double>>& v)
     return out;
 }
 
-//! exp(sign 2 pi i m / k) for m < k, computed in double.
-std::vector<std::complex<double>> roots(std::size_t k, int sign)
-{
-    std::vector<std::complex<double>> w(k);
-    for (std::size_t m = 0; m < k; ++m) {
-        const double a = 2.0 * M_PI * double(m) / double(k);
-        w[m] = { std::cos(a), sign * std::sin(a) };
-    }
-    return w;
-}
-
 //! The stages' twiddles as fft_pass.cl reads them: for each stage after the
 //! first (radix R, span S), w = exp(sign 2 pi i k / (S R)) at twiddles[s] + k
 //! and w^(4m) at twiddles[s] + m S + k (twiddle_rows); then for each prime
@@ -767,63 +761,6 @@ std::vector<std::complex<double>> four_step_twiddles(std::size_t n, std::size_t 
         for (std::size_t c = 0; c < columns; ++c)
             w[e * columns + c] = base[(e * c) % n];
     return w;
-}
-
-//! Bluestein's chirp exp(sign i pi j^2 / n), j < n.
-std::vector<std::complex<double>> chirp(std::size_t n, int sign)
-{
-    std::vector<std::complex<double>> c(n);
-    for (std::size_t j = 0; j < n; ++j) {
-        const std::uint64_t q = (std::uint64_t(j) * j) % (2 * std::uint64_t(n));
-        const double a = M_PI * double(q) / double(n);
-        c[j] = { std::cos(a), sign * std::sin(a) };
-    }
-    return c;
-}
-
-/*!
- * out[k], k < n: the forward DFT of in[j * stride], j < n, in double, n a
- * divisor of w.size() made of small primes (w: the forward roots of w.size()
- * points). Decimation in time on n's smallest prime p: p DFTs of n / p points.
- */
-void dft_double(const std::complex<double>* in,
-                std::size_t stride,
-                std::complex<double>* out,
-                std::size_t n,
-                const std::vector<std::complex<double>>& w)
-{
-    if (n == 1) {
-        out[0] = in[0];
-        return;
-    }
-    std::size_t p = 2;
-    while (n % p)
-        ++p;
-    const std::size_t q = n / p, step = w.size() / n;
-    for (std::size_t r = 0; r < p; ++r)
-        dft_double(in + r * stride, stride * p, out + r * q, q, w);
-    std::vector<std::complex<double>> sum(n);
-    for (std::size_t k = 0; k < n; ++k)
-        for (std::size_t r = 0; r < p; ++r)
-            sum[k] += out[r * q + k % q] * w[(r * k % n) * step];
-    std::copy(sum.begin(), sum.end(), out);
-}
-
-//! The m-point spectrum of the conjugate chirp, wrapped, divided by m.
-std::vector<std::complex<double>> bluestein_spectrum(const std::vector<std::complex<double>>& c,
-                                                     std::size_t m)
-{
-    std::vector<std::complex<double>> b(m);
-    for (std::size_t j = 0; j < c.size(); ++j) {
-        b[j] = std::conj(c[j]);
-        if (j)
-            b[m - j] = std::conj(c[j]);
-    }
-    std::vector<std::complex<double>> spectrum(m);
-    dft_double(b.data(), 1, spectrum.data(), m, roots(m, -1));
-    for (auto& x : spectrum)
-        x /= double(m);
-    return spectrum;
 }
 
 //! The convolution lengths of Bluestein's algorithm for n points, best
@@ -914,7 +851,7 @@ std::vector<std::complex<double>> rader_spectrum(std::size_t p, std::size_t g, i
     std::vector<std::complex<double>> b(p - 1), spectrum(p - 1);
     for (std::size_t q = 0; q + 1 < p; ++q)
         b[q] = w[std::size_t(at[q].real())];
-    dft_double(b.data(), 1, spectrum.data(), p - 1, roots(p - 1, -1));
+    exact::dft(b.data(), 1, spectrum.data(), p - 1, exact::roots(p - 1, -1));
     for (auto& x : spectrum)
         x /= double(p - 1);
     return spectrum;

@@ -42,30 +42,19 @@ public:
           d_forward_fft(std::move(forward_fft)),
           d_inverse_fft(std::move(inverse_fft))
     {
-        const double sign = forward ? -1.0 : 1.0;
-        for (std::size_t j = 0; j < n; ++j) {
-            // j^2 mod 2n keeps the angle small, so it stays exact for large n.
-            const unsigned long long sq = (unsigned long long)j * j % (2ull * n);
-            const double a = sign * M_PI * double(sq) / double(n);
-            d_chirp[j] = complex(float(std::cos(a)), float(std::sin(a)));
-        }
+        const auto chirp = exact::chirp(n, forward ? -1 : 1);
+        for (std::size_t j = 0; j < n; ++j)
+            d_chirp[j] = complex(float(chirp[j].real()), float(chirp[j].imag()));
         // The input weights ride on the first chirp multiply.
         d_input_chirp = d_chirp;
         if (!weights.empty())
             for (std::size_t j = 0; j < n; ++j)
                 d_input_chirp[j] *= weights[j];
-        // The transformed chirp, scaled by 1/fft_len for the inverse FFT. A
-        // float FFT is accurate enough here: the suite's errors for Bluestein
-        // sizes were the same as with this kernel computed in double.
-        std::fill(d_kernel.begin(), d_kernel.end(), complex(0, 0));
-        for (std::size_t j = 0; j < n; ++j) {
-            d_kernel[j] = std::conj(d_chirp[j]);
-            if (j)
-                d_kernel[d_len - j] = d_kernel[j];
-        }
-        d_forward_fft->run(d_kernel.data(), d_kernel.data(), 1, d_len);
-        for (auto& v : d_kernel)
-            v /= float(d_len);
+        // The transformed chirp, scaled by 1/fft_len for the inverse FFT, in
+        // double (exact_dft.h says why).
+        const auto kernel = exact::bluestein_spectrum(chirp, fft_len);
+        for (std::size_t k = 0; k < fft_len; ++k)
+            d_kernel[k] = complex(float(kernel[k].real()), float(kernel[k].imag()));
         d_describe = "bluestein via " + d_forward_fft->describe();
     }
 

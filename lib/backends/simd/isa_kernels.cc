@@ -5,6 +5,7 @@
  * `#pragma GCC target`, so the same codelets and driver become scalar, SSE2,
  * AVX2, AVX-512 or NEON code. */
 #include "transform.h"
+#include "../../core/exact_dft.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <cmath>
