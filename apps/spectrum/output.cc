@@ -235,12 +235,9 @@ void refuse_shared_outputs(const std::vector<std::pair<std::string, std::string>
         ids[i] = output_identity(path);
         for (std::size_t j = 0; j < i; ++j)
             if (ids[j] == ids[i]) {
-                const auto& [other, other_path] = outputs[j];
-                const auto name = [](const std::string& o, const std::string& p) {
-                    return o + " " + (p == "-" ? std::string("- (standard output)") : p);
-                };
-                throw usage_error(name(other, other_path) + " and " + name(option, path) +
-                                  " are the same file: give each output its own");
+                const std::string both = outputs[j].first + " " + outputs[j].second + " and " + option + " " + path;
+                throw usage_error(path == "-" ? both + ": standard output takes one output at most"
+                                              : both + " are the same file: give each output its own");
             }
     }
 }
