@@ -210,13 +210,20 @@ void refuse_unwritable_outputs(const std::vector<std::pair<std::string, std::str
 
 namespace {
 
-//! What an output path writes: its file (device and inode) if it exists, else the name its directory resolves to.
+/*!
+ * What an output path writes: its file (device and inode) if it exists, else
+ * the name its directory resolves to; "" for the null device (what goes
+ * there, from any number of outputs, is dropped).
+ */
 std::string output_identity(const std::string& path)
 {
     if (path == "-")
         return "-";
     const std::string target = follow_links(path);
-    struct stat st;
+    struct stat st, null;
+    if (::stat(target.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && ::stat("/dev/null", &null) == 0 &&
+        st.st_rdev == null.st_rdev)
+        return "";
     if (::stat(target.c_str(), &st) == 0)
         return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
     std::error_code ec;
@@ -233,7 +240,7 @@ void refuse_shared_outputs(const std::vector<std::pair<std::string, std::string>
         if (path.empty() || path == "none")
             continue;
         ids[i] = output_identity(path);
-        for (std::size_t j = 0; j < i; ++j)
+        for (std::size_t j = 0; j < i && !ids[i].empty(); ++j)
             if (ids[j] == ids[i]) {
                 const std::string both = outputs[j].first + " " + outputs[j].second + " and " + option + " " + path;
                 throw usage_error(path == "-" ? both + ": standard output takes one output at most"

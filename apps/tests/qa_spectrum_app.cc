@@ -1074,10 +1074,10 @@ public:
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(5), names_starting(d, "").size()); // ., .., in, 2 links
             CPPUNIT_ASSERT(read_file(in) == data);
         }
-        // Standard output for one output and the report: allowed, the report goes to standard error.
+        // Standard output for one output and the report (it goes to standard error); /dev/null for any number.
         const auto [status, out, err] =
             run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1", "--png", "none", "--csv",
-                      "-" });
+                      "-", "--jsonl", "/dev/null", "--persistence", "/dev/null" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
     }
 
