@@ -128,6 +128,32 @@ std::string annotation_meta_path(const options& o, const iq_source& src)
     return (has_ext ? o.input.substr(0, dot) : o.input) + ".sigmf-meta";
 }
 
+/*!
+ * `meta`, if it exists, as --annotate may rewrite it for the raw file
+ * `data`: "" if there is none, `meta` if it is SigMF metadata whose dataset
+ * is `data` itself; anything else is refused (usage_error), never replaced.
+ */
+std::string existing_meta_of(const std::string& meta, const std::string& data)
+{
+    struct stat st, own;
+    if (::lstat(meta.c_str(), &st) != 0)
+        return "";
+    const auto refuse = [&](const std::string& why) {
+        throw usage_error("--annotate " + data + ": " + meta + " " + why + ": refusing to replace it (move it away, "
+                          "or give --record NAME for a recording of its own)");
+    };
+    std::string described;
+    try {
+        described = open_sigmf(meta).data_path;
+    } catch (const app_error& e) {
+        refuse(std::string("is not metadata of this file (") + e.what() + ")");
+    }
+    if (::stat(described.c_str(), &st) != 0 || ::stat(data.c_str(), &own) != 0 || st.st_dev != own.st_dev ||
+        st.st_ino != own.st_ino)
+        refuse("describes another dataset, " + described);
+    return meta;
+}
+
 //! A file's name without its directory.
 std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
@@ -212,9 +238,9 @@ public:
           d_tone(d_n)
     {
         if (!o.csv.empty())
-            d_csv.emplace(o.csv);
+            d_csv.emplace(o.csv, output_file::kind::streamed);
         if (!o.jsonl.empty())
-            d_jsonl.emplace(o.jsonl);
+            d_jsonl.emplace(o.jsonl, output_file::kind::streamed);
         if (!o.radio.rtl_power.empty())
             d_rtl_power.emplace(o.radio.rtl_power);
         if (o.annotate)
@@ -232,16 +258,7 @@ public:
                                  json_number(src.radio->gains[i].second);
             d_jsonl_radio += "},\"agc\":" + std::string(src.radio->agc ? "true" : "false") + ",";
         }
-        if (d_csv) {
-            // The first cell says what the values are; then the time and the
-            // centre, and each bin's frequency at the first capture's centre.
-            std::fprintf(d_csv->get(), "time_s (values: tone dBFS),utc,center_hz");
-            for (std::size_t i = 0; i < d_n; ++i)
-                std::fprintf(d_csv->get(), ",%.3f", src.center_hz + engine.bin_hz(i));
-            std::fprintf(d_csv->get(), "\n");
-            d_csv->check();
-        }
-        d_center = src.center_hz;
+        d_center = d_first_center = src.center_hz;
         d_df = src.sample_rate / double(d_n);
     }
 
@@ -300,11 +317,19 @@ public:
         if (d_detector)
             d_detector->add(v, len, f0, d_df, first, end);
         if (d_csv) {
+            if (d_spectra == 1) {
+                // The first cell says what the values are; then the time and the
+                // centre, and each bin's frequency at the first capture's centre.
+                std::fprintf(d_csv->get(), "time_s (values: tone dBFS),utc,center_hz");
+                for (std::size_t i = 0; i < d_n; ++i)
+                    std::fprintf(d_csv->get(), ",%.3f", d_first_center + d_engine.bin_hz(i));
+                std::fprintf(d_csv->get(), "\n");
+            }
             std::fprintf(d_csv->get(), "%.6f,%s,%.3f", t, utc.c_str(), d_center);
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_csv->get(), ",%.2f", v[i]);
             std::fprintf(d_csv->get(), "\n");
-            d_csv->check();
+            d_csv->flush(); // each row on disk as it completes (tail -f, a hard kill)
         }
         if (d_jsonl) {
             std::fprintf(d_jsonl->get(),
@@ -320,7 +345,7 @@ public:
             for (std::size_t i = 0; i < len; ++i)
                 std::fprintf(d_jsonl->get(), "%s%.2f", i ? "," : "", v[i]);
             std::fprintf(d_jsonl->get(), "]}\n");
-            d_jsonl->check();
+            d_jsonl->flush();
         }
         if (d_rtl_power)
             add_rtl_power(v, len, f0, frames, sample_time(end - 1));
@@ -462,7 +487,7 @@ private:
     std::size_t d_next_annotation = 0;
     std::vector<const annotation*> d_active;
     std::size_t d_n;
-    double d_seconds_per_spectrum, d_center = 0, d_df = 0;
+    double d_seconds_per_spectrum, d_center = 0, d_first_center = 0, d_df = 0;
     waterfall d_waterfall;
     std::vector<double> d_sum; // linear power, this run
     // The rtl_power row being integrated: linear power summed over its spectra.
@@ -711,6 +736,7 @@ int receive(const options& o)
         outputs.push_back({ "--record", sigmf_recorder::meta_name(o.record) });
     }
     refuse_unwritable_outputs(outputs);
+    refuse_shared_outputs(outputs);
     std::unique_ptr<soapy_radio> radio;
     if (!o.radio.device.empty()) {
         radio = std::make_unique<soapy_radio>(o.radio, o.rate,
@@ -724,6 +750,13 @@ int receive(const options& o)
     const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
     const std::string annotation_meta = annotation_meta_path(o, src);
     refuse_unwritable_outputs({ { "--annotate", annotation_meta } });
+    auto with_annotation = outputs; // the metadata of a SigMF input, which it rewrites: no other output's
+    with_annotation.push_back({ "--annotate", annotation_meta });
+    refuse_shared_outputs(with_annotation);
+    // A raw file's metadata: a .sigmf-meta of that name already there must
+    // describe this very file, not a recording beside it.
+    const std::string annotation_base =
+        annotation_meta.empty() || !src.meta_path.empty() ? "" : existing_meta_of(annotation_meta, src.data_path);
     std::vector<std::string> inputs;
     if (!o.demo && !radio)
         inputs = { src.data_path };
@@ -779,28 +812,53 @@ int receive(const options& o)
         std::fprintf(report, "gpufft-spectrum: %s, centre %s\n", radio->description().c_str(),
                      hz_text(radio->center()).c_str());
         std::fflush(report); // a live capture runs until stopped: say what it is now
-        const auto on_gap = [&](std::uint64_t at, std::uint64_t dropped) {
-            ++overflows;
-            lost += dropped;
-            out.gap(at, dropped);
-            if (recorder) // a new capture: a replay starts afresh there, as the live spectra did
-                recorder->retune(radio->center());
-        };
-        device_stats = stream_radio(*radio, engine, sink, std::size_t(std::llround(o.radio.settle * c.sample_rate)),
-                                    max_samples, on_read, on_gap);
-        samples = device_stats.samples;
-    } else if (o.demo) {
-        demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
-        samples = feed_demo(*demo, engine, sink, on_read, max_samples);
-    } else {
-        samples = read_input(src, engine, sink, out, on_read, max_samples);
+    }
+    // A failure of the input (a radio's stream, a driver, a read) ends the
+    // measurement, not the run: everything measured before it is written
+    // out in full, and the run still fails. An output that fails ends it at once.
+    std::string failure;
+    try {
+        if (radio) {
+            const auto on_gap = [&](std::uint64_t at, std::uint64_t dropped) {
+                ++overflows;
+                lost += dropped;
+                out.gap(at, dropped);
+                if (recorder) // a new capture: a replay starts afresh there, as the live spectra did
+                    recorder->retune(radio->center());
+            };
+            device_stats = stream_radio(*radio, engine, sink,
+                                        std::size_t(std::llround(o.radio.settle * c.sample_rate)), max_samples, on_read,
+                                        on_gap);
+            samples = device_stats.samples;
+        } else if (o.demo) {
+            demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
+            samples = feed_demo(*demo, engine, sink, on_read, max_samples);
+        } else {
+            samples = read_input(src, engine, sink, out, on_read, max_samples);
+        }
+    } catch (const output_error&) {
+        throw;
+    } catch (const std::exception& e) {
+        failure = *e.what() ? e.what() : "the input failed";
+        samples = bytes_read / bps;
+        try {
+            engine.flush(sink); // the spectra complete before the failure, as at an overflow
+        } catch (const output_error&) {
+            throw;
+        } catch (const std::exception&) { // the engine's own failure: its spectra so far are what there is
+        }
     }
     progress.end();
+    const bool failed = !failure.empty();
+    if (failed) // now: writing the outputs may take a while
+        std::fprintf(stderr, "gpufft-spectrum: %s\n", failure.c_str());
     out.finish();
     const int stopped = stop_signal();
     if (out.spectra() == 0) {
-        if (stopped && recorder)
+        if ((stopped || failed) && recorder)
             recorder->commit(std::nullopt);
+        if (failed)
+            throw app_error("no spectrum was complete before the failure above");
         if (stopped)
             std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first spectrum\n", stopped);
         else
@@ -824,6 +882,7 @@ int receive(const options& o)
         std::optional<std::string> dataset; // a SigMF input's own: kept
         if (src.meta_path.empty()) {        // a raw file: named by core:dataset
             annotated.captures = { { 0, o.center_set ? src.center_hz : NAN, std::nullopt } };
+            annotated.meta_path = annotation_base; // its earlier metadata, every field kept
             dataset = file_name(src.data_path);
         }
         write_sigmf_meta(annotation_meta, annotated, detected, dataset);
@@ -836,7 +895,7 @@ int receive(const options& o)
     std::fprintf(report, "gpufft-spectrum: %zu samples at %.0f Hz, N = %zu on %s, %zu spectra of %zu frames%s\n",
                  samples, c.sample_rate, engine.fft_size(), engine.backend().c_str(), out.spectra(),
                  engine.frames_per_output(), stopped ? " (stopped by a signal)" : "");
-    if (radio) {
+    if (radio && !failed) {
         std::fprintf(report, "device: %.3f s, waiting on the device %.1f%%, FFT path %.1f%% of the time; %zu overflows\n",
                      device_stats.wall_s, 100 * device_stats.device_s / device_stats.wall_s,
                      100 * device_stats.fft_s / device_stats.wall_s, device_stats.overflows);
@@ -854,6 +913,10 @@ int receive(const options& o)
     const bool demo_ok = !demo || check_demo(*demo, found, src, engine, report);
 
     flush_stdout();
+    if (failed) {
+        std::fprintf(stderr, "gpufft-spectrum: the outputs hold the %zu spectra before the failure\n", out.spectra());
+        return exit_failure;
+    }
     if (stop_signal())
         return 128 + stop_signal();
     return demo_ok ? exit_ok : exit_failure;

@@ -34,6 +34,10 @@ enum exit_status : int {
 struct app_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+//! An output that cannot be written (an app_error): unlike a failing input, it ends the run at once.
+struct output_error : app_error {
+    using app_error::app_error;
+};
 //! A bad command line: the program prints it and exits with 2.
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -194,40 +198,59 @@ std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out,
                  std::size_t limit = SIZE_MAX);
 
 /*!
- * An output file: written under a temporary name in its directory and
- * renamed by commit(), so that a failed run leaves nothing behind; removed if
- * never committed. "-" is standard output, and a path that is not a regular
- * file (a FIFO, /dev/null) is written directly. Every write failure is an
- * app_error naming the file, except a closed standard output, which stops
- * the run (request_stop(SIGPIPE)).
+ * An output file (docs/receiver.md, "What is on disk when"). kind::streamed
+ * (rows: CSV, JSON lines, rtl_power, a recording's samples): the named file
+ * itself, created at once, emptied at the first get(), each flush() putting
+ * what was written on disk; a run that fails keeps what it wrote, and a file
+ * it created but never wrote is removed. kind::whole (PNGs, SigMF metadata):
+ * written under a temporary name beside the file and renamed over it by
+ * commit(), so the file is either the old one or the new one; removed if
+ * never committed; an existing file's mode is kept. Both write through a
+ * symbolic link (it stays a link). "-" is standard output, and a path that
+ * is not a regular file (a FIFO, /dev/null) is written directly. Every write
+ * failure is an app_error naming the file, except a closed standard output,
+ * which stops the run (request_stop(SIGPIPE)).
  */
 class output_file
 {
 public:
-    explicit output_file(const std::string& path);
+    enum class kind { streamed, whole };
+    static constexpr std::size_t streamed_buffer = 1 << 20; //!< bytes a streamed file buffers between flushes
+    explicit output_file(const std::string& path, kind k = kind::whole);
     ~output_file();
     output_file(const output_file&) = delete;
     output_file& operator=(const output_file&) = delete;
 
-    std::FILE* get() const { return d_file; }
+    //! The stream to write to (a streamed file is emptied at the first call).
+    std::FILE* get();
     const std::string& path() const { return d_path; }
     //! Throws if a write so far failed.
     void check();
-    //! Flushes, closes and renames into place.
+    //! Hands what was written to the system (a completed row or block); throws if that failed.
+    void flush();
+    //! Flushes and closes; a whole file is renamed into place.
     void commit();
 
 private:
-    std::string d_path, d_temp;
+    std::string d_path, d_target, d_temp; //!< as named, the file a link names, the temporary name
     std::FILE* d_file = nullptr;
+    bool d_created = false, d_emptied = false;
 };
+
+//! `path` with every symbolic link it ends in replaced by what the link names (existing or not).
+std::string follow_links(std::string path);
 
 /*!
  * --record NAME: the raw IQ as read (the input's own format, whole samples
- * only) into NAME.sigmf-data, and at commit() NAME.sigmf-meta: core:datatype,
+ * only) into NAME.sigmf-data, and NAME.sigmf-meta: core:datatype,
  * core:sample_rate, core:version, core:recorder, core:hw if known, the input's
  * captures (or one at sample 0: the centre and the time of the first read)
- * and annotations, plus `detected` (see write_sigmf_meta). Both are written under temporary names
- * and renamed when complete, as every output.
+ * and annotations, plus at commit() `detected` (see write_sigmf_meta). The
+ * samples go into the named file as they come, each read's flushed; the
+ * metadata is replaced whole (renamed into place) when the first samples
+ * come, when captures were added (at most once a second: until then their
+ * samples wait here, at most max_waiting bytes, so that the data on disk
+ * is always what the metadata on disk describes), and at commit().
  */
 class sigmf_recorder
 {
@@ -243,14 +266,24 @@ public:
     void commit(const std::optional<std::vector<annotation>>& detected);
     static std::string data_name(const std::string& name) { return name + ".sigmf-data"; }
     static std::string meta_name(const std::string& name) { return name + ".sigmf-meta"; }
+    static constexpr std::size_t max_waiting = 16 << 20;
 
 private:
+    //! Whole samples: into the data file, or into d_waiting while the metadata lacks their capture.
+    void put(const unsigned char* data, std::size_t len);
+    //! Writes the metadata, and the samples that waited for it.
+    void write_meta(const std::optional<std::vector<annotation>>& detected);
+    void write_waiting();
+
     std::string d_name;
     iq_source d_src;
     output_file d_data;
     std::size_t d_sample_bytes, d_partial = 0; //!< bytes of an incomplete sample held back
     unsigned char d_held[8];
     std::uint64_t d_bytes = 0; //!< written or held
+    bool d_meta_behind = true; //!< the metadata on disk lacks a capture (or is not written yet)
+    std::optional<std::chrono::steady_clock::time_point> d_meta_written;
+    std::vector<unsigned char> d_waiting;
 };
 
 /*!
@@ -293,6 +326,12 @@ private:
  * At the start, so that a run never ends in an output it cannot write.
  */
 void refuse_unwritable_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+/*!
+ * Throws usage_error naming both options if two outputs (option, path) would
+ * write one file: the same file (device and inode) or the same resolved path
+ * (links, "./", ".."), or standard output ("-") twice. "" and "none" are no output.
+ */
+void refuse_shared_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
 /*!
  * Throws usage_error if an output path names the same file (device and
  * inode) as an input; "-" and "none" are not files.

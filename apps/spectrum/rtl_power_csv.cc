@@ -16,7 +16,10 @@
 
 namespace gpufft_app {
 
-rtl_power_csv::rtl_power_csv(const std::string& path) : d_out(std::make_unique<output_file>(path)) {}
+rtl_power_csv::rtl_power_csv(const std::string& path)
+    : d_out(std::make_unique<output_file>(path, output_file::kind::streamed)) // rtl_power writes its file as it goes
+{
+}
 
 rtl_power_csv::~rtl_power_csv() = default;
 
@@ -36,7 +39,7 @@ void rtl_power_csv::row(std::chrono::system_clock::time_point when, double hz_lo
     if (n) // rtl_power.c's csv_dbm() writes the last bin twice
         std::fprintf(f, ", %.2f", db[n - 1]);
     std::fputc('\n', f);
-    d_out->check();
+    d_out->flush();
 }
 
 void rtl_power_csv::commit() { d_out->commit(); }

@@ -364,8 +364,17 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
 }
 
 sigmf_recorder::sigmf_recorder(const std::string& name, const iq_source& src)
-    : d_name(name), d_src(src), d_data(data_name(name)), d_sample_bytes(gpufft::sample_bytes(src.format))
+    : d_name(name), d_src(src), d_data(data_name(name), output_file::kind::streamed),
+      d_sample_bytes(gpufft::sample_bytes(src.format))
 {
+}
+
+void sigmf_recorder::put(const unsigned char* data, std::size_t len)
+{
+    if (d_meta_behind)
+        d_waiting.insert(d_waiting.end(), data, data + len);
+    else
+        std::fwrite(data, 1, len, d_data.get());
 }
 
 void sigmf_recorder::write(const unsigned char* data, std::size_t len)
@@ -377,17 +386,23 @@ void sigmf_recorder::write(const unsigned char* data, std::size_t len)
     while (d_partial && len && d_partial < sizeof d_held) {
         d_held[d_partial++] = *data++, --len;
         if (d_partial == d_sample_bytes) {
-            std::fwrite(d_held, 1, d_sample_bytes, d_data.get());
+            put(d_held, d_sample_bytes);
             d_partial = 0;
         }
     }
     // Here either nothing is held or all of this read went to the held sample,
     // which a read shorter than the rest of it leaves still incomplete.
     const std::size_t whole = len - len % d_sample_bytes;
-    std::fwrite(data, 1, whole, d_data.get());
+    put(data, whole);
     std::memcpy(d_held + d_partial, data + whole, len - whole);
     d_partial += len - whole;
-    d_data.check();
+    // The metadata's rewrites, each of every capture so far, at most once a
+    // second (a sweep adds one a hop) or when the waiting samples fill up.
+    const auto now = std::chrono::steady_clock::now();
+    if (d_meta_behind &&
+        (!d_meta_written || now - *d_meta_written >= std::chrono::seconds(1) || d_waiting.size() >= max_waiting))
+        write_meta(std::nullopt);
+    d_data.flush();
 }
 
 void sigmf_recorder::retune(double center_hz)
@@ -396,14 +411,35 @@ void sigmf_recorder::retune(double center_hz)
     if (!d_src.captures.empty() && d_src.captures.back().sample_start == next)
         d_src.captures.pop_back(); // no sample at the previous frequency
     d_src.captures.push_back({ next, center_hz, utc_now() });
+    d_meta_behind = true;
+}
+
+void sigmf_recorder::write_waiting()
+{
+    std::fwrite(d_waiting.data(), 1, d_waiting.size(), d_data.get());
+    d_waiting.clear();
+    d_data.flush();
+}
+
+void sigmf_recorder::write_meta(const std::optional<std::vector<annotation>>& detected)
+{
+    // Samples reach the disk after the metadata naming their capture; before
+    // the first metadata none is named wrongly (and a data file that cannot
+    // be written leaves no metadata).
+    if (!d_meta_written)
+        write_waiting();
+    write_sigmf_meta(meta_name(d_name), d_src, detected, ""); // its own data file: conforming names
+    d_meta_written = std::chrono::steady_clock::now();
+    d_meta_behind = false;
+    write_waiting();
 }
 
 void sigmf_recorder::commit(const std::optional<std::vector<annotation>>& detected)
 {
-    d_data.commit();
     if (d_src.captures.empty()) // nothing read
         d_src.captures.push_back({ 0, d_src.center_hz, std::nullopt });
-    write_sigmf_meta(meta_name(d_name), d_src, detected, ""); // its own data file: conforming names
+    write_meta(detected);
+    d_data.commit();
 }
 
 } // namespace gpufft_app

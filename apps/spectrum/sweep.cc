@@ -294,15 +294,27 @@ int run_sweep(const options& o, soapy_radio& radio)
     const auto out_of_time = [&] { return o.radio.duration > 0 && seconds_since(start) >= o.radio.duration; };
     bool partial = false;     // the last sweep stopped before its end
     std::size_t measured = 0; // bins of the last sweep
-    while (!stop_signal()) {
+    // A failure of the radio (its stream, its driver, a retune) ends the
+    // sweeps, not the run: the hops measured before it are written out in
+    // full, and the run still fails. An output that fails ends it at once.
+    std::string failure;
+    while (!stop_signal() && failure.empty()) {
         const auto sweep_start = clock_type::now();
         // Every row of a sweep has its time, as rtl_power writes them: heatmap
         // tools make one image row of all the rows with one timestamp.
         const auto sweep_time = std::chrono::system_clock::now();
         std::size_t reached = 0; // bins of this sweep
         for (std::size_t h = 0; h < plan.centers.size(); ++h) {
-            if (!sweep.measure(h))
+            try {
+                if (!sweep.measure(h))
+                    break;
+            } catch (const output_error&) {
+                throw;
+            } catch (const std::exception& e) {
+                failure = *e.what() ? e.what() : "the device failed";
+                std::fprintf(stderr, "gpufft-spectrum: %s\n", failure.c_str()); // now: the outputs may take a while
                 break;
+            }
             const std::size_t first = h * plan.kept, n = std::min(plan.kept, total - first);
             std::copy_n(sweep.hop().begin() + std::ptrdiff_t(plan.first_kept), n, stitched.begin() + std::ptrdiff_t(first));
             reached = first + n;
@@ -326,7 +338,7 @@ int run_sweep(const options& o, soapy_radio& radio)
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);
-        if (partial || o.radio.once || out_of_time())
+        if (partial || !failure.empty() || o.radio.once || out_of_time())
             break;
         if (o.radio.interval > 0)
             sleep_until(sweep_start + std::chrono::duration_cast<clock_type::duration>(
@@ -338,6 +350,8 @@ int run_sweep(const options& o, soapy_radio& radio)
     const int stopped = stop_signal();
     if (recorder) // the samples so far, an interrupted hop's too: a valid recording
         recorder->commit(std::nullopt);
+    if (sweeps == 0 && !failure.empty())
+        throw app_error("no hop was complete before the failure above");
     if (sweeps == 0) {
         std::fprintf(stderr, "gpufft-spectrum: stopped by signal %d before the first hop\n", stopped);
         return 128 + stopped;
@@ -379,6 +393,10 @@ int run_sweep(const options& o, soapy_radio& radio)
     for (std::size_t i : peak_bins(mean, o.peak_threshold, 8, o.peaks))
         std::fprintf(report, "  %14.3f Hz  %7.2f dBFS\n", plan.hz(i), mean[i]);
     flush_stdout();
+    if (!failure.empty()) {
+        std::fprintf(stderr, "gpufft-spectrum: the outputs hold the %zu hops before the failure\n", hops);
+        return exit_failure;
+    }
     return stop_signal() ? 128 + stop_signal() : exit_ok;
 }
 

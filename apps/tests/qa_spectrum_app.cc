@@ -309,6 +309,9 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(write_errors);
     CPPUNIT_TEST(output_names_input);
     CPPUNIT_TEST(no_partial_outputs);
+    CPPUNIT_TEST(rows_as_they_come);
+    CPPUNIT_TEST(shared_outputs);
+    CPPUNIT_TEST(annotate_keeps_other_metadata);
     CPPUNIT_TEST(signals);
     CPPUNIT_TEST(closed_stdout);
     CPPUNIT_TEST(si_suffixes);
@@ -956,8 +959,9 @@ public:
         CPPUNIT_ASSERT(read_file(temp_dir() + "/own.sigmf-data") == data);
     }
 
-    // A failed run leaves no output (no header-only CSV, no empty JSON
-    // lines, no temporary file); an existing output is replaced only on success.
+    // A run that fails before its first spectrum leaves no output (no
+    // header-only CSV, no empty JSON lines, no temporary file), and an
+    // existing output as it was: a file is emptied when its first row comes.
     void no_partial_outputs()
     {
         const std::string dir = temp_dir() + "/partial";
@@ -981,6 +985,163 @@ public:
         const mode_t mask = ::umask(0);
         ::umask(mask);
         CPPUNIT_ASSERT_EQUAL(unsigned(0666 & ~mask), unsigned(st.st_mode & 0777));
+    }
+
+    // The named outputs are the named files, each row and recorded read on
+    // disk as it completes: read while the run waits for more input, then
+    // after a SIGKILL, every row is whole and the recording's metadata is
+    // valid JSON describing the samples in its data file.
+    void rows_as_they_come()
+    {
+        const std::size_t n = 256;
+        const std::string fifo = temp_dir() + "/rows.fifo", csv = temp_dir() + "/rows.csv",
+                          jsonl = temp_dir() + "/rows.jsonl", base = temp_dir() + "/rows";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
+        const int err_fd = ::open((temp_dir() + "/rows.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        child c({ fifo, "--format", "cu8", "--center", "100M", "--fft", std::to_string(n), "--overlap", "0",
+                  "--frames", "1", "--rate", "1e6", "--png", temp_dir() + "/rows.png", "--csv", csv, "--jsonl", jsonl,
+                  "--record", base, "--quiet" },
+                -1, err_fd, err_fd);
+        ::close(err_fd);
+        const int w = ::open(fifo.c_str(), O_WRONLY);
+        CPPUNIT_ASSERT(w >= 0);
+        const std::string data = cu8_tone(n * 200, 0.125, 0.5) + "\x80"; // 200 frames and half a sample
+        CPPUNIT_ASSERT(::write(w, data.data(), data.size()) == ssize_t(data.size()));
+        wait_until_waiting(w, c.pid);
+        const auto check = [&](const std::string& when) {
+            const std::string text = read_file(csv);
+            CPPUNIT_ASSERT_MESSAGE(when + ": " + csv, !text.empty() && text.back() == '\n');
+            const auto rows = lines_of(text);
+            CPPUNIT_ASSERT_MESSAGE(when, rows.size() >= 2 && rows[0].rfind("time_s", 0) == 0);
+            for (const auto& row : rows)
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(when, std::ptrdiff_t(n + 2), std::count(row.begin(), row.end(), ','));
+            const auto lines = lines_of(read_file(jsonl));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(when, rows.size() - 1, lines.size());
+            for (const auto& line : lines)
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(when, n, nlohmann::json::parse(line)["db"].size());
+            CPPUNIT_ASSERT_MESSAGE(when, read_file(base + ".sigmf-data") == data.substr(0, data.size() - 1));
+            const auto meta = nlohmann::json::parse(read_file(base + ".sigmf-meta"));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(when, 100e6, meta["captures"][0]["core:frequency"].get<double>());
+            const auto rec = gpufft_app::open_sigmf(base);
+            CPPUNIT_ASSERT(rec.format == sample_format::cu8 && rec.sample_rate == 1e6);
+            return rows.size();
+        };
+        int status = 0;
+        CPPUNIT_ASSERT_EQUAL(0, ::waitpid(c.pid, &status, WNOHANG)); // still running
+        const std::size_t rows = check("while running");
+        ::kill(c.pid, SIGKILL);
+        CPPUNIT_ASSERT_EQUAL(128 + SIGKILL, c.wait(30));
+        ::close(w);
+        CPPUNIT_ASSERT_EQUAL(rows, check("after SIGKILL"));
+        CPPUNIT_ASSERT(!std::filesystem::exists(temp_dir() + "/rows.png")); // a PNG is whole or absent
+    }
+
+    // Two outputs on one file are refused (exit status 2) naming both
+    // options, before anything is written: by name, through "./", "..", a
+    // link, a recording's two files, standard output twice; an input is no
+    // output either.
+    void shared_outputs()
+    {
+        const std::string d = temp_dir() + "/shared";
+        ::mkdir(d.c_str(), 0755);
+        const std::string data = cu8_tone(64 * 100, 0.1, 0.5);
+        const std::string in = write_file("shared/in.cu8", data);
+        CPPUNIT_ASSERT(::symlink("target.csv", (d + "/link.csv").c_str()) == 0); // dangling: the file to be
+        CPPUNIT_ASSERT(::symlink("in.cu8", (d + "/in-link.cu8").c_str()) == 0);
+        const std::string up = d + "/../shared";
+        const std::vector<std::pair<std::vector<std::string>, std::pair<std::string, std::string>>> cases = {
+            { { "--record", d + "/rr", "--png", d + "/rr.sigmf-meta" }, { "--png", "--record" } },
+            { { "--record", d + "/rr", "--csv", d + "/rr.sigmf-data" }, { "--csv", "--record" } },
+            { { "--png", d + "/dup.out", "--csv", d + "/dup.out" }, { "--png", "--csv" } },
+            { { "--png", d + "/dup.out", "--jsonl", d + "/./dup.out" }, { "--png", "--jsonl" } },
+            { { "--persistence", d + "/p.png", "--png", up + "/p.png" }, { "--png", "--persistence" } },
+            { { "--csv", d + "/link.csv", "--jsonl", d + "/target.csv" }, { "--csv", "--jsonl" } },
+            { { "--csv", "-", "--jsonl", "-" }, { "--csv", "--jsonl" } },
+            { { "--png", "-", "--csv", "-" }, { "--png", "--csv" } },
+            { { "--csv", d + "/in.sigmf-meta", "--annotate" }, { "--csv", "--annotate" } },
+            { { "--csv", d + "/in-link.cu8" }, { "--csv", "input" } },
+            { { "--jsonl", up + "/./in.cu8" }, { "--jsonl", "input" } },
+        };
+        for (const auto& [extra, words] : cases) {
+            std::vector<std::string> args{ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1",
+                                           "--png", "none" };
+            args.insert(args.end(), extra.begin(), extra.end());
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(words.first) != std::string::npos &&
+                                            err.find(words.second) != std::string::npos);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, std::size_t(5), names_starting(d, "").size()); // ., .., in, 2 links
+            CPPUNIT_ASSERT(read_file(in) == data);
+        }
+        // Standard output for one output and the report (it goes to standard error); /dev/null for any number.
+        const auto [status, out, err] =
+            run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1", "--png", "none", "--csv",
+                      "-", "--jsonl", "/dev/null", "--persistence", "/dev/null" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+    }
+
+    // --annotate on a raw file writes NAME.sigmf-meta only where that is its
+    // own: metadata of another dataset beside it (a recording
+    // NAME.sigmf-data) is refused and left as it was; its own is rewritten
+    // keeping every field, its mode and a link to it; a read-only one is refused.
+    void annotate_keeps_other_metadata()
+    {
+        const std::string d = temp_dir() + "/ann-safe";
+        ::mkdir(d.c_str(), 0755);
+        const std::string raw = write_file("ann-safe/capture.cu8", cu8_tone(128 * 40, 0.125, 0.5));
+        const std::string meta = d + "/capture.sigmf-meta";
+        const std::vector<std::string> args{ raw,   "--rate", "1M",   "--center",   "100M",   "--fft", "128",
+                                             "--frames", "1", "--png", "none", "--annotate", "--quiet" };
+        // A recording beside the raw file: its metadata is not the raw file's.
+        const std::string recording = sigmf_meta("cu8", "2e6", "4.33e8");
+        write_file("ann-safe/capture.sigmf-meta", recording);
+        write_file("ann-safe/capture.sigmf-data", std::string(1000, '\x80'));
+        auto [status, out, err] = run_exe(args);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("describes another dataset") != std::string::npos &&
+                                        err.find("capture.sigmf-data") != std::string::npos);
+        CPPUNIT_ASSERT(read_file(meta) == recording);
+        // Nor is metadata that does not parse, or whose dataset is missing.
+        for (const std::string& other : { std::string("not json"), sigmf_meta("cu8") }) {
+            ::unlink((d + "/capture.sigmf-data").c_str());
+            write_file("ann-safe/capture.sigmf-meta", other);
+            std::tie(status, out, err) = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT(read_file(meta) == other);
+        }
+        // Its own (core:dataset naming it): rewritten, a field added by hand kept, its mode kept.
+        ::unlink(meta.c_str());
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        auto own = nlohmann::json::parse(read_file(meta));
+        CPPUNIT_ASSERT_EQUAL(std::string("capture.cu8"), own["global"]["core:dataset"].get<std::string>());
+        own["global"]["core:description"] = "by hand";
+        write_file("ann-safe/capture.sigmf-meta", own.dump());
+        ::chmod(meta.c_str(), 0640);
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        own = nlohmann::json::parse(read_file(meta));
+        CPPUNIT_ASSERT_EQUAL(std::string("by hand"), own["global"]["core:description"].get<std::string>());
+        CPPUNIT_ASSERT(!own["annotations"].empty());
+        struct stat st;
+        CPPUNIT_ASSERT(::stat(meta.c_str(), &st) == 0);
+        CPPUNIT_ASSERT_EQUAL(0640u, unsigned(st.st_mode & 07777));
+        // Read-only: refused (even for root), left as it was.
+        ::chmod(meta.c_str(), 0444);
+        const std::string kept = read_file(meta);
+        std::tie(status, out, err) = run_exe(args);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("read-only") != std::string::npos);
+        CPPUNIT_ASSERT(read_file(meta) == kept);
+        CPPUNIT_ASSERT(::stat(meta.c_str(), &st) == 0 && (st.st_mode & 07777) == 0444);
+        // A link to its own metadata: written through, still a link.
+        const std::string real = d + "/real.sigmf-meta";
+        CPPUNIT_ASSERT(::rename(meta.c_str(), real.c_str()) == 0);
+        ::chmod(real.c_str(), 0644);
+        CPPUNIT_ASSERT(::symlink("real.sigmf-meta", meta.c_str()) == 0);
+        CPPUNIT_ASSERT_EQUAL(0, app(args));
+        CPPUNIT_ASSERT(::lstat(meta.c_str(), &st) == 0 && S_ISLNK(st.st_mode));
+        CPPUNIT_ASSERT(!nlohmann::json::parse(read_file(real))["annotations"].empty());
+        CPPUNIT_ASSERT(names_starting(d, ".").size() == 2); // no temporary file
     }
 
     // SIGINT, SIGTERM, SIGHUP while the program waits for more input on a

@@ -9,7 +9,8 @@
  * full scale, a sweep's persistence, and bad input (a device string
  * matching nothing, a bad sweep, a request outside the device's ranges, an
  * unwritable output, a port in use): one line, exit status 2, no file left
- * behind.
+ * behind; a radio that fails mid-run (a stream error, a driver exception, a
+ * retune in a sweep): what was measured before it kept in every output, exit 1.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -181,6 +182,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST(non_finite_options);
     CPPUNIT_TEST(driver_over_return);
+    CPPUNIT_TEST(radio_faults);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -776,6 +778,56 @@ public:
     // big_return): only the samples asked for are used, the driver's fault is
     // reported once, and the tone reads right. Under ASan a read past the
     // buffer would end the test.
+    // A radio that fails mid-run: the error on standard error, exit status 1,
+    // and everything measured before it in full (CSV, JSON lines, rtl_power
+    // rows, the recording's samples and metadata, the PNG).
+    void radio_faults()
+    {
+        const auto is_png = [](const std::string& path) { return read_text(path).rfind("\x89PNG\r\n\x1a\n", 0) == 0; };
+        // Live: the stream fails after 1.2 M samples, 24000 of them (--settle 0.01 s) the tuner's settling.
+        const std::pair<std::string, std::string> faults[] = { { "error_after", "the device stopped" },
+                                                               { "throw_after", "simulated driver exception" } };
+        for (const auto& [fault, message] : faults) {
+            const std::string base = temp_path("fault_" + fault);
+            const auto [status, out, err] =
+                app({ "--device", sim + ",format=CF32,tones=433.92e6:-50," + fault + "=1200000", "--rate", "2.4e6",
+                      "--center", "434e6", "--fft", "1024", "--fps", "10", "--csv", base + ".csv", "--jsonl",
+                      base + ".jsonl", "--rtl-power", base + ".rtl", "--record", base, "--png", base + ".png",
+                      "--quiet" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(message) != std::string::npos);
+            std::size_t rows = 0;
+            std::istringstream csv(read_text(base + ".csv"));
+            for (std::string line; std::getline(csv, line);)
+                rows += line.rfind("time_s", 0) != 0;
+            CPPUNIT_ASSERT_MESSAGE(err, rows >= 4); // 1176000 samples: 4 spectra of 0.1 s, and what flush() completes
+            std::istringstream jsonl(read_text(base + ".jsonl"));
+            std::size_t lines = 0;
+            for (std::string line; std::getline(jsonl, line); ++lines)
+                CPPUNIT_ASSERT_EQUAL(std::size_t(1024), nlohmann::json::parse(line)["db"].size());
+            CPPUNIT_ASSERT_EQUAL(rows, lines);
+            const auto r = read_rtl_power(base + ".rtl");
+            CPPUNIT_ASSERT(r.rows >= 1);
+            expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, fault);
+            const gpufft_app::iq_source rec = gpufft_app::open_sigmf(base);
+            CPPUNIT_ASSERT_EQUAL(434e6, rec.center_hz);
+            CPPUNIT_ASSERT_EQUAL(std::uintmax_t((1200000 - 24000) * 8),
+                                 std::filesystem::file_size(base + ".sigmf-data"));
+            CPPUNIT_ASSERT_MESSAGE(base, is_png(base + ".png"));
+        }
+        // A sweep of 3 hops whose sixth retune fails: the first sweep and two hops of the second kept.
+        const std::string base = temp_path("fault_retune");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,retune_fail_after=5", "--sweep", "88M:93M:10k", "--rtl-power",
+                  base + ".rtl", "--record", base, "--png", base + ".png" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("simulated tuning failure") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("2 sweeps (the last one partial), 5 hops") != std::string::npos);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(base + ".rtl").rows);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(5), gpufft_app::open_sigmf(base).captures.size());
+        CPPUNIT_ASSERT_MESSAGE(base, is_png(base + ".png"));
+    }
+
     void driver_over_return()
     {
         const std::string csv = temp_path("over_return.csv");

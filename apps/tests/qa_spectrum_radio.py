@@ -9,6 +9,9 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
   time, a column per bin from Hz low, Hz high and Hz step), tone and all;
 - SIGINT in the middle of a sweep or a live capture: exit status 130, only
   complete rows, a PNG whose every chunk and row decodes;
+- the named outputs written as the sweep goes: rows and a recording readable
+  while it runs, and after a SIGKILL every row whole, the SigMF metadata
+  valid and describing the samples in the data file;
 - memory on a long run stays flat (a run 4 times longer, about the same peak RSS);
 - our SigMF metadata (a live and a sweep recording, annotated) valid under
   the rules of the official SigMF schema (sigmf-schema.json, v1.2), restated
@@ -244,6 +247,46 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             width, height = check_png(png)
             self.assertEqual(width, 64 + 1024 + 84)
             self.assertEqual(height, 12 + -(-len(rows) // 12) + 40)
+
+    def test_sigkill_mid_sweep(self):
+        csv, rec = self.path("kill.csv"), self.path("kill")
+        # Paced at 2.4 MS/s: 12 hops of about 60 ms a sweep, until killed.
+        proc = subprocess.Popen([EXE, "--device", f"{SIM},format=CF32,tones=100.1e6:-30", "--sweep", "88M:108M:10k",
+                                 "--rtl-power", csv, "--record", rec, "--png", self.path("kill.png"), "--quiet"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for cleanup in (proc.stderr.close, proc.wait, proc.kill):  # run in reverse: never left running
+            self.addCleanup(cleanup)
+
+        def rows():
+            with open(csv) as f:
+                lines = f.read().split("\n")
+            for line in lines[:-1]:  # after the last newline: at most the row in progress
+                self.assertRegex(line, ROW)
+            return lines[:-1]
+
+        def recording():
+            with open(rec + ".sigmf-meta") as f:
+                meta = json.load(f)
+            self.check_sigmf_meta(meta)
+            samples = os.path.getsize(rec + ".sigmf-data") // 8  # cf32
+            starts = [c["core:sample_start"] for c in meta["captures"]]
+            self.assertLessEqual(starts[-1], samples)  # every capture described has its samples on disk
+            return meta
+
+        # The rows of the first hops, while it runs (a generous deadline: the machine may be shared).
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(csv) and len(rows()) >= 3) and time.monotonic() < deadline:
+            self.assertIsNone(proc.poll(), proc.stderr.read() if proc.poll() is not None else "")
+            time.sleep(0.05)
+        self.assertGreaterEqual(len(rows()), 3)
+        self.assertIsNone(proc.poll())  # still sweeping
+        recording()
+        proc.kill()
+        proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, -signal.SIGKILL)
+        self.assertGreaterEqual(len(rows()), 3)
+        meta = recording()
+        self.assertEqual(meta["captures"][0]["core:frequency"], 88.9e6)  # the first hop's centre
 
     def test_sigint_live(self):
         csv, png = self.path("live.csv"), self.path("live.png")
