@@ -88,8 +88,13 @@ utc_time utc_now();
 utc_time utc_after(utc_time t, double seconds);
 //! ISO 8601 in UTC with microseconds: 2026-11-24T20:31:05.123456Z.
 std::string format_utc(utc_time t);
-//! Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z); false if it is not one or out of range.
-bool parse_utc(const std::string& text, utc_time& out);
+/*!
+ * Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z): a real day of
+ * the Gregorian calendar, hours 00-23, minutes 00-59, seconds 00-59 (60 at
+ * 23:59, a leap second). False if it is not one or out of range, and then
+ * `why` (if given) says what is wrong where the shape was right.
+ */
+bool parse_utc(const std::string& text, utc_time& out, std::string* why = nullptr);
 
 //! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").
 struct capture {

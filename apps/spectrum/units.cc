@@ -53,7 +53,7 @@ std::string format_utc(utc_time t)
     return buf;
 }
 
-bool parse_utc(const std::string& text, utc_time& out)
+bool parse_utc(const std::string& text, utc_time& out, std::string* why)
 {
     // RFC 3339 date-time with the offset Z (SigMF Specification v1.0.0,
     // "The datetime Pair"); a missing Z, which some recorders write, is read as UTC.
@@ -66,8 +66,23 @@ bool parse_utc(const std::string& text, utc_time& out)
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &mon, &day, &hour, &min, &sec, &used) != 6 ||
         used != 19)
         return false;
-    if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
+    // The Gregorian calendar's days, and a leap second only where UTC puts one.
+    static const int month_days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    static const char* const month_names[12] = { "January", "February", "March",     "April",   "May",      "June",
+                                                 "July",    "August",   "September", "October", "November", "December" };
+    const bool leap_year = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    const auto refuse = [&](const std::string& reason) {
+        if (why)
+            *why = reason;
         return false;
+    };
+    if (mon < 1 || mon > 12)
+        return refuse("no month " + std::to_string(mon));
+    if (day < 1 || day > month_days[mon - 1] + (mon == 2 && leap_year))
+        return refuse("no day " + std::to_string(day) + " in " + month_names[mon - 1] + " " + std::to_string(year));
+    if (hour > 23 || min > 59 || sec > 60 || (sec == 60 && (hour != 23 || min != 59)))
+        return refuse("no time " + text.substr(11, 8) + " (hours 00-23, minutes 00-59, seconds 00-59, or 60 in a "
+                                                        "leap second at 23:59)");
     std::int64_t ns = 0;
     std::size_t at = 19;
     if (at < text.size() && text[at] == '.') {
@@ -87,7 +102,7 @@ bool parse_utc(const std::string& text, utc_time& out)
     const std::time_t s = timegm(&tm);
     // utc_time counts nanoseconds in 64 bits: years 1678 to 2261.
     if (s < -max_utc_seconds || s > max_utc_seconds)
-        return false;
+        return refuse("beyond the years 1678 to 2261");
     out = utc_time(std::chrono::nanoseconds(std::int64_t(s) * 1000000000 + ns));
     return true;
 }

@@ -312,6 +312,8 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(signals);
     CPPUNIT_TEST(closed_stdout);
     CPPUNIT_TEST(si_suffixes);
+    CPPUNIT_TEST(sigmf_bad_datetime);
+    CPPUNIT_TEST(sigmf_dataset_not_a_file);
     CPPUNIT_TEST(utc_times);
     CPPUNIT_TEST(format_from_name);
     CPPUNIT_TEST(outputs_to_stdout);
@@ -1072,6 +1074,53 @@ public:
                                                    "--format=cs8", "--peaks=2", "--width=10" });
         CPPUNIT_ASSERT(e.record == "r" && e.annotate && e.csv == "-" && e.jsonl == "-" && e.png == "w.png");
         CPPUNIT_ASSERT(e.format == "cs8" && e.peaks == 2 && e.width == 10);
+    }
+
+    // A datetime that is no time (31 February, hour 24) is an error naming
+    // core:datetime, not a day in the next month.
+    void sigmf_bad_datetime()
+    {
+        gpufft_app::utc_time t;
+        for (const char* bad :
+             { "2026-02-31T00:00:00Z", "2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+               "2026-11-24T24:00:00Z", "2026-11-24T23:60:00Z", "2026-11-24T12:00:60Z", "2026-00-10T00:00:00Z",
+               "2026-11-00T00:00:00Z" })
+            CPPUNIT_ASSERT_MESSAGE(bad, !gpufft_app::parse_utc(bad, t));
+        for (const char* good : { "2024-02-29T00:00:00Z", "2000-02-29T12:00:00Z", "2026-12-31T23:59:60Z",
+                                  "2026-01-31T23:59:59.999Z", "2026-06-30T00:00:00Z" })
+            CPPUNIT_ASSERT_MESSAGE(good, gpufft_app::parse_utc(good, t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2024-02-29T10:00:00Z", t));
+        CPPUNIT_ASSERT_EQUAL(std::string("2024-02-29T10:00:00.000000Z"), gpufft_app::format_utc(t));
+        write_file("dt.sigmf-data", std::string(4096, '\x80'));
+        write_file("dt.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e6},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-02-31T12:00:00Z"}]})");
+        expect_throw<gpufft_app::app_error>("31 February", [] { gpufft_app::open_sigmf(temp_dir() + "/dt"); },
+                                            "core:datetime");
+        expect_throw<gpufft_app::app_error>("31 February", [] { gpufft_app::open_sigmf(temp_dir() + "/dt"); },
+                                            "February");
+        const auto [status, out, err] = run_exe({ temp_dir() + "/dt", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("captures[0]: core:datetime") != std::string::npos);
+    }
+
+    // A core:dataset that names a directory or a device is said to be one, not "missing".
+    void sigmf_dataset_not_a_file()
+    {
+        std::filesystem::create_directories(temp_dir() + "/ds.dir");
+        const std::pair<std::string, const char*> cases[] = {
+            { temp_dir() + "/ds.dir", "is a directory" },
+            { "/dev/zero", "is a character device" },
+            { temp_dir() + "/ds.none", "is missing" },
+        };
+        for (const auto& [dataset, word] : cases) {
+            write_file("ds.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e6,
+                "core:dataset": ")" + dataset + R"("}, "captures": [{"core:sample_start": 0, "core:frequency": 1e8}]})");
+            expect_throw<gpufft_app::app_error>(dataset, [] { gpufft_app::open_sigmf(temp_dir() + "/ds"); }, word);
+            expect_throw<gpufft_app::app_error>(dataset, [] { gpufft_app::open_sigmf(temp_dir() + "/ds"); },
+                                                "core:dataset");
+            const auto [status, out, err] = run_exe({ temp_dir() + "/ds", "--png", "none", "--quiet" });
+            CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find(word) != std::string::npos);
+        }
     }
 
     void utc_times()
