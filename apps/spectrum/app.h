@@ -70,6 +70,12 @@ struct options {
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
+/*!
+ * A window as NAME or NAME:P (gpufft::make_window's names; P a decimal
+ * number in the window's range, gpufft::check_window_param): the name and P,
+ * NaN if none. Throws usage_error naming `option`.
+ */
+std::pair<std::string, double> parse_window(const std::string& text, const std::string& option);
 //! The engine settings every capture shares (window, averaging, backend, fftshift) at N, rate and format.
 gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, double rate,
                                              gpufft::sample_format format);
@@ -78,11 +84,29 @@ gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, 
 constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;
 
 /*!
+ * A decimal number and nothing else: [+-]DIGITS[.DIGITS][(e|E)[+-]DIGITS]
+ * (or .DIGITS), no spaces, hex, inf, nan or leading zero ("010"). False if
+ * `text` is not one; a number beyond a double (1e400, 1e-400) reads as
+ * infinity, out of every range. The number inside every value taken.
+ */
+bool parse_decimal(const std::string& text, double& value);
+/*!
  * A number with an optional suffix k, M or G (x 1e3, 1e6, 1e9; m and g too,
  * as rtl_power reads them): "100M", "2.4M", "10k", "1.5G", "2.4e6". Throws
  * usage_error saying what was expected. For every frequency and rate taken.
  */
 double parse_si(const std::string& text);
+/*!
+ * A time in seconds: a number with an optional unit ms, s, m, h or d
+ * (S, M, H and D too, as rtl_power reads -i and -e): "50ms", "2.5", "10m",
+ * "1h", "7d". Throws usage_error saying the syntax. For every duration taken.
+ */
+double parse_seconds(const std::string& text);
+/*!
+ * A fraction: a number, or a percentage ("0.2", "20%"). Throws usage_error
+ * saying the syntax. For every fraction taken.
+ */
+double parse_fraction(const std::string& text);
 
 //! A UTC time, nanoseconds since the Unix epoch (64 bits: years 1678 to 2261).
 using utc_time = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
@@ -92,8 +116,13 @@ utc_time utc_now();
 utc_time utc_after(utc_time t, double seconds);
 //! ISO 8601 in UTC with microseconds: 2026-11-24T20:31:05.123456Z.
 std::string format_utc(utc_time t);
-//! Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z); false if it is not one or out of range.
-bool parse_utc(const std::string& text, utc_time& out);
+/*!
+ * Reads an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS[.frac]Z): a real day of
+ * the Gregorian calendar, hours 00-23, minutes 00-59, seconds 00-59 (60 at
+ * 23:59, a leap second). False if it is not one or out of range, and then
+ * `why` (if given) says what is wrong where the shape was right.
+ */
+bool parse_utc(const std::string& text, utc_time& out, std::string* why = nullptr);
 
 //! A SigMF capture segment (SigMF Specification v1.0.0, "Capture Segment Objects").
 struct capture {

@@ -6,9 +6,9 @@
 #include <gpufft/registry.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
+#include <cstdio>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 namespace gpufft_app {
@@ -24,7 +24,9 @@ rate, captures (centre and time of each) and annotations come from its metadata.
 Raw IQ and standard input carry no metadata: they need --rate and --center,
 and --format unless the file is named .cu8, .cs8, .cs16 or .cf32, e.g.
   rtl_sdr -f 100M -s 2.4M - | gpufft-spectrum --format cu8 --rate 2.4M --center 100M
-Frequencies and rates take k, M and G (2.4M, 100M, 10k, 1.5G).
+Numbers are decimal (2.5, -3, 1e6). Frequencies and rates take k, M and G
+(2.4M, 100M, 10k, 1.5G); times take ms, s, m, h and d (50ms, 10m, 1h; a plain
+number is seconds); fractions take % (20% = 0.2).
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
 a full-scale complex tone reads 0 dB whatever the window. CSV rows and JSON
 lines carry the UTC time of the spectrum's last sample: a SigMF capture's
@@ -49,26 +51,6 @@ std::string shortest(double v)
 }
 
 
-//! Rewrites a k/M/G suffix (parse_si) into a plain number, for the checks after it.
-CLI::Validator si_suffix()
-{
-    return CLI::Validator(
-        [](std::string& text) {
-            try {
-                const double v = parse_si(text);
-                if (std::isalpha(static_cast<unsigned char>(text.back()))) { // a plain number stays as written
-                    char buf[32];
-                    std::snprintf(buf, sizeof buf, "%.17g", v);
-                    text = buf;
-                }
-                return std::string();
-            } catch (const usage_error& e) {
-                return std::string(e.what());
-            }
-        },
-        "");
-}
-
 //! A number option stored as double; a count option converted after parsing.
 CLI::Option* number(CLI::App& app, const std::string& name, double& target, double lo, double hi,
                     const std::string& help, const std::string& unit = "NUM")
@@ -80,7 +62,7 @@ CLI::Option* number(CLI::App& app, const std::string& name, double& target, doub
 CLI::Option* hertz(CLI::App& app, const std::string& name, double& target, double lo, double hi,
                    const std::string& help, const std::string& unit = "HZ")
 {
-    return number(app, name, target, lo, hi, help, unit)->transform(si_suffix());
+    return app.add_option(name, target, help)->transform(value_in(parse_si, lo, hi))->type_name(unit);
 }
 
 /*!
@@ -139,12 +121,10 @@ void refuse_unused(const CLI::App& app, const options& o)
 
 std::string check_number(const std::string& text, double lo, double hi, bool whole)
 {
-    char* end = nullptr;
-    errno = 0;
-    const double d = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end || std::isnan(d))
-        return "expected a number, got \"" + text + "\"";
-    if (!(d >= lo && d <= hi) || errno == ERANGE)
+    double d = 0;
+    if (!parse_decimal(text, d))
+        return "expected a decimal number, got \"" + text + "\"";
+    if (!(d >= lo && d <= hi))
         return text + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]";
     if (whole && d != std::floor(d))
         return "expected a whole number, got " + text;
@@ -154,6 +134,49 @@ std::string check_number(const std::string& text, double lo, double hi, bool who
 CLI::Validator number_in(double lo, double hi, bool whole)
 {
     return CLI::Validator([=](std::string& text) { return check_number(text, lo, hi, whole); }, "");
+}
+
+CLI::Validator value_in(double (*parse)(const std::string&), double lo, double hi)
+{
+    return CLI::Validator(
+        [=](std::string& text) {
+            double v = 0;
+            try {
+                v = parse(text);
+            } catch (const usage_error& e) {
+                return std::string(e.what());
+            }
+            if (!(v >= lo && v <= hi))
+                return text + " is out of range [" + shortest(lo) + ", " + shortest(hi) + "]";
+            // Rewritten as the plain number CLI11 stores.
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.17g", v);
+            text = buf;
+            return std::string();
+        },
+        "");
+}
+
+std::pair<std::string, double> parse_window(const std::string& text, const std::string& option)
+{
+    const auto colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    double param = NAN;
+    // Unknown names and parameters out of a window's range are bad command
+    // lines like bad numbers, not failures found once the input is open.
+    try {
+        if (colon == std::string::npos) {
+            gpufft::make_window(name, 1);
+            return { name, param };
+        }
+        const std::string value = text.substr(colon + 1);
+        if (!parse_decimal(value, param))
+            throw usage_error(option + ": " + name + ": expected a decimal parameter, got \"" + value + "\"");
+        gpufft::check_window_param(name, param); // given: -1, make_window's "default", is no value here
+    } catch (const gpufft::error& e) {
+        throw usage_error(option + ": " + e.what());
+    }
+    return { name, param };
 }
 
 options parse_options(const std::vector<std::string>& args)
@@ -184,8 +207,14 @@ options parse_options(const std::vector<std::string>& args)
     app.add_option("--fft", fft, "FFT size N, 1 to 2^28 (default 2048)")
         ->check(number_in(1, double(1 << 28), true))
         ->type_name("N");
-    number(app, "--overlap", o.overlap, 0, 0.9, "fraction of a frame shared with the next, 0 to 0.9 (default 0.5)", "F");
-    app.add_option("--window", window, "blackmanharris (default), hann, flattop, kaiser:8.6, ...")
+    app.add_option("--overlap", o.overlap,
+                   "fraction of a frame shared with the next, 0 to 0.9 or 0% to 90% (default 0.5)")
+        ->transform(value_in(parse_fraction, 0, 0.9))
+        ->type_name("F");
+    app.add_option("--window", window,
+                   "blackmanharris (default), hann, flattop, ...; P of kaiser (beta in [0, 700], default 6.76), "
+                   "gaussian (sigma > 0 samples, default N/6), tukey (alpha in [0, 1], default 0.5), "
+                   "exponential (decay > 0 dB, default 6): kaiser:8.6")
         ->type_name("NAME[:P]");
     app.add_option("--average", o.average, "linear (default), exponential, peak or min; every frame is used")
         ->check(CLI::Validator(
@@ -269,21 +298,7 @@ options parse_options(const std::vector<std::string>& args)
         char host[256] = {};
         o.name = ::gethostname(host, sizeof host - 1) == 0 ? host : "gpufft-spectrum";
     }
-    const auto colon = window.find(':');
-    o.window = window.substr(0, colon);
-    if (colon != std::string::npos) {
-        const std::string param = window.substr(colon + 1), why = check_number(param, -1e6, 1e6, false);
-        if (!why.empty())
-            throw usage_error("--window: parameter: " + why);
-        o.window_param = std::strtod(param.c_str(), nullptr);
-    }
-    // Unknown names are bad command lines like bad numbers, not failures
-    // found once the input is open.
-    try {
-        gpufft::make_window(o.window, 1, std::isnan(o.window_param) ? -1.0 : o.window_param);
-    } catch (const gpufft::error& e) {
-        throw usage_error(std::string("--window: ") + e.what());
-    }
+    std::tie(o.window, o.window_param) = parse_window(window, "--window");
     if (o.backend != "auto") {
         const std::string name = o.backend.substr(0, o.backend.find(':'));
         const auto all = gpufft::backends();

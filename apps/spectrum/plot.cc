@@ -5,6 +5,7 @@
 
 #include <png.h>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 
 namespace gpufft_app {
@@ -165,6 +166,8 @@ void write_rgb_png(output_file& f, image& img)
     if (!info || setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
         f.check(); // names the write error, if that is what failed
+        if (f.get() == stdout && stop_signal() == SIGPIPE) // the reader went away: f.check() stopped the run, quietly
+            return;
         throw app_error(path + ": libpng failed to write the image" + (why.empty() ? "" : ": " + why));
     }
     png_init_io(png, f.get());

@@ -53,6 +53,12 @@ struct options;
 CLI::Validator number_in(double lo, double hi, bool whole = false);
 //! number_in's check of one value: "" if `text` passes, else the reason.
 std::string check_number(const std::string& text, double lo, double hi, bool whole = false);
+/*!
+ * The check of every number option with a unit: `parse` (parse_si,
+ * parse_seconds, parse_fraction: app.h) reads it, then it must be in
+ * [lo, hi]; the value is rewritten as the plain number it stands for.
+ */
+CLI::Validator value_in(double (*parse)(const std::string&), double lo, double hi);
 //! Adds the radio and sweep options to the command line.
 void add_radio_options(CLI::App& app, radio_options& r);
 //! After parsing: parses --sweep and checks what needs what; throws usage_error.

@@ -30,25 +30,29 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
         ->check(number_in(-1e4, 1e4))
         ->type_name("PPM");
     app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
-    app.add_option("--duration", r.duration, "stop after this many seconds of signal (a sweep: the first sweep ending after them)")
-        ->check(number_in(0.0, 1e9))
-        ->type_name("S");
+    app.add_option("--duration", r.duration,
+                   "stop after this long of signal, e.g. 30, 10m, 1h, 2d (a sweep: the first sweep ending after it)")
+        ->transform(value_in(parse_seconds, 0.0, 1e9))
+        ->type_name("TIME");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
         ->type_name("START:STOP:BIN");
-    app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
-        ->check(number_in(0.0, 0.9))
+    app.add_option("--crop", r.crop,
+                   "sweep: fraction of each hop's bins dropped, half at each edge, 0 to 0.9 or 20% (default 0.25)")
+        ->transform(value_in(parse_fraction, 0.0, 0.9))
         ->type_name("F");
-    app.add_option("--settle", r.settle, "seconds dropped after each retune and before a live capture (default 0.01)")
-        ->check(number_in(0.0, 10.0))
-        ->type_name("S");
-    app.add_option("--dwell", r.dwell, "sweep: seconds of signal averaged per hop (default 0.05; --frames instead)")
-        ->check(number_in(1e-6, 3600.0))
-        ->type_name("S");
+    app.add_option("--settle", r.settle,
+                   "time dropped after each retune and before a live capture, up to 10 s, e.g. 50ms (default 10ms)")
+        ->transform(value_in(parse_seconds, 0.0, 10.0))
+        ->type_name("TIME");
+    app.add_option("--dwell", r.dwell,
+                   "sweep: time of signal averaged per hop, up to 1h, e.g. 1s (default 50ms; --frames instead)")
+        ->transform(value_in(parse_seconds, 1e-6, 3600.0))
+        ->type_name("TIME");
     app.add_option("--interval", r.interval,
-                   "sweep: seconds from one sweep's start to the next (default 0); without --sweep: the whole "
-                   "seconds each --rtl-power row averages (default 1)")
-        ->check(number_in(0.0, 1e6))
-        ->type_name("S");
+                   "sweep: time from one sweep's start to the next, e.g. 10m (default 0); without --sweep: the "
+                   "whole seconds each --rtl-power row averages (default 1)")
+        ->transform(value_in(parse_seconds, 0.0, 1e6))
+        ->type_name("TIME");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");
     app.add_option("--rtl-power", r.rtl_power,
                    "rtl_power's CSV: a row per hop (sweep) or per --interval; '-' for standard output")

@@ -59,6 +59,17 @@ bool file_exists(const std::string& path)
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
+// What a path that is not a regular file is, as ls -l tells it.
+std::string file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "is a directory"
+           : S_ISCHR(mode)  ? "is a character device"
+           : S_ISBLK(mode)  ? "is a block device"
+           : S_ISFIFO(mode) ? "is a FIFO"
+           : S_ISSOCK(mode) ? "is a socket"
+                            : "is not a file";
+}
+
 // The recording's name without .sigmf-meta / .sigmf-data.
 std::string sigmf_base(const std::string& path)
 {
@@ -253,9 +264,10 @@ iq_source open_sigmf(const std::string& path)
         c.center_hz = number_at(caps[i], "core:frequency", -max_frequency_hz, max_frequency_hz, NAN, where);
         if (const std::string dt_text = string_at(caps[i], "core:datetime", where); !dt_text.empty()) {
             utc_time t;
-            if (!parse_utc(dt_text, t))
-                throw app_error(where + ": core:datetime \"" + dt_text +
-                                "\" is not an RFC 3339 UTC time (YYYY-MM-DDTHH:MM:SS.fffZ)");
+            std::string why;
+            if (!parse_utc(dt_text, t, &why))
+                throw app_error(where + ": core:datetime \"" + dt_text + "\" is not an RFC 3339 UTC time" +
+                                (why.empty() ? " (YYYY-MM-DDTHH:MM:SS.fffZ)" : ": " + why));
             c.datetime = t;
         }
         src.captures.push_back(c);
@@ -287,8 +299,14 @@ iq_source open_sigmf(const std::string& path)
     src.data_path = base + ".sigmf-data";
     if (const std::string dataset = string_at(global, "core:dataset", meta); !dataset.empty())
         src.data_path = dataset.front() == '/' ? dataset : directory_of(meta) + dataset;
-    if (!file_exists(src.data_path))
-        throw app_error(src.data_path + ": the SigMF data file is missing");
+    struct stat st;
+    if (::stat(src.data_path.c_str(), &st) != 0)
+        throw app_error(src.data_path + ": the SigMF data file " +
+                        (errno == ENOENT ? std::string("is missing") : std::string("cannot be read: ") + std::strerror(errno)) +
+                        (global.contains("core:dataset") ? " (named by core:dataset)" : ""));
+    if (!S_ISREG(st.st_mode))
+        throw app_error(src.data_path + ": the SigMF data file " + file_kind(st.st_mode) +
+                        ", not a regular file" + (global.contains("core:dataset") ? " (named by core:dataset)" : ""));
     return src;
 }
 

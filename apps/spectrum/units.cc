@@ -1,40 +1,109 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gpufft-spectrum: numbers with SI suffixes (100M, 2.4M, 10k) and UTC times
- * in ISO 8601, for every option and output that takes or gives one. */
+/* gpufft-spectrum: strict decimal numbers, with SI suffixes (100M, 2.4M,
+ * 10k), time units (50ms, 10m, 1h) or a percentage (20%), and UTC times in
+ * ISO 8601, for every option and output that takes or gives one. */
 #include "app.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <initializer_list>
+#include <string>
 
 namespace gpufft_app {
 
-double parse_si(const std::string& text)
+bool parse_decimal(const std::string& text, double& value)
 {
-    const auto bad = [&] {
-        return usage_error("expected a number with an optional k, M or G suffix (e.g. 2.4M, 10k, 1.5G, 100e6), got \"" +
-                           text + "\"");
+    // strtod alone also reads leading spaces, hex ("0x10" is 16), inf and
+    // nan, and "010" as ten where C and the shells read eight.
+    std::size_t i = 0;
+    const auto digits = [&] {
+        const std::size_t from = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+            ++i;
+        return i - from;
     };
-    char* end = nullptr;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+        ++i;
+    const std::size_t whole_at = i, whole = digits();
+    std::size_t fraction = 0;
+    if (i < text.size() && text[i] == '.') {
+        ++i;
+        fraction = digits();
+    }
+    if (whole + fraction == 0 || (whole > 1 && text[whole_at] == '0'))
+        return false;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+            ++i;
+        if (digits() == 0)
+            return false;
+    }
+    if (i != text.size())
+        return false;
     errno = 0;
-    double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end == text.c_str() || std::isspace(static_cast<unsigned char>(text[0])) || std::isnan(v))
-        throw bad();
-    const std::string suffix(end);
-    // As rtl_power reads its frequencies (a lower-case m is mega there too,
-    // never milli, which no frequency or rate here needs).
-    if (suffix == "k" || suffix == "K")
-        v *= 1e3;
-    else if (suffix == "M" || suffix == "m")
-        v *= 1e6;
-    else if (suffix == "G" || suffix == "g")
-        v *= 1e9;
-    else if (!suffix.empty())
-        throw bad();
-    if (errno == ERANGE || std::isinf(v))
+    value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE) // too large or too small for a double: out of every range
+        value = text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+    return true;
+}
+
+namespace {
+
+struct unit {
+    const char* suffix;
+    double scale;
+};
+
+/*!
+ * A decimal number with one of `units` after it (or none: scale 1); throws
+ * usage_error with `expected` and the text if it is not one, or if it is
+ * beyond a double.
+ */
+double scaled(const std::string& text, std::initializer_list<unit> units, const std::string& expected)
+{
+    double v = 0, scale = 1;
+    bool ok = parse_decimal(text, v);
+    for (const unit& u : units) { // longest suffix first where one ends another ("ms", "s")
+        const std::size_t n = std::strlen(u.suffix);
+        if (ok || text.size() <= n || text.compare(text.size() - n, n, u.suffix) != 0)
+            continue;
+        ok = parse_decimal(text.substr(0, text.size() - n), v);
+        scale = u.scale;
+    }
+    if (!ok)
+        throw usage_error(expected + ", got \"" + text + "\"");
+    v *= scale;
+    if (std::isinf(v))
         throw usage_error(text + " is out of range");
     return v;
+}
+
+} // namespace
+
+double parse_si(const std::string& text)
+{
+    // As rtl_power reads its frequencies (a lower-case m is mega there too,
+    // never milli, which no frequency or rate here needs).
+    return scaled(text, { { "k", 1e3 }, { "K", 1e3 }, { "M", 1e6 }, { "m", 1e6 }, { "G", 1e9 }, { "g", 1e9 } },
+                  "expected a number with an optional k, M or G suffix (e.g. 2.4M, 10k, 1.5G, 100e6)");
+}
+
+double parse_seconds(const std::string& text)
+{
+    // rtl_power's -i and -e take s, m and h in either case; d for a survey of days.
+    return scaled(text,
+                  { { "ms", 1e-3 }, { "s", 1 }, { "S", 1 }, { "m", 60 }, { "M", 60 }, { "h", 3600 }, { "H", 3600 },
+                    { "d", 86400 }, { "D", 86400 } },
+                  "expected a time: seconds, or a number with a unit ms, s, m, h or d (e.g. 50ms, 1.5, 10m, 1h)");
+}
+
+double parse_fraction(const std::string& text)
+{
+    return scaled(text, { { "%", 0.01 } }, "expected a fraction or a percentage (e.g. 0.2 or 20%)");
 }
 
 std::string format_utc(utc_time t)
@@ -53,7 +122,7 @@ std::string format_utc(utc_time t)
     return buf;
 }
 
-bool parse_utc(const std::string& text, utc_time& out)
+bool parse_utc(const std::string& text, utc_time& out, std::string* why)
 {
     // RFC 3339 date-time with the offset Z (SigMF Specification v1.0.0,
     // "The datetime Pair"); a missing Z, which some recorders write, is read as UTC.
@@ -66,8 +135,23 @@ bool parse_utc(const std::string& text, utc_time& out)
     if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &mon, &day, &hour, &min, &sec, &used) != 6 ||
         used != 19)
         return false;
-    if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
+    // The Gregorian calendar's days, and a leap second only where UTC puts one.
+    static const int month_days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    static const char* const month_names[12] = { "January", "February", "March",     "April",   "May",      "June",
+                                                 "July",    "August",   "September", "October", "November", "December" };
+    const bool leap_year = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    const auto refuse = [&](const std::string& reason) {
+        if (why)
+            *why = reason;
         return false;
+    };
+    if (mon < 1 || mon > 12)
+        return refuse("no month " + std::to_string(mon));
+    if (day < 1 || day > month_days[mon - 1] + (mon == 2 && leap_year))
+        return refuse("no day " + std::to_string(day) + " in " + month_names[mon - 1] + " " + std::to_string(year));
+    if (hour > 23 || min > 59 || sec > 60 || (sec == 60 && (hour != 23 || min != 59)))
+        return refuse("no time " + text.substr(11, 8) + " (hours 00-23, minutes 00-59, seconds 00-59, or 60 in a "
+                                                        "leap second at 23:59)");
     std::int64_t ns = 0;
     std::size_t at = 19;
     if (at < text.size() && text[at] == '.') {
@@ -87,7 +171,7 @@ bool parse_utc(const std::string& text, utc_time& out)
     const std::time_t s = timegm(&tm);
     // utc_time counts nanoseconds in 64 bits: years 1678 to 2261.
     if (s < -max_utc_seconds || s > max_utc_seconds)
-        return false;
+        return refuse("beyond the years 1678 to 2261");
     out = utc_time(std::chrono::nanoseconds(std::int64_t(s) * 1000000000 + ns));
     return true;
 }

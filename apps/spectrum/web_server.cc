@@ -345,9 +345,7 @@ tcp::endpoint parse_address(const std::string& address, std::string& host)
         host = host.substr(1, host.size() - 2);
     if (host.empty()) // ":8073"
         host = "127.0.0.1";
-    char* end = nullptr;
-    const long number = std::strtol(port.c_str(), &end, 10);
-    if (port.empty() || *end || number < 0 || number > 65535)
+    if (!check_number(port, 0, 65535, true).empty())
         throw usage_error("--serve " + address + ": expected HOST:PORT with a port 0 to 65535");
     net::io_context io;
     tcp::resolver resolver(io);

@@ -315,6 +315,11 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(signals);
     CPPUNIT_TEST(closed_stdout);
     CPPUNIT_TEST(si_suffixes);
+    CPPUNIT_TEST(strict_numbers);
+    CPPUNIT_TEST(time_and_fraction_units);
+    CPPUNIT_TEST(window_parameters);
+    CPPUNIT_TEST(sigmf_bad_datetime);
+    CPPUNIT_TEST(sigmf_dataset_not_a_file);
     CPPUNIT_TEST(utc_times);
     CPPUNIT_TEST(format_from_name);
     CPPUNIT_TEST(outputs_to_stdout);
@@ -1235,6 +1240,171 @@ public:
         CPPUNIT_ASSERT(e.format == "cs8" && e.peaks == 2 && e.width == 10);
     }
 
+    // Numbers are decimal and nothing else: spaces, hex, an octal-looking
+    // leading zero or trailing garbage is a usage error naming the option and
+    // the value (exit status 2), for integers and reals alike.
+    void strict_numbers()
+    {
+        const std::vector<std::string> options = { "--rate", "--center", "--fps", "--fft", "--frames", "--width",
+                                                   "--height", "--peaks", "--overlap", "--alpha", "--db-min",
+                                                   "--peak-threshold", "--threshold" };
+        for (const auto& option : options)
+            for (const char* value : { " 5", "5 ", "0x10", "010", "5x", "1e", "+", ".", "1..2", "1e5e5", "0b1",
+                                       "1_000", "\t5", "5\n" }) {
+                const std::vector<std::string> args = { option, value };
+                const std::string what = option + " '" + value + "'";
+                expect_throw<gpufft_app::usage_error>(what, [&] { gpufft_app::parse_options(args); }, option);
+                expect_throw<gpufft_app::usage_error>(what, [&] { gpufft_app::parse_options(args); }, value);
+            }
+        CPPUNIT_ASSERT_EQUAL(2, app({ "--demo", "--rate", "0x10", "--png", "none", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(2, app({ "--demo", "--fft", " 512", "--png", "none", "--quiet" }));
+        CPPUNIT_ASSERT_EQUAL(2, app({ "--demo", "--fft", "0512", "--png", "none", "--quiet" }));
+        // What a person writes still reads: signs, a leading or trailing point,
+        // exponents, 0 itself, and the SI suffixes of frequencies and rates.
+        const auto o = gpufft_app::parse_options({ "--center", "-0.5", "--rate", "+2.4M", "--fft", "1e3", "--alpha",
+                                                   ".5", "--average", "exponential", "--db-min", "-100.", "--db-max", "0",
+                                                   "--peaks", "0" });
+        CPPUNIT_ASSERT(o.center == -0.5 && o.rate == 2.4e6 && o.fft == 1000 && o.alpha == 0.5);
+        CPPUNIT_ASSERT(o.db_min == -100 && o.db_max == 0 && o.peaks == 0);
+        CPPUNIT_ASSERT_EQUAL(1e5, gpufft_app::parse_options({ "--rate", "0.1M" }).rate);
+        CPPUNIT_ASSERT_EQUAL(1e9, gpufft_app::parse_options({ "--center", "1G" }).center);
+        CPPUNIT_ASSERT_EQUAL(1e3, gpufft_app::parse_options({ "--fps", "1k" }).fps);
+        for (const char* bad : { "0x10", "0x1p4", "010k", " 1M", "1M\n", "infk", "nanM" })
+            expect_throw<gpufft_app::usage_error>(bad, [&] { gpufft_app::parse_si(bad); }, bad);
+        // The numbers inside other values too: a --gain, a --sweep, a window's parameter.
+        for (const std::vector<std::string>& args :
+             { std::vector<std::string>{ "--device", "driver=x", "--center", "1M", "--gain", "0x10" },
+               { "--device", "driver=x", "--center", "1M", "--gain", "LNA=0x10" },
+               { "--device", "driver=x", "--sweep", "0x10M:108M:10k" }, { "--window", "kaiser:0x8" },
+               { "--window", "kaiser: 8" } })
+            expect_throw<gpufft_app::usage_error>(args.back(), [&] { gpufft_app::parse_options(args); },
+                                                  args[args.size() - 2]);
+    }
+
+    // Durations take s, ms, m, h and d, fractions a percentage, plain
+    // numbers as before (seconds, a fraction); a bad one says the syntax.
+    void time_and_fraction_units()
+    {
+        const std::vector<std::string> sweep = { "--device", "driver=x", "--sweep", "88M:108M:10k" };
+        const auto with = [&](std::vector<std::string> args) {
+            args.insert(args.begin(), sweep.begin(), sweep.end());
+            return gpufft_app::parse_options(args).radio;
+        };
+        const std::pair<std::vector<std::string>, double gpufft_app::radio_options::*> cases[] = {
+            { { "--duration", "1h" }, &gpufft_app::radio_options::duration },
+            { { "--interval", "10m" }, &gpufft_app::radio_options::interval },
+            { { "--dwell", "1s" }, &gpufft_app::radio_options::dwell },
+            { { "--settle", "50ms" }, &gpufft_app::radio_options::settle },
+            { { "--crop", "20%" }, &gpufft_app::radio_options::crop },
+            { { "--duration", "1.5d" }, &gpufft_app::radio_options::duration },
+            { { "--duration", "2" }, &gpufft_app::radio_options::duration },
+            { { "--crop=0.2" }, &gpufft_app::radio_options::crop },
+            { { "--interval=1H" }, &gpufft_app::radio_options::interval }, // rtl_power's -i takes H, M, S too
+        };
+        const double want[] = { 3600, 600, 1, 0.05, 0.2, 1.5 * 86400, 2, 0.2, 3600 };
+        for (std::size_t i = 0; i < std::size(cases); ++i) {
+            const auto& [args, field] = cases[i];
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(args[0], want[i], with(args).*field, want[i] * 1e-15);
+        }
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(0.25, gpufft_app::parse_options({ "--overlap", "25%" }).overlap, 1e-15);
+        // A bad value names the option and says what it takes; out of range names the range.
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { { "--duration", "1x" }, "ms, s, m, h or d" },  { { "--duration", "h" }, "ms, s, m, h or d" },
+            { { "--settle", "5 ms" }, "ms, s, m, h or d" },  { { "--dwell", "1hs" }, "ms, s, m, h or d" },
+            { { "--interval", "-1m" }, "out of range" },     { { "--dwell", "2h" }, "out of range" },
+            { { "--settle", "1m" }, "out of range" },        { { "--duration", "nan" }, "ms, s, m, h or d" },
+            { { "--crop", "20" }, "out of range" },          { { "--crop", "20 %" }, "percentage" },
+            { { "--crop", "%" }, "percentage" },             { { "--overlap", "95%" }, "out of range" },
+            { { "--crop", "0x1%" }, "percentage" },          { { "--duration", "0x10s" }, "ms, s, m, h or d" },
+        };
+        for (const auto& [args, word] : bad) {
+            const std::string what = args[0] + " " + args[1];
+            expect_throw<gpufft_app::usage_error>(what, [&] { with(args); }, args[0]);
+            expect_throw<gpufft_app::usage_error>(what, [&] { with(args); }, word);
+        }
+        std::vector<std::string> args = sweep;
+        args.insert(args.end(), { "--duration", "1y", "--png", "none" });
+        const auto [status, out, err] = run_exe(args);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("--duration") != std::string::npos &&
+                                        err.find("1h") != std::string::npos && lines_of(err).size() == 1);
+        const auto h = gpufft_app::parse_options({ "--help" }).help;
+        for (const char* word : { "50ms", "10m", "20%" })
+            CPPUNIT_ASSERT_MESSAGE(word, h.find(word) != std::string::npos);
+    }
+
+    // A window's parameter is in its range or refused, naming the window and
+    // the range; a window without one takes none.
+    void window_parameters()
+    {
+        for (const char* bad : { "tukey:-1", "tukey:2", "gaussian:-1", "gaussian:0", "kaiser:-1e6", "kaiser:-1",
+                                 "kaiser:1e400", "kaiser:701", "exponential:0", "hann:5", "rectangular:0", "blackmanharris:-1",
+                                 "kaiser:", "kaiser:nan" }) {
+            const std::string name = std::string(bad).substr(0, std::string(bad).find(':'));
+            const std::vector<std::string> args = { "--window", bad };
+            expect_throw<gpufft_app::usage_error>(bad, [&] { gpufft_app::parse_options(args); }, "--window");
+            expect_throw<gpufft_app::usage_error>(bad, [&] { gpufft_app::parse_options(args); }, name);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, 2, app({ "--demo", "--window", bad, "--png", "none", "--quiet" }));
+        }
+        const std::pair<const char*, const char*> ranges[] = { { "tukey:2", "[0, 1]" },
+                                                              { "gaussian:0", "> 0" },
+                                                              { "kaiser:-3", "[0, 700]" },
+                                                              { "hann:5", "takes no parameter" } };
+        for (const auto& [bad, range] : ranges)
+            expect_throw<gpufft_app::usage_error>(bad, [&] { gpufft_app::parse_options({ "--window", bad }); },
+                                                  range);
+        for (const char* good : { "tukey:0", "tukey:1", "tukey:0.3", "kaiser:0", "kaiser:8.6", "kaiser:700", "gaussian:0.5",
+                                  "exponential:6", "hann", "kaiser" })
+            CPPUNIT_ASSERT_NO_THROW_MESSAGE(good, gpufft_app::parse_options({ "--window", good }));
+    }
+
+    // A datetime that is no time (31 February, hour 24) is an error naming
+    // core:datetime, not a day in the next month.
+    void sigmf_bad_datetime()
+    {
+        gpufft_app::utc_time t;
+        for (const char* bad :
+             { "2026-02-31T00:00:00Z", "2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+               "2026-11-24T24:00:00Z", "2026-11-24T23:60:00Z", "2026-11-24T12:00:60Z", "2026-00-10T00:00:00Z",
+               "2026-11-00T00:00:00Z" })
+            CPPUNIT_ASSERT_MESSAGE(bad, !gpufft_app::parse_utc(bad, t));
+        for (const char* good : { "2024-02-29T00:00:00Z", "2000-02-29T12:00:00Z", "2026-12-31T23:59:60Z",
+                                  "2026-01-31T23:59:59.999Z", "2026-06-30T00:00:00Z" })
+            CPPUNIT_ASSERT_MESSAGE(good, gpufft_app::parse_utc(good, t));
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2024-02-29T10:00:00Z", t));
+        CPPUNIT_ASSERT_EQUAL(std::string("2024-02-29T10:00:00.000000Z"), gpufft_app::format_utc(t));
+        write_file("dt.sigmf-data", std::string(4096, '\x80'));
+        write_file("dt.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e6},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e8, "core:datetime": "2026-02-31T12:00:00Z"}]})");
+        expect_throw<gpufft_app::app_error>("31 February", [] { gpufft_app::open_sigmf(temp_dir() + "/dt"); },
+                                            "core:datetime");
+        expect_throw<gpufft_app::app_error>("31 February", [] { gpufft_app::open_sigmf(temp_dir() + "/dt"); },
+                                            "February");
+        const auto [status, out, err] = run_exe({ temp_dir() + "/dt", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("captures[0]: core:datetime") != std::string::npos);
+    }
+
+    // A core:dataset that names a directory or a device is said to be one, not "missing".
+    void sigmf_dataset_not_a_file()
+    {
+        std::filesystem::create_directories(temp_dir() + "/ds.dir");
+        const std::pair<std::string, const char*> cases[] = {
+            { temp_dir() + "/ds.dir", "is a directory" },
+            { "/dev/zero", "is a character device" },
+            { temp_dir() + "/ds.none", "is missing" },
+        };
+        for (const auto& [dataset, word] : cases) {
+            write_file("ds.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1e6,
+                "core:dataset": ")" + dataset + R"("}, "captures": [{"core:sample_start": 0, "core:frequency": 1e8}]})");
+            expect_throw<gpufft_app::app_error>(dataset, [] { gpufft_app::open_sigmf(temp_dir() + "/ds"); }, word);
+            expect_throw<gpufft_app::app_error>(dataset, [] { gpufft_app::open_sigmf(temp_dir() + "/ds"); },
+                                                "core:dataset");
+            const auto [status, out, err] = run_exe({ temp_dir() + "/ds", "--png", "none", "--quiet" });
+            CPPUNIT_ASSERT_MESSAGE(err, status == 1 && err.find(word) != std::string::npos);
+        }
+    }
+
     void utc_times()
     {
         gpufft_app::utc_time t;
@@ -1753,6 +1923,26 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 141, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("write failed") == std::string::npos &&
                                         err.find("Broken pipe") == std::string::npos);
+        // A waterfall PNG larger than a pipe holds, its reader gone after the
+        // first bytes: the same quiet 141 (libpng reports the failed write).
+        for (const char* option : { "--png", "--persistence" }) {
+            CPPUNIT_ASSERT(::pipe2(p, O_CLOEXEC) == 0);
+            const int err2_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            std::vector<std::string> args = { in, "--rate", "1M", "--center", "0", "--fft", "4096", "--frames", "1",
+                                              "--width", "4096", "--height", "2000", "--quiet", option, "-" };
+            if (std::string(option) == "--persistence")
+                args.insert(args.end(), { "--png", "none" });
+            child png(args, -1, p[1], err2_fd);
+            ::close(p[1]);
+            ::close(err2_fd);
+            CPPUNIT_ASSERT(::read(p[0], buf, sizeof buf) > 0);
+            ::close(p[0]);
+            const int png_status = png.wait(60);
+            const std::string png_err = read_file(err_path);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(option) + ": " + png_err, 141, png_status);
+            CPPUNIT_ASSERT_MESSAGE(png_err, png_err.find("libpng") == std::string::npos &&
+                                                png_err.find("write failed") == std::string::npos);
+        }
     }
 };
 

@@ -34,21 +34,33 @@ GPUFFT_API std::size_t sample_bytes(sample_format f);
 //! Converts `count` samples of format `f` at `raw` to complex float (the table above).
 GPUFFT_API void convert_samples(sample_format f, const void* raw, complex* out, std::size_t count);
 
+//! The param of make_window() that asks for the window's default (gr::fft::window::INVALID_WIN_PARAM).
+constexpr double window_default_param = -1.0;
+
 /*!
  * \brief A window of n taps, equal (within float rounding) to
  * gr::fft::window's of the same name.
  *
  * Names: rectangular, hann, hamming, blackman, blackmanharris (4 terms, 92 dB;
- * also "blackman-harris"), flattop (SRS), kaiser (param = beta, default
- * 6.76), bartlett, nuttall (= blackman-nuttall), nuttall_cfd, welch, parzen,
- * riemann, gaussian (param = sigma in samples, default n / 6), tukey (param =
- * alpha, default 0.5), exponential (param = decay in dB over half the window,
- * default 6). A negative param means the default. n = 1 gives {1} for every
- * window (GNU Radio returns NaN there). Throws gpufft::error for n = 0 or an
- * unknown name (the message lists the known ones).
+ * also "blackman-harris"), flattop (SRS), kaiser (param = beta in [0, 700],
+ * default 6.76), bartlett, nuttall (= blackman-nuttall), nuttall_cfd, welch, parzen,
+ * riemann, gaussian (param = sigma > 0 in samples, default n / 6), tukey
+ * (param = alpha in [0, 1], default 0.5), exponential (param = decay > 0 in
+ * dB over half the window, default 6). param = window_default_param (-1)
+ * means the default; any other is checked by check_window_param(). n = 1
+ * gives {1} for every window (GNU Radio returns NaN there). Throws
+ * gpufft::error for n = 0, an unknown name (the message lists the known
+ * ones) or a param out of the window's range.
  */
 GPUFFT_API std::vector<float>
-make_window(const std::string& name, std::size_t n, double param = -1.0);
+make_window(const std::string& name, std::size_t n, double param = window_default_param);
+/*!
+ * Throws gpufft::error naming the window, its parameter and the range
+ * unless `param` is a value the window takes (the ranges of make_window();
+ * the windows without a parameter take none), or if the name is unknown.
+ * For a parameter given explicitly: window_default_param is no value of any.
+ */
+GPUFFT_API void check_window_param(const std::string& name, double param);
 //! The names make_window() knows.
 GPUFFT_API std::vector<std::string> window_names();
 
@@ -91,7 +103,7 @@ struct GPUFFT_API spectrum_config {
     sample_format format = sample_format::cf32;
     double overlap = 0.0;                     //!< fraction of N shared by consecutive frames, [0, 0.9]
     std::string window = "blackmanharris";    //!< a make_window() name
-    double window_param = -1.0;               //!< beta, alpha, ...; negative: the window's default
+    double window_param = window_default_param; //!< beta, alpha, ...; -1: the window's default
     std::vector<float> user_window;           //!< if not empty, used instead of `window` (length N)
     averaging average = averaging::exponential;
     double alpha = 1.0;                       //!< exponential weight of the newest frame, (0, 1]

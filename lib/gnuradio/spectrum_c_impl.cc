@@ -92,7 +92,7 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
     if (!(p.overlap >= 0 && p.overlap <= 0.9))
         fail("overlap must be in [0, 0.9] (got " + num(p.overlap) + ")");
     if (!std::isfinite(p.window_param))
-        fail("window_param must be finite (< 0: the window's default; got " + num(p.window_param) + ")");
+        fail("window_param must be finite (-1: the window's default; got " + num(p.window_param) + ")");
     try {
         c.user_window = ::gpufft::make_window(p.window, c.fft_size, p.window_param);
     } catch (const ::gpufft::error& e) {

@@ -4,6 +4,7 @@
 #include <gpufft/error.h>
 #include <gpufft/spectrum.h>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -48,9 +49,29 @@ double bessel_i0(double x)
     return sum;
 }
 
-double param_or(double p, double fallback) { return p < 0 ? fallback : p; }
+double param_or(double p, double fallback) { return p == window_default_param ? fallback : p; }
 
 using maker = std::function<std::vector<float>(std::size_t n, double p)>;
+
+// The parameter a window takes: its name and range, where GNU Radio's
+// formulas give a window of that kind (a negative beta or sigma, or an alpha
+// above 1, gives none; past beta 700 the Bessel function overflows a double
+// and the taps are NaN, in gr::fft::window too).
+struct parameter {
+    const char* name;
+    const char* range;
+    bool (*in_range)(double);
+};
+const std::map<std::string, parameter>& parameters()
+{
+    static const std::map<std::string, parameter> table = {
+        { "kaiser", { "beta", "in [0, 700]", [](double p) { return p >= 0 && p <= 700; } } },
+        { "gaussian", { "sigma", "> 0 samples and finite", [](double p) { return p > 0 && std::isfinite(p); } } },
+        { "tukey", { "alpha", "in [0, 1]", [](double p) { return p >= 0 && p <= 1; } } },
+        { "exponential", { "decay", "> 0 dB and finite", [](double p) { return p > 0 && std::isfinite(p); } } },
+    };
+    return table;
+}
 
 const std::map<std::string, maker>& makers()
 {
@@ -120,8 +141,6 @@ const std::map<std::string, maker>& makers()
         { "gaussian",
           [](std::size_t n, double p) {
               const double sigma = param_or(p, double(n) / 6), c = double(n - 1) / 2;
-              if (!(sigma > 0))
-                  throw error("gpufft: gaussian window sigma must be > 0");
               return symmetric(n, [=](double i) {
                   const double t = (i - c) / sigma;
                   return std::exp(-0.5 * t * t);
@@ -130,8 +149,6 @@ const std::map<std::string, maker>& makers()
         { "tukey",
           [](std::size_t n, double p) {
               const double a = param_or(p, 0.5), m = double(n - 1);
-              if (a > 1)
-                  throw error("gpufft: tukey window alpha must be in [0, 1]");
               return symmetric(n, [=](double i) {
                   return i < a * m / 2 ? 0.5 * (1 - std::cos(2 * M_PI * i / (a * m))) : 1.0;
               });
@@ -139,8 +156,6 @@ const std::map<std::string, maker>& makers()
         { "exponential",
           [](std::size_t n, double p) {
               const double d = param_or(p, 6.0), c = double(n - 1) / 2;
-              if (!(d > 0))
-                  throw error("gpufft: exponential window decay must be > 0");
               const double tau = (double(n) / 2) * 8.69 / d; // GNU Radio's 8.69 dB per neper
               return symmetric(n, [=](double i) { return std::exp(-std::abs(i - c) / tau); });
           } },
@@ -158,25 +173,45 @@ std::vector<std::string> window_names()
     return names;
 }
 
-std::vector<float> make_window(const std::string& name, std::size_t n, double param)
+namespace {
+
+// The canonical name of a known window; throws for an unknown one, listing the known.
+std::string known_window(const std::string& name)
 {
-    const std::string key = name == "blackman-harris" || name == "blackman_harris"
-                                ? "blackmanharris"
-                                : name;
-    const auto it = makers().find(key);
-    if (it == makers().end()) {
+    const std::string key = name == "blackman-harris" || name == "blackman_harris" ? "blackmanharris" : name;
+    if (makers().count(key) == 0) {
         std::string known;
         for (const auto& w : window_names())
             known += (known.empty() ? "" : ", ") + w;
         throw error("gpufft: unknown window \"" + name + "\" (known: " + known + ")");
     }
+    return key;
+}
+
+} // namespace
+
+void check_window_param(const std::string& name, double param)
+{
+    const auto p = parameters().find(known_window(name));
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", param);
+    if (p == parameters().end())
+        throw error("gpufft: the " + name + " window takes no parameter (got " + got + ")");
+    if (!p->second.in_range(param))
+        throw error("gpufft: " + name + " window: " + p->second.name + " must be " + p->second.range + " (got " +
+                    got + ")");
+}
+
+std::vector<float> make_window(const std::string& name, std::size_t n, double param)
+{
+    const std::string key = known_window(name);
+    if (param != window_default_param)
+        check_window_param(name, param);
     if (n == 0)
         throw error("gpufft: window length must be >= 1");
-    if (std::isnan(param))
-        throw error("gpufft: window parameter is NaN");
     if (n == 1)
         return { 1.0f };
-    return it->second(n, param);
+    return makers().at(key)(n, param);
 }
 
 } // namespace gpufft

@@ -745,6 +745,12 @@ public:
               [] { spectrum_c::make(64, 1e6, 30, 0, "tukey", "exponential", 1, 0, 2, false, "cf32", "auto", 2.0); } },
             { "window_param NaN", "window_param",
               [=] { spectrum_c::make(64, 1e6, 30, 0, "kaiser", "exponential", 1, 0, 2, false, "cf32", "auto", nan); } },
+            { "kaiser beta -5", "beta must be in [0, 700]",
+              [] { spectrum_c::make(64, 1e6, 30, 0, "kaiser", "exponential", 1, 0, 2, false, "cf32", "auto", -5); } },
+            { "gaussian sigma 0", "sigma must be > 0",
+              [] { spectrum_c::make(64, 1e6, 30, 0, "gaussian", "exponential", 1, 0, 2, false, "cf32", "auto", 0); } },
+            { "hann with a parameter", "takes no parameter",
+              [] { spectrum_c::make(64, 1e6, 30, 0, "hann", "exponential", 1, 0, 2, false, "cf32", "auto", 3); } },
             { "unknown average", "average", [] { spectrum_c::make(64, 1e6, 30, 0, "hann", "median"); } },
             { "alpha 0", "alpha", [] { spectrum_c::make(64, 1e6, 30, 0, "hann", "exponential", 0.0); } },
             { "alpha 1.5", "alpha", [] { spectrum_c::make(64, 1e6, 30, 0, "hann", "exponential", 1.5); } },
@@ -769,6 +775,7 @@ public:
         expect_invalid("set_overlap(1)", "overlap", [&] { blk->set_overlap(1); });
         expect_invalid("set_window(x)", "window", [&] { blk->set_window("x"); });
         expect_invalid("set_window_param(NaN)", "window_param", [&] { blk->set_window_param(std::nan("")); });
+        expect_invalid("set_window_param(3) on hann", "takes no parameter", [&] { blk->set_window_param(3); });
         expect_invalid("set_average(x)", "average", [&] { blk->set_average("x"); });
         expect_invalid("set_frames_per_output(-2)", "frames_per_output", [&] { blk->set_frames_per_output(-2); });
         expect_invalid("set_ref_scale(-1)", "ref_scale", [&] { blk->set_ref_scale(-1); });

@@ -435,6 +435,27 @@ public:
         };
         expect_error("window summing to 0", with(alternating), "sum to about 0");
         CPPUNIT_ASSERT_NO_THROW(with([&](auto& c) { alternating(c), c.scale = level_scale::logpwrfft; })());
+        // Each window's parameter in its range, none for the windows without
+        // one; -1, GNU Radio's "no parameter", is the window's default.
+        const std::tuple<const char*, double, const char*> bad_params[] = {
+            { "tukey", -0.5, "alpha must be in [0, 1]" },  { "tukey", 1.5, "alpha must be in [0, 1]" },
+            { "gaussian", -2, "sigma must be > 0" },       { "gaussian", 0, "sigma must be > 0" },
+            { "kaiser", -1e6, "beta must be in [0, 700]" }, { "kaiser", 701, "beta must be in [0, 700]" },
+            { "exponential", 0, "decay must be > 0" },     { "hann", 5, "hann window takes no parameter" },
+            { "rectangular", 0, "takes no parameter" },    { "kaiser", NAN, "beta" },
+        };
+        for (const auto& [name, param, word] : bad_params) {
+            const std::string what = std::string(name) + " " + std::to_string(param);
+            expect_error(what, [name = name, param = param] { gpufft::make_window(name, 64, param); }, word);
+            expect_error(what, with([name = name, param = param](auto& c) { c.window = name, c.window_param = param; }),
+                         word);
+            expect_error(what, [name = name, param = param] { gpufft::check_window_param(name, param); }, word);
+        }
+        expect_error("explicit -1", [] { gpufft::check_window_param("tukey", -1); }, "alpha must be in [0, 1]");
+        expect_error("unknown", [] { gpufft::check_window_param("triangle", 1); }, "unknown window");
+        CPPUNIT_ASSERT(gpufft::make_window("kaiser", 64, -1) == gpufft::make_window("kaiser", 64, 6.76));
+        CPPUNIT_ASSERT(gpufft::make_window("tukey", 64, 0) == gpufft::make_window("rectangular", 64));
+        CPPUNIT_ASSERT_NO_THROW(gpufft::make_window("hann", 64, -1));
         expect_error("overlap 0.95", with([](auto& c) { c.overlap = 0.95; }), "overlap");
         expect_error("overlap -0.1", with([](auto& c) { c.overlap = -0.1; }), "overlap");
         expect_error("overlap NaN", with([](auto& c) { c.overlap = std::nan(""); }), "overlap");

@@ -90,6 +90,20 @@ class qa_spectrum(gr_unittest.TestCase):
         np.testing.assert_array_equal(gpufft.window("blackman-harris", 16),
                                       gpufft.window("blackmanharris", 16))
 
+    def test_window_param_ranges(self):
+        # -1 (GNU Radio's INVALID_WIN_PARAM) is the default; any other value
+        # must be in the window's range, and a window without one takes none.
+        for name, param, word in (("tukey", -0.5, "alpha"), ("tukey", 2.0, "alpha"), ("gaussian", -1e-3, "sigma"),
+                                  ("gaussian", 0.0, "sigma"), ("kaiser", -1e6, "beta"), ("kaiser", np.inf, "beta"), ("kaiser", 701.0, "beta"),
+                                  ("exponential", 0.0, "decay"), ("hann", 5.0, "takes no parameter"),
+                                  ("flattop", 0.0, "takes no parameter")):
+            with self.assertRaises(gpufft.error, msg=f"{name} {param}") as ctx:
+                gpufft.window(name, 16, param)
+            self.assertIn(word, str(ctx.exception))
+            self.assertIn(name, str(ctx.exception))
+        np.testing.assert_array_equal(gpufft.window("kaiser", 16, -1), gpufft.window("kaiser", 16, 6.76))
+        np.testing.assert_array_equal(gpufft.window("tukey", 16, 0.0), gpufft.window("rectangular", 16))
+
     def test_full_scale_tone_matches_logpwrfft(self):
         # logpwrfft keeps one vector in round(fs / n / frame_rate); with frame_rate
         # fs / n it keeps them all, so both see the same frames.

@@ -183,7 +183,8 @@ class qa_spectrum_c(gr_unittest.TestCase):
             block.set_frames_per_output(100)
             block.set_shift(True)
             block.set_overlap(0.5)
-            block.set_window_param(3.0)  # hann takes none: ignored
+            with self.assertRaises(ValueError):
+                block.set_window_param(3.0)  # hann takes none
             with self.assertRaises(ValueError):
                 block.set_alpha(0.0)
             with self.assertRaises(ValueError):
@@ -250,6 +251,8 @@ class qa_spectrum_c(gr_unittest.TestCase):
             (dict(fft_size=64, sample_rate=1e6, frames_per_output=-1), "frames_per_output"),
             (dict(fft_size=64, sample_rate=1e6, window="tukey", window_param=2.0), "window_param"),
             (dict(fft_size=64, sample_rate=1e6, window="kaiser", window_param=float("nan")), "window_param"),
+            (dict(fft_size=64, sample_rate=1e6, window="kaiser", window_param=-5.0), "beta must be in [0, 700]"),
+            (dict(fft_size=64, sample_rate=1e6, window="hann", window_param=3.0), "takes no parameter"),
         ]
         for kwargs, word in cases:
             with self.assertRaises(ValueError, msg=str(kwargs)) as ctx:

@@ -20,7 +20,7 @@ void bind_spectrum_c(py::module& m)
         "exponential (alpha), linear, peak or min over every frame of one output;\n"
         "one output per frames_per_output frames, or frame_rate outputs per second\n"
         "when frames_per_output is 0. window_param: Kaiser beta, gaussian sigma, tukey\n"
-        "alpha, exponential decay (< 0: the default). Every setter works while the\n"
+        "alpha, exponential decay (-1: the default). Every setter works while the\n"
         "flowgraph runs. Raises gpufft.error naming a bad parameter.")
         .def(py::init(&spectrum_c::make),
              py::arg("fft_size"),

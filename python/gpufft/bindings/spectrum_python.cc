@@ -104,8 +104,8 @@ void bind_spectrum(py::module& m)
         py::arg("n"),
         py::arg("param") = -1.0,
         "A window of n taps equal to gnuradio.fft.window's of the same name\n"
-        "(param: kaiser beta, tukey alpha, gaussian sigma, exponential decay;\n"
-        "negative: the default).");
+        "(param: kaiser beta in [0, 700], tukey alpha in [0, 1], gaussian sigma > 0,\n"
+        "exponential decay > 0; -1: the default; the other windows take none).");
     m.def("window_names", &gpufft::window_names, "The names gpufft.window() knows.");
 
     py::class_<py_spectrum>(m,
