@@ -891,6 +891,17 @@ public:
             const std::string m = usage_message([&] { parse_rtl_power_options(args); });
             CPPUNIT_ASSERT_MESSAGE(m, m.find(expect) == 0);
         }
+        // rtl_power.c's windows, against their formulas in double at a few taps.
+        const auto w = [](const char* name, std::size_t n, std::size_t i) {
+            return double(gpufft_app::rtl_power_window(name, n)[i]);
+        };
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(4.0 / 46, w("hamming", 9, 0), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(128.0 / 18608, w("blackman", 9, 8), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, w("blackman-harris", 9, 4), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0 - 2.0 / 4.5, w("bartlett", 9, 2), 1e-7); // 1 - |2 - 4| / (9 / 2)
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(std::exp(-2.0 / 8), w("hann-poisson", 9, 4), 1e-7); // |8 - 1 - 8| / 8
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(std::exp(-0.0025 / 8), w("youssef", 9, 4), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, w("rectangle", 9, 3), 0);
         CPPUNIT_ASSERT(!parse_rtl_power_options({ "-h" }).o.help.empty());
         CPPUNIT_ASSERT(!parse_rtl_power_options({ "--help" }).o.help.empty());
     }

@@ -561,20 +561,35 @@ class qa_gpufft_power(gr_unittest.TestCase):
             at, level = max(seen, key=lambda s: s[1])
             self.assertLessEqual(abs(at - hz), rows[0][3] / 2, f"tone {hz} Hz read at {at} Hz")
             self.assertLess(abs(level - db), 1.0)  # dBFS, less the window's scalloping
+        # -P: each bin's highest power of the interval; the tones as steady, the noise well above its mean.
+        out = self.power("-d", device, "-f", "88M:108M:125k", "-c", "20%", "-w", "blackman-harris", "-i", "1",
+                         "-1", "-P", "-")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        peaks = self.check_plan(out.stdout, (88000000, 108000000, 125000), 0.2)
+        for hz, db in tones:
+            self.assertLess(abs(max(v for _, low, _, step, _, values in peaks for i, v in enumerate(values)
+                                    if abs(low + i * step - hz) < 3 * step) - db), 1.0)
+        mean_floor = np.median([v for r in rows for v in r[5]])
+        self.assertGreater(np.median([v for r in peaks for v in r[5]]), mean_floor + 5)
 
     def test_integrates_interval(self):
         # -i averages every FFT of the interval (hopping all the time): the spread of
         # the noise floor across a row is that of the mean of K exponential powers,
-        # 10 / ln(10) / sqrt(K) dB, for the K the row says (rectangle window: bins independent).
-        out = self.power("-f", "88M:108M:125k", "-i", "1", "-1", "-")
+        # 10 / ln(10) / sqrt(K) dB, for the K the row says (rectangle window: bins
+        # independent). gpufftsim's noise, read from a fixed table, has a spectral
+        # shape of its own, the same in every hop: the spread is taken of the
+        # difference of two hops' rows, over sqrt(2).
+        out = self.power("-d", "driver=gpufftsim,paced=0", "-f", "88M:108M:30k", "-i", "1", "-1", "-")
         self.assertEqual(out.returncode, 0, out.stderr)
         rows = rtl_power_rows(out.stdout)
-        for _, _, _, _, samples, values in rows:
-            self.assertGreater(samples, 2 * 256)  # more than one visit of the hop (256 FFTs each)
-            expected = 10 / np.log(10) / np.sqrt(samples)
-            self.assertAlmostEqual(np.std(values, ddof=1) / expected, 1.0, delta=0.35)
-        spread = np.mean([np.std(r[5], ddof=1) * np.sqrt(r[4]) for r in rows]) * np.log(10) / 10
-        self.assertAlmostEqual(spread, 1.0, delta=0.12)  # over the 8 rows' 256 bins
+        self.assertEqual(len(rows), 8)  # 8 hops of 128 bins of 19531.25 Hz
+        ratios = []
+        for a, b in zip(rows[0::2], rows[1::2]):
+            self.assertEqual(a[4], b[4])  # the same FFTs for every hop of the interval
+            self.assertGreater(a[4], 2 * 64)  # more than one visit of the hop (64 FFTs each)
+            spread = np.std(np.array(a[5]) - np.array(b[5]), ddof=1) / np.sqrt(2)
+            ratios.append(spread / (10 / np.log(10) / np.sqrt(a[4])))
+        self.assertAlmostEqual(np.mean(ratios), 1.0, delta=0.15, msg=str(ratios))
 
     def test_sigint(self):
         # As rtl_power: rows of whole intervals, the one under way dropped, exit status 0.
