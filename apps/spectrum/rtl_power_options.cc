@@ -164,7 +164,7 @@ rtl_power_request parse_rtl_power_options(const std::vector<std::string>& args)
             if (const auto why = check_number(value, -1e4, 1e4, true); !why.empty())
                 throw usage_error("-p: " + why + " (ppm)");
             o.radio.ppm = std::strtod(value.c_str(), nullptr);
-            o.radio.ppm_set = true;
+            o.radio.ppm_set = o.radio.ppm != 0; // rtl_power sets no correction for 0
             break;
         case 'c':
             r.crop = rtl_power_fraction(value);

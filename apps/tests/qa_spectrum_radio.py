@@ -545,6 +545,38 @@ class qa_gpufft_power(gr_unittest.TestCase):
     def path(self, name):
         return os.path.join(self.dir.name, name)
 
+    def test_hop_plan_as_rtl_power(self):
+        # rtl_power (Debian's rtl-sdr) prints its hop plan before it looks for a dongle:
+        # gpufft-power's for the same -f and -c, as it starts on gpufftsim, says the same.
+        keys = ("Number of frequency hops", "Dongle bandwidth", "Downsampling by", "Cropping by", "Total FFT bins",
+                "FFT bin size")
+
+        def plan(text):
+            return {k: v for k, v in re.findall(r"^(.+?): (.+)$", text, re.M) if k in keys}
+
+        for args in (["-f", "88M:108M:125k"], ["-f", "88M:108M:125k", "-c", "20%"], ["-f", "100M:1G:1M"],
+                     ["-f", "100M:100.5M:1k", "-c", "0.3"], ["-f", "430M:440M:10k", "-c", "50%"],
+                     ["-f", "24M:1766M:2.4M"]):
+            theirs = subprocess.run(["rtl_power", *args, "-i", "1", "-1", os.devnull], capture_output=True,
+                                    text=True, timeout=30)
+            expected = plan(theirs.stderr)
+            self.assertEqual(len(expected), len(keys), theirs.stderr)
+            proc = subprocess.Popen([POWER, "-d", "driver=gpufftsim,paced=0", *args, "-i", "1", os.devnull],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            ours = ""
+            while "Reporting every" not in ours:
+                line = proc.stderr.readline()
+                self.assertTrue(line, ours)
+                ours += line
+            proc.send_signal(signal.SIGINT)
+            _, rest = proc.communicate(timeout=30)
+            self.assertEqual(proc.returncode, 0, ours + rest)
+            got = plan(ours)
+            if args[1].endswith(("1M", "2.4M")):  # one bin per hop: rtl_power prints the size it computed before
+                del expected["FFT bin size"]  # switching to them (its rows say the hop's rate, as ours)
+                self.assertEqual(got.pop("FFT bin size"), expected["Dongle bandwidth"].replace("Hz", ".00Hz"))
+            self.assertEqual(got, expected, args)
+
     def test_tones(self):
         # Cropped hops that overlap (rtl_power's plan at -c 20%), tones off the hop centres
         # (rtl_power gives the centre bin its neighbour's value): each read within half a bin.
