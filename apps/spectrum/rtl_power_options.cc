@@ -131,7 +131,9 @@ rtl_power_request parse_rtl_power_options(const std::vector<std::string>& args)
     std::string freq;
     for (int c; (c = ::getopt(int(copies.size()), argv.data(), ":f:i:s:t:d:g:p:e:w:c:F:1PDOhT")) != -1;) {
         const std::string value = optarg ? optarg : "";
-        const std::string name = std::string("-") + char(c == ':' || c == '?' ? optopt : c);
+        const int letter = c == ':' || c == '?' ? optopt : c;
+        // A long option (--name), which rtl_power has none of, is named whole: getopt reads its first '-' as a letter.
+        const std::string name = letter == '-' && argv[optind] ? std::string(argv[optind]) : std::string("-") + char(letter);
         switch (c) {
         case 'f':
             freq = value;

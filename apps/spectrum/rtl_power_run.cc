@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 
 namespace gpufft_app {
 
@@ -258,7 +259,8 @@ int run_rtl_power(const rtl_power_request& r)
             frames[h] = counted[h] = 0;
         }
         csv.flush();
-        ++rows;
+        if (stop_signal() != SIGPIPE) // standard output closed: these rows went nowhere
+            ++rows;
     };
 
     measure_hops(o, radio, hops, [&](std::size_t h, const std::vector<float>& db, std::size_t n) {

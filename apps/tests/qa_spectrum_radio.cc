@@ -884,6 +884,7 @@ public:
             { { "-f", "88M:108M:1k", "-F", "9" }, "-F 9: not implemented" },
             { { "-f", "88M:108M:1k", "-s", "avg" }, "-s: rtl_power ignores it" },
             { { "-f", "88M:108M:1k", "-x" }, "unknown option -x" },
+            { { "-f", "88M:108M:1k", "--interval", "10" }, "unknown option --interval" },
             { { "-f", "88M:108M:1k", "-d", "" }, "-d: empty" },
             { { "-f", "88M:108M:1k", "a.csv", "b.csv" }, "one output file expected, got 2" },
         };
