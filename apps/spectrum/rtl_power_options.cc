@@ -133,7 +133,8 @@ rtl_power_request parse_rtl_power_options(const std::vector<std::string>& args)
         const std::string value = optarg ? optarg : "";
         const int letter = c == ':' || c == '?' ? optopt : c;
         // A long option (--name), which rtl_power has none of, is named whole: getopt reads its first '-' as a letter.
-        const std::string name = letter == '-' && argv[optind] ? std::string(argv[optind]) : std::string("-") + char(letter);
+        const std::string name =
+            letter == '-' && argv[optind] ? std::string(argv[optind]) : std::string("-") + char(letter);
         switch (c) {
         case 'f':
             freq = value;

@@ -229,7 +229,8 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
         if (!r.settings.empty()) {
             const auto info = dev.getSettingInfo();
             for (const auto& want : r.settings) {
-                if (std::none_of(info.begin(), info.end(), [&](const SoapySDR::ArgInfo& a) { return a.key == want.key; })) {
+                const auto has = [&](const SoapySDR::ArgInfo& a) { return a.key == want.key; };
+                if (std::none_of(info.begin(), info.end(), has)) {
                     std::string known;
                     for (const auto& a : info)
                         known += (known.empty() ? "" : ", ") + a.key;

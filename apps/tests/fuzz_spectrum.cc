@@ -108,7 +108,8 @@ void command_line(const std::uint8_t* data, std::size_t size)
     // The same arguments as rtl_power's (gpufft-power).
     try {
         const auto r = gpufft_app::parse_rtl_power_options(split_args(data, size, used));
-        if (r.interval_s < 1 || r.exit_s < 0 || !(r.crop >= 0 && r.crop < 1) || !(r.upper > r.lower))
+        const bool in_range = r.interval_s >= 1 && r.exit_s >= 0 && r.crop >= 0 && r.crop < 1 && r.upper > r.lower;
+        if (r.o.help.empty() && !in_range) // -h returns at once, with the defaults
             std::abort();
     } catch (const gpufft_app::usage_error&) {
     }

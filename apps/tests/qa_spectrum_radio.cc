@@ -862,8 +862,8 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(3), e.o.radio.settings.size());
         CPPUNIT_ASSERT(e.o.radio.settings[0].key == "biastee" && e.o.radio.settings[1].key == "direct_samp" &&
                        e.o.radio.settings[2].key == "offset_tune");
-        CPPUNIT_ASSERT_EQUAL(std::string("serial=00000001"),
-                             parse_rtl_power_options({ "-f", "88M:108M:125k", "-d", "serial=00000001" }).o.radio.device);
+        const auto serial = parse_rtl_power_options({ "-f", "88M:108M:125k", "-d", "serial=00000001" });
+        CPPUNIT_ASSERT_EQUAL(std::string("serial=00000001"), serial.o.radio.device);
         CPPUNIT_ASSERT_EQUAL(std::string("serial=ABC"),
                              parse_rtl_power_options({ "-f", "88M:108M:125k", "-d", "ABC" }).o.radio.device);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(129600.0, gpufft_app::rtl_power_seconds("1.5d", "-e"), 0);
