@@ -16,6 +16,7 @@ packages=(
   libqwt-qt5-dev  # C++ QT GUI flowgraphs from GRC link gnuradio-qtgui, whose CMake target needs qwt::qwt
   gr-fosphor  # benchmarked beside the display sink
   libsoapysdr-dev soapysdr-tools  # live radios in gpufft-spectrum, the simulated device in its tests
+  rtl-sdr  # rtl_power, whose hop plan gpufft-power's tests compare with theirs
   libzmq3-dev cppzmq-dev  # gpufft-spectrum --zmq-pub
   chromium  # the web view's page test
   python3-jsonschema  # our SigMF metadata checked against the SigMF schema's rules

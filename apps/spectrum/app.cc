@@ -170,6 +170,8 @@ gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, 
     c.window = o.window;
     if (!std::isnan(o.window_param))
         c.window_param = o.window_param;
+    if (o.window_taps)
+        c.user_window = o.window_taps(fft);
     c.average = gpufft::parse_averaging(o.average);
     c.alpha = o.alpha;
     c.shift = true;

@@ -54,6 +54,8 @@ struct options {
     bool rate_set = false, center_set = false, format_set = false, fps_set = false;
     std::string backend = "auto", window = "blackmanharris", average = "linear";
     double window_param = NAN; //!< P of --window NAME:P; NaN if none
+    //! If set, the window of N taps instead of --window's (gpufft-power's rtl_power windows).
+    std::function<std::vector<float>(std::size_t n)> window_taps;
     std::size_t fft = 2048, frames = 0, width = 0, height = 0, peaks = 10;
     double overlap = 0.5, alpha = 0.1, fps = 0, peak_threshold = 10;
     double db_min = NAN, db_max = NAN;

@@ -46,6 +46,13 @@ struct radio_options {
     double dwell = 0.05, interval = 0;
     bool once = false;
     std::string rtl_power; //!< --rtl-power FILE or "-"
+    //! No --gain: automatic gain where the device has it, else its gain as it is (rtl_power's default).
+    bool auto_gain_if_any = false;
+    //! A device setting (SoapySDR writeSetting) that `option` asked for; refused where the device lacks `key`.
+    struct device_setting {
+        std::string option, key, value;
+    };
+    std::vector<device_setting> settings;
 };
 
 struct options;
@@ -102,6 +109,8 @@ public:
      */
     void row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
              const float* db, std::size_t n);
+    //! Hands the rows so far to the file (rtl_power flushes after each interval).
+    void flush();
     void commit();
 
 private:
@@ -208,6 +217,15 @@ stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gp
                           std::size_t settle_samples, std::size_t max_samples,
                           const std::function<void(const unsigned char* data, std::size_t len)>& on_read,
                           const std::function<void(std::uint64_t at, std::uint64_t lost)>& on_gap);
+
+/*!
+ * Measures the hops of `plan` in turn, over and over, as a sweep does (each
+ * tuned, settled and averaged over --dwell or --frames), giving each hop's
+ * spectrum (tone dBFS, fftshifted) and its frame count to `on_hop` until it
+ * returns false or a stop signal comes.
+ */
+void measure_hops(const options& o, soapy_radio& radio, const sweep_plan& plan,
+                  const std::function<bool(std::size_t hop, const std::vector<float>& db, std::size_t frames)>& on_hop);
 
 //! --sweep: runs the sweeps and writes their outputs; returns the exit status.
 int run_sweep(const options& o, soapy_radio& radio);

@@ -42,6 +42,12 @@ void rtl_power_csv::row(std::chrono::system_clock::time_point when, double hz_lo
     d_out->flush();
 }
 
+void rtl_power_csv::flush()
+{
+    std::fflush(d_out->get());
+    d_out->check();
+}
+
 void rtl_power_csv::commit() { d_out->commit(); }
 
 } // namespace gpufft_app

@@ -181,7 +181,9 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
             dev.setAntenna(rx, 0, r.antenna);
         }
         const auto gain_names = dev.listGains(rx, 0);
-        if (r.gain == "auto") {
+        if (r.gain.empty() && r.auto_gain_if_any && dev.hasGainMode(rx, 0)) {
+            dev.setGainMode(rx, 0, true);
+        } else if (r.gain == "auto") {
             if (!dev.hasGainMode(rx, 0))
                 throw usage_error("--gain auto: the device has no automatic gain");
             dev.setGainMode(rx, 0, true);
@@ -223,6 +225,20 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
             if (!dev.hasFrequencyCorrection(rx, 0))
                 throw usage_error("--ppm: the device has no frequency correction");
             dev.setFrequencyCorrection(rx, 0, r.ppm);
+        }
+        if (!r.settings.empty()) {
+            const auto info = dev.getSettingInfo();
+            for (const auto& want : r.settings) {
+                const auto has = [&](const SoapySDR::ArgInfo& a) { return a.key == want.key; };
+                if (std::none_of(info.begin(), info.end(), has)) {
+                    std::string known;
+                    for (const auto& a : info)
+                        known += (known.empty() ? "" : ", ") + a.key;
+                    throw usage_error(want.option + ": the device has no \"" + want.key + "\" setting (it has: " +
+                                      (known.empty() ? "none" : known) + ")");
+                }
+                dev.writeSetting(want.key, want.value);
+            }
         }
         if (center)
             tune(*center);

@@ -227,6 +227,16 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
     return p;
 }
 
+void measure_hops(const options& o, soapy_radio& radio, const sweep_plan& plan,
+                  const std::function<bool(std::size_t hop, const std::vector<float>& db, std::size_t frames)>& on_hop)
+{
+    sweeper sweep(o, radio, plan, nullptr);
+    for (;;)
+        for (std::size_t h = 0; h < plan.centers.size(); ++h)
+            if (!sweep.measure(h) || !on_hop(h, sweep.hop(), sweep.frames_per_hop()))
+                return;
+}
+
 int run_sweep(const options& o, soapy_radio& radio)
 {
     const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);

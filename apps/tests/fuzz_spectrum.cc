@@ -13,6 +13,7 @@
  * With -DGPUFFT_LIBFUZZER=ON (clang) the same entry point, fuzz_one(), is
  * also built as a libFuzzer target, fuzz_spectrum_libfuzzer. */
 #include "spectrum/app.h"
+#include "spectrum/rtl_power.h"
 
 #include <gpufft/error.h>
 #include <chrono>
@@ -101,6 +102,14 @@ void command_line(const std::uint8_t* data, std::size_t size)
         // What parses is in range.
         if (o.fft < 1 || o.fft > (1u << 28) || o.width > 16384 || o.height > 16384 || !(o.rate > 0) ||
             !(std::abs(o.center) <= gpufft_app::max_frequency_hz) || !(o.overlap >= 0 && o.overlap <= 0.9))
+            std::abort();
+    } catch (const gpufft_app::usage_error&) {
+    }
+    // The same arguments as rtl_power's (gpufft-power).
+    try {
+        const auto r = gpufft_app::parse_rtl_power_options(split_args(data, size, used));
+        const bool in_range = r.interval_s >= 1 && r.exit_s >= 0 && r.crop >= 0 && r.crop < 1 && r.upper > r.lower;
+        if (r.o.help.empty() && !in_range) // -h returns at once, with the defaults
             std::abort();
     } catch (const gpufft_app::usage_error&) {
     }
@@ -257,6 +266,8 @@ std::vector<bytes> seeds()
         of(4, args({ "--rate=2.4M", "--center", "100M", "--frames", "1", "--record", "rec", "--annotate", "--threshold",
                      "3", "--jsonl", "-" }) + '\0' + iq),
         of(2, args({ "--rate", "10k", "--center=1.5G", "--fps", "0.5k", "--record=r", "--annotate" })),
+        of(2, args({ "-f", "88M:108M:125k", "-i", "5m", "-e", "1h", "-c", "20%", "-1P", "-w", "youssef", "-g", "30",
+                     "-p", "-2", "-d", "1", "out.csv" })),
         of(5, "2.4M"),
         of(5, "2026-11-24T20:31:05.123456789Z"),
     };

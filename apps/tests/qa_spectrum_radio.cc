@@ -15,6 +15,7 @@
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
 #include "spectrum/app.h"
+#include "spectrum/rtl_power.h"
 
 #include <nlohmann/json.hpp>
 
@@ -183,6 +184,8 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(non_finite_options);
     CPPUNIT_TEST(driver_over_return);
     CPPUNIT_TEST(radio_faults);
+    CPPUNIT_TEST(rtl_power_hop_plan);
+    CPPUNIT_TEST(rtl_power_options);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -765,7 +768,7 @@ public:
                 const std::string what = std::string(option) + " " + value;
                 const std::string m = usage_message([&] { gpufft_app::parse_options(args); });
                 CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find(option) != std::string::npos);
-                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a") != std::string::npos ||
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a number") != std::string::npos ||
                                                             m.find("out of range") != std::string::npos);
                 const auto [status, out, err] = app(args);
                 CPPUNIT_ASSERT_EQUAL_MESSAGE(what + ": " + err, 2, status);
@@ -774,10 +777,6 @@ public:
         }
     }
 
-    // A driver whose readStream returns more samples than asked (gpufftsim's
-    // big_return): only the samples asked for are used, the driver's fault is
-    // reported once, and the tone reads right. Under ASan a read past the
-    // buffer would end the test.
     // A radio that fails mid-run: the error on standard error, exit status 1,
     // and everything measured before it in full (CSV, JSON lines, rtl_power
     // rows, the recording's samples and metadata, the PNG).
@@ -826,6 +825,138 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(base + ".rtl").rows);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), gpufft_app::open_sigmf(base).captures.size());
         CPPUNIT_ASSERT_MESSAGE(base, is_png(base + ".png"));
+    }
+
+    // A driver whose readStream returns more samples than asked (gpufftsim's
+    // big_return): only the samples asked for are used, the driver's fault is
+    // reported once, and the tone reads right. Under ASan a read past the
+    // buffer would end the test.
+    // The hop plans rtl_power.c's frequency_range() makes, worked out by hand
+    // from it: hops, rate, bins, downsampling, kept bins, centres, and the
+    // Hz low and Hz high csv_dbm() writes.
+    void rtl_power_hop_plan()
+    {
+        using gpufft_app::plan_rtl_power;
+        struct expected {
+            long long lower, upper, bin;
+            double crop;
+            std::size_t hops;
+            double rate;
+            std::size_t bins, downsample, first, ffts;
+            double center0;
+            long long low0, high0;
+        };
+        const expected cases[] = {
+            // rtl_power's first example: 8 hops of 2.5 MHz, 32 bins of 78125 Hz.
+            { 88000000, 108000000, 125000, 0, 8, 2500000, 32, 1, 0, 256, 89250000, 88000000, 90500000 },
+            // -c 20%: 9 hops of 2222222 Hz seen at 2777777 S/s; bins 3 to 28 kept,
+            // Hz low 89111111 - int(2777777 * 25 / 64).
+            { 88000000, 108000000, 125000, 0.2, 9, 2777777, 32, 1, 3, 256, 89111111, 88026042, 90196180 },
+            // The survey example: bins of 1 MHz and more are one bin per hop (its power).
+            { 100000000, 1000000000, 1000000, 0, 900, 1000000, 1, 1, 0, 8192, 100500000, 100000000, 101000000 },
+            // A band under 1 MHz: one hop at 5 x 500 kS/s, 512 bins of 976.5625 Hz.
+            { 100000000, 100500000, 1000, 0, 1, 2500000, 512, 5, 0, 3, 100250000, 100000000, 100500000 },
+        };
+        for (const auto& e : cases) {
+            const auto p = plan_rtl_power(e.lower, e.upper, e.bin, e.crop);
+            const std::string what = std::to_string(e.lower) + ":" + std::to_string(e.upper) + ":" +
+                                     std::to_string(e.bin) + " -c " + std::to_string(e.crop);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.hops, p.centers.size());
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, e.rate, p.rate, 0);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.bins, p.bins);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.downsample, p.downsample);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.first, p.first);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.bins - 1 - e.first, p.last);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.ffts, p.ffts_per_visit);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, e.center0, p.centers[0], 0);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.low0, p.hz_low(0));
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(what, e.high0, p.hz_high(0));
+            const double spacing = p.centers.size() > 1 ? p.centers[1] - p.centers[0] : 0;
+            for (std::size_t h = 1; h < p.centers.size(); ++h)
+                CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(what, spacing, p.centers[h] - p.centers[h - 1], 0);
+        }
+        const std::pair<std::vector<long long>, const char*> bad[] = {
+            { { 108000000, 88000000, 1000 }, "must be above lower" },
+            { { 88000000, 108000000, 0 }, "at least 1 Hz" },
+            { { 1000000, 9000000000, 100000 }, "too wide" },
+            { { 0, 10000000000, 1000000 }, "bandwidth too wide" },
+            { { 100000000, 100500000, 1000000 }, "holds no bin" },
+            { { 100000000, 100010000, 1 }, "at most 2^22" },
+            { { 24000000, 1700000000, 1 }, "2^25 in all" },
+        };
+        for (const auto& [args, expect] : bad) {
+            const std::string m = usage_message([&] { plan_rtl_power(args[0], args[1], args[2], 0); });
+            CPPUNIT_ASSERT_MESSAGE(m, m.find(expect) != std::string::npos && m.find("-f") == 0);
+        }
+    }
+
+    // rtl_power's value syntax (convenience.c's atofs, atoft, atofp) and getopt's ways.
+    void rtl_power_options()
+    {
+        using gpufft_app::parse_rtl_power_options;
+        const auto r = parse_rtl_power_options({ "-f88M:108M:125k", "-i", "5m", "-e", "1h", "-c", "20%", "-1P", "-g",
+                                                 "29.7", "-p", "-3", "-w", "hann-poisson", "-d", "1", "out.csv" });
+        CPPUNIT_ASSERT(r.lower == 88000000 && r.upper == 108000000 && r.max_bin == 125000);
+        CPPUNIT_ASSERT(r.interval_s == 300 && r.exit_s == 3600 && r.crop == 0.2 && r.single && r.peak_hold);
+        CPPUNIT_ASSERT(r.o.radio.gain == "29.7" && r.o.radio.ppm == -3 && r.o.radio.ppm_set);
+        CPPUNIT_ASSERT(r.window == "hann-poisson" && r.device_index == "1" && r.o.radio.device.empty());
+        CPPUNIT_ASSERT_EQUAL(std::string("out.csv"), r.o.radio.rtl_power);
+        // The defaults: 10 s, no exit timer, no crop, rectangle, standard output, automatic gain.
+        const auto d = parse_rtl_power_options({ "-f", "1G:1.1g:1M" });
+        CPPUNIT_ASSERT(d.lower == 1000000000 && d.upper == 1100000000 && d.interval_s == 10 && d.exit_s == 0);
+        CPPUNIT_ASSERT(d.crop == 0 && d.window == "rectangle" && d.o.radio.rtl_power == "-" && d.o.radio.gain.empty());
+        CPPUNIT_ASSERT(!d.single && !d.peak_hold && d.device_index.empty() && d.o.radio.settings.empty());
+        // An option after the file; -1 is an option, not a file; whole seconds, at least 1; the last -d counts.
+        const auto e = parse_rtl_power_options({ "log.csv", "-f", "88M:108M:125k", "-1", "-i", "0.3", "-c", "0.25",
+                                                 "-d", "0", "-d", "driver=rtlsdr", "-T", "-D", "-O" });
+        CPPUNIT_ASSERT(e.o.radio.rtl_power == "log.csv" && e.single && e.interval_s == 1 && e.crop == 0.25);
+        CPPUNIT_ASSERT(e.o.radio.device == "driver=rtlsdr" && e.device_index.empty());
+        CPPUNIT_ASSERT_EQUAL(std::size_t(3), e.o.radio.settings.size());
+        CPPUNIT_ASSERT(e.o.radio.settings[0].key == "biastee" && e.o.radio.settings[1].key == "direct_samp" &&
+                       e.o.radio.settings[2].key == "offset_tune");
+        const auto serial = parse_rtl_power_options({ "-f", "88M:108M:125k", "-d", "serial=00000001" });
+        CPPUNIT_ASSERT_EQUAL(std::string("serial=00000001"), serial.o.radio.device);
+        CPPUNIT_ASSERT_EQUAL(std::string("serial=ABC"),
+                             parse_rtl_power_options({ "-f", "88M:108M:125k", "-d", "ABC" }).o.radio.device);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(129600.0, gpufft_app::rtl_power_seconds("1.5d", "-e"), 0);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(5400.0, gpufft_app::rtl_power_seconds("1.5H", "-e"), 0);
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { {}, "-f lower:upper:bin_size is required" },
+            { { "-f" }, "-f needs a value" },
+            { { "-f", "88M:108M" }, "-f: expected lower:upper:bin_size" },
+            { { "-f", "88X:108M:1k" }, "-f: expected a number" },
+            { { "-f", "88M:108M:1k", "-i", "10y" }, "-i: expected seconds" },
+            { { "-f", "88M:108M:1k", "-i", "-5" }, "-i: -5 is out of range" },
+            { { "-f", "88M:108M:1k", "-e", "nan" }, "-e: expected seconds" },
+            { { "-f", "88M:108M:1k", "-c", "100%" }, "-c: 100% would crop every bin" },
+            { { "-f", "88M:108M:1k", "-c", "20%%" }, "-c: expected a fraction" },
+            { { "-f", "88M:108M:1k", "-g", "loud" }, "-g: expected a number" },
+            { { "-f", "88M:108M:1k", "-p", "1.5" }, "-p: expected a whole number" },
+            { { "-f", "88M:108M:1k", "-w", "kaiser" }, "-w: unknown window" },
+            { { "-f", "88M:108M:1k", "-F", "9" }, "-F 9: not implemented" },
+            { { "-f", "88M:108M:1k", "-s", "avg" }, "-s: rtl_power ignores it" },
+            { { "-f", "88M:108M:1k", "-x" }, "unknown option -x" },
+            { { "-f", "88M:108M:1k", "--interval", "10" }, "unknown option --interval" },
+            { { "-f", "88M:108M:1k", "-d", "" }, "-d: empty" },
+            { { "-f", "88M:108M:1k", "a.csv", "b.csv" }, "one output file expected, got 2" },
+        };
+        for (const auto& [args, expect] : bad) {
+            const std::string m = usage_message([&] { parse_rtl_power_options(args); });
+            CPPUNIT_ASSERT_MESSAGE(m, m.find(expect) == 0);
+        }
+        // rtl_power.c's windows, against their formulas in double at a few taps.
+        const auto w = [](const char* name, std::size_t n, std::size_t i) {
+            return double(gpufft_app::rtl_power_window(name, n)[i]);
+        };
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(4.0 / 46, w("hamming", 9, 0), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(128.0 / 18608, w("blackman", 9, 8), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, w("blackman-harris", 9, 4), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0 - 2.0 / 4.5, w("bartlett", 9, 2), 1e-7); // 1 - |2 - 4| / (9 / 2)
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(std::exp(-2.0 / 8), w("hann-poisson", 9, 4), 1e-7); // |8 - 1 - 8| / 8
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(std::exp(-0.0025 / 8), w("youssef", 9, 4), 1e-7);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(1.0, w("rectangle", 9, 3), 0);
+        CPPUNIT_ASSERT(!parse_rtl_power_options({ "-h" }).o.help.empty());
+        CPPUNIT_ASSERT(!parse_rtl_power_options({ "--help" }).o.help.empty());
     }
 
     void driver_over_return()

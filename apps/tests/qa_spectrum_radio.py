@@ -20,9 +20,14 @@ simulated SoapySDR module CTest puts on SOAPY_SDR_PLUGIN_PATH):
 - the live outputs of a sweep: --zmq-pub read with pyzmq and the example
   collector's parser, and --serve's metadata and rows, each a whole band with
   the tones at their absolute frequencies; and a SigMF recording's spectra
-  published at their own capture's centre.
+  published at their own capture's centre;
+- gpufft-power, rtl_power's command line: the example command lines of
+  rtl_power's help (intervals scaled down) on the first device SoapySDR
+  finds, rows and hop plan as rtl_power.c makes them, tones at their
+  frequencies, the noise floor's spread against the FFTs averaged, SIGINT,
+  and bad options.
 
-The program is $GPUFFT_SPECTRUM_EXE.
+The programs are $GPUFFT_SPECTRUM_EXE and $GPUFFT_POWER_EXE.
 """
 
 import os
@@ -48,6 +53,7 @@ from qa_spectrum_live import free_port, parse_frame, ws_client  # noqa: E402
 from zmq_collector import parse_message  # noqa: E402
 
 EXE = os.environ["GPUFFT_SPECTRUM_EXE"]
+POWER = os.environ["GPUFFT_POWER_EXE"]
 SIM = "driver=gpufftsim"
 # Two tones, one near a hop edge (hops of 1.8 MHz from 88 MHz), on 9375 Hz bins.
 SWEEP_TONES = ((100.1e6, -30), (91.3e6, -45))
@@ -81,6 +87,55 @@ def heatmap_matrix(path):
         col = int(round((low - f_min) / step))
         matrix[times.index(t), col:col + len(values)] = values
     return matrix, f_min, step, times
+
+
+def rtl_power_plan(lower, upper, max_size, crop=0.0):
+    """rtl_power.c (rtl-sdr 0.6), frequency_range() then csv_dbm(), restated:
+    (Hz low, Hz high, Hz step, values) of each hop's row, rtl_power's boxcar
+    downsampling (no -F)."""
+    tune_count, bw_seen, bw_used = 0, 0, 0
+    for i in range(1, 1500):
+        bw_seen = (upper - lower) // i
+        bw_used = int(bw_seen / (1.0 - crop))
+        if bw_used > 2800000:
+            continue
+        tune_count = i
+        break
+    downsample = 1
+    if bw_used < 1000000:
+        tune_count = 1
+        downsample = 2800000 // bw_used
+        bw_used *= downsample
+    for i in range(1, 22):
+        bin_e = i
+        if bw_used / ((1 << i) * downsample) <= max_size:
+            break
+    if max_size >= 1000000:
+        bw_seen = bw_used = max_size
+        tune_count = (upper - lower) // bw_seen
+        bin_e = 0
+        crop = 0
+    length = 1 << bin_e
+    rows = []
+    for i in range(tune_count):
+        freq = lower + i * bw_seen + bw_seen // 2
+        bin_count = int(length * (1.0 - crop))
+        bw2 = int(bw_used * bin_count / (length * 2 * downsample))
+        i1 = int(length * crop * 0.5)
+        i2 = length - 1 - int(length * crop * 0.5)
+        rows.append((freq - bw2, freq + bw2, bw_used / (length * downsample), i2 - i1 + 2))
+    return rows
+
+
+def rtl_power_rows(text):
+    """Rows of rtl_power CSV: (date time, Hz low, Hz high, step, samples, values without the repeated last)."""
+    out = []
+    for line in text.splitlines():
+        cells = line.split(", ")
+        values = [float(c) for c in cells[6:]]
+        out.append((cells[0] + " " + cells[1], int(cells[2]), int(cells[3]), float(cells[4]), int(cells[5]),
+                    values[:-1]))
+    return out
 
 
 def check_png(path):
@@ -474,6 +529,176 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         self.assertEqual(sorted({c for c, _ in seen}), [100e6, 433.92e6], seen[:3])
         for _, offset in seen:  # the tone at its place relative to each capture's centre
             self.assertAlmostEqual(offset, tone, delta=1)
+
+class qa_gpufft_power(gr_unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def power(self, *args):
+        return subprocess.run([POWER, *args], capture_output=True, text=True, timeout=60, cwd=self.dir.name)
+
+    def check_plan(self, text, band, crop=0.0):
+        """Every row of `text` as rtl_power.c plans `band` (lower, upper, bin size): the hops, in order,
+        Hz step and values exactly; Hz low and high exactly without cropping, within a bin with it
+        (rtl_power rounds them; ours are the kept bins' own)."""
+        self.assertTrue(text.endswith("\n"))
+        for line in text.splitlines():
+            self.assertRegex(line, ROW)
+        rows = rtl_power_rows(text)
+        plan = rtl_power_plan(*band, crop)
+        self.assertEqual(len(rows) % len(plan), 0)
+        for n, (_, low, high, step, samples, values) in enumerate(rows):
+            p_low, p_high, p_step, p_values = plan[n % len(plan)]
+            self.assertEqual(f"{step:.2f}", f"{p_step:.2f}")
+            self.assertEqual(len(values) + 1, p_values)
+            self.assertGreater(samples, 0)
+            self.assertLessEqual(abs(low - p_low), 0 if crop == 0 else step)
+            self.assertLessEqual(abs(high - p_high), 0 if crop == 0 else step)
+        return rows
+
+    def test_help_examples(self):
+        # rtl_power's help: "rtl_power -f 88M:108M:125k fm_stations.csv" (with -i 1 -1 to end
+        # after a second), on the first device SoapySDR finds (here gpufftsim, at its pace).
+        out = self.power("-f", "88M:108M:125k", "-i", "1", "-1", "fm_stations.csv")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout, "")
+        with open(self.path("fm_stations.csv")) as f:
+            rows = self.check_plan(f.read(), (88000000, 108000000, 125000))
+        self.assertEqual(len(rows), 8)  # one interval: a row per hop
+        matrix, f0, step, times = heatmap_matrix(self.path("fm_stations.csv"))
+        self.assertEqual((matrix.shape, f0, step), ((1, 256), 88000000, 78125.0))  # adjacent hops, no gaps
+        self.assertFalse(np.isnan(matrix).any())
+        # "rtl_power -f 100M:1G:1M -i 5m -1 survey.csv", 10 MHz for 1 s: bins of 1 MHz, a hop each.
+        out = self.power("-f", "100M:110M:1M", "-i", "1", "-1", "survey.csv")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        with open(self.path("survey.csv")) as f:
+            rows = self.check_plan(f.read(), (100000000, 110000000, 1000000))
+        self.assertEqual([r[1] for r in rows], list(range(100000000, 110000000, 1000000)))
+        # "rtl_power -f ... -e 1h | gzip > log.csv.gz", for 2 s: two intervals of a second.
+        out = subprocess.run(f"'{POWER}' -f 88M:92M:125k -i 1 -e 2 | gzip > log.csv.gz", shell=True,
+                             capture_output=True, text=True, timeout=60, cwd=self.dir.name)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        text = subprocess.run(["gzip", "-dc", self.path("log.csv.gz")], capture_output=True, text=True).stdout
+        rows = self.check_plan(text, (88000000, 92000000, 125000))
+        self.assertEqual(len(rows), 2 * 2)  # 2 intervals of 2 hops
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def test_hop_plan_as_rtl_power(self):
+        # rtl_power (Debian's rtl-sdr) prints its hop plan before it looks for a dongle:
+        # gpufft-power's for the same -f and -c, as it starts on gpufftsim, says the same.
+        keys = ("Number of frequency hops", "Dongle bandwidth", "Downsampling by", "Cropping by", "Total FFT bins",
+                "FFT bin size")
+
+        def plan(text):
+            return {k: v for k, v in re.findall(r"^(.+?): (.+)$", text, re.M) if k in keys}
+
+        for args in (["-f", "88M:108M:125k"], ["-f", "88M:108M:125k", "-c", "20%"], ["-f", "100M:1G:1M"],
+                     ["-f", "100M:100.5M:1k", "-c", "0.3"], ["-f", "430M:440M:10k", "-c", "50%"],
+                     ["-f", "24M:1766M:2.4M"]):
+            theirs = subprocess.run(["rtl_power", *args, "-i", "1", "-1", os.devnull], capture_output=True,
+                                    text=True, timeout=30)
+            expected = plan(theirs.stderr)
+            self.assertEqual(len(expected), len(keys), theirs.stderr)
+            proc = subprocess.Popen([POWER, "-d", "driver=gpufftsim,paced=0", *args, "-i", "1", os.devnull],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            ours = ""
+            while "Reporting every" not in ours:
+                line = proc.stderr.readline()
+                self.assertTrue(line, ours)
+                ours += line
+            proc.send_signal(signal.SIGINT)
+            _, rest = proc.communicate(timeout=30)
+            self.assertEqual(proc.returncode, 0, ours + rest)
+            got = plan(ours)
+            if args[1].endswith(("1M", "2.4M")):  # one bin per hop: rtl_power prints the size it computed before
+                del expected["FFT bin size"]  # switching to them (its rows say the hop's rate, as ours)
+                self.assertEqual(got.pop("FFT bin size"), expected["Dongle bandwidth"].replace("Hz", ".00Hz"))
+            self.assertEqual(got, expected, args)
+
+    def test_tones(self):
+        # Cropped hops that overlap (rtl_power's plan at -c 20%), tones off the hop centres
+        # (rtl_power gives the centre bin its neighbour's value): each read within half a bin.
+        tones = ((100.5e6, -30), (94.3e6, -45))
+        device = "driver=gpufftsim,paced=0,tones=" + ";".join(f"{hz}:{db}" for hz, db in tones)
+        out = self.power("-d", device, "-f", "88M:108M:125k", "-c", "20%", "-w", "blackman-harris", "-i", "1",
+                         "-1", "-")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = self.check_plan(out.stdout, (88000000, 108000000, 125000), 0.2)
+        self.assertEqual(len(rows), 9)
+        for hz, db in tones:
+            seen = [(low + i * step, v) for _, low, _, step, _, values in rows for i, v in enumerate(values)
+                    if abs(low + i * step - hz) < 3 * step]
+            at, level = max(seen, key=lambda s: s[1])
+            self.assertLessEqual(abs(at - hz), rows[0][3] / 2, f"tone {hz} Hz read at {at} Hz")
+            self.assertLess(abs(level - db), 1.0)  # dBFS, less the window's scalloping
+        # -P: each bin's highest power of the interval; the tones as steady, the noise well above its mean.
+        out = self.power("-d", device, "-f", "88M:108M:125k", "-c", "20%", "-w", "blackman-harris", "-i", "1",
+                         "-1", "-P", "-")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        peaks = self.check_plan(out.stdout, (88000000, 108000000, 125000), 0.2)
+        for hz, db in tones:
+            self.assertLess(abs(max(v for _, low, _, step, _, values in peaks for i, v in enumerate(values)
+                                    if abs(low + i * step - hz) < 3 * step) - db), 1.0)
+        mean_floor = np.median([v for r in rows for v in r[5]])
+        self.assertGreater(np.median([v for r in peaks for v in r[5]]), mean_floor + 5)
+
+    def test_integrates_interval(self):
+        # -i averages every FFT of the interval (hopping all the time): the spread of
+        # the noise floor across a row is that of the mean of K exponential powers,
+        # 10 / ln(10) / sqrt(K) dB, for the K the row says (rectangle window: bins
+        # independent). gpufftsim's noise, read from a fixed table, has a spectral
+        # shape of its own, the same in every hop: the spread is taken of the
+        # difference of two hops' rows, over sqrt(2).
+        out = self.power("-d", "driver=gpufftsim,paced=0", "-f", "88M:108M:30k", "-i", "1", "-1", "-")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = rtl_power_rows(out.stdout)
+        self.assertEqual(len(rows), 8)  # 8 hops of 128 bins of 19531.25 Hz
+        ratios = []
+        for a, b in zip(rows[0::2], rows[1::2]):
+            self.assertEqual(a[4], b[4])  # the same FFTs for every hop of the interval
+            self.assertGreater(a[4], 2 * 64)  # more than one visit of the hop (64 FFTs each)
+            spread = np.std(np.array(a[5]) - np.array(b[5]), ddof=1) / np.sqrt(2)
+            ratios.append(spread / (10 / np.log(10) / np.sqrt(a[4])))
+        self.assertAlmostEqual(np.mean(ratios), 1.0, delta=0.15, msg=str(ratios))
+
+    def test_sigint(self):
+        # As rtl_power: rows of whole intervals, the one under way dropped, exit status 0.
+        proc = subprocess.Popen([POWER, "-f", "88M:108M:125k", "-i", "1", "-"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        first = [proc.stdout.readline() for _ in range(8)]
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertIn("signal 2", err)
+        rows = self.check_plan("".join(first) + rest, (88000000, 108000000, 125000))
+        self.assertEqual(len(rows) % 8, 0)
+
+    def test_bad_options(self):
+        sim = "driver=gpufftsim"
+        for args, expect in ((["-f", "88M:108M:125k", "-T", "-d", sim], "-T: the device has no \"biastee\" setting"),
+                             (["-f", "88M:108M:125k", "-D", "-d", sim], "-D: the device has no \"direct_samp\""),
+                             (["-f", "88M:108M:125k", "-O", "-d", sim], "-O: the device has no \"offset_tune\""),
+                             (["-f", "88M:108M:125k", "-d", "5"], "-d 5: SoapySDR found 1 device"),
+                             (["-f", "88M:108M:125k", "-g", "100"], "--gain 100 dB is outside the device's range"),
+                             (["-f", "10G:11G:1M"], "-f: the hop at 10.0005 GHz is outside the device's range"),
+                             (["-f", "88M:108M:125k", "-F", "9"], "-F 9: not implemented"),
+                             (["-f", "88M:108M:125k", "-c", "1.5"], "-c: 1.5 would crop every bin"),
+                             (["-i", "10"], "-f lower:upper:bin_size is required")):
+            out = self.power(*args, "out.csv")
+            self.assertEqual(out.returncode, 2, args)
+            self.assertIn(expect, out.stderr)
+            self.assertFalse(os.path.exists(self.path("out.csv")))
+        # -1 is single shot, not a file name: the rows go to standard output.
+        out = self.power("-f", "88M:92M:125k", "-i", "1", "-1")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.check_plan(out.stdout, (88000000, 92000000, 125000))
+        self.assertEqual(os.listdir(self.dir.name), [])
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_spectrum_radio)
