@@ -6,6 +6,7 @@
 #include <gpufft/api.h>
 #include <gpufft/problem.h>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -221,6 +222,19 @@ public:
     std::size_t frames_per_output() const;
     //! Frames transformed since construction or reset().
     std::size_t frames() const;
+    /*!
+     * cf32 samples with a NaN or infinite component pushed since
+     * construction (reset() keeps the count): each is taken as 0 + 0i, so
+     * that it cannot turn its frames' spectra into NaN (read as silence) or
+     * infinity; the other formats cannot hold one.
+     */
+    std::uint64_t nonfinite_samples() const;
+    /*!
+     * During a sink call: how many samples of that output's frames were
+     * non-finite (taken as 0); 0 outside a call. For exponential averaging,
+     * the frames since the output before.
+     */
+    std::size_t output_nonfinite_samples() const;
     //! Frequency of output bin i relative to the centre, in Hz (accounts for shift).
     double bin_hz(std::size_t i) const;
     //! The window in use (length N).

@@ -190,6 +190,65 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
 
     d_chain = make_chain(s);
     d_span = ((s.batch - 1) * s.hop + n) * d_bps;
+    d_deliver = [this](const float* spectrum, std::size_t len) { deliver(spectrum, len); };
+}
+
+void engine::deliver(const float* spectrum, std::size_t n)
+{
+    d_output_nonfinite = 0;
+    if (!d_pending_nonfinite.empty()) {
+        d_output_nonfinite = d_pending_nonfinite.front();
+        d_pending_nonfinite.pop_front();
+    }
+    ++d_delivered;
+    if (d_out && *d_out)
+        (*d_out)(spectrum, n);
+    d_output_nonfinite = 0;
+}
+
+void engine::note_nonfinite(std::uint64_t i)
+{
+    ++d_nonfinite;
+    if (d_chain->display()) // it delivers no outputs to flag
+        return;
+    // Output k holds the samples of frames [kK, (k+1)K): [kS, kS + L).
+    const std::uint64_t hop = d_setup.hop, stride = d_setup.per_output * hop,
+                        span = (d_setup.per_output - 1) * hop + d_setup.n;
+    const std::uint64_t last = i / stride, first = std::max(d_delivered, i < span ? 0 : (i - span) / stride + 1);
+    if (last < first)
+        return;
+    if (d_pending_nonfinite.size() <= last - d_delivered)
+        d_pending_nonfinite.resize(last - d_delivered + 1, 0);
+    for (std::uint64_t k = first; k <= last; ++k)
+        ++d_pending_nonfinite[k - d_delivered];
+}
+
+void engine::zero_nonfinite()
+{
+    if (d_setup.format != sample_format::cf32)
+        return;
+    // A float is NaN or infinite when its exponent bits are all ones.
+    const auto bad = [](const unsigned char* p) {
+        std::uint32_t w[2];
+        std::memcpy(w, p, sizeof w);
+        return ((w[0] & 0x7f800000u) == 0x7f800000u) | ((w[1] & 0x7f800000u) == 0x7f800000u);
+    };
+    unsigned char* in = d_chain->input();
+    const std::size_t end = d_fill / d_bps * d_bps;
+    constexpr std::size_t block = 512; // samples tested at once; only a block with one is searched
+    for (std::size_t b = d_checked; b < end;) {
+        const std::size_t stop = std::min(end, b + block * d_bps);
+        bool any = false;
+        for (std::size_t j = b; j < stop; j += d_bps)
+            any |= bad(in + j);
+        for (std::size_t j = b; any && j < stop; j += d_bps)
+            if (bad(in + j)) {
+                std::memset(in + j, 0, d_bps);
+                note_nonfinite(d_base + j / d_bps);
+            }
+        b = stop;
+    }
+    d_checked = end;
 }
 
 // Runs the first `count` frames held in the chain's input; the samples a
@@ -197,9 +256,13 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
 std::size_t engine::run(std::size_t count, const spectrum::sink& deliver)
 {
     const std::size_t used = count * d_setup.hop * d_bps;
-    const std::size_t outputs = d_chain->run(count, used, d_fill, deliver);
+    d_out = &deliver;
+    const std::size_t outputs = d_chain->run(count, used, d_fill, d_deliver);
+    d_out = nullptr;
     d_frames += count;
     d_fill -= used;
+    d_checked = d_checked > used ? d_checked - used : 0;
+    d_base += count * d_setup.hop;
     return outputs;
 }
 
@@ -216,6 +279,7 @@ std::size_t engine::take(std::size_t bytes, const spectrum::sink& deliver)
                     "handed out holds " + str(d_acquired) + " bytes");
     d_acquired = 0;
     d_fill += bytes;
+    zero_nonfinite();
     return d_fill == d_span ? run(d_setup.batch, deliver) : 0; // exactly one full batch of frames
 }
 
@@ -225,9 +289,17 @@ std::size_t engine::commit(std::size_t bytes, const spectrum::sink& out)
     return outputs + delivered_now(out);
 }
 
+std::size_t engine::drain(const spectrum::sink& out)
+{
+    d_out = &out;
+    const std::size_t outputs = d_chain->drain(d_deliver);
+    d_out = nullptr;
+    return outputs;
+}
+
 std::size_t engine::delivered_now(const spectrum::sink& out)
 {
-    return d_config.deferred_delivery ? 0 : d_chain->drain(out);
+    return d_config.deferred_delivery ? 0 : drain(out);
 }
 
 std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out)
@@ -259,9 +331,9 @@ std::size_t engine::flush(const spectrum::sink& out)
     d_acquired = 0;
     const std::size_t held = d_fill / d_bps;
     if (held < d_setup.n)
-        return d_chain->drain(out);
+        return drain(out);
     const std::size_t outputs = run((held - d_setup.n) / d_setup.hop + 1, out);
-    return outputs + d_chain->drain(out);
+    return outputs + drain(out);
 }
 
 void engine::reset()
@@ -271,6 +343,10 @@ void engine::reset()
     d_acquired = 0;
     d_frames = 0;
     d_chain->reset();
+    d_checked = 0;
+    d_base = 0;
+    d_delivered = 0;
+    d_pending_nonfinite.clear();
 }
 
 double engine::bin_hz(std::size_t i) const
@@ -317,6 +393,8 @@ std::size_t spectrum::hop() const { return d_impl->setup().hop; }
 std::size_t spectrum::batch() const { return d_impl->setup().batch; }
 std::size_t spectrum::frames_per_output() const { return d_impl->setup().per_output; }
 std::size_t spectrum::frames() const { return d_impl->frames(); }
+std::uint64_t spectrum::nonfinite_samples() const { return d_impl->nonfinite_samples(); }
+std::size_t spectrum::output_nonfinite_samples() const { return d_impl->output_nonfinite_samples(); }
 const std::vector<float>& spectrum::window() const { return d_impl->setup().window; }
 const std::string& spectrum::backend() const { return d_impl->stages().backend(); }
 const spectrum_config& spectrum::config() const { return d_impl->config(); }
