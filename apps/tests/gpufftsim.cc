@@ -19,6 +19,18 @@
  * Driver faults (a receiver must survive a buggy module):
  *   big_return=0       if > 0: every readStream writes the samples asked for and
  *                      returns this many more
+ *   tiny_reads=K       every readStream delivers at most K (>= 1) samples
+ *   error_after=N      after N samples delivered, readStream returns
+ *                      SOAPY_SDR_STREAM_ERROR for ever (a device that died)
+ *   throw_after=N      after N samples delivered, readStream throws
+ *   timeout_after=N    after N samples delivered, readStream waits its timeout and
+ *                      returns SOAPY_SDR_TIMEOUT for ever (a wedged device)
+ *   overflow_always_after=N  after N samples delivered, readStream returns
+ *                      SOAPY_SDR_OVERFLOW at once, for ever
+ *   nan_after=N        after N samples delivered, every sample is NaN+NaN*i
+ *                      (CF32 streams; integer formats cannot hold NaN)
+ *   retune_fail_after=K  setFrequency succeeds K times, then throws
+ * N counts samples over the device's life, across streams and retunes.
  * As real drivers do, it clamps silently: the frequency to 1 MHz - 6 GHz, the
  * rate to 100 kHz - 61.44 MS/s, the gains to LNA 0-40 dB and VGA 0-30 dB
  * (overall 0-70 dB, SoapySDR's default spreads an overall gain over them).
@@ -32,6 +44,7 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
@@ -69,6 +82,16 @@ double number_arg(const SoapySDR::Kwargs& args, const std::string& key, double a
     return it == args.end() ? absent : number(it->second, key);
 }
 
+//! A fault's sample or call count; absent means the fault never happens.
+std::size_t count_arg(const SoapySDR::Kwargs& args, const std::string& key)
+{
+    constexpr auto never = std::numeric_limits<std::size_t>::max();
+    const double v = number_arg(args, key, -1);
+    if (args.count(key) && (v < 0 || v != std::floor(v)))
+        throw std::runtime_error(std::string(driver) + ": " + key + "=" + args.at(key) + " is not a count");
+    return args.count(key) ? std::size_t(v) : never;
+}
+
 std::vector<tone> parse_tones(const std::string& text)
 {
     std::vector<tone> out;
@@ -96,8 +119,17 @@ public:
           d_overflow_every(std::size_t(std::max(0.0, number_arg(args, "overflow_every", 0)))),
           d_tune_step(number_arg(args, "tune_step", 0)),
           d_noise(1 << 16),
-          d_big_return(int(std::clamp(number_arg(args, "big_return", 0), 0.0, 1e6)))
+          d_big_return(int(std::clamp(number_arg(args, "big_return", 0), 0.0, 1e6))),
+          d_tiny_reads(count_arg(args, "tiny_reads")),
+          d_error_after(count_arg(args, "error_after")),
+          d_throw_after(count_arg(args, "throw_after")),
+          d_timeout_after(count_arg(args, "timeout_after")),
+          d_overflow_always_after(count_arg(args, "overflow_always_after")),
+          d_nan_after(count_arg(args, "nan_after")),
+          d_retune_fail_after(count_arg(args, "retune_fail_after"))
     {
+        if (d_tiny_reads == 0)
+            throw std::runtime_error(std::string(driver) + ": tiny_reads=0 would deliver nothing");
         if (d_native != SOAPY_SDR_CS16 && d_native != SOAPY_SDR_CF32 && d_native != SOAPY_SDR_CS8)
             throw std::runtime_error(std::string(driver) + ": format=" + d_native + " (known: CS16, CF32, CS8)");
         // A fixed table of unit-power complex Gaussian noise, read from random offsets.
@@ -146,6 +178,16 @@ public:
     {
         flags = 0;
         time_ns = 0;
+        if (d_delivered >= d_error_after)
+            return SOAPY_SDR_STREAM_ERROR;
+        if (d_delivered >= d_throw_after)
+            throw std::runtime_error("gpufftsim: simulated driver exception in readStream");
+        if (d_delivered >= d_timeout_after) {
+            std::this_thread::sleep_for(std::chrono::microseconds(timeout_us));
+            return SOAPY_SDR_TIMEOUT;
+        }
+        if (d_delivered >= d_overflow_always_after)
+            return SOAPY_SDR_OVERFLOW;
         if (d_overflow_every && d_since_overflow >= d_overflow_every) {
             d_since_overflow = 0;
             skip(lost_on_overflow);
@@ -167,11 +209,16 @@ public:
             if (wait > 0)
                 std::this_thread::sleep_for(std::chrono::duration<double>(wait));
         }
-        std::size_t n = count;
+        std::size_t n = std::min(count, d_tiny_reads);
+        // Stop exactly where a fault begins, so that N samples are delivered whole.
+        for (const std::size_t at : { d_error_after, d_throw_after, d_timeout_after, d_overflow_always_after })
+            if (at > d_delivered)
+                n = std::min(n, at - d_delivered);
         if (d_overflow_every)
             n = std::min(n, d_overflow_every - d_since_overflow);
         generate(buffs[0], n);
         d_since_overflow += n;
+        d_delivered += n;
         return int(n) + d_big_return;
     }
 
@@ -205,6 +252,8 @@ public:
 
     void setFrequency(const int, const std::size_t, const double hz, const SoapySDR::Kwargs&) override
     {
+        if (d_retunes++ >= d_retune_fail_after)
+            throw std::runtime_error("gpufftsim: simulated tuning failure");
         d_center = std::clamp(d_tune_step > 0 ? std::round(hz / d_tune_step) * d_tune_step : hz, min_hz, max_hz);
         d_transient_left = std::size_t(d_transient_s * d_rate);
     }
@@ -281,6 +330,9 @@ private:
         }
         for (std::size_t i = 0; i < n && d_transient_left; ++i, --d_transient_left) // not locked yet: loud junk
             d_work[i] = 0.5f * d_noise[(at + i) % d_noise.size()];
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        for (std::size_t i = d_nan_after > d_delivered ? d_nan_after - d_delivered : 0; i < n; ++i)
+            d_work[i] = { nan, nan };
         store(out, float(scale_of(d_format)));
         d_produced += n;
     }
@@ -295,7 +347,8 @@ private:
         }
         const bool cs16 = d_format == SOAPY_SDR_CS16;
         const float lo = cs16 ? -32768.0f : -128.0f, hi = cs16 ? 32767.0f : 127.0f;
-        const auto quantize = [&](float v) { return std::lrint(std::clamp(v * scale, lo, hi)); };
+        // NaN (the nan_after fault) would make lrint undefined: integer formats read it as 0.
+        const auto quantize = [&](float v) { return std::isnan(v) ? 0L : std::lrint(std::clamp(v * scale, lo, hi)); };
         for (std::size_t i = 0; i < n; ++i) {
             if (cs16) {
                 static_cast<int16_t*>(out)[2 * i] = int16_t(quantize(d_work[i].real()));
@@ -322,6 +375,9 @@ private:
     std::chrono::steady_clock::time_point d_start = std::chrono::steady_clock::now();
     // Driver faults.
     int d_big_return;
+    std::size_t d_tiny_reads, d_error_after, d_throw_after, d_timeout_after, d_overflow_always_after, d_nan_after,
+        d_retune_fail_after;
+    std::size_t d_delivered = 0, d_retunes = 0;
 };
 
 SoapySDR::KwargsList find_sim(const SoapySDR::Kwargs& args)
