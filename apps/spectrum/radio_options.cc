@@ -33,6 +33,11 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
     app.add_option("--duration", r.duration, "stop after this many seconds of signal (a sweep: the first sweep ending after them)")
         ->check(number_in(0.0, 1e9))
         ->type_name("S");
+    app.add_option("--stall-timeout", r.stall_timeout,
+                   "end with an error when the radio delivers no samples for this many seconds (default 5, more "
+                   "where the device's reads take longer at its rate)")
+        ->check(number_in(1e-3, 3600.0))
+        ->type_name("S");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
         ->type_name("START:STOP:BIN");
     app.add_option("--crop", r.crop, "sweep: fraction of each hop's bins dropped, half at each edge (default 0.25)")
@@ -53,7 +58,8 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
     app.add_option("--rtl-power", r.rtl_power,
                    "rtl_power's CSV: a row per hop (sweep) or per --interval; '-' for standard output")
         ->type_name("FILE");
-    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration", "--sweep",
+    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration",
+                              "--stall-timeout", "--sweep",
                               "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
         app.get_option(name)->group("Radio (SoapySDR) and sweeps");
 }
@@ -79,7 +85,8 @@ void check_radio_options(const CLI::App& app, options& o)
     }
     if (r.device.empty()) {
         for (const auto& [given, name] : { std::pair{ !r.gain.empty(), "--gain" }, { r.ppm_set, "--ppm" },
-                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" } })
+                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" },
+                                           { app.get_option("--stall-timeout")->count() > 0, "--stall-timeout" } })
             if (given)
                 throw usage_error(std::string(name) + " needs --device");
     }
