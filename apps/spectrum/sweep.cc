@@ -109,6 +109,7 @@ public:
     double device_seconds() const { return d_device_s; }
     double fft_seconds() const { return d_fft_s; }
     std::size_t overflows() const { return d_overflows; }
+    std::uint64_t nonfinite_samples() const { return d_engine.nonfinite_samples(); }
 
 private:
     static gpufft::spectrum_config config(const options& o, const soapy_radio& radio, const sweep_plan& plan)
@@ -348,6 +349,7 @@ int run_sweep(const options& o, soapy_radio& radio)
     }
     const double wall = seconds_since(start);
     const int stopped = stop_signal();
+    report_nonfinite(sweep.nonfinite_samples(), std::nullopt);
     if (recorder) // the samples so far, an interrupted hop's too: a valid recording
         recorder->commit(std::nullopt);
     if (sweeps == 0) {

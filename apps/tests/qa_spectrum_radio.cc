@@ -183,6 +183,7 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(driver_over_return);
     CPPUNIT_TEST(stalled_device);
     CPPUNIT_TEST(under_delivering_device);
+    CPPUNIT_TEST(nan_samples);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -864,6 +865,33 @@ public:
         CPPUNIT_ASSERT_MESSAGE(err, err.find("warning: the device delivered ") != std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("of the 30720000 samples --duration asks for") != std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(csv, read_text(csv).size() > 1000);
+    }
+
+    /*
+     * A radio whose samples turn NaN (gpufftsim's nan_after, CF32): they are
+     * taken as 0 and counted; the JSON lines of the spectra they touch say
+     * how many, the end report the total, as does a sweep's.
+     */
+    void nan_samples()
+    {
+        const std::string jsonl = temp_path("nan.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,nan_after=600000,tones=100.1e6:-20", "--rate", "2.4e6", "--center",
+                  "100e6", "--fft", "1024", "--overlap", "0", "--frames", "1", "--settle", "0", "--duration", "0.5",
+                  "--jsonl", jsonl, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("600000 input samples were NaN or infinite") != std::string::npos);
+        std::ifstream f(jsonl);
+        std::size_t flagged = 0, lines = 0; // the spectra from sample 600000 on: 1024 each, but the first
+        for (std::string line; std::getline(f, line); ++lines)
+            flagged += nlohmann::json::parse(line).value("nonfinite_samples", std::size_t(0));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1200000 / 1024), lines);
+        CPPUNIT_ASSERT_EQUAL(lines * 1024 - 600000, flagged);
+
+        const auto [status2, out2, err2] = app({ "--device", sim + ",format=CF32,nan_after=200000", "--sweep",
+                                                 "96M:104M:10k", "--once", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err2, 0, status2);
+        CPPUNIT_ASSERT_MESSAGE(err2, err2.find("input samples were NaN or infinite") != std::string::npos);
     }
 };
 

@@ -133,6 +133,20 @@ struct GPUFFT_API spectrum_config {
     unsigned threads = 1;             //!< as plan_options::threads
 };
 
+//! What an engine of a configuration needs, known before it allocates or plans anything.
+struct spectrum_needs {
+    //! Samples of one output: N + (K - 1) hop, with hop and K as the engine takes them.
+    std::uint64_t samples_per_output = 0;
+    /*!
+     * A lower bound of the host memory its buffers take: one batch of raw
+     * input, the window and one output (the chain's other buffers and the
+     * FFT plan's come on top, on the host or a device).
+     */
+    std::uint64_t host_bytes = 0;
+};
+//! Throws gpufft::error, as spectrum's constructor does, for a bad fft_size, batch, rate, overlap or K.
+GPUFFT_API spectrum_needs spectrum_requirements(const spectrum_config& config);
+
 //! Where a producer writes raw samples straight into an engine's input (spectrum::acquire()).
 struct input_span {
     unsigned char* data = nullptr; //!< the next byte of the input, in the configured format

@@ -28,7 +28,64 @@ void require(bool ok, const std::string& msg)
         throw error("gpufft: spectrum: " + msg);
 }
 
+//! How an engine frames its input: frames start `hop` samples apart, `per_output` make an output, `batch` a run.
+struct framing {
+    std::size_t hop, per_output, batch;
+};
+
+//! The checks of every setting the framing reads, and the framing; throws gpufft::error naming a bad one.
+framing framing_of(const spectrum_config& c)
+{
+    const std::size_t n = c.fft_size;
+    require(n >= 1, "fft_size must be >= 1 (got 0)");
+    // VOLK counts in unsigned int, and a batch must fit in memory.
+    require(n <= (std::size_t(1) << 28), "fft_size must be at most 2^28 (got " + str(n) + ")");
+    require(c.batch <= (std::size_t(1) << 28) / n,
+            "batch * fft_size must be at most 2^28 samples (batch " + str(c.batch) + ")");
+    require(c.sample_rate > 0 && std::isfinite(c.sample_rate),
+            "sample_rate must be > 0 (got " + str(c.sample_rate) + ")");
+    require(c.overlap >= 0 && c.overlap <= 0.9,
+            "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
+    require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
+    require(c.frames_per_output <= spectrum_config::max_frames_per_output,
+            "frames_per_output (K) must be at most " + str(spectrum_config::max_frames_per_output) +
+                " (got " + str(c.frames_per_output) + ")");
+    require(c.output_rate >= 0 && std::isfinite(c.output_rate),
+            "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
+    framing f;
+    f.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
+    f.per_output = c.frames_per_output;
+    if (c.output_rate > 0) {
+        const double frame_rate = c.sample_rate / double(f.hop);
+        require(c.output_rate <= frame_rate * (1 + 1e-9),
+                "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
+                    str(frame_rate));
+        // Checked before rounding: a tiny rate would overflow the count.
+        const double frames = frame_rate / c.output_rate;
+        require(frames < double(spectrum_config::max_frames_per_output) + 0.5,
+                "output_rate " + str(c.output_rate) + " is below frame rate / " +
+                    str(spectrum_config::max_frames_per_output) + " = " +
+                    str(frame_rate / double(spectrum_config::max_frames_per_output)) +
+                    " (at most that many frames per output)");
+        f.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frames)));
+    }
+    // About 32k samples per FFT call amortize its cost without much latency.
+    f.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
+    return f;
+}
+
 } // namespace
+
+spectrum_needs spectrum_requirements(const spectrum_config& config)
+{
+    const framing f = framing_of(config);
+    const std::uint64_t n = config.fft_size;
+    spectrum_needs needs;
+    needs.samples_per_output = n + (std::uint64_t(f.per_output) - 1) * f.hop;
+    // One batch of raw input, the window and one output: every chain holds these on the host.
+    needs.host_bytes = ((std::uint64_t(f.batch) - 1) * f.hop + n) * sample_bytes(config.format) + 2 * n * sizeof(float);
+    return needs;
+}
 
 sample_format parse_sample_format(const std::string& name)
 {
@@ -115,29 +172,15 @@ namespace detail {
 
 engine::engine(const spectrum_config& c, const display_config* display) : d_config(c)
 {
+    const framing f = framing_of(c);
     const std::size_t n = c.fft_size;
-    require(n >= 1, "fft_size must be >= 1 (got 0)");
-    // VOLK counts in unsigned int, and a batch must fit in memory.
-    require(n <= (std::size_t(1) << 28), "fft_size must be at most 2^28 (got " + str(n) + ")");
-    require(c.batch <= (std::size_t(1) << 28) / n,
-            "batch * fft_size must be at most 2^28 samples (batch " + str(c.batch) + ")");
-    require(c.sample_rate > 0 && std::isfinite(c.sample_rate),
-            "sample_rate must be > 0 (got " + str(c.sample_rate) + ")");
-    require(c.overlap >= 0 && c.overlap <= 0.9,
-            "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
     require(c.alpha > 0 && c.alpha <= 1, "alpha must be in (0, 1] (got " + str(c.alpha) + ")");
-    require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
-    require(c.frames_per_output <= spectrum_config::max_frames_per_output,
-            "frames_per_output (K) must be at most " + str(spectrum_config::max_frames_per_output) +
-                " (got " + str(c.frames_per_output) + ")");
-    require(c.output_rate >= 0 && std::isfinite(c.output_rate),
-            "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
     require(c.ref_scale > 0 && std::isfinite(c.ref_scale),
             "ref_scale must be > 0 (got " + str(c.ref_scale) + ")");
 
     auto& s = d_setup;
     s.n = n;
-    s.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
+    s.hop = f.hop;
     s.format = c.format;
     d_bps = sample_bytes(c.format);
     if (c.user_window.empty()) {
@@ -155,21 +198,7 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
     require(c.scale == level_scale::logpwrfft || std::abs(sum) > 1e-6 * std::sqrt(power * double(n)),
             "the window's taps sum to about 0: no tone gain for the dbfs scale");
 
-    s.per_output = c.frames_per_output;
-    if (c.output_rate > 0) {
-        const double frame_rate = c.sample_rate / double(s.hop);
-        require(c.output_rate <= frame_rate * (1 + 1e-9),
-                "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
-                    str(frame_rate));
-        // Checked before rounding: a tiny rate would overflow the count.
-        const double frames = frame_rate / c.output_rate;
-        require(frames < double(spectrum_config::max_frames_per_output) + 0.5,
-                "output_rate " + str(c.output_rate) + " is below frame rate / " +
-                    str(spectrum_config::max_frames_per_output) + " = " +
-                    str(frame_rate / double(spectrum_config::max_frames_per_output)) +
-                    " (at most that many frames per output)");
-        s.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frames)));
-    }
+    s.per_output = f.per_output;
     s.average = c.average;
     s.alpha = float(c.alpha);
     // The one place the level scale is set (docs/levels.md): P over the
@@ -181,8 +210,7 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
                     (c.average == averaging::linear ? double(s.per_output) : 1.0));
     s.db = c.db;
     s.shift = c.shift;
-    // About 32k samples per FFT call amortize its cost without much latency.
-    s.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
+    s.batch = f.batch;
     s.plan.backend = c.backend;
     s.plan.threads = c.threads;
     if (display)

@@ -323,6 +323,14 @@ public:
                 CPPUNIT_ASSERT_MESSAGE(what + ": chunked pushes differ", a == b);
                 whole.reset();
                 CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::size_t(0), whole.frames());
+                // spectrum_requirements: one output takes exactly its samples_per_output.
+                const std::uint64_t needs = gpufft::spectrum_requirements(c).samples_per_output;
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::uint64_t(n + (c.frames_per_output - 1) * hop), needs);
+                if (needs <= total) {
+                    CPPUNIT_ASSERT_EQUAL_MESSAGE(what, n, run_all(whole, { x.begin(), x.begin() + std::ptrdiff_t(needs) }).size());
+                    whole.reset();
+                    CPPUNIT_ASSERT_MESSAGE(what, run_all(whole, { x.begin(), x.begin() + std::ptrdiff_t(needs) - 1 }).empty());
+                }
             }
     }
 
@@ -476,6 +484,11 @@ public:
             };
         };
         expect_error("fft size 0", with([](auto& c) { c.fft_size = 0; }), "fft_size");
+        expect_error("requirements of fft size 0", [] {
+            spectrum_config c;
+            c.fft_size = 0;
+            gpufft::spectrum_requirements(c);
+        }, "fft_size");
         // 2^40, or 2^30 with a 32-bit size_t (armhf).
         constexpr std::size_t huge = std::size_t(1) << (sizeof(std::size_t) >= 8 ? 40 : 30);
         expect_error("fft size 2^40", with([](auto& c) { c.fft_size = huge; }), "fft_size");
