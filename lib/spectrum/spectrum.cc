@@ -263,12 +263,16 @@ void engine::zero_nonfinite()
     };
     unsigned char* in = d_chain->input();
     const std::size_t end = d_fill / d_bps * d_bps;
-    constexpr std::size_t block = 512; // samples tested at once; only a block with one is searched
+    // Blocks tested word by word (a loop that vectorizes); only a block with
+    // one is searched sample by sample.
+    constexpr std::size_t block = 512;
+    std::uint32_t words[2 * block];
     for (std::size_t b = d_checked; b < end;) {
         const std::size_t stop = std::min(end, b + block * d_bps);
-        bool any = false;
-        for (std::size_t j = b; j < stop; j += d_bps)
-            any |= bad(in + j);
+        std::memcpy(words, in + b, stop - b);
+        unsigned any = 0;
+        for (std::size_t j = 0; j < (stop - b) / sizeof(std::uint32_t); ++j)
+            any |= (words[j] & 0x7f800000u) == 0x7f800000u;
         for (std::size_t j = b; any && j < stop; j += d_bps)
             if (bad(in + j)) {
                 std::memset(in + j, 0, d_bps);
