@@ -830,6 +830,7 @@ int receive(const options& o)
         s.bins = len;
         s.overflows = overflows;
         s.lost_s = double(lost) / c.sample_rate;
+        s.nonfinite_samples = engine.nonfinite_samples();
         s.radio = src.radio ? &*src.radio : nullptr;
         live.publish(s, out.seconds());
     };
