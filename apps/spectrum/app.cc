@@ -201,6 +201,79 @@ gpufft::spectrum_config engine_config(const options& o, const iq_source& src)
     return c;
 }
 
+//! MemAvailable of /proc/meminfo, in bytes; none where the system does not say.
+std::optional<std::uint64_t> available_memory()
+{
+    std::FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f)
+        return std::nullopt;
+    std::optional<std::uint64_t> bytes;
+    char line[256];
+    unsigned long long kib = 0;
+    while (!bytes && std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+            bytes = std::uint64_t(kib) * 1024;
+    std::fclose(f);
+    return bytes;
+}
+
+/*!
+ * Before the engine allocates or plans anything: refuses (usage_error) an
+ * --fft with its --frames or --fps whose one spectrum needs more samples
+ * than the input has where its length is known (a regular file's longest
+ * capture, the demo, --duration), or buffers beyond the memory available. A
+ * missing or empty input file is an app_error here too.
+ */
+void refuse_unfit_size(const options& o, const gpufft::spectrum_config& c, const iq_source& src,
+                       std::size_t max_samples, bool live)
+{
+    const gpufft::spectrum_needs needs = gpufft::spectrum_requirements(c);
+    std::optional<std::uint64_t> have;
+    std::string of;
+    if (max_samples) {
+        have = max_samples;
+        of = "--duration " + json_number(o.radio.duration) + " s";
+    }
+    if (o.demo && (!have || std::uint64_t(demo_seconds * c.sample_rate) < *have)) {
+        have = std::uint64_t(demo_seconds * c.sample_rate);
+        of = "--demo's " + json_number(demo_seconds) + " s";
+    } else if (!o.demo && !live && src.data_path != "-") {
+        struct stat st;
+        if (::stat(src.data_path.c_str(), &st) != 0)
+            throw app_error(src.data_path + ": cannot open: " + std::strerror(errno));
+        if (S_ISREG(st.st_mode)) {
+            // Each capture of a SigMF recording starts a fresh engine: the longest one counts.
+            const std::uint64_t samples = std::uint64_t(st.st_size) / gpufft::sample_bytes(c.format);
+            std::uint64_t longest = src.captures.size() > 1 ? 0 : samples;
+            for (std::size_t i = 0; src.captures.size() > 1 && i < src.captures.size(); ++i) {
+                const std::uint64_t start = i ? std::min(samples, src.captures[i].sample_start) : 0;
+                const std::uint64_t end =
+                    i + 1 < src.captures.size() ? std::min(samples, src.captures[i + 1].sample_start) : samples;
+                longest = std::max(longest, end > start ? end - start : 0);
+            }
+            if (samples == 0)
+                throw app_error(src.data_path + ": the input is empty");
+            if (!have || longest < *have) {
+                have = longest;
+                of = src.data_path + (src.captures.size() > 1 ? "'s longest capture" : "");
+            }
+        }
+    }
+    const std::string size = "--fft " + std::to_string(c.fft_size) +
+                             (o.frames ? " --frames " + std::to_string(o.frames) : std::string());
+    if (have && *have < needs.samples_per_output)
+        throw usage_error(size + ": one spectrum needs " + std::to_string(needs.samples_per_output) +
+                          " samples (N + (K - 1) hop), more than the " + std::to_string(*have) + " of " + of);
+    const auto gib = [](std::uint64_t bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g GiB", double(bytes) / double(1ull << 30));
+        return std::string(text);
+    };
+    if (const auto available = available_memory(); available && needs.host_bytes > *available)
+        throw usage_error(size + ": the engine's buffers alone take " + gib(needs.host_bytes) + ", more than the " +
+                          gib(*available) + " of memory available");
+}
+
 //! The peaks of the mean spectrum over a run of spectra at one centre frequency.
 struct peak_run {
     double center_hz;
@@ -303,6 +376,7 @@ public:
         std::copy(db, db + len, d_tone.begin());
         const float* v = d_tone.data();
         ++d_spectra;
+        d_nonfinite_spectra += d_engine.output_nonfinite_samples() > 0;
         const std::uint64_t k = ++d_segment_spectra, frames = d_engine.frames_per_output(), hop = d_engine.hop();
         const std::uint64_t first = d_segment_start + (k - 1) * frames * hop,
                             end = d_segment_start + (k * frames - 1) * hop + d_n;
@@ -340,6 +414,8 @@ public:
                          t, utc.c_str(), d_center, f0, d_df);
             std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
+            if (const std::size_t bad = d_engine.output_nonfinite_samples()) // taken as 0 (docs/receiver.md)
+                std::fprintf(d_jsonl->get(), "\"nonfinite_samples\":%zu,", bad);
             if (d_gaps_pending) // the spectra lost to overflows since the line before
                 std::fprintf(d_jsonl->get(), "\"overflow_before\":{\"overflows\":%zu,\"lost_samples\":%llu,\"lost_s\":%.6f},",
                              d_gaps_pending, (unsigned long long)d_lost_pending, double(d_lost_pending) / d_rate);
@@ -380,6 +456,8 @@ public:
     //! The centre frequency of the current segment.
     double center() const { return d_center; }
     std::size_t spectra() const { return d_spectra; }
+    //! Spectra whose frames held NaN or infinite samples (taken as 0).
+    std::size_t nonfinite_spectra() const { return d_nonfinite_spectra; }
     double seconds() const { return double(d_spectra) * d_seconds_per_spectrum; }
     const waterfall& rows() const { return d_waterfall; }
     //! Writes the persistence PNG, if asked for; returns its dB range.
@@ -502,7 +580,7 @@ private:
     std::size_t d_gaps_pending = 0; // overflows since the last spectrum
     std::uint64_t d_lost_pending = 0;
     std::vector<float> d_tone;
-    std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0;
+    std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0, d_nonfinite_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;
     capture d_capture;
     std::deque<std::pair<std::uint64_t, utc_time>> d_reads; // samples read so far, and when
@@ -768,6 +846,10 @@ int receive(const options& o)
 
     gpufft::spectrum_config c = engine_config(o, src);
     c.ref_scale = ref_scale(src.format, src.full_scale);
+    // --duration in samples (0: no limit; at least one when given).
+    const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
+    const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
+    refuse_unfit_size(o, c, src, max_samples, bool(radio));
     gpufft::spectrum engine(c);
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
     collector out(o, src, engine);
@@ -783,6 +865,7 @@ int receive(const options& o)
         s.bins = len;
         s.overflows = overflows;
         s.lost_s = double(lost) / c.sample_rate;
+        s.nonfinite_samples = engine.nonfinite_samples();
         s.radio = src.radio ? &*src.radio : nullptr;
         live.publish(s, out.seconds());
     };
@@ -807,9 +890,6 @@ int receive(const options& o)
     std::unique_ptr<gpufft::demo_signal> demo;
     std::size_t samples = 0;
     stream_stats device_stats;
-    // --duration in samples (0: no limit; at least one when given).
-    const double duration_samples = std::ceil(o.radio.duration * c.sample_rate);
-    const std::size_t max_samples = duration_samples >= 1e18 ? 0 : std::size_t(duration_samples);
     if (radio) {
         std::fprintf(report, "gpufft-spectrum: %s, centre %s\n", radio->description().c_str(),
                      hz_text(radio->center()).c_str());
@@ -855,6 +935,7 @@ int receive(const options& o)
     if (failed) // now: writing the outputs may take a while
         std::fprintf(stderr, "gpufft-spectrum: %s\n", failure.c_str());
     out.finish();
+    report_nonfinite(engine.nonfinite_samples(), out.nonfinite_spectra());
     const int stopped = stop_signal();
     if (out.spectra() == 0) {
         if ((stopped || failed) && recorder)
@@ -937,6 +1018,17 @@ iq_source radio_source(const soapy_radio& radio)
     src.full_scale = radio.full_scale();
     src.radio = radio.settings();
     return src;
+}
+
+void report_nonfinite(std::uint64_t samples, std::optional<std::size_t> spectra)
+{
+    if (!samples)
+        return;
+    std::fprintf(stderr, "gpufft-spectrum: warning: %llu input samples were NaN or infinite: taken as 0",
+                 (unsigned long long)samples);
+    if (spectra)
+        std::fprintf(stderr, " in the %zu spectra that hold some (--jsonl: nonfinite_samples)", *spectra);
+    std::fprintf(stderr, "\n");
 }
 
 void flush_stdout()

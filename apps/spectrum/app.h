@@ -431,6 +431,13 @@ std::vector<peak> find_peaks(const std::vector<float>& db, const gpufft::spectru
 std::vector<std::size_t> peak_bins(const std::vector<float>& db, double threshold_db, std::size_t min_sep,
                                    std::size_t count);
 
+/*!
+ * The end report's warning, on standard error, of NaN or infinite input
+ * samples (the engine takes them as 0): their count and, where known, how
+ * many spectra hold some. Nothing if there were none.
+ */
+void report_nonfinite(std::uint64_t samples, std::optional<std::size_t> spectra);
+
 //! Flushes standard output: a closed one stops the run (request_stop(SIGPIPE)), another failure throws app_error.
 void flush_stdout();
 

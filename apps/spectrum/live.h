@@ -27,6 +27,7 @@ struct live_spectrum {
     std::uint64_t index = 0; //!< spectra before this one
     std::size_t overflows = 0; //!< device overflows (gaps) so far
     double lost_s = 0;         //!< signal they lost, seconds (the host's clock's estimate)
+    std::uint64_t nonfinite_samples = 0; //!< NaN or infinite input samples so far (taken as 0)
     const radio_settings* radio = nullptr; //!< a radio's gain as read back; none for a file or the demo
 };
 

@@ -39,6 +39,7 @@ struct radio_options {
     bool ppm_set = false;
     std::string antenna;
     double duration = 0; //!< --duration seconds; 0: until the input ends or a signal
+    double stall_timeout = 0; //!< --stall-timeout seconds; 0: soapy_radio's default
     std::string sweep;   //!< --sweep as given
     sweep_range range;   //!< parsed from sweep
     double crop = 0.25;  //!< fraction of each hop's bins dropped, half at each edge
@@ -172,9 +173,17 @@ public:
      * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
      * count, 0 on a timeout, never more than asked (a driver that returns
      * more is reported once); sets `overflow` when the device dropped
-     * samples before these.
+     * samples before these. Throws app_error naming the device when its
+     * reads have delivered no samples (timeouts, overflows) for longer than
+     * stall_timeout().
      */
     std::size_t read(void* buf, std::size_t samples, bool& overflow);
+    /*!
+     * Seconds of reads without a sample after which read() gives up:
+     * --stall-timeout, else 5 s, or three of the device's reads (MTUs) where
+     * those take longer at its rate.
+     */
+    double stall_timeout() const { return d_stall_s; }
     //! Samples per read the device prefers.
     std::size_t mtu() const { return d_mtu; }
 
@@ -190,6 +199,12 @@ private:
     std::size_t d_mtu = 16384;
     std::string d_description;
     bool d_over_return_reported = false; //!< a read returned more samples than asked
+    std::string d_name; //!< "gpufftsim (serial=sim0)": the device in messages
+    double d_stall_s = 5;
+    //! Since the first of the reads in a row that delivered no samples, and what they returned.
+    std::optional<std::chrono::steady_clock::time_point> d_stalled_since;
+    std::size_t d_stalled_timeouts = 0, d_stalled_overflows = 0;
+    void no_samples(int status);
 };
 
 //! --list-devices: every device SoapySDR finds, one line each, to `out`.
@@ -205,7 +220,10 @@ struct stream_stats {
 /*!
  * Streams the radio into the engine, after dropping `settle_samples`, until
  * `max_samples` (0: no limit) or a stop signal; `on_read` gets each buffer
- * before the engine does (recording, arrival times, progress).
+ * before the engine does (recording, arrival times, progress). With
+ * `max_samples`, the wall clock bounds the capture too: a device that
+ * delivers fewer samples than its rate says is stopped at their time plus
+ * the radio's stall_timeout(), with a warning.
  *
  * At an overflow the engine delivers the spectra complete before it and
  * restarts, so that no spectrum holds samples from both sides of the gap;

@@ -34,6 +34,11 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
                    "stop after this long of signal, e.g. 30, 10m, 1h, 2d (a sweep: the first sweep ending after it)")
         ->transform(value_in(parse_seconds, 0.0, 1e9))
         ->type_name("TIME");
+    app.add_option("--stall-timeout", r.stall_timeout,
+                   "end with an error when the radio delivers no samples for this long, up to 1h, e.g. 500ms "
+                   "(default 5s, more where the device's reads take longer at its rate)")
+        ->transform(value_in(parse_seconds, 1e-3, 3600.0))
+        ->type_name("TIME");
     app.add_option("--sweep", r.sweep, "hop a --device over START:STOP with bins of at most BIN Hz (e.g. 88M:108M:10k)")
         ->type_name("START:STOP:BIN");
     app.add_option("--crop", r.crop,
@@ -57,7 +62,8 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
     app.add_option("--rtl-power", r.rtl_power,
                    "rtl_power's CSV: a row per hop (sweep) or per --interval; '-' for standard output")
         ->type_name("FILE");
-    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration", "--sweep",
+    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration",
+                              "--stall-timeout", "--sweep",
                               "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
         app.get_option(name)->group("Radio (SoapySDR) and sweeps");
 }
@@ -83,7 +89,8 @@ void check_radio_options(const CLI::App& app, options& o)
     }
     if (r.device.empty()) {
         for (const auto& [given, name] : { std::pair{ !r.gain.empty(), "--gain" }, { r.ppm_set, "--ppm" },
-                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" } })
+                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" },
+                                           { app.get_option("--stall-timeout")->count() > 0, "--stall-timeout" } })
             if (given)
                 throw usage_error(std::string(name) + " needs --device");
     }

@@ -271,9 +271,11 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
         d_mtu = std::max<std::size_t>(1024, dev.getStreamMTU(d_handle->stream));
         if (dev.activateStream(d_handle->stream) != 0)
             throw app_error("--device \"" + r.device + "\": cannot start the stream");
-        d_description = kwargs_text(dev.getHardwareInfo());
-        d_description = dev.getDriverKey() + (d_description.empty() ? "" : " (" + d_description + ")") + ", " +
-                        chosen->soapy + (native == chosen->soapy ? " native" : " converted from " + native) +
+        const std::string hardware = kwargs_text(dev.getHardwareInfo());
+        d_name = dev.getDriverKey() + (hardware.empty() ? "" : " (" + hardware + ")");
+        // A read returns when its buffer fills: at a low rate that takes a while.
+        d_stall_s = r.stall_timeout > 0 ? r.stall_timeout : std::max(5.0, 3 * double(d_mtu) / d_rate);
+        d_description = d_name + ", " + chosen->soapy + (native == chosen->soapy ? " native" : " converted from " + native) +
                         ", full scale " + number_text(full_scale) + ", " + number_text(d_rate) + " S/s, " +
                         d_settings.text();
     } catch (const usage_error&) {
@@ -302,14 +304,15 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
     long long time_ns = 0;
     const std::size_t asked = std::min(samples, d_mtu);
     const int got = d_handle->device->readStream(d_handle->stream, buffs, asked, flags, time_ns, 100000);
-    if (got == SOAPY_SDR_OVERFLOW) {
+    if (got == SOAPY_SDR_OVERFLOW)
         overflow = true;
+    if (got == SOAPY_SDR_OVERFLOW || got == SOAPY_SDR_TIMEOUT || got == 0) {
+        no_samples(got);
         return 0;
     }
-    if (got == SOAPY_SDR_TIMEOUT)
-        return 0;
     if (got < 0)
         throw app_error(std::string("the device stopped: ") + SoapySDR::errToStr(got));
+    d_stalled_since.reset();
     // A module is third-party code: past `asked` is not this buffer's (nor known to be samples).
     if (std::size_t(got) > asked) {
         if (!d_over_return_reported)
@@ -321,6 +324,25 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
         return asked;
     }
     return std::size_t(got);
+}
+
+void soapy_radio::no_samples(int status)
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (!d_stalled_since) {
+        d_stalled_since = now;
+        d_stalled_timeouts = d_stalled_overflows = 0;
+    }
+    (status == SOAPY_SDR_OVERFLOW ? d_stalled_overflows : d_stalled_timeouts) += 1;
+    const double waited = std::chrono::duration<double>(now - *d_stalled_since).count();
+    if (waited < d_stall_s)
+        return;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  " delivered no samples for %.3g s: %zu reads timed out and %zu reported an overflow "
+                  "(--stall-timeout %g s)",
+                  waited, d_stalled_timeouts, d_stalled_overflows, d_stall_s);
+    throw app_error("the device " + d_name + text);
 }
 
 stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
@@ -348,7 +370,20 @@ stream_stats stream_radio(soapy_radio& radio, gpufft::spectrum& engine, const gp
     const auto streaming = clock::now();
     double least_lag = INFINITY;
     bool gap = false;
+    // --duration by the clock too: its time plus the stall timeout (whole reads of a
+    // device at its rate end well before).
+    const double wall_limit = max_samples ? double(max_samples) / radio.rate() + radio.stall_timeout() : INFINITY;
     while (!stop_signal() && (max_samples == 0 || st.samples < max_samples)) {
+        if (seconds_since(streaming) > wall_limit) {
+            std::fprintf(stderr,
+                         "gpufft-spectrum: warning: the device delivered %zu of the %zu samples --duration asks for "
+                         "(%.3f of %.3f s at %g S/s) in %.3f s: stopped there, %g s (--stall-timeout) after "
+                         "--duration (a rate below the one it reads back?)\n",
+                         st.samples, max_samples, double(st.samples) / radio.rate(),
+                         double(max_samples) / radio.rate(), radio.rate(), seconds_since(streaming),
+                         radio.stall_timeout());
+            break;
+        }
         bool overflow = false;
         std::size_t want = radio.mtu();
         if (max_samples)

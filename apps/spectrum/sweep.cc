@@ -71,7 +71,7 @@ public:
                             hz_text(d_plan.centers[h]) + ", more than half a bin (" + hz_text(d_plan.bin_hz / 2) +
                             ") away: the band's bins would be misplaced (ask for wider bins)");
         for (std::size_t overflows_in_a_row = 0;;) {
-            if (!discard(d_settle_samples))
+            if (!discard(d_settle_samples, overflows_in_a_row))
                 return false;
             d_engine.reset();
             if (d_recorder) // a new capture: a retried hop's samples are not contiguous with the failed try's
@@ -94,11 +94,7 @@ public:
                 have += got;
             }
             if (overflow) { // the spectrum would straddle a gap: measure the hop again
-                ++d_overflows;
-                if (++overflows_in_a_row == max_overflows_per_hop)
-                    throw app_error("the device dropped samples " + std::to_string(max_overflows_per_hop) +
-                                    " times in a row within one hop of " + std::to_string(d_samples_per_hop) +
-                                    " samples: lower --dwell or --rate");
+                count_overflow(overflows_in_a_row);
                 continue;
             }
             const auto t = clock_type::now();
@@ -113,6 +109,7 @@ public:
     double device_seconds() const { return d_device_s; }
     double fft_seconds() const { return d_fft_s; }
     std::size_t overflows() const { return d_overflows; }
+    std::uint64_t nonfinite_samples() const { return d_engine.nonfinite_samples(); }
 
 private:
     static gpufft::spectrum_config config(const options& o, const soapy_radio& radio, const sweep_plan& plan)
@@ -133,14 +130,30 @@ private:
         return got;
     }
 
-    //! Reads and drops `n` samples (the tuner settling); false on a stop signal.
-    bool discard(std::size_t n)
+    /*!
+     * One more overflow of this hop's tries (settling or measuring): throws
+     * when there have been too many, since the last measured hop, to hope
+     * for one whole spectrum.
+     */
+    void count_overflow(std::size_t& in_a_row)
+    {
+        ++d_overflows;
+        if (++in_a_row == max_overflows_per_hop)
+            throw app_error("the device dropped samples " + std::to_string(max_overflows_per_hop) +
+                            " times in a row while settling and measuring one hop of " +
+                            std::to_string(d_samples_per_hop) + " samples: lower --dwell or --rate");
+    }
+
+    //! Reads and drops `n` samples (the tuner settling); false on a stop signal. Overflows count in `in_a_row`.
+    bool discard(std::size_t n, std::size_t& in_a_row)
     {
         for (std::size_t have = 0; have < n;) {
             if (stop_signal())
                 return false;
             bool overflow = false;
             have += timed_read(n - have, overflow);
+            if (overflow)
+                count_overflow(in_a_row);
         }
         return true;
     }
@@ -358,6 +371,7 @@ int run_sweep(const options& o, soapy_radio& radio)
     }
     const double wall = seconds_since(start);
     const int stopped = stop_signal();
+    report_nonfinite(sweep.nonfinite_samples(), std::nullopt);
     if (recorder) // the samples so far, an interrupted hop's too: a valid recording
         recorder->commit(std::nullopt);
     if (sweeps == 0 && !failure.empty())

@@ -469,7 +469,7 @@ public:
         if (!d_display || s.bins != d_bins || s.f0_hz != d_f0 || s.bin_hz != d_bin_hz || s.center_hz != d_center ||
             s.sample_rate != d_rate)
             restart(s);
-        else if (s.overflows != d_overflows) // the page shows the count: it comes with the metadata
+        else if (s.overflows != d_overflows || s.nonfinite_samples != d_nonfinite) // the page shows the counts
             post_meta(s);
         d_display->push(s.db, 1);
         const auto now = std::chrono::steady_clock::now();
@@ -573,10 +573,11 @@ private:
         post_meta(s);
     }
 
-    //! The current display's metadata, with the device overflows so far.
+    //! The current display's metadata, with the device overflows and non-finite samples so far.
     void post_meta(const live_spectrum& s)
     {
         d_overflows = s.overflows;
+        d_nonfinite = s.nonfinite_samples;
         const gpufft::display_config& c = d_display->config();
         const nlohmann::json meta = {
             { "type", "meta" },
@@ -599,6 +600,7 @@ private:
             { "max_fps", max_frames_per_second },
             { "overflows", s.overflows },
             { "lost_s", s.lost_s },
+            { "nonfinite_samples", s.nonfinite_samples }, // taken as 0 by the engine
             // The gain in force as the radio read it back (null: no radio).
             { "gain_db", s.radio ? nlohmann::json(s.radio->gain_db) : nlohmann::json() },
             { "agc", s.radio ? nlohmann::json(s.radio->agc) : nlohmann::json() },
@@ -618,6 +620,7 @@ private:
     // The capture thread's own: the display and the metadata it was made for.
     std::unique_ptr<gpufft::display> d_display;
     std::size_t d_bins = 0, d_overflows = 0;
+    std::uint64_t d_nonfinite = 0;
     double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0;
     std::vector<float> d_histogram;
     std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};

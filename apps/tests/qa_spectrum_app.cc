@@ -331,6 +331,8 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(interrupted_recording);
     CPPUNIT_TEST(record_errors);
     CPPUNIT_TEST(record_split_reads);
+    CPPUNIT_TEST(size_against_input);
+    CPPUNIT_TEST(non_finite_input);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -972,12 +974,13 @@ public:
         const std::string dir = temp_dir() + "/partial";
         ::mkdir(dir.c_str(), 0755);
         const std::string short_in = write_file("short.cu8", std::string(100, '\x80'));
-        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
+        // Too short for one spectrum: refused at the start (2), before any output exists.
+        CPPUNIT_ASSERT_EQUAL(2, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
                                       dir + "/a.csv", "--jsonl", dir + "/a.jsonl", "--png", dir + "/a.png",
                                       "--quiet" }));
         CPPUNIT_ASSERT(names_starting(dir, "").size() == 2); // . and ..
         write_file("partial/a.csv", "old");
-        CPPUNIT_ASSERT_EQUAL(1, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
+        CPPUNIT_ASSERT_EQUAL(2, app({ short_in, "--rate", "1M", "--center", "0", "--fft", "1024", "--csv",
                                       dir + "/a.csv", "--quiet" }));
         CPPUNIT_ASSERT_EQUAL(std::string("old"), read_file(dir + "/a.csv"));
         const std::string in = write_file("ok.cu8", cu8_tone(64 * 100, 0.1, 0.5));
@@ -1806,8 +1809,8 @@ public:
         ::unlink((base + ".sigmf-data").c_str());
         ::unlink((base + ".sigmf-meta").c_str());
         CPPUNIT_ASSERT(::symlink("/dev/full", (base + ".sigmf-data").c_str()) == 0);
-        const auto [status, out, err] = run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--png", "none",
-                                                  "--record", base });
+        const auto [status, out, err] = run_exe({ in, "--rate", "1M", "--center", "0", "--fft", "64", "--frames", "1",
+                                                  "--png", "none", "--record", base });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find(base + ".sigmf-data") != std::string::npos &&
                                         err.find("No space left") != std::string::npos);
@@ -1868,6 +1871,74 @@ public:
                 CPPUNIT_ASSERT_MESSAGE(what, recorded == raw.substr(0, recorded.size()));
             }
         }
+    }
+
+    /*
+     * An --fft (with its --frames or --fps) that the input's known length,
+     * or --duration's, cannot fill once is refused before anything is
+     * planned: exit 2 naming the option and the samples (it took 14 GB and
+     * minutes to say so at 2^28). A missing input is said before planning too.
+     */
+    void size_against_input()
+    {
+        const std::string path = write_file("short.cu8", cu8_tone(100000, 0.1, 0.5));
+        const std::vector<std::string> raw = { path, "--rate", "2.4M", "--center", "0", "--png", "none", "--quiet" };
+        const auto with = [&](std::vector<std::string> more) {
+            more.insert(more.begin(), raw.begin(), raw.end());
+            return run_exe(more);
+        };
+        const auto expect = [](const std::tuple<int, std::string, std::string>& r, int status,
+                               const std::vector<std::string>& words) {
+            const auto& [got, out, err] = r;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, status, got);
+            for (const auto& w : words)
+                CPPUNIT_ASSERT_MESSAGE(err + " does not say " + w, err.find(w) != std::string::npos);
+        };
+        expect(with({ "--fft", "16777216" }), 2, { "--fft 16777216", "25165824 samples", "100000" }); // K = 2 (--fps)
+        expect(with({ "--fft", "1024", "--frames", "1000" }), 2, { "--frames 1000", "512512 samples", "100000" });
+        expect(with({ "--fft", "65536", "--frames", "1" }), 0, {});
+        expect(with({ "--fft", "4096", "--frames", "1", "--duration", "0.001" }), 2, { "--duration", "2400" });
+        expect(run_exe({ "--demo", "--fft", "8388608", "--png", "none" }), 2, { "--fft 8388608", "--demo" });
+        expect(run_exe({ temp_dir() + "/absent.cf32", "--rate", "1M", "--center", "0", "--fft", "16777216" }), 1,
+               { "absent.cf32: cannot open" });
+    }
+
+    /*
+     * NaN and infinite samples (a cf32 file) are taken as 0: no spectrum
+     * reads -300 dB "silence" or an infinite level, the tone reads its
+     * level, the JSON line of each spectrum they touch counts them, and the
+     * end report gives the total.
+     */
+    void non_finite_input()
+    {
+        const std::size_t n = 1024, samples = 64 * n;
+        std::vector<std::complex<float>> x(samples);
+        for (std::size_t i = 0; i < samples; ++i)
+            x[i] = std::polar(0.5f, float(2 * M_PI * 0.125 * double(i % 8))); // -6.02 dBFS at fs / 8
+        for (std::size_t i = 10 * n; i < 10 * n + 10; ++i)
+            x[i] = { NAN, 0 };
+        x[40 * n + 3] = { 0, INFINITY };
+        const std::string path = write_file("nan.cf32", std::string(reinterpret_cast<const char*>(x.data()), samples * 8));
+        const std::string jsonl = temp_dir() + "/nan.jsonl";
+        const auto [status, out, err] = run_exe({ path, "--rate", "1M", "--center", "0", "--fft", "1024", "--overlap",
+                                                  "0", "--frames", "1", "--window", "hann", "--jsonl", jsonl, "--png",
+                                                  "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("11 input samples were NaN or infinite") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("in the 2 spectra that hold some") != std::string::npos);
+        std::istringstream lines(read_file(jsonl));
+        std::size_t line = 0;
+        for (std::string text; std::getline(lines, text); ++line) {
+            const auto j = nlohmann::json::parse(text);
+            const auto db = j["db"].get<std::vector<double>>();
+            const std::size_t want = line == 10 ? 10 : line == 40 ? 1 : 0;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(text.substr(0, 200), want,
+                                         j.value("nonfinite_samples", std::size_t(0)));
+            const double top = *std::max_element(db.begin(), db.end());
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(line) + ": " + std::to_string(top), top > -7 && top < -5);
+        }
+        CPPUNIT_ASSERT_EQUAL(std::size_t(64), line);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("-6.0") != std::string::npos); // the mean spectrum's peak
     }
 
     // SIGINT while recording from a FIFO: the data holds every whole sample

@@ -484,6 +484,33 @@ class qa_spectrum_live(gr_unittest.TestCase):
         self.assertEqual(proc.returncode, 0, err)
         self.assertRegex(out, r"overflows: \d+ gaps")
 
+    def test_nonfinite_count_on_the_page(self):
+        # A simulated radio whose samples turn NaN: the page's metadata carries
+        # the input samples taken as 0 so far, sent again whenever the count grows.
+        proc = subprocess.Popen([EXE, "--device", "driver=gpufftsim,format=CF32,nan_after=1000000", "--rate", "2.4e6",
+                                 "--center", "100e6", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
+                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            url = None
+            for line in proc.stderr:
+                m = re.search(r"web view on http://([^/]+)/", line)
+                if m:
+                    url = m.group(1)
+                    break
+            self.assertIsNotNone(url)
+            client = ws_client(url)
+            counts = []
+            while not counts or counts[-1] == 0:
+                text, payload = client.message()
+                if text:
+                    counts.append(json.loads(payload)["nonfinite_samples"])
+            client.close()
+            self.assertEqual(counts, sorted(counts))
+        finally:
+            out, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertIn("input samples were NaN or infinite", err)
+
     def test_port_in_use(self):
         with socket.socket() as busy:
             busy.bind(("127.0.0.1", 0))

@@ -186,6 +186,9 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(radio_faults);
     CPPUNIT_TEST(rtl_power_hop_plan);
     CPPUNIT_TEST(rtl_power_options);
+    CPPUNIT_TEST(stalled_device);
+    CPPUNIT_TEST(under_delivering_device);
+    CPPUNIT_TEST(nan_samples);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -762,7 +765,8 @@ public:
     // error naming the option (exit status 2), as every other number option.
     void non_finite_options()
     {
-        for (const char* option : { "--settle", "--duration", "--interval", "--ppm", "--dwell", "--crop" }) {
+        for (const char* option :
+             { "--settle", "--duration", "--interval", "--ppm", "--dwell", "--crop", "--stall-timeout" }) {
             for (const char* value : { "nan", "-nan", "inf", "-inf" }) {
                 const std::vector<std::string> args = { "--device", sim, option, value, "--png", "none" };
                 const std::string what = std::string(option) + " " + value;
@@ -974,6 +978,103 @@ public:
         const auto r = read_rtl_power(csv);
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), r.rows); // 0.5 s: one row, the first --interval cut short
         expect_tones(r, { { 433.92e6, -50 } }, 2.4e6 / 1024, 1.0, "big_return");
+    }
+
+    /*
+     * A device that stops delivering (gpufftsim's timeout_after: every read
+     * times out; overflow_always_after: every read reports an overflow) ends
+     * the run with exit status 1 and a message naming the device, whether it
+     * stops while the capture settles, streams or sweeps (a short
+     * --stall-timeout; the test asserts only that each run ended). A sweep
+     * whose device only overflows stops at its limit of overflows in a row,
+     * settling included. --stall-timeout 0 or below, or without a device, is
+     * refused.
+     */
+    void stalled_device()
+    {
+        const std::string jsonl = temp_path("stall.jsonl");
+        const std::vector<std::string> live = { "--rate", "2.4e6", "--center", "100e6", "--fft", "1024", "--fps", "10",
+                                                "--stall-timeout", "0.3", "--png", "none", "--quiet" };
+        for (const auto& [fault, says] : { std::pair{ "timeout_after=0", "0 reported an overflow" },
+                                           { "timeout_after=500000", "0 reported an overflow" },
+                                           { "overflow_always_after=0", "0 reads timed out" },
+                                           { "overflow_always_after=500000", "0 reads timed out" } }) {
+            for (const char* duration : { "0", "100" }) {
+                std::vector<std::string> args = { "--device", sim + ",paced=1," + fault, "--duration", duration };
+                args.insert(args.end(), live.begin(), live.end());
+                const auto [status, out, err] = app(args);
+                const std::string what = std::string(fault) + ", --duration " + duration + ": " + err;
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, 1, status);
+                CPPUNIT_ASSERT_MESSAGE(what, err.find("the device gpufftsim (serial=") != std::string::npos);
+                CPPUNIT_ASSERT_MESSAGE(what, err.find("delivered no samples for ") != std::string::npos);
+                CPPUNIT_ASSERT_MESSAGE(what, err.find(says) != std::string::npos);
+            }
+        }
+        // A sweep: stalled between hops, or overflowing from the start (while settling).
+        const auto [status, out, err] =
+            app({ "--device", sim + ",timeout_after=300000", "--sweep", "96M:110M:10k", "--stall-timeout", "0.3",
+                  "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("delivered no samples") != std::string::npos);
+        const auto [status2, out2, err2] = app({ "--device", sim + ",overflow_always_after=0", "--sweep",
+                                                 "96M:110M:10k", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err2, 1, status2);
+        CPPUNIT_ASSERT_MESSAGE(err2, err2.find("dropped samples 20 times in a row while settling") != std::string::npos);
+
+        for (const char* value : { "0", "-1", "nan" }) {
+            const auto [s, o, e] = app({ "--device", sim, "--center", "100M", "--stall-timeout", value });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(e, 2, s);
+            CPPUNIT_ASSERT_MESSAGE(e, e.find("--stall-timeout") != std::string::npos);
+        }
+        const auto [s3, o3, e3] = app({ "--demo", "--stall-timeout", "1", "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(e3, 2, s3);
+        CPPUNIT_ASSERT_MESSAGE(e3, e3.find("--stall-timeout needs --device") != std::string::npos);
+    }
+
+    /*
+     * --duration ends by the wall clock too: a device that delivers far fewer
+     * samples than its rate says (one per read, as fast as the program reads:
+     * not 61.44 MS/s) stops at --duration plus --stall-timeout, with a
+     * warning saying how much it delivered, and its outputs written.
+     */
+    void under_delivering_device()
+    {
+        const std::string csv = temp_path("under.csv");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",tiny_reads=1", "--rate", "61.44e6", "--center", "100e6", "--fft", "256",
+                  "--frames", "4", "--duration", "0.5", "--stall-timeout", "0.3", "--csv", csv, "--png", "none",
+                  "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("warning: the device delivered ") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("of the 30720000 samples --duration asks for") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(csv, read_text(csv).size() > 1000);
+    }
+
+    /*
+     * A radio whose samples turn NaN (gpufftsim's nan_after, CF32): they are
+     * taken as 0 and counted; the JSON lines of the spectra they touch say
+     * how many, the end report the total, as does a sweep's.
+     */
+    void nan_samples()
+    {
+        const std::string jsonl = temp_path("nan.jsonl");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,nan_after=600000,tones=100.1e6:-20", "--rate", "2.4e6", "--center",
+                  "100e6", "--fft", "1024", "--overlap", "0", "--frames", "1", "--settle", "0", "--duration", "0.5",
+                  "--jsonl", jsonl, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("600000 input samples were NaN or infinite") != std::string::npos);
+        std::ifstream f(jsonl);
+        std::size_t flagged = 0, lines = 0; // the spectra from sample 600000 on: 1024 each, but the first
+        for (std::string line; std::getline(f, line); ++lines)
+            flagged += nlohmann::json::parse(line).value("nonfinite_samples", std::size_t(0));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1200000 / 1024), lines);
+        CPPUNIT_ASSERT_EQUAL(lines * 1024 - 600000, flagged);
+
+        const auto [status2, out2, err2] = app({ "--device", sim + ",format=CF32,nan_after=200000", "--sweep",
+                                                 "96M:104M:10k", "--once", "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err2, 0, status2);
+        CPPUNIT_ASSERT_MESSAGE(err2, err2.find("input samples were NaN or infinite") != std::string::npos);
     }
 };
 

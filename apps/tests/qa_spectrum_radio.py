@@ -363,6 +363,23 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         self.assertEqual(len({line[:20] for line in rows[:-1]}), len(rows) - 1)  # no two at one time
         self.assertGreater(check_png(png)[1], 12 + 5 + 40)  # a waterfall row per spectrum: 25 a second
 
+    def test_stalled_device_ends(self):
+        # A wedged device (every read times out) and one that only overflows,
+        # live and in a sweep: each run ends by itself with exit status 1 and
+        # a message naming the device (the 60 s are a hang guard, not a timing).
+        runs = [
+            ["--device", f"{SIM},timeout_after=200000", "--center", "100e6", "--stall-timeout", "0.5"],
+            ["--device", f"{SIM},overflow_always_after=200000", "--center", "100e6", "--stall-timeout", "0.5"],
+            ["--device", f"{SIM},timeout_after=200000", "--sweep", "88M:108M:10k", "--stall-timeout", "0.5"],
+            ["--device", f"{SIM},overflow_always_after=200000", "--sweep", "88M:108M:10k"],
+        ]
+        for args in runs:
+            out = subprocess.run([EXE, *args, "--png", self.path("stall.png"), "--quiet"], capture_output=True,
+                                 text=True, timeout=60)
+            self.assertEqual(out.returncode, 1, f"{args}: {out.stderr}")
+            self.assertTrue("the device gpufftsim (serial=" in out.stderr or "dropped samples" in out.stderr,
+                            f"{args}: {out.stderr}")
+
     def test_memory_flat(self):
         # One hop per sweep, unpaced: thousands of sweeps a second, each a waterfall row.
         def peak_rss_kib(seconds):

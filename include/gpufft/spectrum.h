@@ -6,6 +6,7 @@
 #include <gpufft/api.h>
 #include <gpufft/problem.h>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -144,6 +145,20 @@ struct GPUFFT_API spectrum_config {
     unsigned threads = 1;             //!< as plan_options::threads
 };
 
+//! What an engine of a configuration needs, known before it allocates or plans anything.
+struct spectrum_needs {
+    //! Samples of one output: N + (K - 1) hop, with hop and K as the engine takes them.
+    std::uint64_t samples_per_output = 0;
+    /*!
+     * A lower bound of the host memory its buffers take: one batch of raw
+     * input, the window and one output (the chain's other buffers and the
+     * FFT plan's come on top, on the host or a device).
+     */
+    std::uint64_t host_bytes = 0;
+};
+//! Throws gpufft::error, as spectrum's constructor does, for a bad fft_size, batch, rate, overlap or K.
+GPUFFT_API spectrum_needs spectrum_requirements(const spectrum_config& config);
+
 //! Where a producer writes raw samples straight into an engine's input (spectrum::acquire()).
 struct input_span {
     unsigned char* data = nullptr; //!< the next byte of the input, in the configured format
@@ -233,6 +248,19 @@ public:
     std::size_t frames_per_output() const;
     //! Frames transformed since construction or reset().
     std::size_t frames() const;
+    /*!
+     * cf32 samples with a NaN or infinite component pushed since
+     * construction (reset() keeps the count): each is taken as 0 + 0i, so
+     * that it cannot turn its frames' spectra into NaN (read as silence) or
+     * infinity; the other formats cannot hold one.
+     */
+    std::uint64_t nonfinite_samples() const;
+    /*!
+     * During a sink call: how many samples of that output's frames were
+     * non-finite (taken as 0); 0 outside a call. For exponential averaging,
+     * the frames since the output before.
+     */
+    std::size_t output_nonfinite_samples() const;
     //! Frequency of output bin i relative to the centre, in Hz (accounts for shift).
     double bin_hz(std::size_t i) const;
     //! The window in use (length N).

@@ -9,6 +9,8 @@
 #include "chain.h"
 #include <gpufft/spectrum.h>
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -43,6 +45,9 @@ public:
     const chain& stages() const { return *d_chain; }
     //! Frames transformed since construction or reset().
     std::size_t frames() const { return d_frames; }
+    //! As gpufft::spectrum's.
+    std::uint64_t nonfinite_samples() const { return d_nonfinite; }
+    std::size_t output_nonfinite_samples() const { return d_output_nonfinite; }
     double bin_hz(std::size_t i) const;
 
 private:
@@ -53,6 +58,15 @@ private:
     // What a push or commit delivers at its end: everything in flight,
     // unless the config defers it.
     std::size_t delivered_now(const spectrum::sink& out);
+    // Delivers every output in flight through deliver().
+    std::size_t drain(const spectrum::sink& out);
+    // cf32: zeroes the whole samples held in the input but not yet checked
+    // that have a NaN or infinite component, counting them.
+    void zero_nonfinite();
+    // Counts the non-finite sample at stream index `i` for each output whose frames hold it.
+    void note_nonfinite(std::uint64_t i);
+    // The chain's sink: the user's (d_out), with output_nonfinite_samples() set during the call.
+    void deliver(const float* spectrum, std::size_t n);
 
     spectrum_config d_config;
     chain_setup d_setup;
@@ -62,6 +76,15 @@ private:
     std::size_t d_fill = 0; // bytes held in the chain's input()
     std::size_t d_acquired = 0; // bytes of the span acquire() last handed out
     std::size_t d_frames = 0;
+    // Non-finite input (cf32): counted since construction; per output since reset().
+    std::uint64_t d_nonfinite = 0;
+    std::size_t d_checked = 0;   // bytes at the start of input() already checked
+    std::uint64_t d_base = 0;    // stream index of the sample at input()'s start
+    std::uint64_t d_delivered = 0; // outputs delivered
+    std::deque<std::size_t> d_pending_nonfinite; // per output from d_delivered on
+    std::size_t d_output_nonfinite = 0;
+    const spectrum::sink* d_out = nullptr; // the user's sink during a call
+    spectrum::sink d_deliver;              // deliver() for the chain
 };
 
 } // namespace gpufft::detail

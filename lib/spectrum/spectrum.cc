@@ -28,7 +28,64 @@ void require(bool ok, const std::string& msg)
         throw error("gpufft: spectrum: " + msg);
 }
 
+//! How an engine frames its input: frames start `hop` samples apart, `per_output` make an output, `batch` a run.
+struct framing {
+    std::size_t hop, per_output, batch;
+};
+
+//! The checks of every setting the framing reads, and the framing; throws gpufft::error naming a bad one.
+framing framing_of(const spectrum_config& c)
+{
+    const std::size_t n = c.fft_size;
+    require(n >= 1, "fft_size must be >= 1 (got 0)");
+    // VOLK counts in unsigned int, and a batch must fit in memory.
+    require(n <= (std::size_t(1) << 28), "fft_size must be at most 2^28 (got " + str(n) + ")");
+    require(c.batch <= (std::size_t(1) << 28) / n,
+            "batch * fft_size must be at most 2^28 samples (batch " + str(c.batch) + ")");
+    require(c.sample_rate > 0 && std::isfinite(c.sample_rate),
+            "sample_rate must be > 0 (got " + str(c.sample_rate) + ")");
+    require(c.overlap >= 0 && c.overlap <= 0.9,
+            "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
+    require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
+    require(c.frames_per_output <= spectrum_config::max_frames_per_output,
+            "frames_per_output (K) must be at most " + str(spectrum_config::max_frames_per_output) +
+                " (got " + str(c.frames_per_output) + ")");
+    require(c.output_rate >= 0 && std::isfinite(c.output_rate),
+            "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
+    framing f;
+    f.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
+    f.per_output = c.frames_per_output;
+    if (c.output_rate > 0) {
+        const double frame_rate = c.sample_rate / double(f.hop);
+        require(c.output_rate <= frame_rate * (1 + 1e-9),
+                "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
+                    str(frame_rate));
+        // Checked before rounding: a tiny rate would overflow the count.
+        const double frames = frame_rate / c.output_rate;
+        require(frames < double(spectrum_config::max_frames_per_output) + 0.5,
+                "output_rate " + str(c.output_rate) + " is below frame rate / " +
+                    str(spectrum_config::max_frames_per_output) + " = " +
+                    str(frame_rate / double(spectrum_config::max_frames_per_output)) +
+                    " (at most that many frames per output)");
+        f.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frames)));
+    }
+    // About 32k samples per FFT call amortize its cost without much latency.
+    f.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
+    return f;
+}
+
 } // namespace
+
+spectrum_needs spectrum_requirements(const spectrum_config& config)
+{
+    const framing f = framing_of(config);
+    const std::uint64_t n = config.fft_size;
+    spectrum_needs needs;
+    needs.samples_per_output = n + (std::uint64_t(f.per_output) - 1) * f.hop;
+    // One batch of raw input, the window and one output: every chain holds these on the host.
+    needs.host_bytes = ((std::uint64_t(f.batch) - 1) * f.hop + n) * sample_bytes(config.format) + 2 * n * sizeof(float);
+    return needs;
+}
 
 sample_format parse_sample_format(const std::string& name)
 {
@@ -115,29 +172,15 @@ namespace detail {
 
 engine::engine(const spectrum_config& c, const display_config* display) : d_config(c)
 {
+    const framing f = framing_of(c);
     const std::size_t n = c.fft_size;
-    require(n >= 1, "fft_size must be >= 1 (got 0)");
-    // VOLK counts in unsigned int, and a batch must fit in memory.
-    require(n <= (std::size_t(1) << 28), "fft_size must be at most 2^28 (got " + str(n) + ")");
-    require(c.batch <= (std::size_t(1) << 28) / n,
-            "batch * fft_size must be at most 2^28 samples (batch " + str(c.batch) + ")");
-    require(c.sample_rate > 0 && std::isfinite(c.sample_rate),
-            "sample_rate must be > 0 (got " + str(c.sample_rate) + ")");
-    require(c.overlap >= 0 && c.overlap <= 0.9,
-            "overlap must be in [0, 0.9] (got " + str(c.overlap) + ")");
     require(c.alpha > 0 && c.alpha <= 1, "alpha must be in (0, 1] (got " + str(c.alpha) + ")");
-    require(c.frames_per_output >= 1, "frames_per_output (K) must be >= 1 (got 0)");
-    require(c.frames_per_output <= spectrum_config::max_frames_per_output,
-            "frames_per_output (K) must be at most " + str(spectrum_config::max_frames_per_output) +
-                " (got " + str(c.frames_per_output) + ")");
-    require(c.output_rate >= 0 && std::isfinite(c.output_rate),
-            "output_rate must be >= 0 (0: use frames_per_output; got " + str(c.output_rate) + ")");
     require(c.ref_scale > 0 && std::isfinite(c.ref_scale),
             "ref_scale must be > 0 (got " + str(c.ref_scale) + ")");
 
     auto& s = d_setup;
     s.n = n;
-    s.hop = std::max<std::size_t>(1, n - std::size_t(std::lround(c.overlap * double(n))));
+    s.hop = f.hop;
     s.format = c.format;
     d_bps = sample_bytes(c.format);
     if (c.user_window.empty()) {
@@ -155,21 +198,7 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
     require(c.scale == level_scale::logpwrfft || std::abs(sum) > 1e-6 * std::sqrt(power * double(n)),
             "the window's taps sum to about 0: no tone gain for the dbfs scale");
 
-    s.per_output = c.frames_per_output;
-    if (c.output_rate > 0) {
-        const double frame_rate = c.sample_rate / double(s.hop);
-        require(c.output_rate <= frame_rate * (1 + 1e-9),
-                "output_rate " + str(c.output_rate) + " is above the frame rate sample_rate / hop = " +
-                    str(frame_rate));
-        // Checked before rounding: a tiny rate would overflow the count.
-        const double frames = frame_rate / c.output_rate;
-        require(frames < double(spectrum_config::max_frames_per_output) + 0.5,
-                "output_rate " + str(c.output_rate) + " is below frame rate / " +
-                    str(spectrum_config::max_frames_per_output) + " = " +
-                    str(frame_rate / double(spectrum_config::max_frames_per_output)) +
-                    " (at most that many frames per output)");
-        s.per_output = std::max<std::size_t>(1, std::size_t(std::llround(frames)));
-    }
+    s.per_output = f.per_output;
     s.average = c.average;
     s.alpha = float(c.alpha);
     // The one place the level scale is set (docs/levels.md): P over the
@@ -181,8 +210,7 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
                     (c.average == averaging::linear ? double(s.per_output) : 1.0));
     s.db = c.db;
     s.shift = c.shift;
-    // About 32k samples per FFT call amortize its cost without much latency.
-    s.batch = c.batch ? c.batch : std::max<std::size_t>(1, 32768 / n);
+    s.batch = f.batch;
     s.plan.backend = c.backend;
     s.plan.threads = c.threads;
     if (display)
@@ -190,6 +218,69 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
 
     d_chain = make_chain(s);
     d_span = ((s.batch - 1) * s.hop + n) * d_bps;
+    d_deliver = [this](const float* spectrum, std::size_t len) { deliver(spectrum, len); };
+}
+
+void engine::deliver(const float* spectrum, std::size_t n)
+{
+    d_output_nonfinite = 0;
+    if (!d_pending_nonfinite.empty()) {
+        d_output_nonfinite = d_pending_nonfinite.front();
+        d_pending_nonfinite.pop_front();
+    }
+    ++d_delivered;
+    if (d_out && *d_out)
+        (*d_out)(spectrum, n);
+    d_output_nonfinite = 0;
+}
+
+void engine::note_nonfinite(std::uint64_t i)
+{
+    ++d_nonfinite;
+    if (d_chain->display()) // it delivers no outputs to flag
+        return;
+    // Output k holds the samples of frames [kK, (k+1)K): [kS, kS + L).
+    const std::uint64_t hop = d_setup.hop, stride = d_setup.per_output * hop,
+                        span = (d_setup.per_output - 1) * hop + d_setup.n;
+    const std::uint64_t last = i / stride, first = std::max(d_delivered, i < span ? 0 : (i - span) / stride + 1);
+    if (last < first)
+        return;
+    if (d_pending_nonfinite.size() <= last - d_delivered)
+        d_pending_nonfinite.resize(last - d_delivered + 1, 0);
+    for (std::uint64_t k = first; k <= last; ++k)
+        ++d_pending_nonfinite[k - d_delivered];
+}
+
+void engine::zero_nonfinite()
+{
+    if (d_setup.format != sample_format::cf32)
+        return;
+    // A float is NaN or infinite when its exponent bits are all ones.
+    const auto bad = [](const unsigned char* p) {
+        std::uint32_t w[2];
+        std::memcpy(w, p, sizeof w);
+        return ((w[0] & 0x7f800000u) == 0x7f800000u) | ((w[1] & 0x7f800000u) == 0x7f800000u);
+    };
+    unsigned char* in = d_chain->input();
+    const std::size_t end = d_fill / d_bps * d_bps;
+    // Blocks tested word by word (a loop that vectorizes); only a block with
+    // one is searched sample by sample.
+    constexpr std::size_t block = 512;
+    std::uint32_t words[2 * block];
+    for (std::size_t b = d_checked; b < end;) {
+        const std::size_t stop = std::min(end, b + block * d_bps);
+        std::memcpy(words, in + b, stop - b);
+        unsigned any = 0;
+        for (std::size_t j = 0; j < (stop - b) / sizeof(std::uint32_t); ++j)
+            any |= (words[j] & 0x7f800000u) == 0x7f800000u;
+        for (std::size_t j = b; any && j < stop; j += d_bps)
+            if (bad(in + j)) {
+                std::memset(in + j, 0, d_bps);
+                note_nonfinite(d_base + j / d_bps);
+            }
+        b = stop;
+    }
+    d_checked = end;
 }
 
 // Runs the first `count` frames held in the chain's input; the samples a
@@ -197,9 +288,13 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
 std::size_t engine::run(std::size_t count, const spectrum::sink& deliver)
 {
     const std::size_t used = count * d_setup.hop * d_bps;
-    const std::size_t outputs = d_chain->run(count, used, d_fill, deliver);
+    d_out = &deliver;
+    const std::size_t outputs = d_chain->run(count, used, d_fill, d_deliver);
+    d_out = nullptr;
     d_frames += count;
     d_fill -= used;
+    d_checked = d_checked > used ? d_checked - used : 0;
+    d_base += count * d_setup.hop;
     return outputs;
 }
 
@@ -216,6 +311,7 @@ std::size_t engine::take(std::size_t bytes, const spectrum::sink& deliver)
                     "handed out holds " + str(d_acquired) + " bytes");
     d_acquired = 0;
     d_fill += bytes;
+    zero_nonfinite();
     return d_fill == d_span ? run(d_setup.batch, deliver) : 0; // exactly one full batch of frames
 }
 
@@ -225,9 +321,17 @@ std::size_t engine::commit(std::size_t bytes, const spectrum::sink& out)
     return outputs + delivered_now(out);
 }
 
+std::size_t engine::drain(const spectrum::sink& out)
+{
+    d_out = &out;
+    const std::size_t outputs = d_chain->drain(d_deliver);
+    d_out = nullptr;
+    return outputs;
+}
+
 std::size_t engine::delivered_now(const spectrum::sink& out)
 {
-    return d_config.deferred_delivery ? 0 : d_chain->drain(out);
+    return d_config.deferred_delivery ? 0 : drain(out);
 }
 
 std::size_t engine::push_bytes(const void* data, std::size_t bytes, const spectrum::sink& out)
@@ -259,9 +363,9 @@ std::size_t engine::flush(const spectrum::sink& out)
     d_acquired = 0;
     const std::size_t held = d_fill / d_bps;
     if (held < d_setup.n)
-        return d_chain->drain(out);
+        return drain(out);
     const std::size_t outputs = run((held - d_setup.n) / d_setup.hop + 1, out);
-    return outputs + d_chain->drain(out);
+    return outputs + drain(out);
 }
 
 void engine::reset()
@@ -271,6 +375,10 @@ void engine::reset()
     d_acquired = 0;
     d_frames = 0;
     d_chain->reset();
+    d_checked = 0;
+    d_base = 0;
+    d_delivered = 0;
+    d_pending_nonfinite.clear();
 }
 
 double engine::bin_hz(std::size_t i) const
@@ -317,6 +425,8 @@ std::size_t spectrum::hop() const { return d_impl->setup().hop; }
 std::size_t spectrum::batch() const { return d_impl->setup().batch; }
 std::size_t spectrum::frames_per_output() const { return d_impl->setup().per_output; }
 std::size_t spectrum::frames() const { return d_impl->frames(); }
+std::uint64_t spectrum::nonfinite_samples() const { return d_impl->nonfinite_samples(); }
+std::size_t spectrum::output_nonfinite_samples() const { return d_impl->output_nonfinite_samples(); }
 const std::vector<float>& spectrum::window() const { return d_impl->setup().window; }
 const std::string& spectrum::backend() const { return d_impl->stages().backend(); }
 const spectrum_config& spectrum::config() const { return d_impl->config(); }

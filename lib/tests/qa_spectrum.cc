@@ -136,6 +136,7 @@ class qa_spectrum : public CppUnit::TestFixture
     CPPUNIT_TEST(formats_exact);
     CPPUNIT_TEST(output_rate_and_bins);
     CPPUNIT_TEST(zero_copy_input);
+    CPPUNIT_TEST(non_finite_samples);
     CPPUNIT_TEST(bad_input);
     CPPUNIT_TEST_SUITE_END();
 
@@ -322,6 +323,14 @@ public:
                 CPPUNIT_ASSERT_MESSAGE(what + ": chunked pushes differ", a == b);
                 whole.reset();
                 CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::size_t(0), whole.frames());
+                // spectrum_requirements: one output takes exactly its samples_per_output.
+                const std::uint64_t needs = gpufft::spectrum_requirements(c).samples_per_output;
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::uint64_t(n + (c.frames_per_output - 1) * hop), needs);
+                if (needs <= total) {
+                    CPPUNIT_ASSERT_EQUAL_MESSAGE(what, n, run_all(whole, { x.begin(), x.begin() + std::ptrdiff_t(needs) }).size());
+                    whole.reset();
+                    CPPUNIT_ASSERT_MESSAGE(what, run_all(whole, { x.begin(), x.begin() + std::ptrdiff_t(needs) - 1 }).empty());
+                }
             }
     }
 
@@ -411,6 +420,60 @@ public:
         QA_ASSERT_NO_FAILURES(f);
     }
 
+    // NaN and infinite samples are taken as 0 + 0i: the outputs equal the
+    // reference of the input with them zeroed, whichever byte chunks carry them.
+    void non_finite_samples()
+    {
+        spectrum_config c;
+        c.fft_size = 32;
+        c.overlap = 0.5;
+        c.average = averaging::linear;
+        c.frames_per_output = 3;
+        c.batch = 2;
+        c.window = "hann";
+        std::vector<cf> x(32 * 20 + 5);
+        fill_random(x.data(), x.size(), "non-finite");
+        std::vector<cf> zeroed(x);
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        const std::vector<std::pair<std::size_t, cf>> bad = {
+            { 40, { nan, 0.25f } }, { 41, { 0.5f, inf } }, { 300, { -inf, -inf } }, { 301, { nan, nan } },
+            { x.size() - 1, { nan, 0 } } // in no output's frames
+        };
+        for (const auto& [i, v] : bad)
+            x[i] = v, zeroed[i] = 0;
+        spectrum s(c);
+        std::vector<float> out;
+        std::vector<std::size_t> flagged; // each output's count of non-finite samples
+        const auto sink = [&](const float* p, std::size_t n) {
+            out.insert(out.end(), p, p + n);
+            flagged.push_back(s.output_nonfinite_samples());
+        };
+        const auto* bytes = reinterpret_cast<const unsigned char*>(x.data());
+        for (std::size_t i = 0, len = x.size() * sizeof(cf); i < len; i += 13) // samples split across pushes
+            s.push_bytes(bytes + i, std::min<std::size_t>(13, len - i), sink);
+        s.flush(sink);
+        const auto ref = reference(c, s, zeroed);
+        CPPUNIT_ASSERT_EQUAL(ref.size(), out.size());
+        for (std::size_t i = 0; i < ref.size(); ++i)
+            CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE("value " + std::to_string(i), ref[i], out[i], 0.01);
+        // Counted, and each output flags those in its K frames: samples [k S, k S + L).
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(bad.size()), s.nonfinite_samples());
+        const std::size_t stride = 3 * s.hop(), span = 2 * s.hop() + 32;
+        for (std::size_t k = 0; k < flagged.size(); ++k) {
+            std::size_t want = 0;
+            for (const auto& b : bad)
+                want += b.first >= k * stride && b.first < k * stride + span;
+            CPPUNIT_ASSERT_EQUAL_MESSAGE("output " + std::to_string(k), want, flagged[k]);
+        }
+        CPPUNIT_ASSERT_EQUAL(std::size_t(0), s.output_nonfinite_samples());
+        s.reset(); // keeps the count; the flags start afresh with the stream
+        flagged.clear();
+        s.push_bytes(bytes, 64 * sizeof(cf), sink);
+        s.flush(sink);
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(bad.size() + 2), s.nonfinite_samples());
+        CPPUNIT_ASSERT(flagged == std::vector<std::size_t>{ 2 });
+    }
+
     void bad_input()
     {
         const auto with = [](const std::function<void(spectrum_config&)>& edit) {
@@ -421,6 +484,11 @@ public:
             };
         };
         expect_error("fft size 0", with([](auto& c) { c.fft_size = 0; }), "fft_size");
+        expect_error("requirements of fft size 0", [] {
+            spectrum_config c;
+            c.fft_size = 0;
+            gpufft::spectrum_requirements(c);
+        }, "fft_size");
         // 2^40, or 2^30 with a 32-bit size_t (armhf).
         constexpr std::size_t huge = std::size_t(1) << (sizeof(std::size_t) >= 8 ? 40 : 30);
         expect_error("fft size 2^40", with([](auto& c) { c.fft_size = huge; }), "fft_size");
