@@ -105,7 +105,7 @@ QString frequency_label(double hz, double step, double largest)
 }
 
 constexpr std::size_t count_lut_size = display_snapshot::histogram_levels;
-// The "log" density's span: a cell a thousandth as dense as the most frequent one gets the map's bottom colour.
+// The "log" density's span: a cell a thousandth as dense as the reference (peak_level) gets the map's bottom colour.
 constexpr double density_decades = 3;
 const QColor background(12, 12, 16);
 const QColor grid(70, 70, 80);
@@ -304,7 +304,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_density_box = new QComboBox(this);
     for (const auto& name : density_names())
         d_density_box->addItem(QString::fromStdString(name));
-    d_density_box->setToolTip("Persistence colours: log or linear relative to the most frequent cell (the top colour), "
+    d_density_box->setToolTip("Persistence colours: log or linear relative to a typical column's densest cell (the top colour), "
                               "or frames: the share of frames that hit a cell");
     d_fft_box = new QComboBox(this);
     d_fft_box->setObjectName("fft_size");
@@ -645,8 +645,11 @@ void display_widget::refresh()
     d_frames_seen = d_snap.frames;
     if (d_snap.decay != decay_before)
         build_luts();
-    else if (d_density != "frames" && peak_level() != d_lut_peak)
-        build_count_lut(peak_level()); // the lit rows are coloured anew below
+    else if (d_density != "frames") {
+        const std::uint16_t peak = peak_level();
+        if (peak != d_lut_peak)
+            build_count_lut(peak); // the lit rows are coloured anew below
+    }
     if (new_band) {
         if (d_view_full || d_view_hi <= d_view_lo)
             set_view(band_left(), band_right());
@@ -824,29 +827,34 @@ double display_widget::density_position(double share) const
     return std::log1p(share * full) / std::log1p(full);
 }
 
-std::uint16_t display_widget::peak_level() const
+std::uint16_t display_widget::peak_level()
 {
+    // Each column's highest level over the lit rows, then their median: the
+    // most frequent level of a typical column. A few strong steady tones
+    // (every frame in one row) would otherwise set a reference that leaves
+    // the noise band, spread over many rows, dim.
     const std::size_t w = d_snap.width;
-    if (d_snap.levels.size() < w * d_snap.height || d_snap.lit_rows.size() < d_snap.height)
+    if (w == 0 || d_snap.levels.size() < w * d_snap.height || d_snap.lit_rows.size() < d_snap.height)
         return 0;
-    std::uint16_t peak = 0;
+    d_column_peaks.assign(w, 0);
+    std::uint16_t* __restrict peaks = d_column_peaks.data();
     for (std::size_t row = 0; row < d_snap.height; ++row)
         if (d_snap.lit_rows[row]) {
             const std::uint16_t* __restrict v = &d_snap.levels[row * w];
-            std::uint16_t m = 0;
             for (std::size_t c = 0; c < w; ++c) // a max the compiler vectorizes
-                m = std::max(m, v[c]);
-            peak = std::max(peak, m);
+                peaks[c] = std::max(peaks[c], v[c]);
         }
-    return peak;
+    const auto middle = d_column_peaks.begin() + std::ptrdiff_t(w / 2);
+    std::nth_element(d_column_peaks.begin(), middle, d_column_peaks.end());
+    return *middle;
 }
 
 void display_widget::build_count_lut(std::uint16_t peak)
 {
     // Histogram cells: a level of 0 is transparent (the grid shows
     // through); above, the colour of the cell's density: its level as a
-    // share of the peak level, or (frames) of the top level, a cell hit by
-    // every frame.
+    // share of the reference level `peak` (a share above 1: the top
+    // colour), or (frames) of the top level, a cell hit by every frame.
     d_lut_peak = peak;
     d_count_lut.assign(count_lut_size, 0);
     const double top = d_density == "frames" ? double(count_lut_size - 1) : double(std::max<std::uint16_t>(peak, 1));
@@ -1039,7 +1047,7 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
                 break;
             bar_label(p, bar, y, QString::number(share * 100, 'g', 3), d_spectrum->height());
         }
-        bar_unit(p, bar, d_spectrum->width(), d_density == "frames" ? "% of frames" : "% of peak");
+        bar_unit(p, bar, d_spectrum->width(), d_density == "frames" ? "% of frames" : "% of column peak");
     }
     p.save();
     p.translate(12, plot.center().y());

@@ -182,10 +182,11 @@ public:
     static void check_colormap(const std::string& name);
     /*!
      * How the persistence's cell densities become colours: "log" (default)
-     * and "linear" relative to the most frequent cell on the plot (it gets
-     * the map's top colour; log: three decades below it down to the
-     * bottom colour), "frames" on a log scale of the share of frames that
-     * hit a cell (a cell hit by every frame is the top colour).
+     * and "linear" relative to the most frequent level of a typical column
+     * (the median over the columns of each one's highest cell): it and any
+     * denser cell get the map's top colour; log: three decades below it
+     * down to the bottom colour. "frames": a log scale of the share of
+     * frames that hit a cell (a cell hit by every frame is the top colour).
      */
     static const std::vector<std::string>& density_names();
     //! Throws gpufft::error naming the mapping if it is unknown.
@@ -355,8 +356,10 @@ private:
     // The histogram levels' colours for the density mapping, where the most
     // frequent cell has level `peak` (ignored by "frames").
     void build_count_lut(std::uint16_t peak);
-    // The highest histogram level in the snapshot's lit rows.
-    std::uint16_t peak_level() const;
+    // The density's reference level: the median over the columns of each
+    // column's highest histogram level in the snapshot.
+    std::uint16_t peak_level();
+    std::vector<std::uint16_t> d_column_peaks; // per column, for peak_level
     // The colour bar's position t (0 bottom, 1 top) of a cell density: a
     // share of the most frequent cell's level, or of the frames ("frames").
     double density_position(double share) const;

@@ -63,9 +63,10 @@ public:
      *        [1, 1e6]; the linear's frames, a whole number in [1, 512].
      * \param min_hold keep the min-hold line (the least of every frame per column).
      * \param density the persistence's colours: "log" (a log scale of each
-     *        cell's density relative to the most frequent cell, which is the
-     *        colour map's top; three decades), "linear" (relative to it,
-     *        linear) or "frames" (a log scale of the share of frames that hit
+     *        cell's density relative to the most frequent level of a typical
+     *        column, the median over the columns of each one's densest cell:
+     *        it and denser cells get the colour map's top; three decades),
+     *        "linear" (relative to it, linear) or "frames" (a log scale of the share of frames that hit
      *        a cell, the top a cell hit by every frame).
      * \param parent the widget's Qt parent.
      *

@@ -44,7 +44,7 @@ void bind_display_settings(Class& c)
              "'linear' (the mean of the newest average_frames frames, a whole number up to 512).")
         .def("set_min_hold", &Block::set_min_hold, py::arg("on"), "The min-hold line on or off.")
         .def("set_density", &Block::set_density, py::arg("density"),
-             "The persistence's colours: 'log' or 'linear' relative to the most frequent cell,\n"
+             "The persistence's colours: 'log' or 'linear' relative to a typical column's densest cell,\n"
              "or 'frames' (a log scale of the share of frames that hit a cell).")
         .def("samp_rate", &Block::samp_rate)
         .def("center_freq", &Block::center_freq)
