@@ -38,20 +38,22 @@ struct colour_stop {
     int r, g, b;
 };
 
-// Colour maps as linear ramps between stops. "fosphor" follows the look of
-// gr-fosphor's default palette (dark blue through green and yellow to red
-// and white); "viridis" samples matplotlib's viridis at five points.
+// Colour maps as linear ramps between stops. "fosphor" follows gr-fosphor's
+// palette as it draws beside this widget (docs/display.md): dark blue
+// through blue, cyan, green, yellow and orange to red, the densest cells
+// red; "viridis" samples matplotlib's viridis at five points.
 const std::vector<std::pair<std::string, std::vector<colour_stop>>>& colour_maps()
 {
     static const std::vector<std::pair<std::string, std::vector<colour_stop>>> maps = {
         { "fosphor",
-          { { 0.0, 0, 0, 32 },
-            { 0.25, 0, 0, 150 },
-            { 0.45, 0, 110, 255 },
-            { 0.62, 40, 220, 90 },
-            { 0.8, 255, 230, 0 },
-            { 0.92, 255, 60, 0 },
-            { 1.0, 255, 255, 255 } } },
+          { { 0.0, 0, 0, 40 },
+            { 0.2, 0, 0, 170 },
+            { 0.38, 0, 120, 255 },
+            { 0.52, 0, 210, 200 },
+            { 0.66, 60, 220, 60 },
+            { 0.8, 250, 230, 0 },
+            { 0.9, 255, 140, 0 },
+            { 1.0, 255, 40, 0 } } },
         { "viridis",
           { { 0.0, 68, 1, 84 },
             { 0.25, 59, 82, 139 },
