@@ -11,8 +11,9 @@ on PoCL), grabbed from the X server after a few seconds.
     PYTHONPATH=build/test_modules /usr/bin/python3 scripts/display-screenshots.py docs
 
 writes display_vs_fosphor.png and display_vs_stock.png (each window's
-picture side by side, labelled) and display_density.png (ours with the
-density log, linear and frames). A window that cannot be shown (gr-fosphor
+picture side by side, labelled), display_density.png (ours with the
+density log, linear and frames) and display_demo.png (ours alone: the
+README's picture). A window that cannot be shown (gr-fosphor
 without OpenGL or OpenCL) is left out and its error printed.
 """
 
@@ -45,6 +46,7 @@ def main():
                 os.path.join(out_dir, "display_vs_stock.png"))
         compose(shots, ["ours (log density)", "ours (linear density)", "ours (frames density)"],
                 os.path.join(out_dir, "display_density.png"))
+        shots["ours (log density)"].save(os.path.join(out_dir, "display_demo.png"))
     finally:
         xvfb.terminate()
     # Without tearing the widgets down: deleting them after the flowgraph here crashed.
