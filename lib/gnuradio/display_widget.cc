@@ -436,10 +436,14 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         refresh();
         sync_controls();
     };
-    connect(d_fft_box, &QComboBox::textActivated, this,
-            [this, transform_changed](const QString& s) { transform_changed([&] { d_feed->set_fft_size(s.toInt()); }); });
+    // The transform in use chosen again: nothing to rebuild (a rebuild would empty the display).
+    connect(d_fft_box, &QComboBox::textActivated, this, [this, transform_changed](const QString& s) {
+        if (s.toULongLong() != d_snap.bins)
+            transform_changed([&] { d_feed->set_fft_size(s.toInt()); });
+    });
     connect(d_window_box, &QComboBox::textActivated, this, [this, transform_changed](const QString& s) {
-        transform_changed([&] { d_feed->set_window(s.toStdString()); });
+        if (s.toStdString() != d_snap.window)
+            transform_changed([&] { d_feed->set_window(s.toStdString()); });
     });
     connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });

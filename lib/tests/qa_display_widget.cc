@@ -1172,6 +1172,15 @@ public:
         QKeyEvent plus(QEvent::KeyPress, Qt::Key_Plus, Qt::NoModifier, "+");
         QApplication::sendEvent(w, &plus);
         check(fc, fs / 2, 4096, false);
+        // The transform in use picked again builds no new engine: the
+        // zoomed view's bin range (which a new engine would reset to the
+        // whole band) stays.
+        read_until([&] { return prop("bin_end").toULongLong() - prop("bin_begin").toULongLong() < 4096; });
+        const auto zoomed = prop("bin_end").toULongLong() - prop("bin_begin").toULongLong();
+        CPPUNIT_ASSERT(zoomed < 4096);
+        emit size->textActivated("4096");
+        emit window->textActivated("rectangular");
+        CPPUNIT_ASSERT_EQUAL(zoomed, prop("bin_end").toULongLong() - prop("bin_begin").toULongLong());
         // The block's setters show in the choosers (a size off the list too).
         b->set_fft_size(1000);
         b->set_window("hann");
