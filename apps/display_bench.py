@@ -373,7 +373,30 @@ def run_child(spec):
         from PyQt5.QtWidgets import QWidget
 
         # The two plot panes (plain QWidgets to Python): the only widgets that repaint at a redraw.
-        painted = paint_counter([w for w in window.findChildren(QWidget) if type(w) is QWidget])
+        panes = [w for w in window.findChildren(QWidget) if type(w) is QWidget]
+        painted = paint_counter(panes)
+        if spec.get("instrument"):
+            # Once frames have come: a marker at the peak (K), a second by a
+            # right click, the pointer resting on the spectrum (the readout
+            # then follows every redraw), as a user measuring would leave it.
+            from PyQt5 import QtCore, QtGui
+
+            widget = window  # the name is the measured window's length further down
+
+            def instrument():
+                pane = min(panes, key=lambda p: p.mapTo(widget, QtCore.QPoint(0, 0)).y())  # the spectrum, on top
+                QtCore.QCoreApplication.sendEvent(widget, QtGui.QKeyEvent(QtCore.QEvent.KeyPress, QtCore.Qt.Key_K,
+                                                                         QtCore.Qt.NoModifier, "k"))
+                at = QtCore.QPointF(pane.width() * 0.3, pane.height() * 0.5)
+                QtCore.QCoreApplication.sendEvent(pane, QtGui.QMouseEvent(
+                    QtCore.QEvent.MouseButtonPress, at, QtCore.Qt.RightButton, QtCore.Qt.RightButton,
+                    QtCore.Qt.NoModifier))
+                QtCore.QCoreApplication.sendEvent(pane, QtGui.QMouseEvent(
+                    QtCore.QEvent.MouseMove, QtCore.QPointF(pane.width() * 0.5, pane.height() * 0.5),
+                    QtCore.Qt.NoButton, QtCore.Qt.NoButton, QtCore.Qt.NoModifier))
+                out["instrumented"] = {"markers": widget.property("marker_table"), "readout": widget.property("readout")}
+
+            QtCore.QTimer.singleShot(1000, instrument)
         # Redraws: the widget's reads that found new frames, each drawn once.
         drawn = lambda: float(sink.redraws())
         transformed = lambda: float(sink.frames_displayed())
@@ -523,7 +546,7 @@ def run_once(args, env, case, n, mode, rate=None):
     if rate is None:
         rate = RTL_RATE if mode == "rtl" else 0
     spec = {"case": case, "fft": n, "mode": mode, "rate": rate,
-            "warmup": args.warmup, "seconds": args.seconds}
+            "warmup": args.warmup, "seconds": args.seconds, "instrument": args.instrument}
     limit = 60 + 3 * (args.warmup + args.seconds)
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
@@ -639,6 +662,9 @@ def main():
                          "(default %(default)s; 0: none)")
     ap.add_argument("--quick", action="store_true", help="1 repeat, 2 s warmup, 3 s window, no search: under 2 minutes")
     ap.add_argument("--display", help="use this X display instead of starting an Xvfb")
+    ap.add_argument("--instrument", action="store_true",
+                    help="ours-sink: two markers placed and the pointer on the spectrum (its readout) "
+                         "1 s into the run")
     ap.add_argument("--json", nargs="?", const="-", help="JSON results to this file ('-' or none: standard output)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()

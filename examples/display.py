@@ -38,12 +38,24 @@ from gnuradio.qtgui import Range, RangeWidget
 from PyQt5 import QtCore
 
 
+def snipfcn_checks_and_size(self):
+    # A capture's rate and centre are its own: the demo's would mislabel the axis.
+    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
+        sys.stderr.write('display.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+        sys.exit(2)
+    # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the display reads at.
+    if not self.settings.contains('geometry'):
+        self.resize(1100, 860)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_checks_and_size(tb)
 
 from gnuradio import qtgui
 
 class display(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: live display", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live display")
@@ -77,25 +89,25 @@ class display(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.samp_rate = samp_rate
         self.iq_file = iq_file
         self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
-        self.samp_rate = samp_rate = 2.4e6
         self.fft_size = fft_size = 2048
         self.decay = decay = 0.98
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self._decay_range = Range(0.5, 0.999, 0.001, 0.98, 200)
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False)
+        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
         self.clicked_freq = blocks.message_debug(True)
@@ -116,6 +128,13 @@ class display(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_samp_rate(self):
+        return self.samp_rate
+
+    def set_samp_rate(self, samp_rate):
+        self.samp_rate = samp_rate
+        self.display_sink.set_samp_rate(self.samp_rate)
+
     def get_iq_file(self):
         return self.iq_file
 
@@ -128,13 +147,6 @@ class display(gr.top_block, Qt.QWidget):
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
         self.display_sink.set_center_freq(self.center_freq)
-
-    def get_samp_rate(self):
-        return self.samp_rate
-
-    def set_samp_rate(self, samp_rate):
-        self.samp_rate = samp_rate
-        self.display_sink.set_samp_rate(self.samp_rate)
 
     def get_fft_size(self):
         return self.fft_size
@@ -156,6 +168,9 @@ def argument_parser():
     description = 'IQ (a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
+        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+    parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
@@ -173,7 +188,7 @@ def main(top_block_cls=display, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file, center_freq=options.center_freq)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

@@ -37,12 +37,24 @@ from gnuradio.qtgui import Range, RangeWidget
 from PyQt5 import QtCore
 
 
+def snipfcn_checks_and_size(self):
+    # A capture's rate and centre are its own: the demo's would mislabel the axis.
+    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
+        sys.stderr.write('display_spectra.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+        sys.exit(2)
+    # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the display reads at.
+    if not self.settings.contains('geometry'):
+        self.resize(1100, 860)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_checks_and_size(tb)
 
 from gnuradio import qtgui
 
 class display_spectra(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: display of precomputed spectra", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: display of precomputed spectra")
@@ -76,26 +88,26 @@ class display_spectra(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.samp_rate = samp_rate
         self.iq_file = iq_file
         self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
-        self.samp_rate = samp_rate = 2.4e6
         self.fft_size = fft_size = 2048
         self.decay = decay = 0.98
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self._decay_range = Range(0.5, 0.999, 0.001, 0.98, 200)
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
         self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
-        self.display_sink = gpufft.display_sink_f(fft_size, samp_rate, center_freq, ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False)
+        self.display_sink = gpufft.display_sink_f(fft_size, samp_rate, center_freq, ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
 
@@ -115,6 +127,14 @@ class display_spectra(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_samp_rate(self):
+        return self.samp_rate
+
+    def set_samp_rate(self, samp_rate):
+        self.samp_rate = samp_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
+        self.display_sink.set_samp_rate(self.samp_rate)
+
     def get_iq_file(self):
         return self.iq_file
 
@@ -127,14 +147,6 @@ class display_spectra(gr.top_block, Qt.QWidget):
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
         self.display_sink.set_center_freq(self.center_freq)
-
-    def get_samp_rate(self):
-        return self.samp_rate
-
-    def set_samp_rate(self, samp_rate):
-        self.samp_rate = samp_rate
-        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
-        self.display_sink.set_samp_rate(self.samp_rate)
 
     def get_fft_size(self):
         return self.fft_size
@@ -155,6 +167,9 @@ def argument_parser():
     description = 'IQ into gpufft.spectrum_c (dB spectra, shifted), shown by gpufft.display_sink_f with a Hz axis: the way spectra from a file or ZeroMQ are shown'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
+        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+    parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
@@ -172,7 +187,7 @@ def main(top_block_cls=display_spectra, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file, center_freq=options.center_freq)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

@@ -38,12 +38,24 @@ from gnuradio.qtgui import Range, RangeWidget
 from PyQt5 import QtCore
 
 
+def snipfcn_checks_and_size(self):
+    # A capture's rate and centre are its own: the demo's would mislabel the axis.
+    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
+        sys.stderr.write('spectrum_live.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+        sys.exit(2)
+    # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the plot reads at.
+    if not self.settings.contains('geometry'):
+        self.resize(1100, 700)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_checks_and_size(tb)
 
 from gnuradio import qtgui
 
 class spectrum_live(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file=''):
+    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: live spectrum", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live spectrum")
@@ -77,28 +89,29 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
-        self.samp_rate = samp_rate = 2.4e6
         self.fft_size = fft_size = 4096
         self.alpha = alpha = 0.2
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self._alpha_range = Range(0.01, 1.0, 0.01, 0.2, 200)
         self._alpha_win = RangeWidget(self._alpha_range, self.set_alpha, "Averaging alpha", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._alpha_win)
         self.qtgui_vector_sink_f_0 = qtgui.vector_sink_f(
             fft_size,
-            (-samp_rate / 2),
-            (samp_rate / fft_size),
+            ((center_freq - samp_rate / 2) / 1e6),
+            (samp_rate / fft_size / 1e6),
             "Frequency",
-            "Power",
+            "Level",
             "Spectrum",
             1, # Number of inputs
             None # parent
@@ -107,8 +120,8 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         self.qtgui_vector_sink_f_0.set_y_axis((-140), 0)
         self.qtgui_vector_sink_f_0.enable_autoscale(False)
         self.qtgui_vector_sink_f_0.enable_grid(True)
-        self.qtgui_vector_sink_f_0.set_x_axis_units("Hz")
-        self.qtgui_vector_sink_f_0.set_y_axis_units("dB")
+        self.qtgui_vector_sink_f_0.set_x_axis_units("MHz")
+        self.qtgui_vector_sink_f_0.set_y_axis_units("dBFS")
         self.qtgui_vector_sink_f_0.set_ref_level(0)
 
 
@@ -151,26 +164,33 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
         event.accept()
 
-    def get_iq_file(self):
-        return self.iq_file
-
-    def set_iq_file(self, iq_file):
-        self.iq_file = iq_file
-
     def get_samp_rate(self):
         return self.samp_rate
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
         self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
-        self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
+
+    def get_iq_file(self):
+        return self.iq_file
+
+    def set_iq_file(self, iq_file):
+        self.iq_file = iq_file
+
+    def get_center_freq(self):
+        return self.center_freq
+
+    def set_center_freq(self, center_freq):
+        self.center_freq = center_freq
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
 
     def get_fft_size(self):
         return self.fft_size
 
     def set_fft_size(self, fft_size):
         self.fft_size = fft_size
-        self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
 
     def get_alpha(self):
         return self.alpha
@@ -185,8 +205,14 @@ def argument_parser():
     description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
+        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+    parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
+    parser.add_argument(
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
+        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
     return parser
 
 
@@ -199,7 +225,7 @@ def main(top_block_cls=spectrum_live, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

@@ -53,6 +53,11 @@ public:
 
     void set_average(const std::string& mode, double frames) override { d_core->set_average(mode, frames); }
     void set_min_hold(bool on) override { d_core->set_min_hold(on); }
+    void set_density(const std::string& v) override
+    {
+        d_core->update_settings([&v](display_sink_settings& s) { s.density = v; });
+        d_view.set_density(v);
+    }
 
     double samp_rate() const override { return d_core->settings().samp_rate; }
     double center_freq() const override { return d_core->settings().center_freq; }
@@ -64,6 +69,7 @@ public:
     std::string average() const override { return d_core->settings().average; }
     double average_frames() const override { return d_core->settings().average_frames; }
     bool min_hold() const override { return d_core->settings().min_hold; }
+    std::string density() const override { return d_core->settings().density; }
 
     uint64_t frames_displayed() const override
     {
@@ -85,7 +91,11 @@ protected:
         this->message_port_register_out(port);
         d_core->on_click([this, port](double hz) { this->message_port_pub(port, pmt::cons(port, pmt::from_double(hz))); });
     }
-    ~display_sink_base() override { d_core->on_click(nullptr); }
+    ~display_sink_base() override
+    {
+        d_core->on_click(nullptr);
+        d_core->on_transform(nullptr, nullptr);
+    }
 
     std::shared_ptr<display_sink_core<Engine>> d_core;
     display_sink_view d_view;

@@ -39,12 +39,13 @@ display_sink_c::sptr display_sink_c::make(int fft_size,
                                           const std::string& average,
                                           double average_frames,
                                           bool min_hold,
+                                          const std::string& density,
                                           QWidget* parent)
 {
     const display_sink_c_impl::spectrum_params p{ fft_size, window, backend, format };
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
                                    frame_rate,  colormap,  width,     height,   "dBFS",
-                                   average,     average_frames, min_hold };
+                                   average,     average_frames, min_hold, density };
     return gnuradio::make_block_sptr<display_sink_c_impl>(p, s, parent);
 }
 
@@ -84,6 +85,8 @@ display_sink_c_impl::display_sink_c_impl(const spectrum_params& p,
       d_itemsize(item_size(p.format))
 {
     route_log_to_gnuradio();
+    // The widget's FFT size and window choosers build the engine as these setters do.
+    d_core->on_transform([this](int n) { set_fft_size(n); }, [this](const std::string& w) { set_window(w); });
 }
 
 template <class T>

@@ -46,9 +46,21 @@ void display_sink_settings::check(const std::string& block) const
              "] for the linear average (got " + num(average_frames) + ")");
     try {
         display_widget::check_colormap(colormap);
+        display_widget::check_density(density);
     } catch (const ::gpufft::error& e) {
         fail(e.what());
     }
+}
+
+transform_info transform_of(const ::gpufft::spectrum_display& d)
+{
+    const auto& c = d.spectrum_settings();
+    const std::vector<float> w =
+        c.user_window.empty() ? ::gpufft::make_window(c.window, c.fft_size, c.window_param) : c.user_window;
+    double sum = 0, power = 0;
+    for (float v : w)
+        sum += v, power += double(v) * double(v);
+    return { c.user_window.empty() ? c.window : "user", double(w.size()) * power / (sum * sum) };
 }
 
 ::gpufft::display_config display_sink_settings::display(std::size_t n) const
@@ -84,6 +96,7 @@ display_sink_view::display_sink_view(std::shared_ptr<display_feed> feed,
 {
     ensure_qapplication();
     d_widget = new display_widget(std::move(feed), s.colormap, s.frame_rate, s.level_unit, parent);
+    d_widget->set_density(s.density);
 }
 
 display_sink_view::~display_sink_view()
@@ -120,6 +133,12 @@ void display_sink_view::set_colormap(const std::string& name)
 {
     display_widget::check_colormap(name);
     on_gui_thread([name](display_widget& w) { w.set_colormap(name); });
+}
+
+void display_sink_view::set_density(const std::string& name)
+{
+    display_widget::check_density(name);
+    on_gui_thread([name](display_widget& w) { w.set_density(name); });
 }
 
 std::size_t display_sink_view::redraws() const { return d_widget ? d_widget->redraws() : 0; }

@@ -41,6 +41,7 @@ struct display_sink_settings {
     std::string average = "exponential";
     double average_frames = 10;
     bool min_hold = false; //!< keep the min-hold trace
+    std::string density = "log"; //!< the persistence's density mapping (display_widget::density_names())
 
     void check(const std::string& block) const;
     //! The display_config for n bins.
@@ -63,6 +64,15 @@ inline double frame_seconds_of(const ::gpufft::spectrum_display& d, const displa
     return double(d.display_settings().n) / s.samp_rate;
 }
 
+// What the widget shows of the transform: its window, and that window's
+// equivalent noise bandwidth in bins (none where spectra come in).
+struct transform_info {
+    std::string window;
+    double enbw = 0;
+};
+inline transform_info transform_of(const ::gpufft::display&) { return {}; }
+transform_info transform_of(const ::gpufft::spectrum_display& d);
+
 // The engine's display settings, under either engine type.
 inline const ::gpufft::display_config& settings_of(const ::gpufft::display& d) { return d.config(); }
 inline const ::gpufft::display_config& settings_of(const ::gpufft::spectrum_display& d)
@@ -81,7 +91,7 @@ class display_sink_core : public display_feed
 public:
     //! \p block names the block in error messages.
     display_sink_core(std::unique_ptr<Engine> engine, const display_sink_settings& s, std::string block)
-        : d_engine(std::move(engine)), d_settings(s), d_block(std::move(block))
+        : d_engine(std::move(engine)), d_transform(transform_of(*d_engine)), d_settings(s), d_block(std::move(block))
     {
         restart_min_hold();
     }
@@ -96,9 +106,11 @@ public:
     //! A new engine (built by the caller, outside the lock); the old one is freed outside it too.
     void replace(std::unique_ptr<Engine> engine)
     {
+        transform_info t = transform_of(*engine);
         {
             std::lock_guard<std::mutex> lock(d_mutex);
             std::swap(d_engine, engine);
+            std::swap(d_transform, t);
             ++d_generation;
             restart_min_hold();
         }
@@ -137,6 +149,13 @@ public:
         std::lock_guard<std::mutex> lock(d_mutex);
         d_on_click = std::move(f);
     }
+    //! What builds a new transform (the block's setters); cleared when the block goes.
+    void on_transform(std::function<void(int)> fft_size, std::function<void(const std::string&)> window)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_on_fft_size = std::move(fft_size);
+        d_on_window = std::move(window);
+    }
 
     // display_feed, on the GUI thread.
     void read(display_snapshot& s, std::size_t frames_seen) override
@@ -158,6 +177,8 @@ public:
         s.frame_seconds = frame_seconds_of(*d_engine, d_settings);
         s.center_freq = d_settings.center_freq;
         s.sample_rate = d_settings.samp_rate;
+        s.window = d_transform.window;
+        s.enbw = d_transform.enbw;
         const bool same_engine = s.engine == d_generation;
         s.engine = d_generation;
         s.frames = d_engine->frames();
@@ -226,6 +247,29 @@ public:
         if (f)
             f(hz);
     }
+    // Called outside the lock: the block builds the new engine and replaces this one.
+    void set_fft_size(int n) override
+    {
+        std::function<void(int)> f;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            f = d_on_fft_size;
+        }
+        if (!f)
+            throw ::gpufft::error(d_block + ": the FFT size is the input's vector length here");
+        f(n);
+    }
+    void set_window(const std::string& window) override
+    {
+        std::function<void(const std::string&)> f;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            f = d_on_window;
+        }
+        if (!f)
+            throw ::gpufft::error(d_block + ": spectra come in: there is no window to set");
+        f(window);
+    }
 
 private:
     /*!
@@ -287,9 +331,12 @@ private:
 
     mutable std::mutex d_mutex;
     std::unique_ptr<Engine> d_engine; // guarded by d_mutex
+    transform_info d_transform;       // d_engine's; guarded by d_mutex
     std::size_t d_generation = 1;     // engines built so far (0: none read yet); guarded by d_mutex
     display_sink_settings d_settings; // guarded by d_mutex
     std::function<void(double)> d_on_click; // guarded by d_mutex
+    std::function<void(int)> d_on_fft_size; // guarded by d_mutex
+    std::function<void(const std::string&)> d_on_window; // guarded by d_mutex
     std::vector<float> d_min_hold;          // W; guarded by d_mutex
     std::size_t d_min_hold_frames = 0;      // the engine's frames when it was last brought up to date; guarded by d_mutex
     std::vector<float> d_rows;              // waterfall rows read; guarded by d_mutex
@@ -310,6 +357,7 @@ public:
     QWidget* qwidget() const { return d_widget; }
     void set_frame_rate(double rate);
     void set_colormap(const std::string& name);
+    void set_density(const std::string& name);
     std::size_t redraws() const;
 
 private:

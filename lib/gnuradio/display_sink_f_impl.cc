@@ -26,12 +26,13 @@ display_sink_f::sptr display_sink_f::make(int vlen,
                                           const std::string& average,
                                           double average_frames,
                                           bool min_hold,
+                                          const std::string& density,
                                           QWidget* parent)
 {
     // The input's levels are the caller's (dBFS from spectrum_c by default).
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
                                    frame_rate,  colormap,  width,     height,   "dB",
-                                   average,     average_frames, min_hold };
+                                   average,     average_frames, min_hold, density };
     return gnuradio::make_block_sptr<display_sink_f_impl>(vlen, s, parent);
 }
 

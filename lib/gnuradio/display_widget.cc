@@ -2,9 +2,13 @@
 /* gr-gpufft, GNU Radio side: the display sinks' Qt5 widget (display_widget.h). */
 #include "display_widget.h"
 #include <gpufft/error.h>
+#include <gpufft/spectrum.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QMenu>
+#include <QSaveFile>
 #include <QHBoxLayout>
 #include <QFont>
 #include <QKeyEvent>
@@ -21,6 +25,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -33,20 +38,22 @@ struct colour_stop {
     int r, g, b;
 };
 
-// Colour maps as linear ramps between stops. "fosphor" follows the look of
-// gr-fosphor's default palette (dark blue through green and yellow to red
-// and white); "viridis" samples matplotlib's viridis at five points.
+// Colour maps as linear ramps between stops. "fosphor" follows gr-fosphor's
+// palette as it draws beside this widget (docs/display.md): dark blue
+// through blue, cyan, green, yellow and orange to red, the densest cells
+// red; "viridis" samples matplotlib's viridis at five points.
 const std::vector<std::pair<std::string, std::vector<colour_stop>>>& colour_maps()
 {
     static const std::vector<std::pair<std::string, std::vector<colour_stop>>> maps = {
         { "fosphor",
-          { { 0.0, 0, 0, 32 },
-            { 0.25, 0, 0, 150 },
-            { 0.45, 0, 110, 255 },
-            { 0.62, 40, 220, 90 },
-            { 0.8, 255, 230, 0 },
-            { 0.92, 255, 60, 0 },
-            { 1.0, 255, 255, 255 } } },
+          { { 0.0, 0, 0, 40 },
+            { 0.2, 0, 0, 170 },
+            { 0.38, 0, 120, 255 },
+            { 0.52, 0, 210, 200 },
+            { 0.66, 60, 220, 60 },
+            { 0.8, 250, 230, 0 },
+            { 0.9, 255, 140, 0 },
+            { 1.0, 255, 40, 0 } } },
         { "viridis",
           { { 0.0, 68, 1, 84 },
             { 0.25, 59, 82, 139 },
@@ -100,6 +107,8 @@ QString frequency_label(double hz, double step, double largest)
 }
 
 constexpr std::size_t count_lut_size = display_snapshot::histogram_levels;
+// The "log" density's span: a cell a thousandth as dense as the reference (peak_level) gets the map's bottom colour.
+constexpr double density_decades = 3;
 const QColor background(12, 12, 16);
 const QColor grid(70, 70, 80);
 const QColor average_colour(255, 215, 0);
@@ -128,8 +137,9 @@ public:
     QRect plot_rect() const
     {
         constexpr int left = 60, right = 70; // right: the colour bar, its labels and unit
+        // Spectrum: the annotation line above the plot, the frequency axis below.
         if (d_kind == spectrum)
-            return QRect(left, 8, std::max(1, width() - left - right), std::max(1, height() - 8 - 26));
+            return QRect(left, 22, std::max(1, width() - left - right), std::max(1, height() - 22 - 26));
         return QRect(left, 2, std::max(1, width() - left - right), std::max(1, height() - 4));
     }
 
@@ -167,6 +177,8 @@ protected:
             d_owner.place_marker(hz_at(e->pos().x()));
         if (e->button() != Qt::LeftButton)
             return;
+        // On a marker's mark: the drag moves the marker, not the view.
+        d_drag_marker = d_kind == spectrum && plot_rect().contains(e->pos()) ? d_owner.marker_near(e->pos().x(), plot_rect()) : -1;
         d_press_x = e->pos().x();
         d_press_lo = d_owner.d_view_lo;
         d_press_hi = d_owner.d_view_hi;
@@ -179,6 +191,12 @@ protected:
         if (!(e->buttons() & Qt::LeftButton))
             return;
         const int dx = e->pos().x() - d_press_x;
+        if (d_drag_marker >= 0) {
+            const QRect plot = plot_rect();
+            d_dragging = d_dragging || dx != 0;
+            d_owner.move_marker(std::size_t(d_drag_marker), hz_at(std::clamp(e->pos().x(), plot.left(), plot.right())));
+            return;
+        }
         if (std::abs(dx) > 3)
             d_dragging = true;
         if (d_dragging) {
@@ -192,6 +210,7 @@ protected:
         if (e->button() == Qt::LeftButton && !d_dragging && plot_rect().contains(e->pos()))
             d_owner.d_feed->clicked(hz_at(e->pos().x()));
         d_dragging = false;
+        d_drag_marker = -1;
     }
 
     void leaveEvent(QEvent*) override { d_owner.hover(nullptr, {}); }
@@ -202,6 +221,7 @@ private:
     int d_press_x = 0;
     double d_press_lo = 0, d_press_hi = 0;
     bool d_dragging = false;
+    int d_drag_marker = -1; // the marker a left press landed on
 };
 
 const std::vector<std::string>& display_widget::colormap_names()
@@ -224,6 +244,19 @@ void display_widget::check_colormap(const std::string& name)
     for (const auto& n : names)
         known += (known.empty() ? "" : ", ") + n;
     throw ::gpufft::error("colormap: unknown colour map \"" + name + "\" (known: " + known + ")");
+}
+
+const std::vector<std::string>& display_widget::density_names()
+{
+    static const std::vector<std::string> names = { "log", "linear", "frames" };
+    return names;
+}
+
+void display_widget::check_density(const std::string& name)
+{
+    const auto& names = density_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        throw ::gpufft::error("density: unknown density mapping \"" + name + "\" (known: log, linear, frames)");
 }
 
 display_widget::display_widget(std::shared_ptr<display_feed> feed,
@@ -270,6 +303,27 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     d_average_frames_box->setDecimals(0);
     d_average_frames_box->setKeyboardTracking(false);
     d_average_frames_box->setSuffix(" frames");
+    d_density_box = new QComboBox(this);
+    for (const auto& name : density_names())
+        d_density_box->addItem(QString::fromStdString(name));
+    d_density_box->setToolTip("Persistence colours: log or linear relative to a typical column's densest cell (the top colour), "
+                              "or frames: the share of frames that hit a cell");
+    d_fft_box = new QComboBox(this);
+    d_fft_box->setObjectName("fft_size");
+    for (int k = 6; k <= 20; ++k)
+        d_fft_box->addItem(QString::number(1 << k));
+    d_fft_box->setToolTip("FFT size N: a new transform (the display restarts)");
+    d_window_box = new QComboBox(this);
+    d_window_box->setObjectName("window");
+    for (const auto& name : ::gpufft::window_names())
+        d_window_box->addItem(QString::fromStdString(name));
+    d_window_box->setToolTip("The transform's window: sets the RBW (the display restarts)");
+    auto* save = new QPushButton("Save", this);
+    auto* save_menu = new QMenu(save);
+    save_menu->addAction("Picture (PNG)... Ctrl+S", this, [this] { save_with_dialog(true); });
+    save_menu->addAction("Traces (CSV)... Ctrl+E", this, [this] { save_with_dialog(false); });
+    save->setMenu(save_menu);
+    save->setToolTip("Save the picture as PNG (Ctrl+S) or the drawn lines over the view as CSV (Ctrl+E)");
     d_readout_label = new QLabel(this);
     // Takes the row's free width and no more: a long readout is cut, the widget does not grow.
     d_readout_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -295,16 +349,21 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls->addWidget(d_min_box);
     controls->addWidget(clear);
     controls->addWidget(full);
+    controls->addWidget(save);
     controls->addStretch(1);
     // A second row: the average's settings and the readout.
     auto* controls_2 = new QHBoxLayout;
     controls_2->setContentsMargins(4, 0, 4, 2);
+    controls_2->addWidget(d_fft_box);
+    controls_2->addWidget(d_window_box);
     controls_2->addWidget(new QLabel("Average line", this));
     controls_2->addWidget(d_average_mode_box);
     controls_2->addWidget(d_average_frames_box);
     d_keymap_box = new QComboBox(this);
     d_keymap_box->addItems({ "gpufft", "fosphor" });
     d_keymap_box->setToolTip("Key map: this widget's or gr-fosphor's (key ? lists the keys)");
+    controls_2->addWidget(new QLabel("Density", this));
+    controls_2->addWidget(d_density_box);
     controls_2->addWidget(new QLabel("Keys", this));
     controls_2->addWidget(d_keymap_box);
     controls_2->addWidget(d_readout_label, 1);
@@ -366,6 +425,26 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     connect(d_average_mode_box, &QComboBox::currentTextChanged, this, average_changed);
     connect(d_average_frames_box, qOverload<double>(&QDoubleSpinBox::valueChanged), this, average_changed);
     connect(d_keymap_box, &QComboBox::currentTextChanged, this, [this](const QString& s) { set_keymap(s.toStdString()); });
+    connect(d_density_box, &QComboBox::currentTextChanged, this, [this](const QString& s) { set_density(s.toStdString()); });
+    // A new transform: not thrown through Qt's event loop (as the average's settings).
+    auto transform_changed = [this](const std::function<void()>& change) {
+        try {
+            change();
+        } catch (const ::gpufft::error& e) {
+            d_readout_label->setText(e.what());
+        }
+        refresh();
+        sync_controls();
+    };
+    // The transform in use chosen again: nothing to rebuild (a rebuild would empty the display).
+    connect(d_fft_box, &QComboBox::textActivated, this, [this, transform_changed](const QString& s) {
+        if (s.toULongLong() != d_snap.bins)
+            transform_changed([&] { d_feed->set_fft_size(s.toInt()); });
+    });
+    connect(d_window_box, &QComboBox::textActivated, this, [this, transform_changed](const QString& s) {
+        if (s.toStdString() != d_snap.window)
+            transform_changed([&] { d_feed->set_window(s.toStdString()); });
+    });
     connect(clear, &QPushButton::clicked, this, [this] { d_feed->reset_max_hold(); });
     connect(full, &QPushButton::clicked, this, [this] { set_view(band_left(), band_right()); });
 
@@ -401,6 +480,18 @@ void display_widget::set_colormap(const std::string& name)
 }
 
 std::string display_widget::colormap() const { return d_colormap; }
+
+void display_widget::set_density(const std::string& name)
+{
+    check_density(name);
+    d_density = name;
+    {
+        const QSignalBlocker block(d_density_box);
+        d_density_box->setCurrentText(QString::fromStdString(name));
+    }
+    build_luts();
+    d_spectrum->update();
+}
 
 void display_widget::set_frame_rate(double redraws_per_second)
 {
@@ -560,6 +651,11 @@ void display_widget::refresh()
     d_frames_seen = d_snap.frames;
     if (d_snap.decay != decay_before)
         build_luts();
+    else if (d_density != "frames") {
+        const std::uint16_t peak = peak_level();
+        if (peak != d_lut_peak)
+            build_count_lut(peak); // the lit rows are coloured anew below
+    }
     if (new_band) {
         if (d_view_full || d_view_hi <= d_view_lo)
             set_view(band_left(), band_right());
@@ -615,7 +711,28 @@ void display_widget::refresh()
 void display_widget::sync_controls()
 {
     const QSignalBlocker a(d_ref_box), b(d_range_box), c(d_peak_box), d(d_min_box), e(d_average_mode_box),
-        f(d_average_frames_box);
+        f(d_average_frames_box), g(d_fft_box), h(d_window_box);
+    // The transform as the block read it back; none to set where spectra come in.
+    const bool transform = !d_snap.window.empty();
+    if (d_fft_box->isVisibleTo(this) != transform) {
+        d_fft_box->setVisible(transform);
+        d_window_box->setVisible(transform);
+    }
+    const QString n = QString::number(d_snap.bins), window = QString::fromStdString(d_snap.window);
+    if (transform && d_fft_box->currentText() != n) {
+        if (d_fft_box->findText(n) < 0) // not a power of two: listed in order
+            for (int i = 0; i <= d_fft_box->count(); ++i)
+                if (i == d_fft_box->count() || d_fft_box->itemText(i).toULongLong() > d_snap.bins) {
+                    d_fft_box->insertItem(i, n);
+                    break;
+                }
+        d_fft_box->setCurrentText(n);
+    }
+    if (transform && d_window_box->currentText() != window) {
+        if (d_window_box->findText(window) < 0)
+            d_window_box->addItem(window);
+        d_window_box->setCurrentText(window);
+    }
     // Not under the user's cursor: a value being typed stays. Set only when
     // it changed: a spin box repaints at every setValue.
     if (!d_ref_box->hasFocus() && d_ref_box->value() != d_snap.db_max)
@@ -697,17 +814,59 @@ void display_widget::build_luts()
                             ->second;
     for (std::size_t i = 0; i < d_lut.size(); ++i)
         d_lut[i] = ramp(stops, double(i) / double(d_lut.size() - 1));
-    // Histogram cells: a count of 0 is transparent (the grid shows through);
-    // above, colours on a log scale of the count up to a column that stays
-    // in one row (1 / (1 - decay)), so rarely seen levels stay visible.
-    const double full = 1.0 / (1.0 - d_snap.decay);
-    d_count_lut.assign(count_lut_size, 0);
     d_spectrum_layout = {};
     d_waterfall_layout = {};
+    build_count_lut(peak_level());
+}
+
+double display_widget::density_position(double share) const
+{
+    if (!(share > 0))
+        return 0;
+    if (d_density == "linear")
+        return std::min(share, 1.0);
+    if (d_density == "log")
+        return std::clamp(1 + std::log10(share) / density_decades, 0.0, 1.0);
+    // "frames": a log scale of the count up to a column that stays in one
+    // row (1 / (1 - decay)), so rarely seen levels stay visible.
+    const double full = 1.0 / (1.0 - d_snap.decay);
+    return std::log1p(share * full) / std::log1p(full);
+}
+
+std::uint16_t display_widget::peak_level()
+{
+    // Each column's highest level over the lit rows, then their median: the
+    // most frequent level of a typical column. A few strong steady tones
+    // (every frame in one row) would otherwise set a reference that leaves
+    // the noise band, spread over many rows, dim.
+    const std::size_t w = d_snap.width;
+    if (w == 0 || d_snap.levels.size() < w * d_snap.height || d_snap.lit_rows.size() < d_snap.height)
+        return 0;
+    d_column_peaks.assign(w, 0);
+    std::uint16_t* __restrict peaks = d_column_peaks.data();
+    for (std::size_t row = 0; row < d_snap.height; ++row)
+        if (d_snap.lit_rows[row]) {
+            const std::uint16_t* __restrict v = &d_snap.levels[row * w];
+            for (std::size_t c = 0; c < w; ++c) // a max the compiler vectorizes
+                peaks[c] = std::max(peaks[c], v[c]);
+        }
+    const auto middle = d_column_peaks.begin() + std::ptrdiff_t(w / 2);
+    std::nth_element(d_column_peaks.begin(), middle, d_column_peaks.end());
+    return *middle;
+}
+
+void display_widget::build_count_lut(std::uint16_t peak)
+{
+    // Histogram cells: a level of 0 is transparent (the grid shows
+    // through); above, the colour of the cell's density: its level as a
+    // share of the reference level `peak` (a share above 1: the top
+    // colour), or (frames) of the top level, a cell hit by every frame.
+    d_lut_peak = peak;
+    d_count_lut.assign(count_lut_size, 0);
+    const double top = d_density == "frames" ? double(count_lut_size - 1) : double(std::max<std::uint16_t>(peak, 1));
     for (std::size_t i = 1; i < count_lut_size; ++i) {
-        const double count = double(i) / double(count_lut_size - 1) * full;
-        const QRgb c = ramp(stops, std::log1p(count) / std::log1p(full));
-        d_count_lut[i] = c; // opaque, so premultiplied equals plain
+        const double t = density_position(double(i) / top);
+        d_count_lut[i] = d_lut[std::size_t(std::lround(t * double(d_lut.size() - 1)))]; // opaque: premultiplied = plain
     }
 }
 
@@ -780,14 +939,39 @@ void display_widget::paint_frequency_axis(QPainter& p, const QRect& plot)
 
 bool display_widget::layout::operator==(const layout& o) const
 {
-    return std::tie(pane, view_lo, view_hi, db_min, db_max, columns_left, column_hz, columns, rows) ==
-           std::tie(o.pane, o.view_lo, o.view_hi, o.db_min, o.db_max, o.columns_left, o.column_hz, o.columns, o.rows);
+    return std::tie(pane, view_lo, view_hi, db_min, db_max, columns_left, column_hz, resolution, columns, rows) ==
+           std::tie(o.pane, o.view_lo, o.view_hi, o.db_min, o.db_max, o.columns_left, o.column_hz, o.resolution,
+                    o.columns, o.rows);
 }
 
 display_widget::layout display_widget::layout_of(const QSize& pane) const
 {
-    return { pane,           d_view_lo,   d_view_hi,    d_snap.db_min, d_snap.db_max,
-             columns_left(), column_hz(), d_snap.width, d_snap.height };
+    // The annotation's RBW (or bin width) changes with the window and N.
+    const double bin_hz = d_snap.sample_rate / double(std::max<std::size_t>(d_snap.bins, 1));
+    return { pane,          d_view_lo,      d_view_hi,   d_snap.db_min,
+             d_snap.db_max, columns_left(), column_hz(), (d_snap.enbw > 0 ? d_snap.enbw : 1.0) * bin_hz,
+             d_snap.width,  d_snap.height };
+}
+
+QString display_widget::annotation() const
+{
+    if (d_snap.bins == 0)
+        return {};
+    const double bin_hz = d_snap.sample_rate / double(d_snap.bins);
+    const double span = d_view_hi - d_view_lo;
+    // The centre: the centre of the bin at the view's middle (the full band's
+    // is the tuned frequency, N / 2's); centre and span to a bin, the RBW to three digits.
+    const double bin = std::floor(((d_view_lo + d_view_hi) / 2 - band_left()) / bin_hz + 1e-9);
+    const double centre = band_left() + (bin + 0.5) * bin_hz;
+    QString text = "Centre " + frequency_label(centre, bin_hz, centre) + "   Span " + frequency_label(span, bin_hz, span);
+    if (d_snap.enbw > 0) {
+        const double rbw = d_snap.enbw * bin_hz;
+        text += "   RBW " + frequency_label(rbw, rbw / 100, rbw) +
+                QString(" (%1, N %2)").arg(QString::fromStdString(d_snap.window)).arg(d_snap.bins);
+    } else {
+        text += "   Bin " + frequency_label(bin_hz, bin_hz / 1000, bin_hz) + QString(" (N %1)").arg(d_snap.bins);
+    }
+    return text;
 }
 
 void display_widget::draw_spectrum_frame(const QRect& plot)
@@ -848,9 +1032,10 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
     }
     {
         // The persistence's colour bar: row y shows the colour position
-        // t = 1 - (y + 0.5) / height, the colour of the cells hit by a
-        // share f of the recent frames where t = log1p(f full) / log1p(full)
-        // (build_luts), labelled at shares 100 %, 10 %, 1 %, ...
+        // t = 1 - (y + 0.5) / height, the colour of the cells of density
+        // share f (of the peak cell's, or of every frame) where
+        // t = density_position(f), labelled at shares 100 %, 10 %, 1 %, ...
+        // (linear: every 25 %).
         const QRect bar = bar_of(plot);
         const auto& stops = std::find_if(colour_maps().begin(), colour_maps().end(),
                                          [this](const auto& m) { return m.first == d_colormap; })
@@ -858,21 +1043,24 @@ void display_widget::draw_spectrum_frame(const QRect& plot)
         for (int y = 0; y < bar.height(); ++y)
             p.fillRect(bar.left(), bar.top() + y, bar.width(), 1,
                        QColor(ramp(stops, 1.0 - (y + 0.5) / bar.height())));
+        const bool linear = d_density == "linear";
         const double full = 1.0 / (1.0 - d_snap.decay);
-        for (double share = 1.0; share * full >= 1.0 / 8; share /= 10) {
-            const double t = std::log1p(share * full) / std::log1p(full);
+        for (double share = 1.0; share > 1e-6; share = linear ? share - 0.25 : share / 10) {
+            const double t = density_position(share);
             const int y = bar.top() + int(std::lround((1.0 - t) * bar.height()));
-            if (y > bar.bottom() - 4 && share < 1)
+            // Frames: down to a cell hit about once in the decay's memory.
+            if (t <= 0 || (d_density == "frames" && share * full < 1.0 / 8) || (y > bar.bottom() - 4 && share < 1))
                 break;
             bar_label(p, bar, y, QString::number(share * 100, 'g', 3), d_spectrum->height());
         }
-        bar_unit(p, bar, d_spectrum->width(), "% of frames");
+        bar_unit(p, bar, d_spectrum->width(), d_density == "frames" ? "% of frames" : "% of column peak");
     }
     p.save();
     p.translate(12, plot.center().y());
     p.rotate(-90);
     p.drawText(QRect(-40, -10, 80, 20), Qt::AlignCenter, d_level_unit);
     p.restore();
+    p.drawText(QRect(plot.left(), 0, plot.width(), plot.top()), Qt::AlignLeft | Qt::AlignVCenter, annotation());
     paint_frequency_axis(p, plot);
 
     // Each plot pixel shows the histogram cell under its centre (the max of
@@ -1300,6 +1488,97 @@ bool display_widget::column_at(double hz, std::size_t& column) const
     return true;
 }
 
+std::pair<std::size_t, std::size_t> display_widget::visible_columns() const
+{
+    const double col_hz = column_hz(), left = columns_left();
+    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
+    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    return { first, std::max(first, last) };
+}
+
+int display_widget::marker_near(int x, const QRect& plot) const
+{
+    // The nearest mark within its X's half width (3 pixels) and one more.
+    int best = -1, best_dx = 5;
+    for (std::size_t m = 0; m < d_markers.size(); ++m) {
+        const int mx = plot.left() + int(std::floor((d_markers[m] - d_view_lo) / (d_view_hi - d_view_lo) * plot.width()));
+        if (std::abs(mx - x) < best_dx) {
+            best_dx = std::abs(mx - x);
+            best = int(m);
+        }
+    }
+    return best;
+}
+
+void display_widget::move_marker(std::size_t index, double hz)
+{
+    if (index >= d_markers.size())
+        return;
+    d_markers[index] = hz;
+    markers_changed();
+}
+
+void display_widget::save_picture(const QString& path)
+{
+    if (!grab().save(path, "PNG"))
+        throw ::gpufft::error("cannot write the picture to " + path.toStdString());
+}
+
+void display_widget::save_traces(const QString& path) const
+{
+    struct trace {
+        const char* name;
+        const std::vector<float>* values;
+    };
+    std::vector<trace> traces;
+    if (d_show_average && d_snap.average_mode != "off")
+        traces.push_back({ "average", &d_snap.average });
+    if (d_snap.max_hold)
+        traces.push_back({ "max_hold", &d_snap.max_hold_trace });
+    if (d_snap.min_hold)
+        traces.push_back({ "min_hold", &d_snap.min_hold_trace });
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out << "frequency_hz";
+    for (const auto& t : traces)
+        out << ',' << t.name << '_' << d_level_unit.toStdString();
+    out << '\n';
+    const auto [first, last] = visible_columns();
+    for (std::size_t c = first; c < last; ++c) {
+        // 17 and 9 significant digits: a double and a float read back exactly.
+        out.precision(17);
+        out << columns_left() + (double(c) + 0.5) * column_hz();
+        out.precision(9);
+        for (const auto& t : traces) {
+            out << ',';
+            if (c < t.values->size() && !std::isnan((*t.values)[c]))
+                out << (*t.values)[c];
+        }
+        out << '\n';
+    }
+    QSaveFile file(path);
+    const std::string text = out.str();
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) != qint64(text.size()) ||
+        !file.commit())
+        throw ::gpufft::error("cannot write the traces to " + path.toStdString() + ": " + file.errorString().toStdString());
+}
+
+void display_widget::save_with_dialog(bool picture)
+{
+    const QString path = QFileDialog::getSaveFileName(this, picture ? "Save the picture" : "Save the traces", QString(),
+                                                      picture ? "PNG (*.png)" : "CSV (*.csv)");
+    if (path.isEmpty())
+        return;
+    try {
+        if (picture)
+            save_picture(path);
+        else
+            save_traces(path);
+    } catch (const ::gpufft::error& e) {
+        d_readout_label->setText(e.what());
+    }
+}
+
 void display_widget::place_marker(double hz)
 {
     if (d_markers.size() == 4)
@@ -1319,10 +1598,8 @@ bool display_widget::marker_peak()
     const std::vector<float>* line = marker_line();
     if (!line)
         return false;
-    // The columns whose centres lie in the view.
     const double col_hz = column_hz(), left = columns_left();
-    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
-    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    const auto [first, last] = visible_columns();
     std::size_t best = last;
     for (std::size_t c = first; c < last; ++c)
         if (!std::isnan((*line)[c]) && (best == last || (*line)[c] > (*line)[best]))
@@ -1346,8 +1623,7 @@ bool display_widget::marker_next_peak()
     const std::vector<float>& v = *line;
     const float level = v[at];
     const double col_hz = column_hz(), left = columns_left();
-    const auto first = std::size_t(std::clamp(std::ceil((d_view_lo - left) / col_hz - 0.5), 0.0, double(d_snap.width)));
-    const auto last = std::size_t(std::clamp(std::floor((d_view_hi - left) / col_hz - 0.5) + 1, 0.0, double(d_snap.width)));
+    const auto [first, last] = visible_columns();
     std::size_t best = last;
     for (std::size_t c = first; c < last; ++c) {
         const bool peak = !std::isnan(v[c]) && v[c] < level && (c == first || !(v[c - 1] > v[c])) &&
@@ -1415,6 +1691,7 @@ void display_widget::show_help(bool on)
         { "M", "min hold" },
         { "C", "next colour map" },
         { "K / N / X", "marker to peak / next peak / clear" },
+        { "Ctrl+S / Ctrl+E", "save the picture (PNG) / the lines (CSV)" },
         { "?", "this help" },
     };
     const std::vector<std::pair<const char*, const char*>> keys_fosphor = {
@@ -1428,12 +1705,14 @@ void display_widget::show_help(bool on)
         { "Page Up / Down", "range +10 / -10 dB" },
         { "P, M, C", "peak hold, min hold, colour map" },
         { "K / N / X", "marker to peak / next peak / clear" },
+        { "Ctrl+S / Ctrl+E", "save the picture (PNG) / the lines (CSV)" },
         { "?", "this help" },
     };
     QString html = QString("<b>Keys (%1)</b><table>").arg(QString::fromStdString(d_keymap));
     for (const auto& [k, what] : fosphor ? keys_fosphor : keys_gpufft)
         html += QString("<tr><td><b>%1</b>&nbsp;&nbsp;</td><td>%2</td></tr>").arg(k, what);
-    html += "</table>Wheel: zoom; drag: pan; click: send the frequency; right click: marker; hover: readout.";
+    html += "</table>Wheel: zoom; drag: pan (on a marker: move it); click: send the frequency; right click: marker; "
+            "hover: readout.";
     d_help->setText(html);
     d_help->adjustSize();
     d_help->move(spectrum_plot_rect().topLeft() + QPoint(20, 20));
@@ -1502,6 +1781,11 @@ bool display_widget::fosphor_key(QKeyEvent* e)
 
 void display_widget::keyPressEvent(QKeyEvent* e)
 {
+    if (e->modifiers() & Qt::ControlModifier && (e->key() == Qt::Key_S || e->key() == Qt::Key_E)) {
+        save_with_dialog(e->key() == Qt::Key_S);
+        e->accept();
+        return;
+    }
     if (e->text() == "?") {
         show_help(!help_shown());
         e->accept();

@@ -47,6 +47,10 @@ struct display_snapshot {
     double average_frames = 10;               //!< display_sink_settings::average_frames
     //! Seconds of signal per frame (0: not known, e.g. spectra from a vector stream).
     double frame_seconds = 0;
+    //! The transform's window ("": spectra come in, there is no transform to set).
+    std::string window;
+    //! The window's equivalent noise bandwidth in bins, N sum(w^2) / (sum w)^2 (0: not known).
+    double enbw = 0;
     std::size_t engine = 0;           //!< changes when the block builds a new display
     std::size_t frames = 0;           //!< frames in the display since it was built
     std::vector<std::uint16_t> levels;//!< the histogram's H x W levels, row 0 (db_min) first
@@ -84,6 +88,11 @@ public:
     virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
     //! The user clicked at \p hz (absolute frequency).
     virtual void clicked(double hz) = 0;
+    //! A new transform of \p n bins, or with \p window (a new display,
+    //! which the next read shows); throws gpufft::error naming a bad value,
+    //! or where spectra come in (display_snapshot::window empty).
+    virtual void set_fft_size(int n) = 0;
+    virtual void set_window(const std::string& window) = 0;
 };
 
 /*!
@@ -108,7 +117,8 @@ public:
  * Waterfall: one row per redraw (the maximum of the frames since the last),
  * newest at the top.
  *
- * Mouse: wheel zooms around the pointer, drag pans, a click (no drag) calls
+ * Mouse: wheel zooms around the pointer, drag pans (a drag that starts on
+ * a marker's mark moves the marker), a click (no drag) calls
  * display_feed::clicked. Hovering shows the readout (readout()): the
  * frequency under the pointer and the level there, on the spectrum the
  * drawn trace's (average, else max-hold, else the pointer's height), on the
@@ -121,7 +131,13 @@ public:
  * Left / Right dB per division (the range over 10 divisions, 1-2-5 steps),
  * Z zoom on or off, W / S zoom width narrower / wider (twice), A / D zoom
  * centre left / right (a tenth of the width); the others as "gpufft" but A.
- * ? shows or hides the help listing the keys.
+ * ? shows or hides the help listing the keys; Ctrl+S and Ctrl+E save the
+ * picture and the lines (save_picture, save_traces) to a file chosen in a
+ * dialog, as the Save button's menu does.
+ * Controls: the transform's FFT size and window (display_feed::set_fft_size,
+ * set_window; the choosers show what the block reads back, hidden where
+ * spectra come in), the density mapping (set_density), the colour map, the
+ * dB axis, the lines, the average, the key map.
  * Markers (up to four, M1 first): a right click places one, K moves the
  * newest to the highest value of the line (average, else max-hold) in the
  * view, N to the next lower peak, X clears them; the table under the
@@ -145,6 +161,10 @@ class display_widget : public QWidget
     Q_PROPERTY(QString keymap READ keymap_name WRITE set_keymap_name)
     Q_PROPERTY(bool help_shown READ help_shown)
     Q_PROPERTY(QString marker_table READ marker_table)
+    Q_PROPERTY(QString annotation READ annotation)
+    Q_PROPERTY(qulonglong bins READ bins)
+    Q_PROPERTY(QString window READ window_name)
+    Q_PROPERTY(QString density READ density_name WRITE set_density_name)
 
 public:
     //! The feed is shared: the widget may outlive its block inside a window.
@@ -160,10 +180,25 @@ public:
     static const std::vector<std::string>& colormap_names();
     //! Throws gpufft::error naming the map if it is unknown.
     static void check_colormap(const std::string& name);
+    /*!
+     * How the persistence's cell densities become colours: "log" (default)
+     * and "linear" relative to the most frequent level of a typical column
+     * (the median over the columns of each one's highest cell): it and any
+     * denser cell get the map's top colour; log: three decades below it
+     * down to the bottom colour. "frames": a log scale of the share of
+     * frames that hit a cell (a cell hit by every frame is the top colour).
+     */
+    static const std::vector<std::string>& density_names();
+    //! Throws gpufft::error naming the mapping if it is unknown.
+    static void check_density(const std::string& name);
 
     // GUI thread only (the blocks hand calls over with QMetaObject::invokeMethod).
     void set_colormap(const std::string& name);
     std::string colormap() const;
+    void set_density(const std::string& name);
+    std::string density() const { return d_density; }
+    QString density_name() const { return QString::fromStdString(d_density); }
+    void set_density_name(const QString& name) { set_density(name.toStdString()); }
     void set_frame_rate(double redraws_per_second);
     void set_frozen(bool on);
     bool frozen() const;
@@ -216,6 +251,28 @@ public:
     qulonglong bin_end() const { return d_snap.bin_end; }
     //! What the level axis' values are, e.g. "dBFS".
     QString level_unit() const { return d_level_unit; }
+    //! The transform's size N and window at the last read (window "": spectra come in).
+    qulonglong bins() const { return d_snap.bins; }
+    QString window_name() const { return QString::fromStdString(d_snap.window); }
+    /*!
+     * The line over the spectrum plot: the view's centre (the centre of
+     * the bin at its middle) and span, and the
+     * resolution bandwidth (the window's equivalent noise bandwidth times
+     * the bin width fs / N, with the window and N), e.g. "Centre 100.000
+     * MHz   Span 2.400 MHz   RBW 2.11 kHz (blackmanharris, N 2048)"; where
+     * spectra come in, the bin width instead of the RBW.
+     */
+    QString annotation() const;
+    /*!
+     * The widget as shown, as a PNG file; the drawn lines (average,
+     * max-hold, min-hold) over the view as CSV: a header naming each and
+     * the level unit ("frequency_hz,average_dBFS,..."), one row per display
+     * column whose centre is in the view (its centre frequency in Hz), the
+     * values as read (no data: an empty cell). Throw gpufft::error naming
+     * the file if it cannot be written.
+     */
+    void save_picture(const QString& path);
+    void save_traces(const QString& path) const;
 
     //! The hover readout ("" when the pointer is off the plots).
     QString readout() const { return d_readout; }
@@ -235,6 +292,8 @@ public:
     bool marker_next_peak();
     //! The markers' frequencies (Hz), M1 first.
     const std::vector<double>& markers() const { return d_markers; }
+    //! Moves marker \p index (0: M1) to \p hz (what dragging its mark does).
+    void move_marker(std::size_t index, double hz);
     QString marker_table() const;
 
 protected:
@@ -271,7 +330,7 @@ private:
     // they are drawn anew (a default one matches none: a cache to redraw).
     struct layout {
         QSize pane;
-        double view_lo, view_hi, db_min, db_max, columns_left, column_hz;
+        double view_lo, view_hi, db_min, db_max, columns_left, column_hz, resolution;
         std::size_t columns, rows;
         bool operator==(const layout& o) const;
         bool operator!=(const layout& o) const { return !(*this == o); }
@@ -294,6 +353,22 @@ private:
     void draw_waterfall_row(std::size_t age, int y);
     void add_waterfall_row(const float* row);
     void build_luts();
+    // The histogram levels' colours for the density mapping, where the most
+    // frequent cell has level `peak` (ignored by "frames").
+    void build_count_lut(std::uint16_t peak);
+    // The density's reference level: the median over the columns of each
+    // column's highest histogram level in the snapshot.
+    std::uint16_t peak_level();
+    std::vector<std::uint16_t> d_column_peaks; // per column, for peak_level
+    // The colour bar's position t (0 bottom, 1 top) of a cell density: a
+    // share of the most frequent cell's level, or of the frames ("frames").
+    double density_position(double share) const;
+    // The display columns whose centres lie in the view: [first, last).
+    std::pair<std::size_t, std::size_t> visible_columns() const;
+    // The marker whose mark is within a few pixels of pane column x, or -1.
+    int marker_near(int x, const QRect& plot) const;
+    // A file chosen by the user, then saved; a failure shows where the readout does.
+    void save_with_dialog(bool picture);
     // The pointer at `pos` in pane `over` (null: off the plots); the readout follows.
     void hover(const pane* over, QPoint pos);
     void update_readout();
@@ -390,6 +465,8 @@ private:
     std::array<QRgb, 256> d_lut{}; // the colour map
     std::vector<QRgb> d_count_lut; // histogram levels to colours
     std::string d_colormap;
+    std::string d_density = "log";
+    std::uint16_t d_lut_peak = 0; // the peak level d_count_lut was built for
     QString d_level_unit;
     double d_view_lo = 0.0, d_view_hi = 0.0;
     bool d_view_full = true; // follows the band when the axis changes
@@ -419,6 +496,9 @@ private:
     QDoubleSpinBox* d_average_frames_box;
     QLabel* d_readout_label;
     QComboBox* d_keymap_box;
+    QComboBox* d_density_box;
+    QComboBox* d_fft_box;    // hidden where spectra come in
+    QComboBox* d_window_box; // hidden where spectra come in
     QLabel* d_help; // over the panes, shown by ?
     std::vector<double> d_markers; // Hz
     QLabel* d_marker_label;        // the table, hidden without markers

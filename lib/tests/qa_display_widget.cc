@@ -20,7 +20,10 @@
 #include <gpufft/gnuradio/display_sink_c.h>
 #include <gpufft/gnuradio/display_sink_f.h>
 #include <QApplication>
+#include <QComboBox>
+#include <QFile>
 #include <QKeyEvent>
+#include <QTemporaryDir>
 #include <QLabel>
 #include <QElapsedTimer>
 #include <QMouseEvent>
@@ -269,6 +272,10 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(colour_bars_match_the_plots);
     CPPUNIT_TEST(fosphor_keys);
     CPPUNIT_TEST(markers_find_the_peaks);
+    CPPUNIT_TEST(drag_moves_a_marker);
+    CPPUNIT_TEST(choosers_set_the_transform);
+    CPPUNIT_TEST(saved_traces_read_back);
+    CPPUNIT_TEST(density_brightest_at_the_most_frequent_level);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1060,6 +1067,229 @@ public:
         CPPUNIT_ASSERT(f.widget->markers().empty());
     }
 
+    // A left drag that starts on a marker's mark moves the marker, not the
+    // view, and sends no click.
+    void drag_moves_a_marker()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.push(tone_bin, 20);
+        f.widget->place_marker(bin_centre(tone_bin));
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const double lo = f.widget->view_lo(), hi = f.widget->view_hi();
+        const int x = pixel_of(bin_centre(tone_bin), sp, lo, hi);
+        QWidget* pane = f.widget->spectrum_pane();
+        const QPoint a = f.in_pane(pane, QPoint(x + 2, sp.center().y()));
+        const QPoint b = a + QPoint(-150, 30);
+        QMouseEvent press(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        QApplication::sendEvent(pane, &move);
+        QApplication::sendEvent(pane, &release);
+        // At the centre of the pixel it was dropped on.
+        const double dropped = lo + (x + 2 - 150 - sp.left() + 0.5) / sp.width() * (hi - lo);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(dropped, f.widget->markers()[0], 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-9);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-9);
+        CPPUNIT_ASSERT(f.clicks.empty());
+        // The table follows: M1 now reads the floor.
+        CPPUNIT_ASSERT_MESSAGE(f.widget->marker_table().toStdString(),
+                               f.widget->marker_table().contains(QString::number(floor_db, 'f', 1)));
+    }
+
+    // The FFT size and window choosers build the sink's transform anew (its
+    // getters and the display's bin count read the new one), the block's
+    // setters show in them; the annotation names the view's centre and
+    // span and the RBW (the window's equivalent noise bandwidth x fs / N,
+    // against a double reference). Where spectra come in there is nothing
+    // to choose.
+    void choosers_set_the_transform()
+    {
+        auto b = gr::gpufft::display_sink_c::make(1024, fs, fc, "simd", "cf32", "hann", 0.0, 120.0, 0.9, 30.0, "grey",
+                                                  512, int(height));
+        // The block's widget class is the library's copy: reached through Qt's properties.
+        QWidget* w = b->qwidget();
+        w->resize(900, 700);
+        w->show();
+        auto prop = [w](const char* name) { return w->property(name); };
+        // Until the widget's timer has read what is asked for (30 reads a second).
+        auto read_until = [&](const std::function<bool()>& done) {
+            for (int i = 0; i < 200 && !done(); ++i)
+                fixture::wait(10);
+        };
+        read_until([&] { return prop("bins").toULongLong() == 1024; });
+        auto* size = w->findChild<QComboBox*>("fft_size");
+        auto* window = w->findChild<QComboBox*>("window");
+        CPPUNIT_ASSERT(size && window && size->isVisible() && window->isVisible());
+        CPPUNIT_ASSERT_EQUAL(std::string("1024"), size->currentText().toStdString());
+        CPPUNIT_ASSERT_EQUAL(std::string("hann"), window->currentText().toStdString());
+        // hann (gr::fft::window's, symmetric): 0.5 - 0.5 cos(2 pi i / (N - 1)).
+        auto rbw = [](std::size_t bins, bool hann) {
+            double sum = 0, power = 0;
+            for (std::size_t i = 0; i < bins; ++i) {
+                const double v = hann ? 0.5 - 0.5 * std::cos(2 * M_PI * double(i) / double(bins - 1)) : 1.0;
+                sum += v;
+                power += v * v;
+            }
+            return double(bins) * power / (sum * sum) * fs / double(bins);
+        };
+        const std::regex re(R"(Centre ([0-9.]+) MHz   Span ([0-9.]+) MHz   RBW ([0-9.]+) (k?Hz) \((\w+), N (\d+)\))");
+        auto check = [&](double centre, double span, std::size_t bins, bool hann) {
+            const std::string text = prop("annotation").toString().toStdString();
+            std::smatch m;
+            CPPUNIT_ASSERT_MESSAGE(text, std::regex_match(text, m, re));
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(centre, std::stod(m[1]) * 1e6, 0.5e3);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(span, std::stod(m[2]) * 1e6, 0.5e3);
+            const double got = std::stod(m[3]) * (m[4] == "kHz" ? 1e3 : 1.0), want = rbw(bins, hann);
+            CPPUNIT_ASSERT_MESSAGE(text + ": RBW " + std::to_string(want), std::abs(got - want) <= want * 5e-3);
+            CPPUNIT_ASSERT_EQUAL(std::string(hann ? "hann" : "rectangular"), std::string(m[5]));
+            CPPUNIT_ASSERT_EQUAL(bins, std::size_t(std::stoul(m[6])));
+        };
+        check(fc, fs, 1024, true);
+        // Drawn above the plot: light text over the pane's background.
+        const QImage img = w->grab().toImage();
+        img.save("qa_display_widget_annotation.png");
+        const QRect sp = prop("spectrum_plot").toRect();
+        int light = 0;
+        for (int y = sp.top() - 18; y < sp.top() - 2; ++y)
+            for (int x = sp.left(); x < sp.left() + 200; ++x)
+                light += qRed(img.pixel(x, y)) > 128;
+        CPPUNIT_ASSERT_MESSAGE("no annotation text", light > 50);
+
+        // The choosers, as the user picks an item.
+        size->setCurrentText("4096");
+        emit size->textActivated("4096");
+        CPPUNIT_ASSERT_EQUAL(4096, b->fft_size());
+        CPPUNIT_ASSERT_EQUAL(qulonglong(4096), prop("bins").toULongLong()); // the display's bins, read back
+        window->setCurrentText("rectangular");
+        emit window->textActivated("rectangular");
+        CPPUNIT_ASSERT_EQUAL(std::string("rectangular"), b->window());
+        CPPUNIT_ASSERT_EQUAL(std::string("rectangular"), prop("window").toString().toStdString());
+        check(fc, fs, 4096, false);
+        // Zoomed in twice about the centre: the view's centre and span.
+        QKeyEvent plus(QEvent::KeyPress, Qt::Key_Plus, Qt::NoModifier, "+");
+        QApplication::sendEvent(w, &plus);
+        check(fc, fs / 2, 4096, false);
+        // The transform in use picked again builds no new engine: the
+        // zoomed view's bin range (which a new engine would reset to the
+        // whole band) stays.
+        read_until([&] { return prop("bin_end").toULongLong() - prop("bin_begin").toULongLong() < 4096; });
+        const auto zoomed = prop("bin_end").toULongLong() - prop("bin_begin").toULongLong();
+        CPPUNIT_ASSERT(zoomed < 4096);
+        emit size->textActivated("4096");
+        emit window->textActivated("rectangular");
+        CPPUNIT_ASSERT_EQUAL(zoomed, prop("bin_end").toULongLong() - prop("bin_begin").toULongLong());
+        // The block's setters show in the choosers (a size off the list too).
+        b->set_fft_size(1000);
+        b->set_window("hann");
+        read_until([&] { return prop("bins").toULongLong() == 1000 && prop("window").toString() == "hann"; });
+        CPPUNIT_ASSERT_EQUAL(std::string("1000"), size->currentText().toStdString());
+        CPPUNIT_ASSERT_EQUAL(std::string("hann"), window->currentText().toStdString());
+        CPPUNIT_ASSERT_EQUAL(qulonglong(1000), prop("bins").toULongLong());
+
+        // Spectra in: no choosers, the bin width instead of an RBW, and the feed refuses.
+        fixture f;
+        f.push(tone_bin);
+        CPPUNIT_ASSERT(!f.widget->findChild<QComboBox*>("fft_size")->isVisible());
+        CPPUNIT_ASSERT(!f.widget->findChild<QComboBox*>("window")->isVisible());
+        CPPUNIT_ASSERT_EQUAL(std::string("Centre 100.000 MHz   Span 2.048 MHz   Bin 2.000 kHz (N 1024)"),
+                             f.widget->annotation().toStdString());
+        CPPUNIT_ASSERT_THROW(f.core->set_fft_size(2048), ::gpufft::error);
+        CPPUNIT_ASSERT_THROW(f.core->set_window("hann"), ::gpufft::error);
+    }
+
+    // The CSV reads back to the drawn lines exactly (frequency in Hz, each
+    // line in the level unit, the view's columns only); the PNG is the widget.
+    void saved_traces_read_back()
+    {
+        fixture f;
+        f.widget->set_show_average(true);
+        f.core->set_max_hold(true);
+        f.core->set_min_hold(true);
+        std::mt19937 rng(7);
+        f.noise(rng, 30, -70);
+        f.widget->refresh();
+        f.widget->set_view(fc - 100e3, fc + 300e3);
+        const gr::gpufft::display_snapshot s = f.snapshot();
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("traces.csv"), png = dir.filePath("picture.png");
+        f.widget->save_traces(csv);
+        QFile file(csv);
+        CPPUNIT_ASSERT(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        file.close();
+        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,average_dB,max_hold_dB,min_hold_dB"), lines[0].toStdString());
+        // Columns of 2 bins: column c's centre is the edge between bins 2c and 2c + 1.
+        const double column_hz = 2 * fs / n, left = bin_centre(0) - fs / n / 2;
+        std::size_t rows = 0;
+        for (std::size_t c = 0; c < width; ++c) {
+            const double hz = left + (double(c) + 0.5) * column_hz;
+            if (hz < f.widget->view_lo() || hz > f.widget->view_hi())
+                continue;
+            const QStringList cells = lines[int(++rows)].split(',');
+            CPPUNIT_ASSERT_EQUAL(4, int(cells.size()));
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(hz, cells[0].toDouble(), 1e-6);
+            CPPUNIT_ASSERT_EQUAL(s.average[c], cells[1].toFloat());
+            CPPUNIT_ASSERT_EQUAL(s.max_hold_trace[c], cells[2].toFloat());
+            CPPUNIT_ASSERT_EQUAL(s.min_hold_trace[c], cells[3].toFloat());
+        }
+        CPPUNIT_ASSERT(rows > 90);
+        CPPUNIT_ASSERT_EQUAL(int(rows) + 1, int(lines.size()));
+        // Only the lines drawn.
+        f.core->set_min_hold(false);
+        f.widget->set_show_average(false);
+        f.widget->refresh();
+        f.widget->save_traces(csv);
+        CPPUNIT_ASSERT(file.open(QIODevice::ReadOnly));
+        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,max_hold_dB"), QString(file.readLine()).trimmed().toStdString());
+        file.close();
+        f.widget->save_picture(png);
+        // Grabbed before the event loop runs: the view's bin range (which clears the display) not yet applied.
+        const QImage saved(png), shown = f.widget->grab().toImage();
+        CPPUNIT_ASSERT(saved.size() == shown.size());
+        saved.save("qa_display_widget_saved.png");
+        CPPUNIT_ASSERT(saved.convertToFormat(QImage::Format_RGB32) == shown.convertToFormat(QImage::Format_RGB32));
+        CPPUNIT_ASSERT_THROW(f.widget->save_traces(dir.filePath("no/such/dir.csv")), ::gpufft::error);
+    }
+
+    // Two levels in every column, one in 70 % of the frames, one in 30 %:
+    // relative to the most frequent cell ("log", "linear"), the 70 % level
+    // is the map's top colour (white in "grey"), the 30 % one darker; by
+    // the share of frames ("frames") neither reaches the top.
+    void density_brightest_at_the_most_frequent_level()
+    {
+        const double often = -80, seldom = -50;
+        const QRgb white = qRgb(255, 255, 255);
+        for (const char* mapping : { "log", "linear", "frames" }) {
+            fixture f;
+            f.widget->set_density(mapping);
+            std::vector<float> frames(n * 200);
+            for (std::size_t fr = 0; fr < 200; ++fr)
+                std::fill_n(&frames[fr * n], n, float(fr % 10 < 7 ? often : seldom));
+            f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 200); });
+            f.widget->refresh();
+            const QImage img = f.grab((std::string("density_") + mapping).c_str());
+            const QRect sp = f.widget->spectrum_plot_rect();
+            auto cell = [&](double db) {
+                const double row = std::floor((db + 120.0) / 120.0 * height);
+                return img.pixel(sp.center().x(), sp.top() + int(std::floor(sp.height() - (row + 0.5) / height * sp.height())));
+            };
+            const QRgb top = img.pixel(f.widget->persistence_bar_rect().center().x(), f.widget->persistence_bar_rect().top());
+            const std::string what = std::string(mapping) + ": often " + QColor(cell(often)).name().toStdString() +
+                                     ", seldom " + QColor(cell(seldom)).name().toStdString();
+            CPPUNIT_ASSERT_MESSAGE(what, qRed(cell(often)) > qRed(cell(seldom)) && qRed(cell(seldom)) > 0);
+            if (std::string(mapping) == "frames") {
+                CPPUNIT_ASSERT_MESSAGE(what, cell(often) != white);
+            } else {
+                CPPUNIT_ASSERT_MESSAGE(what, cell(often) == white);
+                CPPUNIT_ASSERT_MESSAGE(what, top == white);
+            }
+        }
+        CPPUNIT_ASSERT_THROW(display_widget::check_density("shiny"), ::gpufft::error);
+    }
+
     // The waterfall's picture is a ring of rows that takes one row per
     // redraw: after more redraws than it has rows, each painted as it came,
     // it shows every redraw, newest at the top, exactly as the waterfall
@@ -1128,6 +1358,8 @@ public:
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "rainbow", 512, 128), "colormap");
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 0, 128), "width");
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 512, 0), "height");
+        expect_error([] { display_sink_c::make(1024, 1e6, 0.0, "simd", "cf32", "hann", 0.0, 120.0, 0.9, 30.0, "grey",
+                                               512, 128, "exponential", 10.0, false, "shiny"); }, "density");
         expect_error([] { display_sink_f::make(0, 1e6); }, "vlen");
         expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 1.5); }, "decay");
         expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "grey", 0); }, "width");
@@ -1142,6 +1374,8 @@ public:
         expect_error([&] { b->set_backend("nope"); }, "nope");
         expect_error([&] { b->set_colormap("jet"); }, "colormap");
         expect_error([&] { b->set_samp_rate(-1); }, "samp_rate");
+        expect_error([&] { b->set_density("shiny"); }, "density");
+        CPPUNIT_ASSERT_EQUAL(std::string("log"), b->density());
         CPPUNIT_ASSERT_DOUBLES_EQUAL(0.98, b->decay(), 0);
         CPPUNIT_ASSERT_EQUAL(256, b->fft_size());
         CPPUNIT_ASSERT_EQUAL(std::string("fosphor"), b->colormap());

@@ -116,6 +116,44 @@ class qa_examples(unittest.TestCase):
                 if grc == "headless_recorder.grc":
                     self.assertGreater(os.path.getsize(out_file), 0, "no spectra recorded")
 
+    def test_display_examples_open_readable(self):
+        """The display examples open, the first time (no saved geometry), at
+        a size with a usable spectrum plot; a file needs its own rate and
+        centre (exit 2 naming both); the ZeroMQ collector is executable."""
+        home = tempfile.mkdtemp(dir=self.tmp)  # QSettings: no geometry saved yet
+        env = dict(self.env, XDG_CONFIG_HOME=home, HOME=home)
+        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
+                 "import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
+                 "w = tb.display_sink.pyqwidget() if hasattr(tb, 'display_sink') else None; "
+                 "w and print(w.property('spectrum_plot').height(), w.property('annotation'))") % EXAMPLES
+        for name in ("display", "display_spectra", "spectrum_live"):
+            with self.subTest(example=name):
+                r = subprocess.run([sys.executable, "-c", probe.format(name)], env=env, cwd=self.tmp,
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+                width, height = lines[0].split()
+                self.assertGreaterEqual(int(width), 1000, r.stdout)
+                self.assertGreaterEqual(int(height), 700, r.stdout)
+                if name != "spectrum_live":
+                    plot, annotation = lines[1].split(" ", 1)
+                    self.assertGreaterEqual(int(plot), 250, r.stdout)
+                    self.assertIn("Centre 100.000 MHz   Span 2.400 MHz", annotation)
+                iq = os.path.join(self.tmp, "capture.cf32")
+                np.zeros(4096, np.complex64).tofile(iq)
+                r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq,
+                                    "--samp-rate", "2.048e6"], env=env, capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("--center-freq", r.stderr)
+        # The vector sink's axis: absolute frequency in MHz, levels in dBFS.
+        with open(os.path.join(EXAMPLES, "spectrum_live.grc")) as f:
+            blocks = {b["name"]: b for b in yaml.safe_load(f)["blocks"]}
+        vector = blocks["qtgui_vector_sink_f_0"]["parameters"]
+        names = dict(samp_rate=2.4e6, center_freq=100e6, fft_size=4096)
+        self.assertAlmostEqual(eval(vector["x_start"], {}, names), 98.8)
+        self.assertEqual((vector["x_units"], vector["y_units"]), ('"MHz"', '"dBFS"'))
+        self.assertTrue(os.access(os.path.join(EXAMPLES, "zmq_collector.py"), os.X_OK))
+
     def test_radar_targets_in_their_cells(self):
         """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""
         with open(os.path.join(EXAMPLES, "radar_range_doppler.grc")) as f:

@@ -62,6 +62,12 @@ public:
      * \param average_frames the exponential's time constant in frames, in
      *        [1, 1e6]; the linear's frames, a whole number in [1, 512].
      * \param min_hold keep the min-hold line (the least of every frame per column).
+     * \param density the persistence's colours: "log" (a log scale of each
+     *        cell's density relative to the most frequent level of a typical
+     *        column, the median over the columns of each one's densest cell:
+     *        it and denser cells get the colour map's top; three decades),
+     *        "linear" (relative to it, linear) or "frames" (a log scale of the share of frames that hit
+     *        a cell, the top a cell hit by every frame).
      * \param parent the widget's Qt parent.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
@@ -82,6 +88,7 @@ public:
                      const std::string& average = "exponential",
                      double average_frames = 10.0,
                      bool min_hold = false,
+                     const std::string& density = "log",
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -103,6 +110,8 @@ public:
     virtual void set_average(const std::string& average, double average_frames) = 0;
     //! On: the min-hold line starts at the next frame; off: none.
     virtual void set_min_hold(bool on) = 0;
+    //! The persistence's density mapping (as make's).
+    virtual void set_density(const std::string& density) = 0;
 
     virtual int fft_size() const = 0;
     virtual double samp_rate() const = 0;
@@ -119,6 +128,7 @@ public:
     virtual std::string average() const = 0;
     virtual double average_frames() const = 0;
     virtual bool min_hold() const = 0;
+    virtual std::string density() const = 0;
 
     //! Frames that went into the display since the engine was built
     //! (construction or the last engine setter).

@@ -51,6 +51,7 @@ public:
                      const std::string& average = "exponential",
                      double average_frames = 10.0,
                      bool min_hold = false,
+                     const std::string& density = "log",
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -65,6 +66,8 @@ public:
     virtual void set_colormap(const std::string& colormap) = 0;
     virtual void set_average(const std::string& average, double average_frames) = 0;
     virtual void set_min_hold(bool on) = 0;
+    //! The persistence's density mapping (as make's).
+    virtual void set_density(const std::string& density) = 0;
 
     virtual int vlen() const = 0;
     virtual double samp_rate() const = 0;
@@ -77,6 +80,7 @@ public:
     virtual std::string average() const = 0;
     virtual double average_frames() const = 0;
     virtual bool min_hold() const = 0;
+    virtual std::string density() const = 0;
 
     //! Spectra that went into the display since construction.
     virtual uint64_t frames_displayed() const = 0;

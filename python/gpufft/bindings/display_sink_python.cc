@@ -43,6 +43,9 @@ void bind_display_settings(Class& c)
              "The average line: 'off', 'exponential' (time constant average_frames frames) or\n"
              "'linear' (the mean of the newest average_frames frames, a whole number up to 512).")
         .def("set_min_hold", &Block::set_min_hold, py::arg("on"), "The min-hold line on or off.")
+        .def("set_density", &Block::set_density, py::arg("density"),
+             "The persistence's colours: 'log' or 'linear' relative to a typical column's densest cell,\n"
+             "or 'frames' (a log scale of the share of frames that hit a cell).")
         .def("samp_rate", &Block::samp_rate)
         .def("center_freq", &Block::center_freq)
         .def("ref_level", &Block::ref_level)
@@ -53,6 +56,7 @@ void bind_display_settings(Class& c)
         .def("average", &Block::average)
         .def("average_frames", &Block::average_frames)
         .def("min_hold", &Block::min_hold)
+        .def("density", &Block::density)
         .def("frames_displayed", &Block::frames_displayed,
              "Frames (spectra) that went into the display since its engine was built.")
         .def("redraws", &Block::redraws, "Redraws with new data since construction.");
@@ -78,10 +82,11 @@ void bind_display_sinks(py::module& m)
     c.def(py::init([](int fft_size, double samp_rate, double center_freq, const std::string& backend,
                       const std::string& format, const std::string& window, double ref_level,
                       double db_range, double decay, double frame_rate, const std::string& colormap,
-                      int width, int height, const std::string& average, double average_frames, bool min_hold) {
+                      int width, int height, const std::string& average, double average_frames, bool min_hold,
+                      const std::string& density) {
               return display_sink_c::make(fft_size, samp_rate, center_freq, backend, format, window,
                                           ref_level, db_range, decay, frame_rate, colormap, width, height,
-                                          average, average_frames, min_hold);
+                                          average, average_frames, min_hold, density);
           }),
           py::arg("fft_size"),
           py::arg("samp_rate"),
@@ -98,7 +103,8 @@ void bind_display_sinks(py::module& m)
           py::arg("height") = 256,
           py::arg("average") = "exponential",
           py::arg("average_frames") = 10.0,
-          py::arg("min_hold") = false);
+          py::arg("min_hold") = false,
+          py::arg("density") = "log");
     bind_display_settings<display_sink_c>(c);
     c.def("set_fft_size", &display_sink_c::set_fft_size, py::arg("fft_size"))
         .def("set_window", &display_sink_c::set_window, py::arg("window"))
@@ -117,9 +123,11 @@ void bind_display_sinks(py::module& m)
         "center_freq. Raises gpufft.error naming a bad parameter.");
     f.def(py::init([](int vlen, double samp_rate, double center_freq, double ref_level, double db_range,
                       double decay, double frame_rate, const std::string& colormap, int width, int height,
-                      const std::string& average, double average_frames, bool min_hold) {
+                      const std::string& average, double average_frames, bool min_hold,
+                      const std::string& density) {
               return display_sink_f::make(vlen, samp_rate, center_freq, ref_level, db_range, decay,
-                                          frame_rate, colormap, width, height, average, average_frames, min_hold);
+                                          frame_rate, colormap, width, height, average, average_frames, min_hold,
+                                          density);
           }),
           py::arg("vlen"),
           py::arg("samp_rate"),
@@ -133,7 +141,8 @@ void bind_display_sinks(py::module& m)
           py::arg("height") = 256,
           py::arg("average") = "exponential",
           py::arg("average_frames") = 10.0,
-          py::arg("min_hold") = false);
+          py::arg("min_hold") = false,
+          py::arg("density") = "log");
     bind_display_settings<display_sink_f>(f);
     f.def("vlen", &display_sink_f::vlen);
 }
