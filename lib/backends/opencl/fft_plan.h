@@ -97,7 +97,7 @@ struct chain_shape {
  * Bluestein for every prime (with_spectrum_hooks replaces the first load
  * and last store, which hold Rader's permutations).
  */
-chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
+GPUFFT_API chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
 
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
@@ -129,7 +129,7 @@ std::string shape_fault(const device_entry& d, const chain_shape& c);
  * window and Bluestein's chirp in its table), the last stores |X|^2 as floats
  * (store_hook::power). c must not be Rader's (plan_chain with rader false).
  */
-chain_shape with_spectrum_hooks(chain_shape c);
+GPUFFT_API chain_shape with_spectrum_hooks(chain_shape c);
 
 //! Code and options a chain with load_hook::raw needs, and its taps.
 struct raw_load {
@@ -186,9 +186,10 @@ std::vector<std::size_t> radices_for(std::size_t n, composites use = composites:
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
- * to max_batch transforms a call.
+ * to max_batch transforms a call. Exported, as plan_chain and
+ * with_spectrum_hooks, for the spectrum layer's device chain.
  */
-class fft_chain
+class GPUFFT_API fft_chain
 {
 public:
     //! `raw` only for a shape with load_hook::raw.

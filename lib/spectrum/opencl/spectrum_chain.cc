@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gr-gpufft OpenCL backend: the spectrum engine's chain on one device.
+/* gr-gpufft spectrum layer: the spectrum engine's chain on one OpenCL device.
  *
  * Only raw samples go to the device and only finished spectra come back.
  * The FFT's first pass converts the raw frames (hop samples apart in the
@@ -32,10 +32,10 @@
  * (one dB, shifted frame each) stay in their device buffer and go straight
  * into the display stage (display_stage.h); nothing but the raw samples
  * crosses per call, and the read-outs bring back display-sized images. */
-#include "../../spectrum/chain.h"
+#include "../chain.h"
 #include "display_stage.h"
 #include "fft_plan.h"
-#include "kernel_sources.h"
+#include "pipeline_kernels.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
