@@ -23,7 +23,9 @@ const factory backend_factories[] = {
 #ifdef GPUFFT_WITH_OPENCL
     make_opencl_backend,
 #endif
+#ifdef GPUFFT_WITH_QPU
     make_qpu_backend,
+#endif
 };
 
 std::mutex log_mutex;
