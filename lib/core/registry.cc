@@ -102,7 +102,8 @@ std::vector<backend_info> backends()
                         r.impl->description(),
                         r.probed.usable,
                         r.probed.reason,
-                        r.probed.variants });
+                        r.probed.variants,
+                        r.impl->device_api() });
     return out;
 }
 
