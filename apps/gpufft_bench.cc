@@ -17,7 +17,7 @@
 #include "bench/display_mode.h"
 #include "bench/qpu_check.h"
 #include "bench/text.h"
-#include <gpufft/gpufft.h>
+#include <gpufft/gpufft_spectrum.h>
 
 #include <fftw3.h>
 #include <algorithm>

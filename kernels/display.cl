@@ -2,7 +2,7 @@
 /* gr-gpufft OpenCL kernels: the display pipeline of include/gpufft/display.h
  * on the spectrum chain's dB frames (kernels/spectrum.cl's spectrum_average
  * writes them, fftshifted, into a device buffer that never leaves the
- * device); lib/backends/opencl/display_stage.cc runs them.
+ * device); lib/spectrum/opencl/display_stage.cc runs them.
  *
  * A call of F frames is two launches:
  *   display_decay   one work-item per histogram cell: h <- decay^F h, the

@@ -29,15 +29,21 @@
  *                 multiplied by exp(SIGN 2 pi i c e / TWIDDLE_N), table tw4
  *                 at e * TPB + c (neighbouring columns read neighbours)
  *   LOAD_HOOK     0 none; 1 Bluestein's chirp: element j = c * IN_JC +
- *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0;
- *                 2 in[...] * hook_in[j] (a spectrum); 3 raw samples: as 1
- *                 with in[...] read through raw_sample() (spectrum.cl);
+ *                 e * IN_JE is in[...] * hook_in[j] for j < nsrc, else 0
+ *                 (hook_in: the chirp times the input weights, if any);
+ *                 2 in[...] * hook_in[j] (a spectrum); 3 input weights: as
+ *                 1, hook_in holding the weights;
  *                 4 Rader's gather: in[hook_in[j].x] of the entry
  *   STORE_HOOK    0 none; 1 Bluestein's chirp: only j = c * OUT_JC +
  *                 e * OUT_JE < ndst is stored, multiplied by hook_out[j];
- *                 2 power: as 1 without the chirp (|chirp| = 1), storing
- *                 |v|^2 as a float at the element's index of a float view;
- *                 3 Rader's scatter: stored at hook_out[j].x of the entry
+ *                 2 Rader's scatter: stored at hook_out[j].x of the entry
+ *   LOAD_CALLBACK 1: the pass reads its input elements through the
+ *                 caller's `float2 gpufft_load(__global const float2* in,
+ *                 uint i)` (OpenCL C compiled before this file), i the
+ *                 element's index in `in`, instead of in[i]
+ *   STORE_CALLBACK 1: the pass writes its output elements through the
+ *                 caller's `void gpufft_store(__global float2* out, uint k,
+ *                 float2 v)` instead of out[k] = v
  *   RADER         Rader's x0 and X[0] (lib/backends/opencl/fft_plan.cc,
  *                 append_convolution), through slot nsrc - 1 after a
  *                 scratch entry's nsrc - 1 points: 1 the store of element
@@ -66,6 +72,17 @@
 
 #ifndef LOAD_HOOK
 #define LOAD_HOOK 0
+#endif
+#ifndef LOAD_CALLBACK
+#define LOAD_CALLBACK 0
+#endif
+#ifndef STORE_CALLBACK
+#define STORE_CALLBACK 0
+#endif
+#if LOAD_CALLBACK
+#define LOAD_INPUT(in, i) gpufft_load(in, i)
+#else
+#define LOAD_INPUT(in, i) (in)[i]
 #endif
 #ifndef STORE_HOOK
 #define STORE_HOOK 0
@@ -150,20 +167,16 @@ inline float2 load_elem(__global const float2* in,
 #endif
 #if LOAD_HOOK == 4
     const uint j = c * IN_JC + e * IN_JE;
-    return in[b * in_dist + (uint)hook_in[j].x];
+    return LOAD_INPUT(in, b * in_dist + (uint)hook_in[j].x);
 #elif LOAD_HOOK
     const uint j = c * IN_JC + e * IN_JE;
 #if LOAD_HOOK == 1 || LOAD_HOOK == 3
     if (j >= nsrc)
         return (float2)(0.0f, 0.0f);
 #endif
-#if LOAD_HOOK == 3
-    return cmul(raw_sample(in, at), hook_in[j]);
+    return cmul(LOAD_INPUT(in, at), hook_in[j]);
 #else
-    return cmul(in[at], hook_in[j]);
-#endif
-#else
-    return in[at];
+    return LOAD_INPUT(in, at);
 #endif
 }
 
@@ -207,7 +220,7 @@ inline void store_elem(__global const float2* in,
                        uint t, uint e, float2 v, uint in_dist, uint out_dist, uint ndst)
 {
     const uint b = t / TPB, c = t % TPB;
-#if STORE_HOOK == 3
+#if STORE_HOOK == 2
     const uint at = b * out_dist + (uint)hook_out[c * OUT_JC + e * OUT_JE].x;
 #else
     const uint at = b * out_dist + c * OUT_CSTR + e * OUT_ESTR;
@@ -229,16 +242,14 @@ inline void store_elem(__global const float2* in,
     /* conj(v) exp(-SIGN 2 pi i c e / TWIDDLE_N): the inverse's twiddle. */
     v = (float2)(v.x, -v.y);
 #endif
-#if STORE_HOOK == 1 || STORE_HOOK == 2
+#if STORE_HOOK == 1
     const uint j = c * OUT_JC + e * OUT_JE;
     if (j >= ndst)
         return;
-#endif
-#if STORE_HOOK == 1
     v = cmul(v, hook_out[j]);
 #endif
-#if STORE_HOOK == 2
-    ((__global float*)out)[at] = dot(v, v);
+#if STORE_CALLBACK
+    gpufft_store(out, at, v);
 #else
     out[at] = v;
 #endif

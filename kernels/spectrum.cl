@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL kernels: the spectrum chain's stages around the FFT.
  *
- * The FFT does most of the chain in its own passes (kernels/fft_pass.cl):
- * its first load converts raw samples and applies the window (LOAD_HOOK 3,
- * through raw_sample() below), its last store writes |X|^2 (STORE_HOOK 2).
- * What remains is one small kernel, spectrum_average, that folds each
- * frame's power into the running average and writes every finished output.
+ * The FFT does most of the chain in its own passes (kernels/fft_pass.cl),
+ * through the load and store callbacks below: its first load converts raw
+ * samples (gpufft_load; the FFT applies the window as its input weights),
+ * its last store writes |X|^2 (gpufft_store). What remains is one small
+ * kernel, spectrum_average, that folds each frame's power into the running
+ * average and writes every finished output.
  *
- * raw_sample(), compiled into the FFT's program when SAMPLE_FORMAT is set:
+ * The callbacks, compiled into the FFT's programs when SAMPLE_FORMAT is set:
  *   SAMPLE_FORMAT 0 cf32, 1 cs16, 2 cs8, 3 cu8 (gpufft::sample_format's
  *                 order), with its scaling: x, x / 32768, x / 128,
  *                 (x - 127.5) / 127.5
@@ -18,7 +19,7 @@
 
 #ifdef SAMPLE_FORMAT
 /* Complex sample `at` of the raw buffer, as complex float. */
-inline float2 raw_sample(__global const float2* raw, uint at)
+inline float2 gpufft_load(__global const float2* raw, uint at)
 {
 #if SAMPLE_FORMAT == 0
     return raw[at];
@@ -29,6 +30,12 @@ inline float2 raw_sample(__global const float2* raw, uint at)
 #else
     return (convert_float2(((__global const uchar2*)raw)[at]) - 127.5f) / 127.5f;
 #endif
+}
+
+/* |X|^2 as a float, at the element's index of a float view of the output. */
+inline void gpufft_store(__global float2* out, uint k, float2 v)
+{
+    ((__global float*)out)[k] = dot(v, v);
 }
 #endif
 

@@ -6,7 +6,7 @@
  * same at every size and the emulator is slow. */
 #include "bench/qpu_check.h"
 #include "qpu_fakes.h"
-#include "../backends/qpu/qpu_backend.h"
+#include "qpu_backend.h"
 
 #include <gpufft/error.h>
 #include <gpufft/plan.h>

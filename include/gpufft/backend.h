@@ -95,6 +95,13 @@ public:
     virtual std::string unsupported(const problem& p) const;
     //! Modelled nanoseconds for the problem, used by "auto"; no measuring.
     virtual double estimate_ns(const problem& p) const = 0;
+    /*!
+     * The device interface its plans run on, which a pipeline of a library
+     * above (the spectrum library's device chain) uses to run its own stages
+     * on the same device around them: "opencl" (its device plans:
+     * include/gpufft/opencl.h), or empty for host memory only.
+     */
+    virtual std::string device_api() const { return {}; }
     //! Throws gpufft::error if the variant is unknown or the backend fails.
     virtual std::unique_ptr<executor> make_executor(const problem& p,
                                                     const std::string& variant,

@@ -18,6 +18,7 @@ struct GPUFFT_API backend_info {
     bool usable = false;
     std::string reason;                //!< why not usable
     std::vector<std::string> variants; //!< best first
+    std::string device_api;            //!< backend::device_api(): "opencl", or empty
 };
 
 //! Every compiled-in backend, usable or not, in registration order.

@@ -9,7 +9,8 @@
 namespace gpufft::detail {
 
 //! Sends one line to the handler set with gpufft::set_log_handler.
-void log_line(log_level level, const std::string& line);
+//! Exported from libgpufft for the spectrum library above it.
+GPUFFT_API void log_line(log_level level, const std::string& line);
 
 } // namespace gpufft::detail
 

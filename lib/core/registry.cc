@@ -23,7 +23,9 @@ const factory backend_factories[] = {
 #ifdef GPUFFT_WITH_OPENCL
     make_opencl_backend,
 #endif
+#ifdef GPUFFT_WITH_QPU
     make_qpu_backend,
+#endif
 };
 
 std::mutex log_mutex;
@@ -100,7 +102,8 @@ std::vector<backend_info> backends()
                         r.impl->description(),
                         r.probed.usable,
                         r.probed.reason,
-                        r.probed.variants });
+                        r.probed.variants,
+                        r.impl->device_api() });
     return out;
 }
 

@@ -2,19 +2,21 @@
 /* gr-gpufft spectrum engine: which chain runs a setup. */
 #include "../core/log.h"
 #include "chain.h"
+#include <gpufft/registry.h>
+#ifdef GPUFFT_WITH_OPENCL
+#include "opencl/spectrum_chain.h"
+#endif
 
 namespace gpufft::detail {
 
-// A device backend's folder defines its chain, which throws gpufft::error
-// naming the cause when the device cannot run the setup; adding one adds a
-// line here and one in the table below.
-std::unique_ptr<chain> make_opencl_chain(const chain_setup& setup);
-
 namespace {
 
-//! A backend that runs the whole chain on its device; adding one adds a line.
+/*!
+ * The device chain for a backend's device interface (backend::device_api,
+ * in the backend registry); adding a device interface adds a line.
+ */
 struct device_chain {
-    const char* backend;
+    const char* device_api;
     std::unique_ptr<chain> (*make)(const chain_setup&);
 };
 
@@ -28,9 +30,13 @@ const std::vector<device_chain> device_chains = {
 const device_chain* device_chain_for(const std::string& spec)
 {
     const std::string name = spec.substr(0, spec.find(':'));
-    for (const device_chain& d : device_chains)
-        if (name == d.backend)
-            return &d;
+    for (const backend_info& b : backends()) {
+        if (b.name != name)
+            continue;
+        for (const device_chain& d : device_chains)
+            if (b.device_api == d.device_api)
+                return &d;
+    }
     return nullptr;
 }
 
@@ -53,7 +59,7 @@ std::unique_ptr<chain> make_chain(const chain_setup& setup)
     try {
         return d->make(on_device);
     } catch (const std::exception& e) {
-        log_line(log_level::warning, std::string("spectrum: the ") + d->backend + " chain failed (" +
+        log_line(log_level::warning, std::string("spectrum: the ") + d->device_api + " chain failed (" +
                                          e.what() + "); the stages around the FFT run on the CPU");
         return cpu;
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL suite: gpufft::spectrum_display with the display stages
- * on the device (lib/backends/opencl/display_stage.cc, kernels/display.cl)
+ * on the device (lib/spectrum/opencl/display_stage.cc, kernels/display.cl)
  * against the same raw I/Q through the simd backend, whose display runs on
  * the CPU (lib/spectrum/display.cc): one definition (include/gpufft/display.h),
  * equal read-outs on both.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL suite: the spectrum chain on the device
- * (lib/backends/opencl/spectrum_chain.cc) against a double-precision
+ * (lib/spectrum/opencl/spectrum_chain.cc) against a double-precision
  * reference and against the CPU chain.
  *
  *   qa_opencl_spectrum

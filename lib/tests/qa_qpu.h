@@ -3,11 +3,11 @@
 #ifndef GPUFFT_QA_QPU_H
 #define GPUFFT_QA_QPU_H
 
-#include "../backends/qpu/gpu_memory.h"
-#include "../backends/qpu/host.h"
-#include "../backends/qpu/mailbox.h"
-#include "../backends/qpu/qpu_backend.h"
-#include "../backends/qpu/v3d.h"
+#include "gpu_memory.h"
+#include "host.h"
+#include "mailbox.h"
+#include "qpu_backend.h"
+#include "v3d.h"
 #include "qa_common.h"
 #include "qpu_fakes.h"
 #include <gpufft/gpufft.h>

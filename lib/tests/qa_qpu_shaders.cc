@@ -25,7 +25,7 @@
 #include "tools/fft_harness.h"
 #include "qa_common.h"
 #include "qpu_fakes.h"
-#include "../backends/qpu/qpu_backend.h"
+#include "qpu_backend.h"
 
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/TestFactoryRegistry.h>

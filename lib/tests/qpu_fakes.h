@@ -4,7 +4,7 @@
 #ifndef GPUFFT_QPU_FAKES_H
 #define GPUFFT_QPU_FAKES_H
 
-#include "../backends/qpu/host.h"
+#include "host.h"
 #include "emu/emulator.h"
 #include <atomic>
 #include <cstdint>

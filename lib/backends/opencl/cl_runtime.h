@@ -11,6 +11,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+#include <gpufft/api.h>
 #include <string>
 
 namespace gpufft::opencl::detail {
@@ -61,7 +62,9 @@ struct cl_api {
  * The loaded entry points, or nullptr when there is no usable loader;
  * load_failure() then says why. Loaded once, thread-safely.
  */
-const cl_api* api();
+// Exported from libgpufft for the spectrum layer's device pipelines
+// (lib/spectrum/opencl/); not installed, not a public interface.
+GPUFFT_API const cl_api* api();
 const std::string& load_failure();
 
 //! The entry points; throws gpufft::error naming the cause without them.
@@ -72,7 +75,7 @@ std::string error_name(cl_int err);
 
 //! Throws gpufft::error "gpufft: opencl: <call> failed: <error name>" unless
 //! err is CL_SUCCESS.
-void check(cl_int err, const char* call);
+GPUFFT_API void check(cl_int err, const char* call);
 
 } // namespace gpufft::opencl::detail
 

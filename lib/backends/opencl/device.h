@@ -44,7 +44,9 @@ const std::vector<device_entry>& all_devices();
 std::vector<std::size_t> ranked_devices();
 
 //! The device a selector names (see gpufft::opencl::select_device).
-const device_entry& select(const std::string& selector);
+// Exported from libgpufft for the spectrum layer's device pipelines
+// (lib/spectrum/opencl/); not installed, not a public interface.
+GPUFFT_API const device_entry& select(const std::string& selector);
 
 /*!
  * The context every plan on one device shares, made once per process, with
@@ -62,10 +64,10 @@ struct device_context {
     explicit device_context(const device_entry& d);
 };
 
-device_context& context_for(const device_entry& d);
+GPUFFT_API device_context& context_for(const device_entry& d);
 
 //! A new in-order queue on the device, with profiling if asked for.
-queue_handle make_queue(const device_context& c, bool profiling = false);
+GPUFFT_API queue_handle make_queue(const device_context& c, bool profiling = false);
 
 } // namespace gpufft::opencl::detail
 

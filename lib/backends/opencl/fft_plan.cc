@@ -713,6 +713,10 @@ std::string build_options(const pass_spec& s)
       << " -DTWIDDLE_N=" << s.twiddle_n << " -DLOAD_HOOK=" << int(s.load)
       << " -DSTORE_HOOK=" << int(s.store) << " -DIN_JC=" << s.in_jc << " -DIN_JE=" << s.in_je
       << " -DOUT_JC=" << s.out_jc << " -DOUT_JE=" << s.out_je;
+    if (s.load_callback)
+        o << " -DLOAD_CALLBACK=1";
+    if (s.store_callback)
+        o << " -DSTORE_CALLBACK=1";
     return o.str();
 }
 
@@ -1303,14 +1307,19 @@ std::vector<axis_chain> plan_transposed(const device_entry& d,
     return { step };
 }
 
-chain_shape with_spectrum_hooks(chain_shape c)
+chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks)
 {
     // Rader's first load and last store are its permutations.
     if (c.rader_generator)
-        throw error("gpufft: opencl: the spectrum chain's hooks cannot go on Rader's chain for " +
+        throw error("gpufft: opencl: load/store callbacks cannot go on Rader's chain for " +
                     std::to_string(c.n) + " points (plan it with rader false)");
-    c.passes.front().load = load_hook::raw;
-    c.passes.back().store = store_hook::power;
+    pass_spec& first = c.passes.front();
+    first.load_callback = callbacks.load;
+    c.passes.back().store_callback = callbacks.store;
+    // Bluestein's first load multiplies by its chirp, which then takes the
+    // weights too (fft_chain); any other first load has no table.
+    if (!callbacks.input_weights.empty() && first.load == load_hook::none)
+        first.load = load_hook::weights;
     return c;
 }
 
@@ -1319,10 +1328,14 @@ fft_chain::fft_chain(device_context& ctx,
                      std::size_t max_batch,
                      std::size_t in_dist,
                      std::size_t out_dist,
-                     const raw_load& raw)
+                     const device_callbacks& callbacks)
     : d_ctx(ctx), d_shape(shape), d_max_batch(max_batch), d_in_dist(in_dist), d_out_dist(out_dist)
 {
     const device_entry& dev = ctx.device;
+    const std::vector<float>& weights = callbacks.input_weights;
+    if (!weights.empty() && weights.size() != shape.n)
+        throw error("gpufft: opencl: " + std::to_string(weights.size()) + " input weights for a " +
+                    std::to_string(shape.n) + "-point chain");
     // A shape the kernels cannot run is refused before any is built.
     if (const std::string why = shape_fault(dev, shape); !why.empty())
         throw error("gpufft: opencl: no kernels for " + why);
@@ -1345,20 +1358,21 @@ fft_chain::fft_chain(device_context& ctx,
         if (spec.twiddle_n)
             p.tw4 = table("four-step " + std::to_string(spec.n) + " " + sign,
                           interleaved(four_step_twiddles(spec.twiddle_n, spec.tpb, spec.sign)));
-        if (spec.load == load_hook::chirp)
+        const bool first = d_passes.empty();
+        if (spec.load == load_hook::chirp && first && !weights.empty()) {
+            // The input weights times the chirp, in double: one rounding.
+            std::vector<std::complex<double>> taps = chirp(shape.n, user_sign);
+            for (std::size_t j = 0; j < taps.size(); ++j)
+                taps[j] *= weights[j];
+            p.hook_in = table("chirp times weights", interleaved(taps));
+        } else if (spec.load == load_hook::chirp) {
             p.hook_in = table("chirp", interleaved(chirp(shape.n, user_sign)));
+        }
         if (spec.store == store_hook::chirp)
             p.hook_out = table("chirp", interleaved(chirp(shape.n, user_sign)));
-        if (spec.load == load_hook::raw) {
-            // The window, times the chirp under Bluestein.
-            std::vector<std::complex<double>> taps(raw.window.begin(), raw.window.end());
-            if (shape.convolution_m) {
-                const auto c = chirp(shape.n, user_sign);
-                for (std::size_t j = 0; j < taps.size(); ++j)
-                    taps[j] *= c[j];
-            }
-            p.hook_in = table("raw window", interleaved(taps));
-        }
+        if (spec.load == load_hook::weights)
+            p.hook_in = table("weights", interleaved(std::vector<std::complex<double>>(weights.begin(),
+                                                                                      weights.end())));
         // The kernel spectrum; a pass that is the whole convolution takes it
         // in tw4 (fft_pass.cl's SPECTRUM), its first load's table in hook_in.
         cl_mem& spectrum = spec.convolve && spec.load != load_hook::none ? p.tw4 : p.hook_in;
@@ -1372,11 +1386,13 @@ fft_chain::fft_chain(device_context& ctx,
             p.hook_in = table("gather", interleaved(rader_indices(shape.n, shape.rader_generator, 1)));
         if (spec.store == store_hook::scatter)
             p.hook_out = table("scatter", interleaved(rader_indices(shape.n, shape.rader_generator, -1)));
+        const bool calls = spec.load_callback || spec.store_callback;
         for (;;) {
             const std::string source = fft_butterflies_cl +
                                        composite_butterflies_source(p.spec.radices) +
-                                       raw.source + fft_pass_cl;
-            program_handle prog = build_program(ctx, source, build_options(p.spec) + raw.options);
+                                       (calls ? callbacks.source : std::string()) + fft_pass_cl;
+            program_handle prog = build_program(
+                ctx, source, build_options(p.spec) + (calls ? callbacks.options : std::string()));
             p.kernel = make_kernel(prog.get(), "fft_pass");
             std::size_t allowed = 0;
             check(api()->clGetKernelWorkGroupInfo(p.kernel.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,

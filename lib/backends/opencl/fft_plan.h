@@ -22,8 +22,10 @@
  *     first load and the result scattered by its inverse powers in the
  *     last store.
  *
- * A pass is a pass_spec; later device stages (the spectrum chain) can reuse
- * the kernel with their own hooks. */
+ * A pass is a pass_spec. A chain takes an open load and store callback
+ * (device_callbacks, as cuFFT's and VkFFT's callbacks): the caller's OpenCL
+ * C reads the first pass's input and writes the last pass's output, and
+ * input weights (a window) multiply the first load. */
 #ifndef GPUFFT_LIB_OPENCL_FFT_PLAN_H
 #define GPUFFT_LIB_OPENCL_FFT_PLAN_H
 
@@ -40,10 +42,10 @@ namespace gpufft::opencl::detail {
 enum class buffer_slot { in, out, scratch0, scratch1 };
 
 //! What fused into a pass's load or store (LOAD_HOOK / STORE_HOOK in fft_pass.cl).
-//! raw and power are the spectrum chain's (kernels/spectrum.cl).
-//! gather and scatter are Rader's permutations.
-enum class load_hook { none = 0, chirp = 1, spectrum = 2, raw = 3, gather = 4 };
-enum class store_hook { none = 0, chirp = 1, power = 2, scatter = 3 };
+//! chirp and spectrum are Bluestein's, gather and scatter Rader's
+//! permutations; weights the input weights of device_callbacks.
+enum class load_hook { none = 0, chirp = 1, spectrum = 2, weights = 3, gather = 4 };
+enum class store_hook { none = 0, chirp = 1, scatter = 2 };
 //! How a pass hands on Rader's x0 and X[0] (fft_pass.cl's RADER); whole:
 //! the pass is the whole convolution and writes X[0] itself.
 enum class rader_slot { none = 0, keep_x0 = 1, sum = 2, emit = 3, whole = 4 };
@@ -72,6 +74,9 @@ struct pass_spec {
     std::size_t twiddle_n = 0;
     load_hook load = load_hook::none;
     store_hook store = store_hook::none;
+    //! The input read, the output written through device_callbacks
+    //! (fft_pass.cl's LOAD_CALLBACK, STORE_CALLBACK).
+    bool load_callback = false, store_callback = false;
     rader_slot rader = rader_slot::none;
     //! Element j of the logical transform is c * jc + e * je.
     std::size_t in_jc = 0, in_je = 1, out_jc = 0, out_je = 1;
@@ -94,10 +99,10 @@ struct chain_shape {
 /*!
  * Plans the passes for n points on a device (no OpenCL calls). Throws
  * gpufft::error when n is beyond what two passes reach. rader false:
- * Bluestein for every prime (with_spectrum_hooks replaces the first load
+ * Bluestein for every prime (with_callbacks puts callbacks on the first load
  * and last store, which hold Rader's permutations).
  */
-chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
+GPUFFT_API chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
 
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
@@ -125,18 +130,35 @@ constexpr int shape_candidates_version = 7;
 std::string shape_fault(const device_entry& d, const chain_shape& c);
 
 /*!
- * The spectrum chain's shape: the first pass loads raw samples (load_hook::raw,
- * window and Bluestein's chirp in its table), the last stores |X|^2 as floats
- * (store_hook::power). c must not be Rader's (plan_chain with rader false).
+ * \brief An open load/store callback on a chain, as cuFFT's and VkFFT's:
+ * OpenCL C of the caller's, compiled into the first pass (load) and the last
+ * pass (store), so a device pipeline fuses its stages into the FFT's
+ * memory traffic.
  */
-chain_shape with_spectrum_hooks(chain_shape c);
-
-//! Code and options a chain with load_hook::raw needs, and its taps.
-struct raw_load {
-    std::string source;        //!< defines raw_sample() (kernels/spectrum.cl)
-    std::string options;       //!< appended to every pass's build options, e.g. " -DSAMPLE_FORMAT=1"
-    std::vector<float> window; //!< n real taps
+struct device_callbacks {
+    //! OpenCL C defining gpufft_load and/or gpufft_store; compiled before
+    //! kernels/fft_pass.cl into the passes that call them.
+    std::string source;
+    //! Appended to those passes' build options, e.g. " -DSAMPLE_FORMAT=1".
+    std::string options;
+    //! `float2 gpufft_load(__global const float2* in, uint i)` reads input
+    //! element i (in[i] without it: i counts float2s from the buffer's start).
+    bool load = false;
+    //! `void gpufft_store(__global float2* out, uint k, float2 v)` writes
+    //! output element k (out[k] = v without it).
+    bool store = false;
+    //! Empty, or n real weights: element j of every transform is multiplied
+    //! by input_weights[j] as it is loaded (after gpufft_load), e.g. a window.
+    std::vector<float> input_weights;
 };
+
+/*!
+ * c with the callbacks on its first load and last store (and the input
+ * weights on the first load). Throws gpufft::error for Rader's chain, whose
+ * first load and last store are its permutations (plan_chain with rader
+ * false).
+ */
+GPUFFT_API chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
 
 /*!
  * A chain run `entries` times a batch entry, entries `dist` points apart:
@@ -186,18 +208,20 @@ std::vector<std::size_t> radices_for(std::size_t n, composites use = composites:
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
- * to max_batch transforms a call.
+ * to max_batch transforms a call. Exported, as plan_chain and
+ * with_callbacks, for the spectrum layer's device chain.
  */
-class fft_chain
+class GPUFFT_API fft_chain
 {
 public:
-    //! `raw` only for a shape with load_hook::raw.
+    //! `callbacks` as with_callbacks gave them to `shape`; throws
+    //! gpufft::error when its input weights are not shape.n.
     fft_chain(device_context& ctx,
               const chain_shape& shape,
               std::size_t max_batch,
               std::size_t in_dist,
               std::size_t out_dist,
-              const raw_load& raw = {});
+              const device_callbacks& callbacks = {});
 
     //! Enqueues `batch` (<= max_batch) transforms from in to out (may be the
     //! same buffer) in q; does not wait.

@@ -9,8 +9,6 @@ namespace gpufft::opencl::detail {
 extern const char* const fft_butterflies_cl;
 extern const char* const fft_pass_cl;
 extern const char* const real_pass_cl;
-extern const char* const spectrum_cl;
-extern const char* const display_cl;
 
 } // namespace gpufft::opencl::detail
 

@@ -80,6 +80,7 @@ class opencl_backend final : public backend
 {
 public:
     std::string name() const override { return "opencl"; }
+    std::string device_api() const override { return "opencl"; }
 
     std::string description() const override
     {

@@ -32,13 +32,14 @@ void write_cache_file(const std::string& path, const std::string& bytes);
  * A built program for `source` with `options` (a new reference the caller
  * owns). Throws gpufft::error quoting the first lines of the build log when
  * the source does not build.
+ * Exported, as make_kernel, for the spectrum layer's device pipelines.
  */
-program_handle build_program(device_context& ctx,
-                             const std::string& source,
-                             const std::string& options);
+GPUFFT_API program_handle build_program(device_context& ctx,
+                                        const std::string& source,
+                                        const std::string& options);
 
 //! A kernel of a built program.
-kernel_handle make_kernel(cl_program program, const char* name);
+GPUFFT_API kernel_handle make_kernel(cl_program program, const char* name);
 
 } // namespace gpufft::opencl::detail
 

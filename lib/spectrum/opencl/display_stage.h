@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gr-gpufft OpenCL backend: the display stages (gpufft::display's
+/* gr-gpufft spectrum layer: the display stages (gpufft::display's
  * definition) on the spectrum chain's device (kernels/display.cl). */
-#ifndef GPUFFT_LIB_OPENCL_DISPLAY_STAGE_H
-#define GPUFFT_LIB_OPENCL_DISPLAY_STAGE_H
+#ifndef GPUFFT_LIB_SPECTRUM_OPENCL_DISPLAY_STAGE_H
+#define GPUFFT_LIB_SPECTRUM_OPENCL_DISPLAY_STAGE_H
 
-#include "../../spectrum/chain.h"
+#include "../chain.h"
 #include "device.h"
 #include <cstddef>
 #include <vector>

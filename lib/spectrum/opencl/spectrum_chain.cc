@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gr-gpufft OpenCL backend: the spectrum engine's chain on one device.
+/* gr-gpufft spectrum layer: the spectrum engine's chain on one OpenCL device.
  *
  * Only raw samples go to the device and only finished spectra come back.
  * The FFT's first pass converts the raw frames (hop samples apart in the
  * uploaded span) and applies the window as it loads them, its last pass
- * stores |X|^2, and one kernel (spectrum_average, kernels/spectrum.cl) folds
+ * stores |X|^2 (the FFT's load/store callbacks and input weights,
+ * fft_plan.h's device_callbacks), and one kernel (spectrum_average, kernels/spectrum.cl) folds
  * the frames into the average kept on the device between calls and writes
  * each finished output scaled, in dB if asked, shifted if asked.
  *
@@ -32,10 +33,10 @@
  * (one dB, shifted frame each) stay in their device buffer and go straight
  * into the display stage (display_stage.h); nothing but the raw samples
  * crosses per call, and the read-outs bring back display-sized images. */
-#include "../../spectrum/chain.h"
+#include "spectrum_chain.h"
 #include "display_stage.h"
 #include "fft_plan.h"
-#include "kernel_sources.h"
+#include "pipeline_kernels.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
@@ -85,12 +86,17 @@ public:
     {
         const device_entry& dev = d_ctx.device;
         d_backend = "opencl:" + (selector.empty() ? std::to_string(dev.info.index) : selector);
+        // The FFT's load callback converts the raw samples, the window its
+        // input weights; its store callback writes |X|^2 (kernels/spectrum.cl,
+        // whose SAMPLE_FORMAT is in sample_format's order).
+        device_callbacks callbacks;
+        callbacks.source = spectrum_cl;
+        callbacks.options = " -DSAMPLE_FORMAT=" + std::to_string(int(s.format));
+        callbacks.load = callbacks.store = true;
+        callbacks.input_weights = s.window;
         const chain_shape shape =
-            with_spectrum_hooks(plan_chain(dev, s.n, direction::forward, false));
-        // sample_format's order is SAMPLE_FORMAT's (kernels/spectrum.cl).
-        const raw_load raw{ spectrum_cl, " -DSAMPLE_FORMAT=" + std::to_string(int(s.format)),
-                            s.window };
-        d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, raw);
+            with_callbacks(plan_chain(dev, s.n, direction::forward, false), callbacks);
+        d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, callbacks);
 
         const std::size_t state_bytes = s.n * sizeof(float);
         const std::size_t need = ring_slots * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
@@ -371,8 +377,6 @@ private:
 
 namespace gpufft::detail {
 
-/* The chain on the OpenCL device that setup.plan.backend names ("opencl" or
- * "opencl:<selector>"); the spectrum engine declares it (make_chain.cc). */
 std::unique_ptr<chain> make_opencl_chain(const chain_setup& setup)
 {
     const std::string& b = setup.plan.backend;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gr-gpufft OpenCL backend: the display stages on the device
+/* gr-gpufft spectrum layer: the display stages on an OpenCL device
  * (display_stage.h, kernels/display.cl). */
 #include "display_stage.h"
-#include "../../spectrum/display_checks.h"
-#include "kernel_sources.h"
+#include "../display_checks.h"
+#include "pipeline_kernels.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
