@@ -772,7 +772,7 @@ public:
                 const std::string what = std::string(option) + " " + value;
                 const std::string m = usage_message([&] { gpufft_app::parse_options(args); });
                 CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find(option) != std::string::npos);
-                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a number") != std::string::npos ||
+                CPPUNIT_ASSERT_MESSAGE(what + ": " + m, m.find("expected a") != std::string::npos ||
                                                             m.find("out of range") != std::string::npos);
                 const auto [status, out, err] = app(args);
                 CPPUNIT_ASSERT_EQUAL_MESSAGE(what + ": " + err, 2, status);
@@ -934,7 +934,7 @@ public:
             { { "-f", "88M:108M:1k", "-e", "nan" }, "-e: expected seconds" },
             { { "-f", "88M:108M:1k", "-c", "100%" }, "-c: 100% would crop every bin" },
             { { "-f", "88M:108M:1k", "-c", "20%%" }, "-c: expected a fraction" },
-            { { "-f", "88M:108M:1k", "-g", "loud" }, "-g: expected a number" },
+            { { "-f", "88M:108M:1k", "-g", "loud" }, "-g: expected a decimal number" },
             { { "-f", "88M:108M:1k", "-p", "1.5" }, "-p: expected a whole number" },
             { { "-f", "88M:108M:1k", "-w", "kaiser" }, "-w: unknown window" },
             { { "-f", "88M:108M:1k", "-F", "9" }, "-F 9: not implemented" },
