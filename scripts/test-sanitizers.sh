@@ -27,6 +27,19 @@ sanitizers=("$@")
 # against one thread) and any suite of the worker pool.
 TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 
+# Suites that run in the plain build only (.ci/run runs that build's every
+# test), each a repeat of host code another suite runs here:
+# - install_private_prefix checks the install layout, not memory;
+# - the QPU shaders on the emulator at more sizes: qpu_shader_interleave
+#   runs here (emulator, hazard checker and harness, both submission paths),
+#   the qa_qpu_host suites and qa_qpu_check run the backend and driver over
+#   the fake Pi; sizes, signals, interleave_batches and large run the same
+#   emulator code for minutes more (large alone takes over 10 under ASan);
+# - the OpenCL suites again under an H100's or a Mali's limits: the same host
+#   code as qa_opencl_shapes, qa_opencl_candidates and qa_opencl_search, which
+#   run here, with other numbers.
+ASAN_NATIVE_ONLY='^(install_private_prefix|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_(shapes|candidates|search)_(h100|mali))$'
+
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -90,12 +103,8 @@ run_asan() {
   local cxx python
   cxx=$(test_names "$dir" cxx)
   python=$(test_names "$dir" python)
-  # install_private_prefix checks the install layout, not memory: it runs in
-  # the plain build. qpu_shader_large runs the 2^21- and 2^22-point shaders
-  # on the QPU emulator, the code qpu_shader_sizes runs up to 2^20, and takes
-  # over 10 minutes under ASan.
   step "asan: C++ suites" ctest --test-dir "$dir" --output-on-failure -j2 \
-    -R "$cxx" -E '^(install_private_prefix|qa_qpu_shaders_qpu_shader_large)$' || true
+    -R "$cxx" -E "$ASAN_NATIVE_ONLY" || true
   # GNU Radio's interpreter is not built with ASan: its runtime must be
   # loaded first. CPython's own allocations are never freed, so no leak checks.
   LD_PRELOAD="libasan.so.8 libstdc++.so.6" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
