@@ -14,7 +14,10 @@
 #   ./scripts/test-sanitizers.sh asan         one (asan or tsan)
 #
 # -O1 keeps the build and the tests fast enough for CI and the reports
-# readable; -fno-sanitize-recover=all makes a UBSan finding end the test with
+# readable; -g1 gives the reports' stacks their files and lines (all they
+# read) and compiles a quarter faster than -g (display.cc 5.7 CPU s against
+# 7.7, qa_sizes.cc 6.1 against 8.1, with ASan+UBSan);
+# -fno-sanitize-recover=all makes a UBSan finding end the test with
 # an error, like every ASan and TSan finding. ccache is used where present.
 # Prints a summary; non-zero if any step fails.
 set -euo pipefail
@@ -49,7 +52,7 @@ fi
 # FLAGS on every compile and link. No LTO (pybind11 turns it on otherwise):
 # it only slows the build down.
 configure() {
-  local dir=$1 flags="-O1 -g -DNDEBUG -fno-omit-frame-pointer $2"
+  local dir=$1 flags="-O1 -g1 -DNDEBUG -fno-omit-frame-pointer $2"
   shift 2
   cmake -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
