@@ -4,8 +4,9 @@
 # build directory of its own, and runs the tests there.
 #
 #   asan  build-asan/: AddressSanitizer (LeakSanitizer included) and
-#         UndefinedBehaviorSanitizer on the whole project; every C++ suite
-#         (the app's bad-input tests included), then the Python suites with
+#         UndefinedBehaviorSanitizer on the whole project; the C++ suites
+#         (the app's bad-input tests included; ASAN_NATIVE_ONLY below are
+#         left to the plain build), then the Python suites with
 #         the ASan runtime preloaded into GNU Radio's /usr/bin/python3.
 #   tsan  build-tsan/: ThreadSanitizer on the core (GPUFFT_CORE_ONLY): the
 #         worker pool and threaded plans (TSAN_TESTS below).
@@ -37,7 +38,7 @@ TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 #   runs here (emulator, hazard checker and harness, both submission paths),
 #   the qa_qpu_host suites and qa_qpu_check run the backend and driver over
 #   the fake Pi; sizes, signals, interleave_batches and large run the same
-#   emulator code for minutes more (large alone takes over 10 under ASan);
+#   emulator code for minutes more (large alone over 10 under ASan);
 # - the OpenCL suites again under an H100's or a Mali's limits: the same host
 #   code as qa_opencl_shapes, qa_opencl_candidates and qa_opencl_search, which
 #   run here, with other numbers.
