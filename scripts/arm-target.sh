@@ -13,7 +13,7 @@ arm_target() {
   dir="build-$1"
 }
 
-# arm_configure: configures $dir for the target arm_target chose.
+# arm_configure [cmake options...]: configures $dir for the target arm_target chose.
 arm_configure() {
-  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$triplet.cmake"
+  cmake -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$triplet.cmake" "$@"
 }

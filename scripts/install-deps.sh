@@ -12,6 +12,7 @@ packages=(
   libclfft-dev libvkfft-dev libpng-dev libcli11-dev nlohmann-json3-dev
   gnuradio python3-pyqt5 python3-zmq
   ccache  # .ci/run and scripts/test-sanitizers.sh compile through it
+  clang-format cppcheck  # scripts/check-format.sh, scripts/check-cppcheck.sh
   qtbase5-dev xvfb xauth fonts-dejavu-core  # the display widget and its screenshot tests
   libqwt-qt5-dev  # C++ QT GUI flowgraphs from GRC link gnuradio-qtgui, whose CMake target needs qwt::qwt
   gr-fosphor  # benchmarked beside the display sink

@@ -20,11 +20,20 @@ targets=("$@")
 # GPUFFT_ARM_NO_INSTALL=1 skips the apt-get step (dependencies already there).
 [ "${GPUFFT_ARM_NO_INSTALL:-0}" = 1 ] || ./scripts/install-arm-deps.sh
 
+# The build machine's tools (the codelet generator, the QPU assembler) from
+# the native build in build/ where there is one (.ci/run makes it first),
+# brought up to date there, rather than built again inside each cross build.
+host_tools=()
+if [ -f build/CMakeCache.txt ] && cmake --build build -j2 --target gpufft-codeletgen qpu-asm; then
+  host_tools=(-DGPUFFT_CODELETGEN="$PWD/build/gen/gpufft-codeletgen"
+              -DQPU_ASM_EXECUTABLE="$PWD/build/qpu/asm/qpu-asm")
+fi
+
 status=0
 for t in "${targets[@]}"; do
   arm_target "$t"
   echo "=== $t: cross build in $dir"
-  arm_configure
+  arm_configure "${host_tools[@]}"
   cmake --build "$dir" -j2
 
   echo "=== $t: tests under $qemu"

@@ -354,7 +354,7 @@ public:
     //! A widget in a window stays (Qt's parent owns it); a lone one is deleted.
     ~display_sink_view();
 
-    QWidget* qwidget() const { return d_widget; }
+    QWidget* qwidget() const { return d_widget.data(); }
     void set_frame_rate(double rate);
     void set_colormap(const std::string& name);
     void set_density(const std::string& name);

@@ -90,7 +90,8 @@ std::vector<int> brightest_columns(const QImage& img, int y, int x0, int x1)
     return at;
 }
 
-// The row of column x in [y0, y1] where the image is brightest (the middle one of ties).
+// The row of column x in [y0, y1] where the image is brightest (the middle one of
+// ties); -1 for an empty range.
 int brightest_row(const QImage& img, int x, int y0, int y1)
 {
     int best = -1;
@@ -104,7 +105,7 @@ int brightest_row(const QImage& img, int x, int y0, int y1)
         if (v == best)
             at.push_back(y);
     }
-    return at[at.size() / 2];
+    return at.empty() ? -1 : at[at.size() / 2];
 }
 
 // The brightest columns are a narrow run (a display column or two wide at

@@ -40,7 +40,8 @@ struct row_job {
         std::uint8_t* mem = memory.host();
         const std::uint32_t bus = memory.bus();
         std::memcpy(mem, input.data(), 4 * input.size());
-        std::fill_n(reinterpret_cast<float*>(mem + 4096), input.size(), std::nanf(""));
+        const std::vector<float> poison(input.size(), std::nanf(""));
+        std::memcpy(mem + 4096, poison.data(), 4 * poison.size());
         std::memcpy(mem + 8192, code.data(), 8 * code.size());
         std::uint32_t at = 12288;
         for (unsigned q = 0; q < qpus; ++q) {

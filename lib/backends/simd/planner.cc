@@ -161,7 +161,8 @@ std::vector<int> modelled_passes(std::size_t m, const isa_kernels& isa)
         search(search, m, max_generic_radix);
     if (m > 1 && best.empty())
         return {};
-    std::sort(best.begin() + (best.empty() ? 0 : 1), best.end(), std::greater<int>());
+    if (best.size() > 1)
+        std::sort(best.begin() + 1, best.end(), std::greater<int>());
     generic.insert(generic.end(), best.begin(), best.end());
     return generic;
 }

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Test tiers (docs/testing.md): every CTest test carries the label `quick`
+# or `full`. `ctest -L quick` is what runs on every change, in under two
+# minutes natively with -j2; `full` is the rest (CI runs both).
+#
+# The full tier, each test with the seconds it takes natively on two cores
+# (CTest's COST: `ctest -j` starts the costliest first, and a fresh clone has
+# no measured costs yet, so without these a long suite could start last).
+set(GPUFFT_FULL_TESTS
+    qa_opencl_shapes_registers 170
+    qa_qpu_shaders_qpu_shader_large 100
+    qa_qpu_shaders_qpu_shader_sizes 100
+    qa_spectrum_live 90
+    qa_opencl_shapes_mali 75
+    qa_opencl_shapes_h100 55
+    qa_qpu_shaders_qpu_shader_signals 50
+    qa_qpu_shaders_qpu_shader_interleave_batches 50
+    qa_examples 45
+    qa_qpu_shaders_qpu_shader_interleave 35
+    qa_examples_cpp 25
+    qa_opencl_sizes 22
+    fuzz_spectrum_app 20
+    qa_opencl_shapes 11)
+
+# gpufft_test_tiers(): labels the tests of the calling folder; called at the
+# end of every CMakeLists.txt that adds tests (the test_tiers test finds one
+# that was not).
+function(gpufft_test_tiers)
+    get_property(tests DIRECTORY PROPERTY TESTS)
+    foreach(test IN LISTS tests)
+        list(FIND GPUFFT_FULL_TESTS ${test} i)
+        if(i EQUAL -1)
+            set_property(TEST ${test} APPEND PROPERTY LABELS quick)
+        else()
+            math(EXPR i "${i} + 1")
+            list(GET GPUFFT_FULL_TESTS ${i} seconds)
+            set_property(TEST ${test} APPEND PROPERTY LABELS full)
+            set_property(TEST ${test} PROPERTY COST ${seconds})
+        endif()
+    endforeach()
+endfunction()
