@@ -291,7 +291,11 @@ soapy_radio::~soapy_radio() = default;
 
 void soapy_radio::tune(double hz)
 {
-    d_handle->device->setFrequency(SOAPY_SDR_RX, 0, hz);
+    try {
+        d_handle->device->setFrequency(SOAPY_SDR_RX, 0, hz);
+    } catch (const std::exception& e) {
+        throw app_error("the device " + d_name + " failed to tune to " + hz_text(hz) + ": " + e.what());
+    }
     d_center = d_handle->device->getFrequency(SOAPY_SDR_RX, 0);
     if (!d_tune_warned)
         d_tune_warned = warn_if_differs("frequency", hz, d_center, d_frequency_step, hz_text);
@@ -303,7 +307,12 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
     int flags = 0;
     long long time_ns = 0;
     const std::size_t asked = std::min(samples, d_mtu);
-    const int got = d_handle->device->readStream(d_handle->stream, buffs, asked, flags, time_ns, 100000);
+    int got = 0;
+    try {
+        got = d_handle->device->readStream(d_handle->stream, buffs, asked, flags, time_ns, 100000);
+    } catch (const std::exception& e) {
+        throw app_error("the device " + d_name + " failed: " + e.what());
+    }
     if (got == SOAPY_SDR_OVERFLOW)
         overflow = true;
     if (got == SOAPY_SDR_OVERFLOW || got == SOAPY_SDR_TIMEOUT || got == 0) {
@@ -311,7 +320,7 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
         return 0;
     }
     if (got < 0)
-        throw app_error(std::string("the device stopped: ") + SoapySDR::errToStr(got));
+        throw app_error("the device " + d_name + " stopped: " + SoapySDR::errToStr(got));
     d_stalled_since.reset();
     // A module is third-party code: past `asked` is not this buffer's (nor known to be samples).
     if (std::size_t(got) > asked) {

@@ -68,6 +68,18 @@ def http_get(hostport, path="/", host=None, extra=""):
     return response.decode("utf-8", "replace")
 
 
+def start_served(argv):
+    """gpufft-spectrum with argv (which serves the web view, --serve); returns the process and the host:port its
+    first lines say it listens on."""
+    proc = subprocess.Popen([EXE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        m = re.search(r"web view on http://([^/]+)/", line)
+        if m:
+            return proc, m.group(1)
+    proc.kill()
+    raise AssertionError("no 'web view on' line: " + proc.communicate()[1])
+
+
 class receiver:
     """gpufft-spectrum reading cf32 from a pipe; feed() writes a tone in real time on a thread."""
 
@@ -456,17 +468,10 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # A simulated radio that drops samples: the page's metadata carries the
         # overflows so far (the page shows them in its status line), sent again
         # whenever the count grows.
-        proc = subprocess.Popen([EXE, "--device", "driver=gpufftsim,overflow_every=200000", "--rate", "2.4e6",
-                                 "--center", "100e6", "--gain", "30", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
-                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc, url = start_served(["--device", "driver=gpufftsim,overflow_every=200000", "--rate", "2.4e6",
+                                  "--center", "100e6", "--gain", "30", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
+                                  "--quiet"])
         try:
-            url = None
-            for line in proc.stderr:
-                m = re.search(r"web view on http://([^/]+)/", line)
-                if m:
-                    url = m.group(1)
-                    break
-            self.assertIsNotNone(url)
             client = ws_client(url)
             counts = []
             while not counts or counts[-1] < 2:
@@ -487,17 +492,10 @@ class qa_spectrum_live(gr_unittest.TestCase):
     def test_nonfinite_count_on_the_page(self):
         # A simulated radio whose samples turn NaN: the page's metadata carries
         # the input samples taken as 0 so far, sent again whenever the count grows.
-        proc = subprocess.Popen([EXE, "--device", "driver=gpufftsim,format=CF32,nan_after=1000000", "--rate", "2.4e6",
-                                 "--center", "100e6", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
-                                 "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc, url = start_served(["--device", "driver=gpufftsim,format=CF32,nan_after=1000000", "--rate", "2.4e6",
+                                  "--center", "100e6", "--duration", "2", "--serve", "127.0.0.1:0", "--png", "none",
+                                  "--quiet"])
         try:
-            url = None
-            for line in proc.stderr:
-                m = re.search(r"web view on http://([^/]+)/", line)
-                if m:
-                    url = m.group(1)
-                    break
-            self.assertIsNotNone(url)
             client = ws_client(url)
             counts = []
             while not counts or counts[-1] == 0:

@@ -788,7 +788,7 @@ public:
     {
         const auto is_png = [](const std::string& path) { return read_text(path).rfind("\x89PNG\r\n\x1a\n", 0) == 0; };
         // Live: the stream fails after 1.2 M samples, 24000 of them (--settle 0.01 s) the tuner's settling.
-        const std::pair<std::string, std::string> faults[] = { { "error_after", "the device stopped" },
+        const std::pair<std::string, std::string> faults[] = { { "error_after", "stopped: STREAM_ERROR" },
                                                                { "throw_after", "simulated driver exception" } };
         for (const auto& [fault, message] : faults) {
             const std::string base = temp_path("fault_" + fault);
@@ -799,6 +799,7 @@ public:
                       "--quiet" });
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
             CPPUNIT_ASSERT_MESSAGE(err, err.find(message) != std::string::npos);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find("the device gpufftsim") != std::string::npos); // which device
             std::size_t rows = 0;
             std::istringstream csv(read_text(base + ".csv"));
             for (std::string line; std::getline(csv, line);)
@@ -825,6 +826,7 @@ public:
                   base + ".rtl", "--record", base, "--png", base + ".png" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 1, status);
         CPPUNIT_ASSERT_MESSAGE(err, err.find("simulated tuning failure") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("the device gpufftsim") != std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("2 sweeps (the last one partial), 5 hops") != std::string::npos);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), read_rtl_power(base + ".rtl").rows);
         CPPUNIT_ASSERT_EQUAL(std::size_t(5), gpufft_app::open_sigmf(base).captures.size());

@@ -188,6 +188,17 @@ struct fixture {
     // Pane coordinates of a widget point.
     QPoint in_pane(QWidget* pane, QPoint p) const { return p - pane->mapTo(widget.get(), QPoint(0, 0)); }
 
+    //! A left-button drag on pane from a to b (pane coordinates).
+    static void drag(QWidget* pane, QPoint a, QPoint b)
+    {
+        QMouseEvent press(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent move(QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        QApplication::sendEvent(pane, &move);
+        QApplication::sendEvent(pane, &release);
+    }
+
     void click(int x, int y)
     {
         QWidget* pane = widget->spectrum_pane();
@@ -410,12 +421,7 @@ public:
         QWidget* pane = f.widget->spectrum_pane();
         const QPoint a = f.in_pane(pane, QPoint(sp.center().x(), sp.center().y()));
         const QPoint b = a + QPoint(100, 0);
-        QMouseEvent press(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
-        QMouseEvent move(QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-        QMouseEvent release(QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
-        QApplication::sendEvent(pane, &press);
-        QApplication::sendEvent(pane, &move);
-        QApplication::sendEvent(pane, &release);
+        fixture::drag(pane, a, b);
         // Dragged right by 100 pixels: the view moves left by 100 pixels' worth.
         const double shift = 100.0 / sp.width() * (hi - lo);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(lo - shift, f.widget->view_lo(), 1e-3);
@@ -1082,12 +1088,7 @@ public:
         QWidget* pane = f.widget->spectrum_pane();
         const QPoint a = f.in_pane(pane, QPoint(x + 2, sp.center().y()));
         const QPoint b = a + QPoint(-150, 30);
-        QMouseEvent press(QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
-        QMouseEvent move(QEvent::MouseMove, b, Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-        QMouseEvent release(QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
-        QApplication::sendEvent(pane, &press);
-        QApplication::sendEvent(pane, &move);
-        QApplication::sendEvent(pane, &release);
+        fixture::drag(pane, a, b);
         // At the centre of the pixel it was dropped on.
         const double dropped = lo + (x + 2 - 150 - sp.left() + 0.5) / sp.width() * (hi - lo);
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
