@@ -434,7 +434,8 @@ void sigmf_recorder::retune(double center_hz)
 
 void sigmf_recorder::write_waiting()
 {
-    std::fwrite(d_waiting.data(), 1, d_waiting.size(), d_data.get());
+    if (!d_waiting.empty()) // an empty vector's data() may be null, which fwrite may not take
+        std::fwrite(d_waiting.data(), 1, d_waiting.size(), d_data.get());
     d_waiting.clear();
     d_data.flush();
 }

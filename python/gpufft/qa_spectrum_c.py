@@ -190,7 +190,11 @@ class qa_spectrum_c(gr_unittest.TestCase):
             with self.assertRaises(ValueError):
                 block.set_window("nosuchwindow")
             self.assertEqual((block.alpha(), block.window(), block.average()), (0.5, "hann", "peak"))
-            while len(snk.data()) < (before + 20) * n and time.time() < deadline:
+            # Outputs made after the last setter (a rebuild each: slow under a
+            # sanitizer), the deadline only a guard against a hang.
+            after = len(snk.data()) // n
+            deadline = time.time() + 60
+            while len(snk.data()) < (max(after, before + 20) + 3) * n and time.time() < deadline:
                 time.sleep(0.02)
         finally:
             tb.stop()
