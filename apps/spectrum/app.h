@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,18 @@ constexpr double max_frequency_hz = 1e12, max_sample_rate_hz = 1e12;
  * infinity, out of every range. The number inside every value taken.
  */
 bool parse_decimal(const std::string& text, double& value);
+//! A unit a number may end with, and what it multiplies the number by.
+struct unit {
+    const char* suffix;
+    double scale;
+};
+/*!
+ * A decimal number with one of `units` after it (or none: scale 1), the
+ * longer of two suffixes where one ends the other listed first ("ms", "s");
+ * throws usage_error with `expected` and the text if it is not one, or if
+ * it is beyond a double. The one grammar of the parsers below.
+ */
+double scaled(const std::string& text, std::initializer_list<unit> units, const std::string& expected);
 /*!
  * A number with an optional suffix k, M or G (x 1e3, 1e6, 1e9; m and g too,
  * as rtl_power reads them): "100M", "2.4M", "10k", "1.5G", "2.4e6". Throws

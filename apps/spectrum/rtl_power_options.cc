@@ -55,23 +55,17 @@ Exit status: 0 done, or stopped by SIGINT, SIGTERM, SIGHUP or a closed output
 or write error); 2 a bad command line.
 )";
 
-//! A number with an optional one-character suffix from `suffixes` (each with its factor).
-double suffixed(const std::string& text, const std::string& option, const char* expected,
-                const std::vector<std::pair<char, double>>& suffixes, double lo, double hi)
+//! parse(text) with the option's name before its error, within [0, 1e9].
+template <class Parse>
+double option_value(const std::string& text, const std::string& option, Parse parse)
 {
-    std::string number = text;
-    double factor = 1;
-    if (!number.empty())
-        for (const auto& [c, f] : suffixes)
-            if (number.back() == c) {
-                number.pop_back();
-                factor = f;
-                break;
-            }
-    if (const std::string why = check_number(number, -1e300, 1e300); !why.empty() || number.empty())
-        throw usage_error(option + ": expected " + expected + ", got \"" + text + "\"");
-    const double v = std::strtod(number.c_str(), nullptr) * factor;
-    if (!(v >= lo && v <= hi))
+    double v = 0;
+    try {
+        v = parse(text);
+    } catch (const usage_error& e) {
+        throw usage_error(option + ": " + e.what());
+    }
+    if (!(v >= 0 && v <= 1e9))
         throw usage_error(option + ": " + text + " is out of range");
     return v;
 }
@@ -94,17 +88,18 @@ long long rtl_power_hz(const std::string& text)
 
 double rtl_power_seconds(const std::string& text, const std::string& option)
 {
-    // convenience.c's atoft(): s, m, h (either case); d as well.
-    return suffixed(text, option, "seconds with an optional s, m, h or d suffix (e.g. 10, 5m, 1h)",
-                    { { 's', 1 }, { 'S', 1 }, { 'm', 60 }, { 'M', 60 }, { 'h', 3600 }, { 'H', 3600 },
-                      { 'd', 86400 }, { 'D', 86400 } },
-                    0, 1e9);
+    // convenience.c's atoft(): s, m, h (either case); d as well; no ms.
+    return option_value(text, option, [](const std::string& t) {
+        return scaled(t,
+                      { { "s", 1 }, { "S", 1 }, { "m", 60 }, { "M", 60 }, { "h", 3600 }, { "H", 3600 }, { "d", 86400 }, { "D", 86400 } },
+                      "expected seconds with an optional s, m, h or d suffix (e.g. 10, 5m, 1h)");
+    });
 }
 
 double rtl_power_fraction(const std::string& text)
 {
     // convenience.c's atofp(): a trailing % divides by 100.
-    const double v = suffixed(text, "-c", "a fraction or a percentage (e.g. 0.2 or 20%)", { { '%', 0.01 } }, 0, 1e9);
+    const double v = option_value(text, "-c", parse_fraction);
     if (!(v < 1))
         throw usage_error("-c: " + text + " would crop every bin (expected below 1 or 100%)");
     return v;

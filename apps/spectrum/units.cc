@@ -51,18 +51,6 @@ bool parse_decimal(const std::string& text, double& value)
     return true;
 }
 
-namespace {
-
-struct unit {
-    const char* suffix;
-    double scale;
-};
-
-/*!
- * A decimal number with one of `units` after it (or none: scale 1); throws
- * usage_error with `expected` and the text if it is not one, or if it is
- * beyond a double.
- */
 double scaled(const std::string& text, std::initializer_list<unit> units, const std::string& expected)
 {
     double v = 0, scale = 1;
@@ -81,8 +69,6 @@ double scaled(const std::string& text, std::initializer_list<unit> units, const 
         throw usage_error(text + " is out of range");
     return v;
 }
-
-} // namespace
 
 double parse_si(const std::string& text)
 {
