@@ -2,7 +2,7 @@
 /* The assembler: preprocessing (includes, macros), two passes (labels, then
  * encoding), and the operand-to-field mapping with its port checks. */
 #include "assembler.h"
-#include "syntax.h"
+#include "../isa/syntax.h"
 
 #include <cctype>
 #include <cmath>

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* Assembler and disassembler for VideoCore IV QPU code in our own syntax
- * (qpu/README.md describes it). */
+/* Assembler for VideoCore IV QPU code in our own syntax (qpu/README.md
+ * describes it); the one-line syntax and the disassembler are qpu/isa's. */
 #ifndef QPU_ASM_ASSEMBLER_H
 #define QPU_ASM_ASSEMBLER_H
 
+#include "../isa/text.h"
+
 #include <cstdint>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace qpu::assembler {
 
 /*! A bad program: the message starts with "file:line: ". */
-class error : public std::invalid_argument {
-public:
-    using std::invalid_argument::invalid_argument;
-};
+using error = isa::syntax_error;
 
 struct program {
     std::vector<uint64_t> code;
@@ -35,12 +33,6 @@ program assemble(const std::string& source, const std::string& name = "<input>",
                  const options& opts = {});
 program assemble_file(const std::string& path, const options& opts = {});
 
-/*! One instruction as a line of our syntax. Words our syntax cannot express
- * exactly come out as `.inst 0x...` so that the text always reassembles to
- * the same word. Relative branch targets print as `. + offset`. */
-std::string disassemble(uint64_t word);
-/*! A program, one line per instruction, branch targets as labels. */
-std::string disassemble(const std::vector<uint64_t>& code);
 
 } // namespace qpu::assembler
 

@@ -33,7 +33,7 @@ int disassemble_file(const std::string& path)
     std::string token;
     while (in >> token)
         code.push_back(std::stoull(token, nullptr, 16));
-    std::cout << qpu::assembler::disassemble(code);
+    std::cout << qpu::isa::disassemble(code);
     return 0;
 }
 

@@ -4,7 +4,7 @@
  * scheduler that interleaves QPUs (qpu/README.md has the model). */
 #include "emulator.h"
 
-#include "../asm/assembler.h"
+#include "../isa/text.h"
 #include "../isa/qpu_isa.h"
 #include "alu.h"
 #include "hazards.h"
@@ -999,7 +999,7 @@ run_result emulator::run(uint64_t max_cycles)
         std::string where = "QPU " + std::to_string(current) + " at " + state::hex(qs.pc);
         try {
             uint64_t w = s.load(qs.pc) | uint64_t(s.load(qs.pc + 4)) << 32;
-            where += " (" + assembler::disassemble(w) + ")";
+            where += " (" + isa::disassemble(w) + ")";
         } catch (const fault_error&) {
         }
         s.fault = where + ": " + e.what();

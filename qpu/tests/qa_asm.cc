@@ -9,7 +9,7 @@
 #include <random>
 
 using qpu::assembler::assemble;
-using qpu::assembler::disassemble;
+using qpu::isa::disassemble;
 
 namespace {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* Internals shared by the assembler and the disassembler: expressions,
  * register names and the encoder of one instruction line. */
-#ifndef QPU_ASM_SYNTAX_H
-#define QPU_ASM_SYNTAX_H
+#ifndef QPU_ISA_SYNTAX_H
+#define QPU_ISA_SYNTAX_H
 
-#include "../isa/qpu_isa.h"
-#include "assembler.h"
+#include "qpu_isa.h"
+#include "text.h"
 
 #include <functional>
 #include <map>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace qpu::assembler::syntax {
+namespace qpu::isa::syntax {
 
 /*! An expression's value: an integer, or a float from a literal like 0.5. */
 struct value {
@@ -21,7 +21,7 @@ struct value {
     double real = 0;
     int64_t integer_value = 0;
 
-    int64_t integer() const;      //!< throws error if the value is a float
+    int64_t integer() const;      //!< throws syntax_error if the value is a float
     uint32_t bits() const;        //!< the 32-bit word (float bits for floats)
 };
 
@@ -82,6 +82,6 @@ private:
     evaluator d_eval;
 };
 
-} // namespace qpu::assembler::syntax
+} // namespace qpu::isa::syntax
 
 #endif

@@ -8,9 +8,8 @@
 #include <cstring>
 #include <vector>
 
-namespace qpu::assembler::syntax {
+namespace qpu::isa::syntax {
 
-using namespace qpu::isa;
 
 namespace {
 
@@ -33,7 +32,7 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const std::string& message) const { throw error(d_where + ": " + message); }
+    [[noreturn]] void fail(const std::string& message) const { throw syntax_error(d_where + ": " + message); }
 
     void skip_space()
     {
@@ -318,7 +317,7 @@ std::vector<std::string> split_top(const std::string& s, char separator)
 int64_t value::integer() const
 {
     if (is_float)
-        throw error("a float where an integer is needed");
+        throw syntax_error("a float where an integer is needed");
     return integer_value;
 }
 
@@ -374,7 +373,7 @@ struct instruction_encoder::write_operand {
 
 void instruction_encoder::fail(const std::string& message) const
 {
-    throw error(d_where + ": " + message);
+    throw syntax_error(d_where + ": " + message);
 }
 
 instruction_encoder::read_operand instruction_encoder::parse_read(const std::string& text)
@@ -944,4 +943,4 @@ uint64_t instruction_encoder::encode_branch(const part& p)
     return word;
 }
 
-} // namespace qpu::assembler::syntax
+} // namespace qpu::isa::syntax
