@@ -272,7 +272,7 @@ std::vector<program_hazard> check_program(const std::vector<uint64_t>& code, uns
         }
         std::string problem = checker.next(code[i]);
         if (!problem.empty())
-            found.push_back({i, problem + ": " + isa::disassemble(code[i])});
+            found.push_back({ i, problem + ": " + isa::disassemble(code[i]) });
         const uint32_t sig = SIG.get(code[i]);
         if (sig == SIG_BRANCH && COND_BR.get(code[i]) == BR_ALWAYS)
             path_end = std::min<size_t>(path_end, i + BRANCH_DELAY_SLOTS);

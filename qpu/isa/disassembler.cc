@@ -31,8 +31,22 @@ std::string raw(uint64_t word)
 std::string small_immediate_text(uint32_t code)
 {
     static const char* const floats[16] = {
-        "1.0", "2.0", "4.0", "8.0", "16.0", "32.0", "64.0", "128.0",
-        "0.00390625", "0.0078125", "0.015625", "0.03125", "0.0625", "0.125", "0.25", "0.5",
+        "1.0",
+        "2.0",
+        "4.0",
+        "8.0",
+        "16.0",
+        "32.0",
+        "64.0",
+        "128.0",
+        "0.00390625",
+        "0.0078125",
+        "0.015625",
+        "0.03125",
+        "0.0625",
+        "0.125",
+        "0.25",
+        "0.5",
     };
     if (code >= 32 && code < 48)
         return floats[code - 32];
@@ -43,7 +57,7 @@ std::string small_immediate_text(uint32_t code)
 std::string destination(uint32_t addr, bool file_b, const char* pack)
 {
     std::string name = addr < 32 ? std::string(file_b ? "rb" : "ra") + std::to_string(addr)
-                                  : std::string(write_name(addr, file_b) ? write_name(addr, file_b) : "?");
+                                 : std::string(write_name(addr, file_b) ? write_name(addr, file_b) : "?");
     return pack && *pack ? name + "." + pack : name;
 }
 
@@ -136,7 +150,8 @@ std::string load_immediate(uint64_t w)
     uint32_t mode = LDI_MODE.get(w), imm = IMMEDIATE.get(w);
     if (mode == LDI_SEMAPHORE)
         return std::string(SEMA_ACQUIRE.get(w) ? "sacq " : "srel ") + std::to_string(SEMA_ID.get(w));
-    std::string mnemonic = mode == LDI_32 ? "ldi" : mode == LDI_PER_ELEMENT_SIGNED ? "ldis" : "ldiu";
+    std::string mnemonic = mode == LDI_32 ? "ldi" : mode == LDI_PER_ELEMENT_SIGNED ? "ldis"
+                                                                                   : "ldiu";
     std::string value;
     if (mode == LDI_32) {
         value = hex32(imm);
@@ -189,9 +204,12 @@ std::string branch(uint64_t w, const std::string& target_label)
 std::string render(uint64_t w, const std::string& target_label = "")
 {
     switch (SIG.get(w)) {
-    case SIG_BRANCH: return branch(w, target_label);
-    case SIG_LOAD_IMM: return load_immediate(w);
-    default: return alu(w);
+    case SIG_BRANCH:
+        return branch(w, target_label);
+    case SIG_LOAD_IMM:
+        return load_immediate(w);
+    default:
+        return alu(w);
     }
 }
 

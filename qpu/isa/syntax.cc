@@ -14,7 +14,8 @@ namespace qpu::isa::syntax {
 namespace {
 
 /*! Recursive-descent expression parser over one string. */
-class expression_parser {
+class expression_parser
+{
 public:
     expression_parser(const std::string& text, const std::map<std::string, int64_t>& symbols,
                       int64_t dot, bool strict, const std::string& where)
@@ -44,8 +45,12 @@ private:
     static int precedence(const std::string& op)
     {
         static const char* const levels[][3] = {
-            {"|", nullptr, nullptr}, {"^", nullptr, nullptr}, {"&", nullptr, nullptr},
-            {"<<", ">>", nullptr},   {"+", "-", nullptr},     {"*", "/", "%"},
+            { "|", nullptr, nullptr },
+            { "^", nullptr, nullptr },
+            { "&", nullptr, nullptr },
+            { "<<", ">>", nullptr },
+            { "+", "-", nullptr },
+            { "*", "/", "%" },
         };
         for (int level = 0; level < 6; ++level)
             for (const char* candidate : levels[level])
@@ -87,27 +92,42 @@ private:
             double x = a.is_float ? a.real : double(a.integer_value);
             double y = b.is_float ? b.real : double(b.integer_value);
             r.is_float = true;
-            if (op == "+") r.real = x + y;
-            else if (op == "-") r.real = x - y;
-            else if (op == "*") r.real = x * y;
-            else if (op == "/") r.real = x / y;
-            else fail("operator " + op + " needs integers");
+            if (op == "+")
+                r.real = x + y;
+            else if (op == "-")
+                r.real = x - y;
+            else if (op == "*")
+                r.real = x * y;
+            else if (op == "/")
+                r.real = x / y;
+            else
+                fail("operator " + op + " needs integers");
             return r;
         }
         uint64_t x = uint64_t(a.integer_value), y = uint64_t(b.integer_value);
         if ((op == "/" || op == "%") && y == 0)
             fail("division by zero in '" + d_text + "'");
         uint64_t v = 0;
-        if (op == "+") v = x + y;
-        else if (op == "-") v = x - y;
-        else if (op == "*") v = x * y;
-        else if (op == "/") v = uint64_t(int64_t(x) / int64_t(y));
-        else if (op == "%") v = uint64_t(int64_t(x) % int64_t(y));
-        else if (op == "<<") v = y >= 64 ? 0 : x << y;
-        else if (op == ">>") v = y >= 64 ? 0 : uint64_t(int64_t(x) >> y);
-        else if (op == "&") v = x & y;
-        else if (op == "^") v = x ^ y;
-        else if (op == "|") v = x | y;
+        if (op == "+")
+            v = x + y;
+        else if (op == "-")
+            v = x - y;
+        else if (op == "*")
+            v = x * y;
+        else if (op == "/")
+            v = uint64_t(int64_t(x) / int64_t(y));
+        else if (op == "%")
+            v = uint64_t(int64_t(x) % int64_t(y));
+        else if (op == "<<")
+            v = y >= 64 ? 0 : x << y;
+        else if (op == ">>")
+            v = y >= 64 ? 0 : uint64_t(int64_t(x) >> y);
+        else if (op == "&")
+            v = x & y;
+        else if (op == "^")
+            v = x ^ y;
+        else if (op == "|")
+            v = x | y;
         r.integer_value = int64_t(v);
         return r;
     }
@@ -254,9 +274,9 @@ bool parse_numbered(const std::string& name, const char* prefix, unsigned limit,
 /*! Looks a peripheral read or write name up in the ISA tables. */
 std::optional<special_register> find_special(const std::string& name, bool write)
 {
-    special_register found{nullptr, 0, false, false};
+    special_register found{ nullptr, 0, false, false };
     for (uint32_t addr = 32; addr < 64; ++addr)
-        for (bool file_b : {false, true}) {
+        for (bool file_b : { false, true }) {
             const char* n = write ? write_name(addr, file_b) : read_name(addr, file_b);
             if (n && name == n) {
                 found.name = n;
@@ -274,8 +294,8 @@ std::pair<std::string, std::string> split_suffix(const std::string& text)
 {
     size_t dot = text.find('.');
     if (dot == std::string::npos)
-        return {text, ""};
-    return {text.substr(0, dot), text.substr(dot + 1)};
+        return { text, "" };
+    return { text.substr(0, dot), text.substr(dot + 1) };
 }
 
 int index_of(const char* const* names, unsigned count, const std::string& name)
@@ -349,14 +369,18 @@ bool is_register_name(const std::string& name)
 // Instruction encoding
 
 struct instruction_encoder::part {
-    std::string mnemonic;            // base name
+    std::string mnemonic; // base name
     std::vector<std::string> suffixes;
     std::vector<std::string> operands;
 };
 
 struct instruction_encoder::read_operand {
-    enum kind_t { accumulator, file_a, file_b, peripheral, immediate } kind;
-    uint32_t number = 0; // accumulator index, register number or read address
+    enum kind_t { accumulator,
+                  file_a,
+                  file_b,
+                  peripheral,
+                  immediate } kind;
+    uint32_t number = 0;             // accumulator index, register number or read address
     bool on_a = false, on_b = false; // ports a peripheral can use
     uint32_t unpack = UNPACK_NOP;
     std::string text;
@@ -480,7 +504,7 @@ void instruction_encoder::place_writes(uint64_t& word, write_operand* add_dest, 
 
     // Pack: pm = 0 packs the regfile-A write, pm = 1 the mul ALU result.
     int packs = 0;
-    for (write_operand* w : {add_dest, mul_dest}) {
+    for (write_operand* w : { add_dest, mul_dest }) {
         if (!w || w->pack.empty())
             continue;
         ++packs;
@@ -651,7 +675,7 @@ void instruction_encoder::add_operation(uint64_t& word, alu_instruction& ins, pa
     if (op < 0) {
         if (is_mul && index_of(add_op_names, 32, name) >= 0)
             fail("'" + name + "' is an add ALU op; the second part goes to the mul ALU "
-                 "(fmul mul24 v8muld v8min v8max v8adds v8subs mov nop)");
+                              "(fmul mul24 v8muld v8min v8max v8adds v8subs mov nop)");
         fail("unknown instruction '" + p.mnemonic + "'");
     }
     h.op = uint32_t(op);
@@ -710,7 +734,7 @@ instruction_encoder::read_ports instruction_encoder::assign_read_ports(uint64_t&
 {
     // Fixed-port operands first, then those that fit either.
     read_ports ports;
-    const field* mux_fields[2][2] = {{&ADD_A, &ADD_B}, {&MUL_A, &MUL_B}};
+    const field* mux_fields[2][2] = { { &ADD_A, &ADD_B }, { &MUL_A, &MUL_B } };
     for (int pass = 0; pass < 2; ++pass)
         for (int hi = 0; hi < 2; ++hi)
             for (size_t i = 0; i < ins.halves[hi].sources.size(); ++i) {
@@ -829,7 +853,8 @@ uint64_t instruction_encoder::encode_load_immediate(std::vector<part>& parts)
         fail("a load immediate has at most two destinations (add and mul parts)");
     uint64_t word = default_word(SIG_LOAD_IMM);
     const std::string& mode = parts[0].mnemonic;
-    LDI_MODE.set(word, mode == "ldi" ? LDI_32 : mode == "ldis" ? LDI_PER_ELEMENT_SIGNED : LDI_PER_ELEMENT_UNSIGNED);
+    LDI_MODE.set(word, mode == "ldi" ? LDI_32 : mode == "ldis" ? LDI_PER_ELEMENT_SIGNED
+                                                               : LDI_PER_ELEMENT_UNSIGNED);
     std::optional<write_operand> dests[2];
     std::optional<uint32_t> immediate;
     for (size_t i = 0; i < parts.size(); ++i) {

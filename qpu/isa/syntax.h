@@ -21,8 +21,8 @@ struct value {
     double real = 0;
     int64_t integer_value = 0;
 
-    int64_t integer() const;      //!< throws syntax_error if the value is a float
-    uint32_t bits() const;        //!< the 32-bit word (float bits for floats)
+    int64_t integer() const; //!< throws syntax_error if the value is a float
+    uint32_t bits() const;   //!< the 32-bit word (float bits for floats)
 };
 
 /*! Evaluates an expression: integers (12, 0x1f, 0b101), float literals
@@ -40,7 +40,8 @@ std::vector<std::string> split_top(const std::string& s, char separator);
 bool is_register_name(const std::string& name);
 
 /*! Encodes one instruction line (no label) into a 64-bit word. */
-class instruction_encoder {
+class instruction_encoder
+{
 public:
     using evaluator = std::function<value(const std::string&)>;
     instruction_encoder(std::string where, evaluator eval)

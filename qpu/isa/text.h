@@ -13,7 +13,8 @@
 namespace qpu::isa {
 
 /*! A line that is not an instruction: the message starts with "file:line: ". */
-class syntax_error : public std::invalid_argument {
+class syntax_error : public std::invalid_argument
+{
 public:
     using std::invalid_argument::invalid_argument;
 };
