@@ -280,6 +280,7 @@ struct peak_run {
     std::uint64_t first_sample;
     std::size_t spectra;
     std::vector<peak> peaks;
+    std::vector<double> sum; //!< --loop: its summed powers, which later passes at its centre add to
 };
 
 //! The mean of `count` spectra's summed powers, in dB (an empty bin reads -300).
@@ -551,10 +552,22 @@ private:
     {
         if (!d_run_spectra)
             return;
-        const std::vector<float> mean = mean_db(d_sum, d_run_spectra);
-        d_runs.push_back({ d_center, d_run_first, d_run_spectra,
-                           find_peaks(mean, d_engine, d_options.peak_threshold, std::max<std::size_t>(8, d_n / 256),
-                                      d_options.peaks) });
+        // --loop: the passes of a capture join its first pass's run, so that
+        // the peak list (and memory) stays one run per centre of the file.
+        auto run = d_options.loop ? std::find_if(d_runs.begin(), d_runs.end(),
+                                                 [&](const peak_run& r) { return r.center_hz == d_center; })
+                                  : d_runs.end();
+        if (run == d_runs.end()) {
+            d_runs.push_back({ d_center, d_run_first, 0, {}, std::vector<double>(d_sum.size(), 0.0) });
+            run = d_runs.end() - 1;
+        }
+        for (std::size_t i = 0; i < d_sum.size(); ++i)
+            run->sum[i] += d_sum[i];
+        run->spectra += d_run_spectra;
+        run->peaks = find_peaks(mean_db(run->sum, run->spectra), d_engine, d_options.peak_threshold,
+                                std::max<std::size_t>(8, d_n / 256), d_options.peaks);
+        if (!d_options.loop)
+            run->sum.clear();
         std::fill(d_sum.begin(), d_sum.end(), 0.0);
         d_run_spectra = 0;
     }

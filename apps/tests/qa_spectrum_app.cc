@@ -1709,6 +1709,12 @@ public:
                 args.push_back(a);
             const auto [status, out, err] = run_exe(args);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            // The peak list: a run per centre of the file, however many passes.
+            const bool two = args[0].find("loop2") != std::string::npos;
+            CPPUNIT_ASSERT_MESSAGE(out, (out.find("peaks at centre") != std::string::npos) == two);
+            if (two)
+                CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks at centre", out.find("peaks at centre    2000000") + 1) ==
+                                                std::string::npos);
             std::vector<nlohmann::json> lines;
             for (const auto& line : lines_of(read_file(jsonl)))
                 lines.push_back(nlohmann::json::parse(line));
