@@ -85,9 +85,6 @@ std::pair<std::string, double> parse_window(const std::string& text, const std::
 void add_playback_options(CLI::App& app, options& o);
 //! After parsing: refuses --realtime and --loop where they mean nothing (a radio, standard input); usage_error.
 void check_playback_options(const CLI::App& app, const options& o);
-//! --loop of an input that is not a regular file (a FIFO, a device): usage_error.
-struct iq_source;
-void refuse_unplayable(const options& o, const iq_source& src);
 //! --realtime: the samples of one read, about 20 ms of them at `sample_rate`.
 std::size_t realtime_chunk(double sample_rate);
 /*!
@@ -219,6 +216,8 @@ double ref_scale(gpufft::sample_format format, double full_scale);
 iq_source open_sigmf(const std::string& path);
 //! A radio's samples as the engine sees them (and as --record describes them: core:hw from the device).
 iq_source radio_source(const soapy_radio& radio);
+//! --loop of an input that is not a regular file (a FIFO, a device): usage_error (playback.cc).
+void refuse_unplayable(const options& o, const iq_source& src);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
 
