@@ -21,6 +21,7 @@ packages=(
   libzmq3-dev cppzmq-dev  # gpufft-spectrum --zmq-pub
   chromium  # the web view's page test
   python3-jsonschema  # our SigMF metadata checked against the SigMF schema's rules
+  systemd  # systemd-analyze verify on the service unit (CTest systemd_unit)
 )
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)

@@ -41,6 +41,20 @@ if [ -x "$spectrum" ]; then # only where libpng was found
   check_resolves "$spectrum"
   (cd "$prefix" && "$spectrum" --demo --fft 1024 --png none --quiet >/dev/null) \
     || fail "gpufft-spectrum --demo failed"
+  # The demo radio (docs/receiver.md): in SoapySDR's module folder under the
+  # prefix, found there by SoapySDRUtil, and streaming into the receiver.
+  module=$(find "$prefix" -path '*/SoapySDR/modules*/libgpufftdemo.so' | head -1)
+  [ -n "$module" ] || fail "libgpufftdemo.so was not installed in a SoapySDR/modules folder under $prefix"
+  export SOAPY_SDR_PLUGIN_PATH=${module%/*}
+  if command -v SoapySDRUtil >/dev/null; then
+    SoapySDRUtil --find=driver=gpufftdemo | grep -q "driver = gpufftdemo" \
+      || fail "SoapySDRUtil --find does not find driver=gpufftdemo in $SOAPY_SDR_PLUGIN_PATH"
+  else
+    echo "test-install: no SoapySDRUtil (Debian package soapysdr-tools): its check of the demo radio skipped"
+  fi
+  (cd "$prefix" && "$spectrum" --device driver=gpufftdemo --center 100M --duration 0.2 --png none --quiet) \
+    | grep -Eq " 100(199|200)[0-9]{3}\.[0-9]+ Hz" || fail "gpufft-spectrum on the installed demo radio did not find its 100.2 MHz tone"
+  unset SOAPY_SDR_PLUGIN_PATH
 fi
 
 if [ -n "$pydir" ]; then

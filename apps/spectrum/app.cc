@@ -280,6 +280,7 @@ struct peak_run {
     std::uint64_t first_sample;
     std::size_t spectra;
     std::vector<peak> peaks;
+    std::vector<double> sum; //!< --loop: its summed powers, which later passes at its centre add to
 };
 
 //! The mean of `count` spectra's summed powers, in dB (an empty bin reads -300).
@@ -551,10 +552,22 @@ private:
     {
         if (!d_run_spectra)
             return;
-        const std::vector<float> mean = mean_db(d_sum, d_run_spectra);
-        d_runs.push_back({ d_center, d_run_first, d_run_spectra,
-                           find_peaks(mean, d_engine, d_options.peak_threshold, std::max<std::size_t>(8, d_n / 256),
-                                      d_options.peaks) });
+        // --loop: the passes of a capture join its first pass's run, so that
+        // the peak list (and memory) stays one run per centre of the file.
+        auto run = d_options.loop ? std::find_if(d_runs.begin(), d_runs.end(),
+                                                 [&](const peak_run& r) { return r.center_hz == d_center; })
+                                  : d_runs.end();
+        if (run == d_runs.end()) {
+            d_runs.push_back({ d_center, d_run_first, 0, {}, std::vector<double>(d_sum.size(), 0.0) });
+            run = d_runs.end() - 1;
+        }
+        for (std::size_t i = 0; i < d_sum.size(); ++i)
+            run->sum[i] += d_sum[i];
+        run->spectra += d_run_spectra;
+        run->peaks = find_peaks(mean_db(run->sum, run->spectra), d_engine, d_options.peak_threshold,
+                                std::max<std::size_t>(8, d_n / 256), d_options.peaks);
+        if (!d_options.loop)
+            run->sum.clear();
         std::fill(d_sum.begin(), d_sum.end(), 0.0);
         d_run_spectra = 0;
     }
@@ -624,9 +637,10 @@ private:
     std::chrono::steady_clock::time_point d_start = std::chrono::steady_clock::now(), d_last = d_start;
 };
 
-//! Reads the input file or standard input, capture by capture; returns the samples used.
-std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                       collector& out, const read_hook& on_read, std::size_t max_samples)
+//! Reads the input file or standard input, capture by capture (with --loop, pass after pass); returns the samples used.
+std::size_t read_input(const options& o, const iq_source& src, gpufft::spectrum& engine,
+                       const gpufft::spectrum::sink& sink, collector& out, const read_hook& on_read,
+                       std::size_t max_samples)
 {
     struct input_fd {
         int fd;
@@ -640,29 +654,55 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
         throw app_error(src.data_path + ": cannot open: " + std::strerror(errno));
     const std::size_t bps = gpufft::sample_bytes(engine.config().format);
     const std::size_t budget = max_samples && max_samples < SIZE_MAX / bps ? max_samples * bps : SIZE_MAX; // --duration
+    const std::size_t chunk = o.realtime ? realtime_chunk(src.sample_rate) * bps : std::size_t(1) << 20;
+    // --loop plays the file's whole samples (a trailing partial one never) again and again.
+    std::uint64_t file_samples = 0;
+    if (o.loop) {
+        struct stat st;
+        if (::fstat(in.fd, &st) != 0)
+            throw app_error(src.data_path + ": " + std::strerror(errno));
+        file_samples = std::uint64_t(st.st_size) / bps;
+    }
+    const std::vector<capture> captures =
+        src.captures.empty() ? std::vector<capture>{ { 0, src.center_hz, std::nullopt } } : src.captures;
     std::size_t bytes = 0;
     try {
-        if (src.captures.size() <= 1) {
-            out.begin_segment(src.captures.empty() ? capture{ 0, src.center_hz, std::nullopt } : src.captures[0], 0);
-            bytes = pump(in.fd, engine, sink, on_read, budget);
-        }
-        // Several captures (a retune each): every capture from a fresh engine,
-        // so that no frame mixes two captures' samples; the samples after a
-        // capture's last whole spectrum go into none.
-        for (std::size_t i = 0; src.captures.size() > 1 && i < src.captures.size() && bytes < budget && !stop_signal();
-             ++i) {
-            const std::uint64_t start = i ? src.captures[i].sample_start : 0;
-            const std::uint64_t samples = i + 1 < src.captures.size() ? src.captures[i + 1].sample_start - start : 0;
-            const std::size_t capture_bytes =
-                samples && samples < SIZE_MAX / bps ? std::size_t(samples) * bps : SIZE_MAX;
-            const std::size_t limit = std::min(budget - bytes, capture_bytes);
-            if (i)
-                engine.reset();
-            out.begin_segment(src.captures[i], start);
-            const std::size_t got = pump(in.fd, engine, sink, on_read, limit);
-            bytes += got;
-            if (got < limit)
-                break;
+        // Several captures (a retune each), and each pass of a loop: from a
+        // fresh engine, so that no frame mixes two captures' samples or the
+        // end of the file with its start; the samples after a capture's last
+        // whole spectrum go into none.
+        for (std::uint64_t pass = 0; pass == 0 || (o.loop && bytes < budget && !stop_signal()); ++pass) {
+            if (pass && ::lseek(in.fd, 0, SEEK_SET) != 0)
+                throw app_error(std::string("cannot play it again: ") + std::strerror(errno));
+            // Pass p's samples follow pass p - 1's: its sample numbers and times go on.
+            const std::uint64_t offset = pass * file_samples;
+            for (std::size_t i = 0; i < captures.size() && bytes < budget && !stop_signal(); ++i) {
+                // A loop's passes cover the file exactly: captures clamped to its samples.
+                const auto in_file = [&](std::uint64_t k) { return o.loop ? std::min(k, file_samples) : k; };
+                const std::uint64_t start = i ? in_file(captures[i].sample_start) : 0;
+                const std::uint64_t end = i + 1 < captures.size() ? in_file(captures[i + 1].sample_start)
+                                          : o.loop                ? file_samples
+                                                                  : 0; // 0: to the end of the input
+                const std::size_t capture_bytes =
+                    end || o.loop ? (end - start < SIZE_MAX / bps ? std::size_t(end - start) * bps : SIZE_MAX)
+                                  : SIZE_MAX;
+                const std::size_t limit = std::min(budget - bytes, capture_bytes);
+                if (i || pass)
+                    engine.reset();
+                capture c = captures[i];
+                c.sample_start += offset;
+                if (c.datetime)
+                    c.datetime = utc_after(*c.datetime, double(offset) / src.sample_rate);
+                out.begin_segment(c, start + offset);
+                const std::size_t got = pump(in.fd, engine, sink, on_read, limit, chunk);
+                bytes += got;
+                if (got < limit) {
+                    if (o.loop && !stop_signal() && bytes < budget) // else the loop would spin on nothing
+                        throw app_error("--loop: it ended early in pass " + std::to_string(pass + 1) +
+                                        ": the file is shorter than when it was opened");
+                    break;
+                }
+            }
         }
     } catch (const app_error& e) {
         throw app_error((src.data_path == "-" ? "standard input" : src.data_path) + ": " + e.what());
@@ -673,12 +713,13 @@ std::size_t read_input(const iq_source& src, gpufft::spectrum& engine, const gpu
     return bytes / bps;
 }
 
-//! Synthesizes the demo signal (at most `max_samples` of it, 0: all) into the engine; returns the samples used.
-std::size_t feed_demo(gpufft::demo_signal& demo, gpufft::spectrum& engine, const gpufft::spectrum::sink& sink,
-                      const read_hook& on_read, std::size_t max_samples)
+//! Synthesizes the demo signal (at most `max_samples` of it, 0: all; with --loop without end) into the engine; returns the samples used.
+std::size_t feed_demo(const options& o, gpufft::demo_signal& demo, gpufft::spectrum& engine,
+                      const gpufft::spectrum::sink& sink, const read_hook& on_read, std::size_t max_samples)
 {
-    std::vector<gpufft::complex> chunk(1 << 16);
-    auto total = std::size_t(demo_seconds * engine.config().sample_rate);
+    const double rate = engine.config().sample_rate;
+    std::vector<gpufft::complex> chunk(o.realtime ? std::min<std::size_t>(1 << 16, realtime_chunk(rate)) : 1 << 16);
+    auto total = o.loop ? SIZE_MAX : std::size_t(demo_seconds * rate);
     if (max_samples) // --duration
         total = std::min(total, max_samples);
     std::size_t done = 0;
@@ -828,6 +869,7 @@ int receive(const options& o)
         }
     }
     const iq_source src = radio ? radio_source(*radio) : resolve_source(o);
+    refuse_unplayable(o, src);
     const std::string annotation_meta = annotation_meta_path(o, src);
     refuse_unwritable_outputs({ { "--annotate", annotation_meta } });
     auto with_annotation = outputs; // the metadata of a SigMF input, which it rewrites: no other output's
@@ -875,8 +917,13 @@ int receive(const options& o)
         recorder.emplace(o.record, src);
     std::size_t bytes_read = 0;
     const std::size_t bps = gpufft::sample_bytes(c.format);
+    std::optional<pacer> pace; // --realtime
+    if (o.realtime)
+        pace.emplace(c.sample_rate);
     const read_hook on_read = [&](const unsigned char* data, std::size_t len) {
         bytes_read += len;
+        if (pace) // before the read counts as arrived: its samples' time
+            pace->wait(bytes_read / bps);
         if (recorder)
             recorder->write(data, len);
         out.note_read(bytes_read / bps + lost);
@@ -914,9 +961,9 @@ int receive(const options& o)
             samples = device_stats.samples;
         } else if (o.demo) {
             demo = std::make_unique<gpufft::demo_signal>(c.sample_rate, engine.fft_size());
-            samples = feed_demo(*demo, engine, sink, on_read, max_samples);
+            samples = feed_demo(o, *demo, engine, sink, on_read, max_samples);
         } else {
-            samples = read_input(src, engine, sink, out, on_read, max_samples);
+            samples = read_input(o, src, engine, sink, out, on_read, max_samples);
         }
     } catch (const output_error&) {
         throw;

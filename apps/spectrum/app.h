@@ -70,6 +70,8 @@ struct options {
     std::string record; //!< --record NAME: NAME.sigmf-data and NAME.sigmf-meta
     bool annotate = false;
     double threshold = 10; //!< --annotate: dB over the noise floor
+    bool realtime = false; //!< --realtime: the input file or the demo at its sample rate
+    bool loop = false;     //!< --loop: the input file again from its start (the demo without end)
 };
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
@@ -79,6 +81,27 @@ options parse_options(const std::vector<std::string>& args);
  * NaN if none. Throws usage_error naming `option`.
  */
 std::pair<std::string, double> parse_window(const std::string& text, const std::string& option);
+//! Adds --realtime and --loop (playback.cc).
+void add_playback_options(CLI::App& app, options& o);
+//! After parsing: refuses --realtime and --loop where they mean nothing (a radio, standard input); usage_error.
+void check_playback_options(const CLI::App& app, const options& o);
+//! --realtime: the samples of one read, about 20 ms of them at `sample_rate`.
+std::size_t realtime_chunk(double sample_rate);
+/*!
+ * --realtime: holds each read back until its samples' time has come, as a
+ * radio delivers them, counted from the first wait().
+ */
+class pacer
+{
+public:
+    explicit pacer(double sample_rate) : d_rate(sample_rate) {}
+    //! Returns once `samples` samples have had their time, or at once on stop_signal().
+    void wait(std::uint64_t samples);
+
+private:
+    double d_rate;
+    std::optional<std::chrono::steady_clock::time_point> d_start;
+};
 //! The engine settings every capture shares (window, averaging, backend, fftshift) at N, rate and format.
 gpufft::spectrum_config common_engine_config(const options& o, std::size_t fft, double rate,
                                              gpufft::sample_format format);
@@ -193,6 +216,8 @@ double ref_scale(gpufft::sample_format format, double full_scale);
 iq_source open_sigmf(const std::string& path);
 //! A radio's samples as the engine sees them (and as --record describes them: core:hw from the device).
 iq_source radio_source(const soapy_radio& radio);
+//! --loop of an input that is not a regular file (a FIFO, a device): usage_error (playback.cc).
+void refuse_unplayable(const options& o, const iq_source& src);
 //! True if `path` names a SigMF recording (by extension, or a base name with a .sigmf-meta).
 bool is_sigmf(const std::string& path);
 
@@ -235,11 +260,12 @@ using read_hook = std::function<void(const unsigned char* data, std::size_t len)
 
 /*!
  * Pushes the input on `fd` into the engine until its end, `limit` bytes or
- * stop_signal(), then flushes; returns the bytes read. A signal also ends a
- * read that waits for data. A trailing partial sample is left unused.
+ * stop_signal(), then flushes; returns the bytes read, at most `chunk` a
+ * read. A signal also ends a read that waits for data. A trailing partial
+ * sample is left unused.
  */
 std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out, const read_hook& on_read = nullptr,
-                 std::size_t limit = SIZE_MAX);
+                 std::size_t limit = SIZE_MAX, std::size_t chunk = 1 << 20);
 
 /*!
  * An output file (docs/receiver.md, "What is on disk when"). kind::streamed

@@ -44,9 +44,9 @@ int stop_signal() { return stop_requested; }
 void request_stop(int signal) { stop_requested = signal; }
 
 std::size_t pump(int fd, gpufft::spectrum& s, const gpufft::spectrum::sink& out, const read_hook& on_read,
-                 std::size_t limit)
+                 std::size_t limit, std::size_t chunk)
 {
-    std::vector<unsigned char> buf(1 << 20);
+    std::vector<unsigned char> buf(std::max<std::size_t>(1, std::min<std::size_t>(chunk, 1 << 20)));
     std::size_t total = 0;
     sigset_t stops, before;
     sigemptyset(&stops);

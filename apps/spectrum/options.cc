@@ -273,6 +273,7 @@ options parse_options(const std::vector<std::string>& args)
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal; not with --sweep)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
     add_radio_options(app, o.radio);
+    add_playback_options(app, o);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 takes them last first
     try {
@@ -315,6 +316,7 @@ options parse_options(const std::vector<std::string>& args)
     if (!std::isnan(o.db_min) && !std::isnan(o.db_max) && o.db_min >= o.db_max)
         throw usage_error("--db-min must be below --db-max");
     check_radio_options(app, o);
+    check_playback_options(app, o);
     refuse_unused(app, o);
     return o;
 }

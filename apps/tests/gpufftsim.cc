@@ -35,7 +35,13 @@
  * rate to 100 kHz - 61.44 MS/s, the gains to LNA 0-40 dB and VGA 0-30 dB
  * (overall 0-70 dB, SoapySDR's default spreads an overall gain over them).
  * A tone is received when it lies within +-rate/2 of the tuned frequency (an
- * ideal anti-alias filter); gains add to every tone and the noise. */
+ * ideal anti-alias filter); gains add to every tone and the noise.
+ *
+ * Built with GPUFFTSIM_DEMO, it is gpufftdemo instead (libgpufftdemo.so):
+ * the same radio with something to see (demo_tones, noise -60 dBFS), which
+ * cmake --install installs as a demo radio to try the receiver without one
+ * (docs/receiver.md). A module of its own, so that the tests' folder holds
+ * one device. */
 #include <SoapySDR/Device.hpp>
 #include <SoapySDR/Errors.hpp>
 #include <SoapySDR/Formats.hpp>
@@ -49,6 +55,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <thread>
 
 namespace {
@@ -109,8 +116,9 @@ std::vector<tone> parse_tones(const std::string& text)
 class sim_device : public SoapySDR::Device
 {
 public:
-    explicit sim_device(const SoapySDR::Kwargs& args)
-        : d_tones(parse_tones(args.count("tones") ? args.at("tones") : "")),
+    explicit sim_device(const SoapySDR::Kwargs& args, std::string key = driver)
+        : d_key(std::move(key)),
+          d_tones(parse_tones(args.count("tones") ? args.at("tones") : "")),
           d_noise_amplitude(std::pow(10.0, number_arg(args, "noise", -60) / 20)),
           d_native(args.count("format") ? args.at("format") : SOAPY_SDR_CS16),
           d_cs16_full_scale(number_arg(args, "full_scale", 2048)),
@@ -139,7 +147,7 @@ public:
             z = { gauss(rng), gauss(rng) };
     }
 
-    std::string getDriverKey() const override { return driver; }
+    std::string getDriverKey() const override { return d_key; }
     std::string getHardwareKey() const override { return "gpufftsim"; }
     SoapySDR::Kwargs getHardwareInfo() const override { return { { "serial", serial } }; }
     std::size_t getNumChannels(const int direction) const override { return direction == SOAPY_SDR_RX ? 1 : 0; }
@@ -360,6 +368,7 @@ private:
         }
     }
 
+    std::string d_key;
     std::vector<tone> d_tones;
     double d_noise_amplitude;
     std::string d_native, d_format = SOAPY_SDR_CS16, d_antenna = "RX";
@@ -380,6 +389,7 @@ private:
     std::size_t d_delivered = 0, d_retunes = 0;
 };
 
+#ifndef GPUFFTSIM_DEMO
 SoapySDR::KwargsList find_sim(const SoapySDR::Kwargs& args)
 {
     if ((args.count("driver") && args.at("driver") != driver) || (args.count("serial") && args.at("serial") != serial))
@@ -390,5 +400,28 @@ SoapySDR::KwargsList find_sim(const SoapySDR::Kwargs& args)
 SoapySDR::Device* make_sim(const SoapySDR::Kwargs& args) { return new sim_device(args); }
 
 const SoapySDR::Registry registration(driver, &find_sim, &make_sim, SOAPY_SDR_ABI_VERSION);
+#else
+// gpufftdemo: tones at known levels (gain 0 dB; a --gain adds to them and to
+// the noise) in the FM band around its 100 MHz start and at 433.92 MHz.
+constexpr char demo_driver[] = "gpufftdemo", demo_serial[] = "demo0";
+constexpr char demo_tones[] = "99.4e6:-40;100.2e6:-20;433.92e6:-30";
+
+SoapySDR::KwargsList find_demo(const SoapySDR::Kwargs& args)
+{
+    if ((args.count("driver") && args.at("driver") != demo_driver) ||
+        (args.count("serial") && args.at("serial") != demo_serial))
+        return {};
+    return { { { "driver", demo_driver }, { "serial", demo_serial }, { "label", "gr-gpufft demo radio (simulated)" } } };
+}
+
+SoapySDR::Device* make_demo(const SoapySDR::Kwargs& args)
+{
+    SoapySDR::Kwargs with_signals = args;
+    with_signals.emplace("tones", demo_tones); // unless given
+    return new sim_device(with_signals, demo_driver);
+}
+
+const SoapySDR::Registry demo_registration(demo_driver, &find_demo, &make_demo, SOAPY_SDR_ABI_VERSION);
+#endif
 
 } // namespace

@@ -333,6 +333,10 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(record_split_reads);
     CPPUNIT_TEST(size_against_input);
     CPPUNIT_TEST(non_finite_input);
+    CPPUNIT_TEST(realtime_pace);
+    CPPUNIT_TEST(loop_wraps);
+    CPPUNIT_TEST(loop_until_stopped);
+    CPPUNIT_TEST(playback_refused);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1644,6 +1648,161 @@ public:
                    R"({"global": {"core:datatype": "cu8"}, "annotations": [{"core:sample_start": -1}]})");
         expect_throw<gpufft_app::app_error>(
             "annotation", [] { gpufft_app::open_sigmf(temp_dir() + "/hop"); }, "annotations[0]");
+    }
+
+    //! The UTC times and time_s of JSON lines.
+    static std::vector<std::pair<gpufft_app::utc_time, double>> line_times(const std::string& jsonl)
+    {
+        std::vector<std::pair<gpufft_app::utc_time, double>> out;
+        for (const auto& line : lines_of(read_file(jsonl))) {
+            const auto j = nlohmann::json::parse(line);
+            gpufft_app::utc_time t;
+            CPPUNIT_ASSERT_MESSAGE(line.substr(0, 80), gpufft_app::parse_utc(j["utc"].get<std::string>(), t));
+            out.push_back({ t, j["time_s"].get<double>() });
+        }
+        return out;
+    }
+
+    // --realtime: a file and the demo come at their sample rate. Their
+    // spectra's times (when their samples were read) span about the signal's
+    // length; checked only against being several times faster, never slower
+    // (a loaded machine may be slow).
+    void realtime_pace()
+    {
+        const std::string in = write_file("paced.cu8", cu8_tone(100000, 0.125, 0.5)); // 1 s at 100 kHz
+        for (const auto& input : std::vector<std::vector<std::string>>{
+                 { in, "--rate", "100k", "--center", "0", "--fft", "1000", "--overlap", "0", "--frames", "10" },
+                 { "--demo", "--duration", "1", "--fft", "1024" } }) {
+            const std::string jsonl = temp_dir() + "/paced.jsonl";
+            std::vector<std::string> args = input;
+            for (const char* a : { "--realtime", "--png", "none", "--quiet", "--jsonl" })
+                args.push_back(a);
+            args.push_back(jsonl);
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            const auto times = line_times(jsonl);
+            CPPUNIT_ASSERT_MESSAGE(input[0], times.size() >= 10);
+            const double signal = times.back().second - times.front().second,
+                         wall = std::chrono::duration<double>(times.back().first - times.front().first).count();
+            CPPUNIT_ASSERT_MESSAGE(input[0] + ": " + std::to_string(signal) + " s of signal took " +
+                                       std::to_string(wall) + " s",
+                                   signal > 0.8 && wall >= 0.5 * signal);
+        }
+    }
+
+    // --loop: a file again from its start, each pass from a fresh engine, so
+    // that pass p's spectra are pass 0's; the sample count and the times go
+    // on increasing (a SigMF capture's core:datetime moves on by the file's
+    // length each pass), for one capture and for several.
+    void loop_wraps()
+    {
+        const std::size_t n = 64, spectra = 10;
+        const std::string raw = write_file("loop.cu8", cu8_of(n * spectra, [](std::size_t i) {
+                                               return std::polar(0.5, 2 * M_PI * 0.125 * double(i * i % 97));
+                                           }));
+        const std::vector<std::string> common{ "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none",
+                                               "--quiet", "--loop" };
+        const auto run_loop = [&](std::vector<std::string> args, const std::string& duration) {
+            const std::string jsonl = temp_dir() + "/loop.jsonl";
+            args.insert(args.end(), common.begin(), common.end());
+            for (const std::string& a : { std::string("--duration"), duration, std::string("--jsonl"), jsonl })
+                args.push_back(a);
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            // The peak list: a run per centre of the file, however many passes.
+            const bool two = args[0].find("loop2") != std::string::npos;
+            CPPUNIT_ASSERT_MESSAGE(out, (out.find("peaks at centre") != std::string::npos) == two);
+            if (two)
+                CPPUNIT_ASSERT_MESSAGE(out, out.find("peaks at centre", out.find("peaks at centre    2000000") + 1) ==
+                                                std::string::npos);
+            std::vector<nlohmann::json> lines;
+            for (const auto& line : lines_of(read_file(jsonl)))
+                lines.push_back(nlohmann::json::parse(line));
+            return lines;
+        };
+        // Raw IQ at 1 kHz: 0.64 s a pass, three passes.
+        const auto raw_lines = run_loop({ raw, "--rate", "1k", "--center", "0" }, "1.92");
+        CPPUNIT_ASSERT_EQUAL(3 * spectra, raw_lines.size());
+        for (std::size_t k = spectra; k < raw_lines.size(); ++k) {
+            CPPUNIT_ASSERT_MESSAGE(std::to_string(k), raw_lines[k]["db"] == raw_lines[k % spectra]["db"]);
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(raw_lines[k % spectra]["time_s"].get<double>() + 0.64 * double(k / spectra),
+                                         raw_lines[k]["time_s"].get<double>(), 1e-9);
+        }
+        CPPUNIT_ASSERT(raw_lines[0]["db"] != raw_lines[1]["db"]);
+
+        // SigMF, one capture with a datetime: each pass 0.64 s later.
+        write_file("loop1.sigmf-data", read_file(raw));
+        write_file("loop1.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1000, "core:version": "1.0.0"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e6, "core:datetime": "2026-11-24T23:59:59.5Z"}]})");
+        // Two captures (5 spectra each), the second at another centre and time.
+        write_file("loop2.sigmf-data", read_file(raw));
+        write_file("loop2.sigmf-meta",
+                   R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1000, "core:version": "1.0.0"},
+            "captures": [{"core:sample_start": 0, "core:frequency": 1e6, "core:datetime": "2026-11-24T23:59:59.5Z"},
+                         {"core:sample_start": 320, "core:frequency": 2e6, "core:datetime": "2026-11-25T00:00:10Z"}]})");
+        for (const char* name : { "loop1", "loop2" }) {
+            const auto lines = run_loop({ temp_dir() + "/" + name }, "2.56");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(name, 4 * spectra, lines.size());
+            for (std::size_t k = spectra; k < lines.size(); ++k) {
+                const auto& first = lines[k % spectra];
+                gpufft_app::utc_time t0, t;
+                CPPUNIT_ASSERT(gpufft_app::parse_utc(first["utc"].get<std::string>(), t0));
+                CPPUNIT_ASSERT(gpufft_app::parse_utc(lines[k]["utc"].get<std::string>(), t));
+                const auto want = t0 + std::chrono::milliseconds(640 * (k / spectra));
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(std::string(name) + " " + std::to_string(k), gpufft_app::format_utc(want),
+                                             gpufft_app::format_utc(t));
+                CPPUNIT_ASSERT(lines[k]["db"] == first["db"] && lines[k]["center_hz"] == first["center_hz"]);
+            }
+        }
+    }
+
+    // --loop with no --duration runs until stopped, and a signal ends it with complete outputs.
+    void loop_until_stopped()
+    {
+        const std::string in = write_file("endless.cu8", cu8_tone(1000, 0.125, 0.5)), jsonl = temp_dir() + "/endless.jsonl";
+        const std::string err_path = temp_dir() + "/endless.err";
+        const int err_fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        const int out_fd = ::open("/dev/null", O_WRONLY);
+        child c({ in, "--rate", "10k", "--center", "0", "--fft", "100", "--overlap", "0", "--frames", "1", "--png",
+                  "none", "--quiet", "--loop", "--realtime", "--jsonl", jsonl },
+                -1, out_fd, err_fd);
+        ::close(err_fd), ::close(out_fd);
+        // Three passes of 10 spectra, then SIGINT.
+        for (int tries = 0; tries < 600 && lines_of(read_file(jsonl)).size() < 30; ++tries)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        ::kill(c.pid, SIGINT);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(read_file(err_path), 130, c.wait(30));
+        const auto lines = lines_of(read_file(jsonl));
+        CPPUNIT_ASSERT(lines.size() >= 30);
+        for (const auto& line : lines)
+            CPPUNIT_ASSERT_MESSAGE(line.substr(0, 80), nlohmann::json::parse(line).contains("db"));
+    }
+
+    // --realtime and --loop where they mean nothing: a bad command line (exit 2) naming the option.
+    void playback_refused()
+    {
+        const std::string in = write_file("once.cu8", cu8_tone(1000, 0.125, 0.5));
+        const std::string fifo = temp_dir() + "/once.fifo";
+        ::unlink(fifo.c_str());
+        CPPUNIT_ASSERT(::mkfifo(fifo.c_str(), 0600) == 0);
+        const std::vector<std::string> raw{ "--rate", "10k", "--center", "0", "--png", "none", "--quiet" };
+        const std::vector<std::pair<std::vector<std::string>, std::string>> refused{
+            { { "--realtime", "--device", "driver=none", "--center", "100M" }, "--realtime" },
+            { { "--loop", "--device", "driver=none", "--center", "100M" }, "--loop" },
+            { { "--loop", "--format", "cu8", "--rate", "10k", "--center", "0" }, "--loop" }, // standard input
+            { { "-", "--loop", "--format", "cu8", "--rate", "10k", "--center", "0" }, "--loop" },
+            { { fifo, "--loop", "--format", "cu8", "--rate", "10k", "--center", "0" }, "--loop" },
+            { { in, "--loop", "--record", temp_dir() + "/again" }, "--record" },
+            { { in, "--loop", "--annotate" }, "--annotate" },
+        };
+        for (auto [args, word] : refused) {
+            if (args[0] == in)
+                args.insert(args.end(), raw.begin(), raw.end());
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(args[0] + " " + args[1] + ": " + err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find(word) != std::string::npos);
+        }
     }
 
     // --record writes the raw IQ as read and metadata that the SigMF reader

@@ -504,6 +504,61 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
 
+    def test_demo_radio(self):
+        # The demo radio that cmake --install installs (driver=gpufftdemo, its
+        # module alone on the plugin path): its tones at their frequencies and
+        # levels, and its noise at -60 dBFS over the band, per bin
+        # -60 - 10 log10(N) + 3.02 dB (blackmanharris; docs/levels.md).
+        env = dict(os.environ, SOAPY_SDR_PLUGIN_PATH=os.environ["GPUFFT_DEMO_MODULE_DIR"])
+        jsonl = self.path("demo.jsonl")
+        out = subprocess.run([EXE, "--device", "driver=gpufftdemo", "--center", "100M", "--duration", "1",
+                              "--png", "none", "--quiet", "--jsonl", jsonl], capture_output=True, text=True,
+                             timeout=60, env=env)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("gpufftdemo", out.stdout)
+        peaks = [(float(hz), float(db)) for hz, db in
+                 re.findall(r"^ +(\d+\.\d+) Hz +(-?\d+\.\d+) dBFS$", out.stdout, re.M)]
+        bin_hz = 2.4e6 / 2048
+        for hz, db in ((99.4e6, -40), (100.2e6, -20)):
+            near = [p for p in peaks if abs(p[0] - hz) <= bin_hz]
+            self.assertTrue(near, (hz, peaks))
+            self.assertLess(abs(near[0][1] - db), 1.0, (hz, peaks))
+        with open(jsonl) as f:
+            last = json.loads(f.read().splitlines()[-1])
+        self.assertAlmostEqual(float(np.median(last["db"])), -60 - 10 * np.log10(2048) + 3.02, delta=1.0)
+
+    def test_demo_loop_zmq_pub(self):
+        # --demo --realtime --loop: the live outputs without a radio, past the
+        # demo's 2 s and at the signal's pace (the spectra's rx_time, when
+        # their samples were read, spans at least half the signal's time),
+        # the -20 dBFS tone in its place, until SIGINT (exit 130).
+        address = f"tcp://127.0.0.1:{free_port()}"
+        context = zmq.Context()
+        sub = context.socket(zmq.SUB)
+        sub.setsockopt(zmq.SUBSCRIBE, b"")
+        sub.setsockopt(zmq.RECONNECT_IVL, 10)
+        sub.setsockopt(zmq.RCVTIMEO, 20000)
+        sub.connect(address)
+        proc = subprocess.Popen([EXE, "--demo", "--realtime", "--loop", "--fps", "25", "--png", "none", "--quiet",
+                                 "--zmq-pub", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        times = []
+        try:
+            while True:
+                tags, db = parse_message(sub.recv())
+                times.append(sum(tags["rx_time"]))
+                if len(times) >= 25 * 3:  # 3 s of signal, the demo's 2 s and more
+                    break
+        finally:
+            sub.close()
+            context.term()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertEqual(times, sorted(times))
+        self.assertGreater(times[-1] - times[0], 0.5 * (len(times) - 1) / 25)
+        column = int(round((99.4e6 - tags["f0_hz"]) / tags["bin_hz"]))
+        self.assertLess(abs(float(np.max(db[column - 1:column + 2])) + 20), 1.0)
+
     def test_sigmf_captures_zmq_pub(self):
         # A SigMF recording of two captures at different centres, each spectrum
         # published at its own capture's centre. The subscriber connects first
