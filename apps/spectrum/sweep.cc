@@ -331,7 +331,8 @@ int run_sweep(const options& o, soapy_radio& radio)
             throw usage_error("--sweep " + o.radio.sweep + ": " + std::to_string(count) + " of its " +
                               std::to_string(plan.centers.size()) + " hops (tuned to " +
                               hz_text(plan.centers[first]) + (count > 1 ? " to " + hz_text(plan.centers[last]) : "") +
-                              ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi));
+                              ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi) +
+                              (o.radio.lnb_offset != 0 ? " with --lnb-offset " + hz_text(o.radio.lnb_offset) : ""));
     }
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none

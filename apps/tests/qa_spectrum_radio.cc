@@ -11,6 +11,9 @@
  * unwritable output, a port in use): one line, exit status 2, no file left
  * behind; a radio that fails mid-run (a stream error, a driver exception, a
  * retune in a sweep): what was measured before it kept in every output, exit 1.
+ * The front-end options: an LNB offset on the sky side of every output,
+ * device settings, bandwidth and channel read back or refused, --sweeps, the
+ * DC spike replaced or shifted into the crop, --linear, --info, --version.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
@@ -1204,6 +1207,11 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(far_err, 2, far);
         CPPUNIT_ASSERT_MESSAGE(far_err, far_err.find("(--lnb-offset 9.75 GHz) is outside the device's range, "
                                                      "9.751 GHz to 15.75 GHz") != std::string::npos);
+        const auto [low, low_out, low_err] = app({ "--device", sim, "--lnb-offset", "9.75G", "--sweep", "99M:101M:10k",
+                                                   "--once", "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(low_err, 2, low);
+        CPPUNIT_ASSERT_MESSAGE(low_err, low_err.find("9.751 GHz to 15.75 GHz with --lnb-offset 9.75 GHz") !=
+                                            std::string::npos);
     }
 
     /*
