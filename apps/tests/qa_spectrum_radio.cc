@@ -1167,7 +1167,8 @@ public:
     /*
      * --lnb-offset: the device tuned to the sky frequency minus the offset,
      * and every output on the sky side, from the frequency read back: a
-     * 9.75 GHz LNB (the sim's tone at 1.2003 GHz is 10.9503 GHz in the sky)
+     * 9.75 GHz LNB (the sim's tone at 1.2003 GHz is 10.9503 GHz in the sky;
+     * asked for 10.9501 GHz, its synthesizer's 1 MHz steps give 10.95 GHz)
      * in the report, the peaks, the JSON lines, the CSV's bins and the
      * recording's core:frequency (the offset beside it); an upconverter's
      * -125 MHz in a sweep's rtl_power rows; a sky frequency the device cannot
@@ -1177,10 +1178,13 @@ public:
     {
         const std::string rec = temp_path("lnb"), jsonl = temp_path("lnb.jsonl"), csv = temp_path("lnb.csv");
         const auto [status, out, err] =
-            app({ "--device", sim + ",format=CF32,tones=1200.3e6:-30", "--lnb-offset", "9.75G", "--center", "10.95G",
+            app({ "--device", sim + ",format=CF32,tune_step=1e6,tones=1200.3e6:-30", "--lnb-offset", "9.75G", "--center",
+                  "10.9501G", // the synthesizer tunes to 1.2 GHz: read back, 10.95 GHz in the sky
                   "--fft", "1024", "--duration", "0.2", "--png", "none", "--peaks", "1", "--record", rec, "--jsonl",
                   jsonl, "--csv", csv, "--quiet" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("asked for a frequency of 10.9501 GHz, the device has 10.95 GHz") !=
+                                        std::string::npos);
         CPPUNIT_ASSERT_MESSAGE(out, out.find("LNB offset 9.75 GHz (frequencies on the sky side), centre 10.95 GHz") !=
                                         std::string::npos);
         CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(out, 10950.3e6, first_peak(out).first, 2.4e6 / 1024);
