@@ -311,14 +311,17 @@ public:
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
           d_sum(d_n, 0.0),
           d_rtl_interval(o.radio.interval > 0 ? std::llround(o.radio.interval) : 1),
-          d_tone(d_n)
+          d_tone(d_n),
+          d_dc_lobe(o.radio.dc == radio_options::dc_mode::replace ? dc_lobe_bins(o, d_n) : 0)
     {
         if (!o.csv.empty())
             d_csv.emplace(o.csv, output_file::kind::streamed);
         if (!o.jsonl.empty())
             d_jsonl.emplace(o.jsonl, output_file::kind::streamed);
-        if (!o.radio.rtl_power.empty())
+        if (!o.radio.rtl_power.empty()) {
             d_rtl_power.emplace(o.radio.rtl_power);
+            d_rtl_power->set_linear(o.linear);
+        }
         if (o.annotate)
             d_detector.emplace(o.threshold);
         std::stable_sort(d_input_annotations.begin(), d_input_annotations.end(),
@@ -375,6 +378,8 @@ public:
     void add(const float* db, std::size_t len)
     {
         std::copy(db, db + len, d_tone.begin());
+        if (d_dc_lobe) // before every output: the peaks, images and live views see no spike either
+            d_dc_replaced = replace_dc(d_tone.data(), len, d_dc_lobe);
         const float* v = d_tone.data();
         ++d_spectra;
         d_nonfinite_spectra += d_engine.output_nonfinite_samples() > 0;
@@ -397,22 +402,26 @@ public:
             if (d_spectra == 1) {
                 // The first cell says what the values are; then the time and the
                 // centre, and each bin's frequency at the first capture's centre.
-                std::fprintf(d_csv->get(), "time_s (values: tone dBFS),utc,center_hz");
+                std::fprintf(d_csv->get(), "time_s (values: %s%s),utc,center_hz", value_scale(),
+                             d_dc_lobe ? dc_note().c_str() : "");
                 for (std::size_t i = 0; i < d_n; ++i)
                     std::fprintf(d_csv->get(), ",%.3f", d_first_center + d_engine.bin_hz(i));
                 std::fprintf(d_csv->get(), "\n");
             }
             std::fprintf(d_csv->get(), "%.6f,%s,%.3f", t, utc.c_str(), d_center);
             for (std::size_t i = 0; i < len; ++i)
-                std::fprintf(d_csv->get(), ",%.2f", v[i]);
+                write_value(d_csv->get(), ",", v[i]);
             std::fprintf(d_csv->get(), "\n");
             d_csv->flush(); // each row on disk as it completes (tail -f, a hard kill)
         }
         if (d_jsonl) {
             std::fprintf(d_jsonl->get(),
                          "{\"time_s\":%.6f,\"utc\":\"%s\",\"center_hz\":%.3f,\"f0_hz\":%.3f,\"df_hz\":%.6f,"
-                         "\"db_scale\":\"tone dBFS\",",
-                         t, utc.c_str(), d_center, f0, d_df);
+                         "\"%s\":\"%s\",",
+                         t, utc.c_str(), d_center, f0, d_df, d_options.linear ? "power_scale" : "db_scale", value_scale());
+            if (d_dc_lobe) // the bins --dc replace wrote, by their frequencies
+                std::fprintf(d_jsonl->get(), "\"dc_replaced_hz\":[%.3f,%.3f],", f0 + double(d_dc_replaced.first) * d_df,
+                             f0 + double(d_dc_replaced.second) * d_df);
             std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
             if (const std::size_t bad = d_engine.output_nonfinite_samples()) // taken as 0 (docs/receiver.md)
@@ -420,9 +429,9 @@ public:
             if (d_gaps_pending) // the spectra lost to overflows since the line before
                 std::fprintf(d_jsonl->get(), "\"overflow_before\":{\"overflows\":%zu,\"lost_samples\":%llu,\"lost_s\":%.6f},",
                              d_gaps_pending, (unsigned long long)d_lost_pending, double(d_lost_pending) / d_rate);
-            std::fprintf(d_jsonl->get(), "\"db\":[");
+            std::fprintf(d_jsonl->get(), "\"%s\":[", d_options.linear ? "power" : "db");
             for (std::size_t i = 0; i < len; ++i)
-                std::fprintf(d_jsonl->get(), "%s%.2f", i ? "," : "", v[i]);
+                write_value(d_jsonl->get(), i ? "," : "", v[i]);
             std::fprintf(d_jsonl->get(), "]}\n");
             d_jsonl->flush();
         }
@@ -471,6 +480,28 @@ public:
     }
 
 private:
+    //! What --csv and --jsonl values are (docs/levels.md).
+    const char* value_scale() const
+    {
+        return d_options.linear ? "tone power, linear, full-scale tone = 1" : "tone dBFS";
+    }
+    //! The CSV's note of the bins --dc replace writes, by their offset from the centre.
+    std::string dc_note() const
+    {
+        char text[160];
+        std::snprintf(text, sizeof text, "; the centre bin and %zu each side replaced by their neighbours' mean",
+                      d_dc_lobe - 1);
+        return text;
+    }
+    //! One value of a tone dBFS spectrum, as --linear asks.
+    void write_value(std::FILE* f, const char* before, float db) const
+    {
+        if (d_options.linear)
+            std::fprintf(f, "%s%.4e", before, std::pow(10.0, double(db) / 10));
+        else
+            std::fprintf(f, "%s%.2f", before, db);
+    }
+
     //! When sample i was taken: its capture's core:datetime plus its offset, else when it was read.
     utc_time sample_time(std::uint64_t i)
     {
@@ -593,6 +624,8 @@ private:
     std::size_t d_gaps_pending = 0; // overflows since the last spectrum
     std::uint64_t d_lost_pending = 0;
     std::vector<float> d_tone;
+    std::size_t d_dc_lobe;                             // --dc replace: the window's main lobe, bins; 0: none
+    std::pair<std::size_t, std::size_t> d_dc_replaced; // the bins it replaced
     std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0, d_nonfinite_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;
     capture d_capture;
@@ -1130,8 +1163,16 @@ int run(const std::vector<std::string>& args)
             std::fputs(o.help.c_str(), stdout);
             return exit_ok;
         }
+        if (o.version) {
+            std::fputs(version_text("gpufft-spectrum").c_str(), stdout);
+            return exit_ok;
+        }
         if (o.radio.list_devices) {
             list_devices(stdout);
+            return exit_ok;
+        }
+        if (o.radio.info) {
+            print_device_info(o.radio, stdout);
             return exit_ok;
         }
         install_stop_handlers();

@@ -72,7 +72,11 @@ struct options {
     double threshold = 10; //!< --annotate: dB over the noise floor
     bool realtime = false; //!< --realtime: the input file or the demo at its sample rate
     bool loop = false;     //!< --loop: the input file again from its start (the demo without end)
+    bool linear = false;   //!< --linear: --csv, --jsonl and --rtl-power values as linear tone power (full scale 1)
+    bool version = false;  //!< --version
 };
+//! --version's text: the program's, the library's and the backends built in.
+std::string version_text(const char* program);
 //! Parses the arguments (without the program name); throws usage_error naming the option.
 options parse_options(const std::vector<std::string>& args);
 /*!

@@ -4,6 +4,7 @@
 
 #include <gpufft/error.h>
 #include <gpufft/registry.h>
+#include <gpufft/version.h>
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -28,7 +29,8 @@ Numbers are decimal (2.5, -3, 1e6). Frequencies and rates take k, M and G
 (2.4M, 100M, 10k, 1.5G); times take ms, s, m, h and d (50ms, 10m, 1h; a plain
 number is seconds); fractions take % (20% = 0.2).
 Every dB value (CSV, JSON lines, waterfall, peaks) is a tone's power in dBFS:
-a full-scale complex tone reads 0 dB whatever the window. CSV rows and JSON
+a full-scale complex tone reads 0 dB whatever the window (--linear: CSV, JSON
+lines and rtl_power rows in linear tone power, a full-scale tone reading 1). CSV rows and JSON
 lines carry the UTC time of the spectrum's last sample: a SigMF capture's
 core:datetime plus the sample's offset, else the time it was read.
 )";
@@ -73,10 +75,21 @@ void refuse_unused(const CLI::App& app, const options& o)
 {
     const auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
     const bool input = given("INPUT"), sweep = !o.radio.sweep.empty();
-    if (o.radio.list_devices)
+    // --version, --list-devices and --info print and exit (--info: for the --device, on the sky side with --lnb-offset).
+    for (const auto& [asked, name, with] : { std::tuple{ o.version, "--version", std::vector<std::string>{} },
+                                             { o.radio.list_devices, "--list-devices", {} },
+                                             { o.radio.info, "--info", { "--device", "--lnb-offset" } } }) {
+        if (!asked)
+            continue;
         for (const CLI::Option* opt : app.get_options())
-            if (opt->count() > 0 && opt->get_name() != "--list-devices")
-                throw usage_error("--list-devices lists and exits: " + opt->get_name() + " would do nothing");
+            if (opt->count() > 0 && opt->get_name() != name &&
+                std::find(with.begin(), with.end(), opt->get_name()) == with.end())
+                throw usage_error(std::string(name) + (name == std::string("--list-devices") ? " lists" : " prints") + " and exits: " +
+                                  opt->get_name() + " would do nothing");
+    }
+    if (o.linear && o.csv.empty() && o.jsonl.empty() && o.radio.rtl_power.empty())
+        throw usage_error("--linear needs --csv, --jsonl or --rtl-power (the images, the peaks and the live "
+                          "outputs stay in dBFS)");
     if (o.demo && input)
         throw usage_error("--demo and an input (" + o.input + ") exclude each other");
     if (given("--format") && (o.demo || !o.radio.device.empty()))
@@ -118,6 +131,21 @@ void refuse_unused(const CLI::App& app, const options& o)
 }
 
 } // namespace
+
+std::string version_text(const char* program)
+{
+    std::string s = std::string(program) + " " + GPUFFT_PROJECT_VERSION + " (gr-gpufft)\nlibgpufft " +
+                    gpufft::version() + "\nbackends built in:\n";
+    for (const auto& b : gpufft::backends()) {
+        std::string variants;
+        for (const auto& v : b.variants)
+            variants += (variants.empty() ? "" : ", ") + v;
+        const std::string state = b.usable ? "usable here" + (variants.empty() ? "" : "; variants " + variants)
+                                           : "not usable here: " + b.reason;
+        s += "  " + b.name + ": " + state + "\n";
+    }
+    return s;
+}
 
 std::string check_number(const std::string& text, double lo, double hi, bool whole)
 {
@@ -228,7 +256,9 @@ options parse_options(const std::vector<std::string>& args)
             },
             ""))
         ->type_name("MODE");
-    number(app, "--alpha", o.alpha, 1e-9, 1, "exponential averaging weight, (0, 1] (default 0.1)", "A");
+    app.add_option("--alpha", o.alpha, "exponential averaging weight, (0, 1] or a percentage (default 0.1)")
+        ->transform(value_in(parse_fraction, 1e-9, 1))
+        ->type_name("A");
     auto* fps = hertz(app, "--fps", o.fps, 1e-6, 1e9, "spectra per second (default 25; demo 100)", "R");
     app.add_option("--frames", frames, "frames per spectrum K, instead of --fps")
         ->check(number_in(1, 1e12, true))
@@ -270,6 +300,9 @@ options parse_options(const std::vector<std::string>& args)
     app.add_flag("--annotate", o.annotate,
                  "signals above --threshold as SigMF annotations: into --record's metadata, else the input's");
     number(app, "--threshold", o.threshold, 0, 1000, "--annotate: dB over the noise floor (default 10)", "DB");
+    app.add_flag("--linear", o.linear,
+                 "--csv, --jsonl and --rtl-power values as linear tone power (a full-scale tone is 1) instead of dBFS");
+    app.add_flag("--version", o.version, "the program's and the library's version and the backends built in, then exit");
     auto* progress = app.add_flag("--progress", "show the progress line (default: on a terminal; not with --sweep)");
     auto* quiet = app.add_flag("--quiet", "no progress line");
     add_radio_options(app, o.radio);

@@ -54,6 +54,21 @@ struct radio_options {
         std::string option, key, value;
     };
     std::vector<device_setting> settings;
+    /*!
+     * --lnb-offset: the sky frequency is the device's plus this (Hz): an
+     * LNB's or downconverter's LO (9.75 GHz), negative for an upconverter
+     * (-125 MHz). Every frequency taken, shown and written is the sky's.
+     */
+    double lnb_offset = 0;
+    double bandwidth = 0;    //!< --bandwidth Hz; 0: the device's own
+    std::size_t channel = 0; //!< --channel: the RX channel
+    std::size_t sweeps = 0;  //!< --sweeps: this many, then exit (--once: 1); 0: until --duration or a signal
+    //! --dc: the tuner's DC spike left as it is, replaced by its neighbours' mean, or each hop shifted off it.
+    enum class dc_mode { keep,
+                         replace,
+                         shift };
+    dc_mode dc = dc_mode::keep;
+    bool info = false; //!< --info
 };
 
 struct options;
@@ -94,8 +109,26 @@ struct sweep_plan {
     //! Frequency of bin i of the sweep's spectrum (its centre).
     double hz(std::size_t i) const { return start + double(i) * bin_hz; }
 };
-//! Throws usage_error naming --sweep or --crop when no sensible plan exists.
-sweep_plan plan_sweep(const sweep_range& range, double rate, double crop);
+/*!
+ * Throws usage_error naming --sweep or --crop when no sensible plan exists.
+ * `dc_guard` > 0 (--dc shift): each hop is tuned so far below its kept bins
+ * that the centre bin and the `dc_guard` - 1 bins each side of it (the
+ * window's main lobe) fall in the cropped part; the crop must leave room.
+ */
+sweep_plan plan_sweep(const sweep_range& range, double rate, double crop, std::size_t dc_guard = 0);
+
+/*!
+ * The bins a spectrum's centre (DC) spike covers through the window: the
+ * half width of its main lobe in bins, rounded up (rectangle 1, hann 2,
+ * blackmanharris 4), found from the window's own taps.
+ */
+std::size_t dc_lobe_bins(const options& o, std::size_t fft_size);
+/*!
+ * --dc replace: the bins within dc_lobe_bins() - 1 of the centre bin of an
+ * fftshifted spectrum of `n` bins (tone dBFS) replaced by the mean power of
+ * the two bins just outside them; returns the first and last bin replaced.
+ */
+std::pair<std::size_t, std::size_t> replace_dc(float* db, std::size_t n, std::size_t lobe);
 
 //! rtl_power's CSV: "date, time, Hz low, Hz high, Hz step, samples, dB, dB, ..." (one row per hop per interval).
 class rtl_power_csv
@@ -110,12 +143,15 @@ public:
      */
     void row(std::chrono::system_clock::time_point when, double hz_low, double step, std::size_t frames,
              const float* db, std::size_t n);
+    //! --linear: the values as linear tone power (a full-scale tone is 1) instead of dB, "%.4e".
+    void set_linear(bool linear) { d_linear = linear; }
     //! Hands the rows so far to the file (rtl_power flushes after each interval).
     void flush();
     void commit();
 
 private:
     std::unique_ptr<output_file> d_out;
+    bool d_linear = false;
 };
 
 //! "88 MHz", "9.375 kHz", "1.2 GHz".
@@ -128,7 +164,10 @@ struct radio_settings {
     bool agc = false;                                    //!< automatic gain on (gain_db: at the start)
     std::string antenna;                                 //!< "" if the device names none
     double bandwidth_hz = 0;                             //!< 0 if the device does not say
-    //! "gain 10 dB (LNA 4 dB, VGA 6 dB), antenna RX"
+    std::size_t channel = 0;                             //!< the RX channel
+    double lnb_offset_hz = 0;                            //!< --lnb-offset: sky = device + this
+    std::vector<std::pair<std::string, std::string>> device_settings; //!< --device-setting keys, values read back
+    //! "gain 10 dB (LNA 4 dB, VGA 6 dB), antenna RX" (then bandwidth, channel, settings, LNB offset where given)
     std::string text() const;
 };
 
@@ -159,15 +198,15 @@ public:
     double full_scale() const { return d_full_scale; }
     //! As read back.
     double rate() const { return d_rate; }
-    //! As read back after the last tune().
+    //! As read back after the last tune(), plus --lnb-offset: the sky frequency.
     double center() const { return d_center; }
     const radio_settings& settings() const { return d_settings; }
-    //! The lowest and highest frequency the device reports it tunes to.
+    //! The lowest and highest frequency the device reports it tunes to, plus --lnb-offset.
     std::pair<double, double> frequency_range() const { return d_frequency_range; }
     //! "gpufftsim (serial=sim0), CS16 native, full scale 2048, 2400000 S/s, gain 10 dB (...), antenna RX"
     const std::string& description() const { return d_description; }
 
-    //! Tunes and reads the frequency back (center()); warns once if it differs by more than the device's step.
+    //! Tunes to sky frequency `hz` (the device to hz - --lnb-offset) and reads it back (center()); warns once if it differs by more than the device's step.
     void tune(double hz);
     /*!
      * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
@@ -192,7 +231,8 @@ private:
     std::unique_ptr<handle> d_handle;
     gpufft::sample_format d_format = gpufft::sample_format::cs16;
     double d_ref_scale = 2, d_full_scale = 32768, d_rate = 0, d_center = 0;
-    double d_frequency_step = 0;
+    double d_frequency_step = 0, d_lnb_offset = 0;
+    std::size_t d_channel = 0;
     std::pair<double, double> d_frequency_range;
     bool d_tune_warned = false;
     radio_settings d_settings;
@@ -209,6 +249,13 @@ private:
 
 //! --list-devices: every device SoapySDR finds, one line each, to `out`.
 void list_devices(std::FILE* out);
+/*!
+ * --info: what the device of `r.device` reports, as text to `out`: driver,
+ * hardware key and info, RX channels, and per channel its sample rate,
+ * frequency (and with --lnb-offset the sky's), gain and bandwidth ranges,
+ * antennas, stream formats, and the device's settings with their values.
+ */
+void print_device_info(const radio_options& r, std::FILE* out);
 
 //! What a live capture did.
 struct stream_stats {

@@ -30,6 +30,34 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
         ->check(number_in(-1e4, 1e4))
         ->type_name("PPM");
     app.add_option("--antenna", r.antenna, "radio antenna (the device's name for it)")->type_name("NAME");
+    app.add_option("--lnb-offset", r.lnb_offset,
+                   "sky frequency = the device's + this: an LNB's or downconverter's LO (e.g. 9.75G), negative for "
+                   "an upconverter (e.g. -125M); every frequency given and written is the sky's")
+        ->transform(value_in(parse_si, -max_frequency_hz, max_frequency_hz))
+        ->type_name("HZ");
+    app.add_option("--device-setting", "a SoapySDR device setting, read back: e.g. biastee=true, direct_samp=2, "
+                                       "offset_tune=true (--info lists the device's); repeatable")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->type_name("KEY=VALUE");
+    app.add_option("--bandwidth", r.bandwidth, "radio filter bandwidth, e.g. 1.5M (read back; default the device's)")
+        ->transform(value_in(parse_si, 1, max_sample_rate_hz))
+        ->type_name("HZ");
+    app.add_option_function<double>(
+           "--channel", [&r](double v) { r.channel = std::size_t(v); }, "radio RX channel (default 0)")
+        ->check(number_in(0, 1e6, true))
+        ->type_name("N");
+    app.add_flag("--info", r.info, "what the --device reports (ranges, gains, bandwidths, settings), then exit");
+    app.add_option_function<std::string>(
+           "--dc",
+           [&r](const std::string& v) {
+               r.dc = v == "replace" ? radio_options::dc_mode::replace
+                      : v == "shift" ? radio_options::dc_mode::shift
+                                     : radio_options::dc_mode::keep;
+           },
+           "the tuner's centre (DC) spike: keep (default), replace (its bins by their neighbours' mean, flagged), "
+           "shift (sweep: tune each hop so it falls in the --crop)")
+        ->check(CLI::IsMember({ "keep", "replace", "shift" }))
+        ->type_name("MODE");
     app.add_option("--duration", r.duration,
                    "stop after this long of signal, e.g. 30, 10m, 1h, 2d (a sweep: the first sweep ending after it)")
         ->transform(value_in(parse_seconds, 0.0, 1e9))
@@ -59,12 +87,17 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
         ->transform(value_in(parse_seconds, 0.0, 1e6))
         ->type_name("TIME");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");
+    app.add_option_function<double>(
+           "--sweeps", [&r](double v) { r.sweeps = std::size_t(v); }, "sweep: this many sweeps, then exit")
+        ->check(number_in(1, 1e12, true))
+        ->type_name("N");
     app.add_option("--rtl-power", r.rtl_power,
                    "rtl_power's CSV: a row per hop (sweep) or per --interval; '-' for standard output")
         ->type_name("FILE");
-    for (const char* name : { "--device", "--list-devices", "--gain", "--ppm", "--antenna", "--duration",
-                              "--stall-timeout", "--sweep",
-                              "--crop", "--settle", "--dwell", "--interval", "--once", "--rtl-power" })
+    for (const char* name : { "--device", "--list-devices", "--info", "--gain", "--ppm", "--antenna", "--lnb-offset",
+                              "--device-setting", "--bandwidth", "--channel", "--duration", "--stall-timeout",
+                              "--sweep", "--crop", "--settle", "--dwell", "--interval", "--once", "--sweeps", "--dc",
+                              "--rtl-power" })
         app.get_option(name)->group("Radio (SoapySDR) and sweeps");
 }
 
@@ -72,6 +105,11 @@ void check_radio_options(const CLI::App& app, options& o)
 {
     radio_options& r = o.radio;
     r.ppm_set = app.get_option("--ppm")->count() > 0;
+    if (o.version || r.list_devices || r.info) { // they print and exit: refuse_unused refuses the rest
+        if (r.info && r.device.empty())
+            throw usage_error("--info needs --device (the device to describe)");
+        return;
+    }
     const bool input_given = app.get_option("INPUT")->count() > 0;
     if (app.get_option("--device")->count() > 0 && r.device.empty())
         throw usage_error("--device: empty (give the SoapySDR arguments, e.g. driver=rtlsdr; --list-devices shows them)");
@@ -87,16 +125,29 @@ void check_radio_options(const CLI::App& app, options& o)
                     throw usage_error("--gain " + name + ": " + why);
         }
     }
+    for (const std::string& kv : app.get_option("--device-setting")->results()) {
+        const auto eq = kv.find('=');
+        if (eq == 0 || eq == std::string::npos)
+            throw usage_error("--device-setting: expected KEY=VALUE (e.g. biastee=true), got \"" + kv + "\"");
+        r.settings.push_back({ "--device-setting", kv.substr(0, eq), kv.substr(eq + 1) });
+    }
+    const auto was_given = [&](const char* name) { return app.get_option(name)->count() > 0; };
     if (r.device.empty()) {
-        for (const auto& [given, name] : { std::pair{ !r.gain.empty(), "--gain" }, { r.ppm_set, "--ppm" },
-                                           { !r.antenna.empty(), "--antenna" }, { !r.sweep.empty(), "--sweep" },
-                                           { app.get_option("--stall-timeout")->count() > 0, "--stall-timeout" } })
-            if (given)
+        for (const char* name : { "--gain", "--ppm", "--antenna", "--sweep", "--stall-timeout", "--lnb-offset",
+                                  "--device-setting", "--bandwidth", "--channel", "--info" })
+            if (was_given(name))
                 throw usage_error(std::string(name) + " needs --device");
     }
+    if (r.once && was_given("--sweeps"))
+        throw usage_error("--once and --sweeps exclude each other (--once is --sweeps 1)");
+    if (r.once)
+        r.sweeps = 1;
     if (r.sweep.empty()) {
-        if (r.once)
-            throw usage_error("--once needs --sweep");
+        for (const char* name : { "--once", "--sweeps" })
+            if (was_given(name))
+                throw usage_error(std::string(name) + " needs --sweep");
+        if (r.dc == radio_options::dc_mode::shift)
+            throw usage_error("--dc shift needs --sweep (it moves each hop; --dc replace works on any input)");
         if (!r.device.empty() && !o.center_set) // 0 Hz, the default for a file, is no frequency to tune a radio to
             throw usage_error("--device needs --center or --sweep");
         // rtl_power's rows carry whole seconds: so do their intervals.

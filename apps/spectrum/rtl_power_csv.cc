@@ -34,10 +34,17 @@ void rtl_power_csv::row(std::chrono::system_clock::time_point when, double hz_lo
     std::FILE* f = d_out->get();
     std::fprintf(f, "%s, %lld, %lld, %.2f, %zu", date, std::llround(hz_low),
                  std::llround(hz_low + double(n) * step), step, frames);
+    // --linear, as soapy_power --linear: the power itself (a full-scale tone is 1).
+    const auto value = [&](float v) {
+        if (d_linear)
+            std::fprintf(f, ", %.4e", std::pow(10.0, double(v) / 10));
+        else
+            std::fprintf(f, ", %.2f", v);
+    };
     for (std::size_t i = 0; i < n; ++i)
-        std::fprintf(f, ", %.2f", db[i]);
+        value(db[i]);
     if (n) // rtl_power.c's csv_dbm() writes the last bin twice
-        std::fprintf(f, ", %.2f", db[n - 1]);
+        value(db[n - 1]);
     std::fputc('\n', f);
     d_out->flush();
 }

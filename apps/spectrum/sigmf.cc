@@ -347,6 +347,8 @@ void write_sigmf_meta(const std::string& path, const iq_source& src,
                 each[name] = db;
             g["gpufft:gains_db"] = each;
             g["gpufft:agc"] = src.radio->agc;
+            if (src.radio->lnb_offset_hz != 0) // core:frequency is the sky's: the device was tuned this much lower
+                g["gpufft:lnb_offset_hz"] = src.radio->lnb_offset_hz;
         }
         if (!g.contains("core:extensions") || !g["core:extensions"].is_array())
             g["core:extensions"] = json::array();

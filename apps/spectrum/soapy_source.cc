@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 namespace gpufft_app {
 
@@ -115,6 +116,12 @@ std::string radio_settings::text() const
         s += ", antenna " + antenna;
     if (bandwidth_hz > 0)
         s += ", bandwidth " + hz_text(bandwidth_hz);
+    if (channel)
+        s += ", channel " + std::to_string(channel);
+    for (const auto& [key, value] : device_settings)
+        s += ", " + key + "=" + value;
+    if (lnb_offset_hz != 0)
+        s += ", LNB offset " + hz_text(lnb_offset_hz) + " (frequencies on the sky side)";
     return s;
 }
 
@@ -142,6 +149,106 @@ void list_devices(std::FILE* out)
         std::fprintf(out, "%s\n", kwargs_text(d).c_str());
 }
 
+namespace {
+
+std::string ranges_text(const SoapySDR::RangeList& list, std::string (*text)(double), double offset = 0)
+{
+    std::string s;
+    for (const auto& r : list) {
+        s += (s.empty() ? "" : ", ") + text(r.minimum() + offset);
+        if (r.maximum() != r.minimum())
+            s += " to " + text(r.maximum() + offset);
+        if (r.step() > 0)
+            s += " (step " + text(r.step()) + ")";
+    }
+    return s.empty() ? "not reported" : s;
+}
+
+std::string args_text(const SoapySDR::ArgInfoList& list, const std::function<std::string(const std::string&)>& read)
+{
+    std::string s;
+    for (const auto& a : list) {
+        std::string value;
+        try {
+            value = read(a.key);
+        } catch (const std::exception& e) {
+            value = std::string("(unreadable: ") + e.what() + ")";
+        }
+        s += "    " + a.key + " = " + (value.empty() ? "\"\"" : value);
+        if (!a.options.empty()) {
+            std::string each;
+            for (const auto& o : a.options)
+                each += (each.empty() ? "" : ", ") + o;
+            s += " (one of " + each + ")";
+        }
+        if (!a.description.empty())
+            s += ": " + a.description;
+        s += "\n";
+    }
+    return s.empty() ? "    none\n" : s;
+}
+
+} // namespace
+
+void print_device_info(const radio_options& r, std::FILE* out)
+{
+    SoapySDR::registerLogHandler(quiet_logger);
+    if (SoapySDR::Device::enumerate(r.device).empty())
+        throw usage_error("--device \"" + r.device + "\" matches no device; SoapySDR found: " + found_devices());
+    std::unique_ptr<SoapySDR::Device, void (*)(SoapySDR::Device*)> opened(nullptr, [](SoapySDR::Device* d) {
+        SoapySDR::Device::unmake(d);
+    });
+    try {
+        opened.reset(SoapySDR::Device::make(r.device));
+    } catch (const std::exception& e) {
+        throw app_error("--device \"" + r.device + "\": cannot open: " + e.what());
+    }
+    SoapySDR::Device& dev = *opened;
+    const int rx = SOAPY_SDR_RX;
+    std::string text;
+    try {
+        text += "driver: " + dev.getDriverKey() + "\nhardware: " + dev.getHardwareKey() + "\n";
+        for (const auto& [key, value] : dev.getHardwareInfo())
+            text += "  " + key + ": " + value + "\n";
+        const std::size_t channels = dev.getNumChannels(rx);
+        text += "RX channels: " + std::to_string(channels) + "\n";
+        text += "settings (--device-setting KEY=VALUE), current values:\n" +
+                args_text(dev.getSettingInfo(), [&](const std::string& k) { return dev.readSetting(k); });
+        for (std::size_t ch = 0; ch < channels; ++ch) {
+            text += "channel " + std::to_string(ch) + ":\n";
+            text += "  sample rates: " + ranges_text(dev.getSampleRateRange(rx, ch), hz_text) + "\n";
+            text += "  frequencies: " + ranges_text(dev.getFrequencyRange(rx, ch), hz_text) + "\n";
+            if (r.lnb_offset != 0)
+                text += "  sky frequencies (--lnb-offset " + hz_text(r.lnb_offset) +
+                        "): " + ranges_text(dev.getFrequencyRange(rx, ch), hz_text, r.lnb_offset) + "\n";
+            text += "  gain: " + ranges_text({ dev.getGainRange(rx, ch) }, db_text) +
+                    (dev.hasGainMode(rx, ch) ? ", automatic gain available" : ", no automatic gain") + "\n";
+            for (const auto& name : dev.listGains(rx, ch))
+                text += "    " + name + ": " + ranges_text({ dev.getGainRange(rx, ch, name) }, db_text) + "\n";
+            text += "  bandwidths: " + ranges_text(dev.getBandwidthRange(rx, ch), hz_text) + "\n";
+            std::string antennas;
+            for (const auto& a : dev.listAntennas(rx, ch))
+                antennas += (antennas.empty() ? "" : ", ") + a;
+            text += "  antennas: " + (antennas.empty() ? std::string("none named") : antennas) + "\n";
+            double full_scale = 0;
+            const std::string native = dev.getNativeStreamFormat(rx, ch, full_scale);
+            std::string formats;
+            for (const auto& f : dev.getStreamFormats(rx, ch))
+                formats += (formats.empty() ? "" : ", ") + f;
+            text += "  stream formats: " + formats + " (native " + native + ", full scale " + number_text(full_scale) +
+                    ")\n";
+            text += "  frequency correction: " + std::string(dev.hasFrequencyCorrection(rx, ch) ? "yes" : "no") + "\n";
+            const auto channel_settings = dev.getSettingInfo(rx, ch);
+            if (!channel_settings.empty())
+                text += "  channel settings, current values:\n" +
+                        args_text(channel_settings, [&](const std::string& k) { return dev.readSetting(rx, ch, k); });
+        }
+    } catch (const std::exception& e) {
+        throw app_error("--device \"" + r.device + "\": " + e.what());
+    }
+    std::fputs(text.c_str(), out);
+}
+
 soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<double> center)
     : d_handle(std::make_unique<handle>())
 {
@@ -155,44 +262,57 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
     }
     SoapySDR::Device& dev = *d_handle->device;
     const int rx = SOAPY_SDR_RX;
+    const std::size_t ch = d_channel = r.channel;
+    d_lnb_offset = r.lnb_offset;
     try {
+        if (const std::size_t channels = dev.getNumChannels(rx); ch >= channels)
+            throw usage_error("--channel " + std::to_string(ch) + ": the device has " + std::to_string(channels) +
+                              " RX channel" + (channels == 1 ? "" : "s") +
+                              (channels ? " (0 to " + std::to_string(channels - 1) + ")" : ""));
         // Every request is checked against what the device reports before
         // anything is set: a driver clamps silently, and the data would be
         // labelled with what was asked.
-        const span rates = span_of(dev.getSampleRateRange(rx, 0)), tuning = span_of(dev.getFrequencyRange(rx, 0));
+        const span rates = span_of(dev.getSampleRateRange(rx, ch));
+        span tuning = span_of(dev.getFrequencyRange(rx, ch));
+        tuning.lo += d_lnb_offset, tuning.hi += d_lnb_offset; // the sky's
         refuse_outside("--rate " + hz_text(rate), rate, rates, hz_text);
         if (center)
-            refuse_outside("--center " + hz_text(*center), *center, tuning, hz_text);
+            refuse_outside("--center " + hz_text(*center) +
+                               (d_lnb_offset != 0 ? " (--lnb-offset " + hz_text(d_lnb_offset) + ")" : ""),
+                           *center, tuning, hz_text);
+        if (r.bandwidth > 0)
+            refuse_outside("--bandwidth " + hz_text(r.bandwidth), r.bandwidth, span_of(dev.getBandwidthRange(rx, ch)),
+                           hz_text);
         d_frequency_range = { tuning.lo, tuning.hi };
         d_frequency_step = tuning.step;
-        dev.setSampleRate(rx, 0, rate);
-        d_rate = dev.getSampleRate(rx, 0);
+        dev.setSampleRate(rx, ch, rate);
+        d_rate = dev.getSampleRate(rx, ch);
         if (!(d_rate > 0))
             throw app_error("--rate " + number_text(rate) + ": the device reports a rate of " + number_text(d_rate));
         warn_if_differs("sample rate", rate, d_rate, rates.step, hz_text);
         if (!r.antenna.empty()) {
-            const auto names = dev.listAntennas(rx, 0);
+            const auto names = dev.listAntennas(rx, ch);
             if (std::find(names.begin(), names.end(), r.antenna) == names.end()) {
                 std::string known;
                 for (const auto& n : names)
                     known += (known.empty() ? "" : ", ") + n;
                 throw usage_error("--antenna " + r.antenna + ": the device has " + (known.empty() ? "none" : known));
             }
-            dev.setAntenna(rx, 0, r.antenna);
+            dev.setAntenna(rx, ch, r.antenna);
         }
-        const auto gain_names = dev.listGains(rx, 0);
-        if (r.gain.empty() && r.auto_gain_if_any && dev.hasGainMode(rx, 0)) {
-            dev.setGainMode(rx, 0, true);
+        const auto gain_names = dev.listGains(rx, ch);
+        if (r.gain.empty() && r.auto_gain_if_any && dev.hasGainMode(rx, ch)) {
+            dev.setGainMode(rx, ch, true);
         } else if (r.gain == "auto") {
-            if (!dev.hasGainMode(rx, 0))
+            if (!dev.hasGainMode(rx, ch))
                 throw usage_error("--gain auto: the device has no automatic gain");
-            dev.setGainMode(rx, 0, true);
+            dev.setGainMode(rx, ch, true);
         } else if (!r.gain.empty()) {
             // Every value is checked before any is set.
             std::vector<std::pair<std::string, double>> asked;
             if (r.gain.find('=') == std::string::npos) {
                 const double db = std::strtod(r.gain.c_str(), nullptr); // a number: check_radio_options
-                refuse_outside("--gain " + db_text(db), db, span_of({ dev.getGainRange(rx, 0) }), db_text);
+                refuse_outside("--gain " + db_text(db), db, span_of({ dev.getGainRange(rx, ch) }), db_text);
                 asked.push_back({ "", db });
             } else {
                 for (const auto& [name, value] : SoapySDR::KwargsFromString(r.gain)) {
@@ -205,57 +325,94 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
                     }
                     const double db = std::strtod(value.c_str(), nullptr);
                     refuse_outside("--gain " + name + "=" + db_text(db), db,
-                                   span_of({ dev.getGainRange(rx, 0, name) }), db_text);
+                                   span_of({ dev.getGainRange(rx, ch, name) }), db_text);
                     asked.push_back({ name, db });
                 }
             }
-            if (dev.hasGainMode(rx, 0))
-                dev.setGainMode(rx, 0, false);
+            if (dev.hasGainMode(rx, ch))
+                dev.setGainMode(rx, ch, false);
             for (const auto& [name, db] : asked) {
                 if (name.empty())
-                    dev.setGain(rx, 0, db);
+                    dev.setGain(rx, ch, db);
                 else
-                    dev.setGain(rx, 0, name, db);
-                const double got = name.empty() ? dev.getGain(rx, 0) : dev.getGain(rx, 0, name);
-                const auto range = name.empty() ? dev.getGainRange(rx, 0) : dev.getGainRange(rx, 0, name);
+                    dev.setGain(rx, ch, name, db);
+                const double got = name.empty() ? dev.getGain(rx, ch) : dev.getGain(rx, ch, name);
+                const auto range = name.empty() ? dev.getGainRange(rx, ch) : dev.getGainRange(rx, ch, name);
                 warn_if_differs(name.empty() ? "gain" : name + " gain", db, got, range.step(), db_text);
             }
         }
         if (r.ppm_set) {
-            if (!dev.hasFrequencyCorrection(rx, 0))
+            if (!dev.hasFrequencyCorrection(rx, ch))
                 throw usage_error("--ppm: the device has no frequency correction");
-            dev.setFrequencyCorrection(rx, 0, r.ppm);
+            dev.setFrequencyCorrection(rx, ch, r.ppm);
         }
         if (!r.settings.empty()) {
-            const auto info = dev.getSettingInfo();
-            for (const auto& want : r.settings) {
-                const auto has = [&](const SoapySDR::ArgInfo& a) { return a.key == want.key; };
-                if (std::none_of(info.begin(), info.end(), has)) {
+            // Device-wide settings (biastee, direct_samp, offset_tune on rtl-sdr) and the channel's.
+            const auto info = dev.getSettingInfo(), channel_info = dev.getSettingInfo(rx, ch);
+            const auto find = [](const SoapySDR::ArgInfoList& list, const std::string& key) {
+                return std::find_if(list.begin(), list.end(), [&](const SoapySDR::ArgInfo& a) { return a.key == key; });
+            };
+            for (const auto& want : r.settings) { // every one checked before any is written
+                const auto a = find(info, want.key), c = find(channel_info, want.key);
+                if (a == info.end() && c == channel_info.end()) {
                     std::string known;
-                    for (const auto& a : info)
-                        known += (known.empty() ? "" : ", ") + a.key;
+                    for (const auto* list : { &info, &channel_info })
+                        for (const auto& k : *list)
+                            known += (known.empty() ? "" : ", ") + k.key;
                     throw usage_error(want.option + ": the device has no \"" + want.key + "\" setting (it has: " +
                                       (known.empty() ? "none" : known) + ")");
                 }
-                dev.writeSetting(want.key, want.value);
+                const SoapySDR::ArgInfo& arg = a != info.end() ? *a : *c;
+                if (!arg.options.empty() &&
+                    std::find(arg.options.begin(), arg.options.end(), want.value) == arg.options.end()) {
+                    std::string known;
+                    for (const auto& v : arg.options)
+                        known += (known.empty() ? "" : ", ") + v;
+                    throw usage_error(want.option + " " + want.key + "=" + want.value + ": the device takes " + known);
+                }
+                if (arg.type == SoapySDR::ArgInfo::BOOL && want.value != "true" && want.value != "false")
+                    throw usage_error(want.option + " " + want.key + "=" + want.value + ": expected true or false");
             }
+            for (const auto& want : r.settings) {
+                const bool device_wide = find(info, want.key) != info.end();
+                if (device_wide)
+                    dev.writeSetting(want.key, want.value);
+                else
+                    dev.writeSetting(rx, ch, want.key, want.value);
+                const std::string got = device_wide ? dev.readSetting(want.key) : dev.readSetting(rx, ch, want.key);
+                if (got != want.value)
+                    std::fprintf(stderr, "gpufft-spectrum: warning: %s %s=%s: the device reads back %s\n",
+                                 want.option.c_str(), want.key.c_str(), want.value.c_str(),
+                                 got.empty() ? "nothing" : got.c_str());
+                auto& kept = d_settings.device_settings;
+                kept.erase(std::remove_if(kept.begin(), kept.end(), [&](const auto& kv) { return kv.first == want.key; }),
+                           kept.end());
+                kept.push_back({ want.key, got });
+            }
+        }
+        if (r.bandwidth > 0) {
+            dev.setBandwidth(rx, ch, r.bandwidth);
+            warn_if_differs("bandwidth", r.bandwidth, dev.getBandwidth(rx, ch),
+                            span_of(dev.getBandwidthRange(rx, ch)).step, hz_text);
         }
         if (center)
             tune(*center);
         else
-            d_center = dev.getFrequency(rx, 0);
+            d_center = dev.getFrequency(rx, ch) + d_lnb_offset;
 
         // What is in force, as the device reads it back.
-        d_settings.agc = dev.hasGainMode(rx, 0) && dev.getGainMode(rx, 0);
-        d_settings.gain_db = dev.getGain(rx, 0);
+        d_settings.agc = dev.hasGainMode(rx, ch) && dev.getGainMode(rx, ch);
+        d_settings.gain_db = dev.getGain(rx, ch);
         for (const auto& name : gain_names)
-            d_settings.gains.push_back({ name, dev.getGain(rx, 0, name) });
-        if (!dev.listAntennas(rx, 0).empty())
-            d_settings.antenna = dev.getAntenna(rx, 0);
-        d_settings.bandwidth_hz = dev.getBandwidth(rx, 0);
+            d_settings.gains.push_back({ name, dev.getGain(rx, ch, name) });
+        if (!dev.listAntennas(rx, ch).empty())
+            d_settings.antenna = dev.getAntenna(rx, ch);
+        d_settings.bandwidth_hz = dev.getBandwidth(rx, ch);
+        d_settings.channel = ch;
+        d_settings.lnb_offset_hz = d_lnb_offset;
 
         double full_scale = 0;
-        const std::string native = dev.getNativeStreamFormat(rx, 0, full_scale);
+        const std::string native = dev.getNativeStreamFormat(rx, ch, full_scale);
         const stream_format* chosen = nullptr;
         for (const auto& f : engine_formats)
             if (native == f.soapy)
@@ -267,7 +424,7 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
         d_format = chosen->engine;
         d_full_scale = full_scale;
         d_ref_scale = gpufft_app::ref_scale(d_format, full_scale);
-        d_handle->stream = dev.setupStream(rx, chosen->soapy, { 0 });
+        d_handle->stream = dev.setupStream(rx, chosen->soapy, { ch });
         d_mtu = std::max<std::size_t>(1024, dev.getStreamMTU(d_handle->stream));
         if (dev.activateStream(d_handle->stream) != 0)
             throw app_error("--device \"" + r.device + "\": cannot start the stream");
@@ -292,11 +449,12 @@ soapy_radio::~soapy_radio() = default;
 void soapy_radio::tune(double hz)
 {
     try {
-        d_handle->device->setFrequency(SOAPY_SDR_RX, 0, hz);
+        d_handle->device->setFrequency(SOAPY_SDR_RX, d_channel, hz - d_lnb_offset);
     } catch (const std::exception& e) {
-        throw app_error("the device " + d_name + " failed to tune to " + hz_text(hz) + ": " + e.what());
+        throw app_error("the device " + d_name + " failed to tune to " + hz_text(hz - d_lnb_offset) +
+                        (d_lnb_offset != 0 ? " (sky " + hz_text(hz) + ")" : "") + ": " + e.what());
     }
-    d_center = d_handle->device->getFrequency(SOAPY_SDR_RX, 0);
+    d_center = d_handle->device->getFrequency(SOAPY_SDR_RX, d_channel) + d_lnb_offset;
     if (!d_tune_warned)
         d_tune_warned = warn_if_differs("frequency", hz, d_center, d_frequency_step, hz_text);
 }

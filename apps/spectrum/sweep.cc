@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <optional>
 #include <thread>
@@ -51,7 +52,12 @@ public:
           d_buf(radio.mtu() * gpufft::sample_bytes(radio.format())),
           d_hop(plan.fft_size)
     {
+        if (o.radio.dc == radio_options::dc_mode::replace)
+            d_dc_lobe = dc_lobe_bins(o, plan.fft_size);
     }
+
+    //! --dc replace: the bins replaced in each hop (of fft_size, fftshifted); none if 0.
+    std::size_t dc_lobe() const { return d_dc_lobe; }
 
     std::size_t frames_per_hop() const { return d_engine.frames_per_output(); }
     std::size_t samples_per_hop() const { return d_samples_per_hop; }
@@ -100,6 +106,8 @@ public:
             const auto t = clock_type::now();
             d_engine.flush(sink);
             d_fft_s += seconds_since(t);
+            if (done && d_dc_lobe)
+                replace_dc(d_hop.data(), d_hop.size(), d_dc_lobe);
             if (done)
                 return true;
         }
@@ -165,6 +173,7 @@ private:
     std::size_t d_samples_per_hop, d_settle_samples;
     std::vector<unsigned char> d_buf;
     std::vector<float> d_hop;
+    std::size_t d_dc_lobe = 0;
     double d_device_s = 0, d_fft_s = 0;
     std::size_t d_overflows = 0;
 };
@@ -210,7 +219,47 @@ sweep_range parse_sweep(const std::string& text)
     return r;
 }
 
-sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
+std::size_t dc_lobe_bins(const options& o, std::size_t fft_size)
+{
+    // The main lobe's width in bins hardly depends on N: at most 4096 taps
+    // stand for the window, their transform read every 1/16 bin up to its
+    // first minimum (a null, or the dip before the first sidelobe).
+    const std::size_t m = std::min<std::size_t>(fft_size, 4096);
+    const double param = std::isnan(o.window_param) ? gpufft::window_default_param : o.window_param;
+    const std::vector<float> w = o.window_taps ? o.window_taps(m) : gpufft::make_window(o.window, m, param);
+    const auto magnitude = [&](double bins) {
+        std::complex<double> sum = 0;
+        for (std::size_t j = 0; j < m; ++j)
+            sum += double(w[j]) * std::polar(1.0, -2 * M_PI * bins * double(j) / double(m));
+        return std::abs(sum);
+    };
+    const double step = 1.0 / 16, most = std::min(32.0, double(m) / 4);
+    double previous = magnitude(0);
+    for (double f = step; f < most; f += step) {
+        const double here = magnitude(f);
+        if (here <= magnitude(f + step) && here < previous)
+            return std::max<std::size_t>(1, std::size_t(std::ceil(f - 1e-9)));
+        previous = here;
+    }
+    return std::size_t(most);
+}
+
+std::pair<std::size_t, std::size_t> replace_dc(float* db, std::size_t n, std::size_t lobe)
+{
+    const std::size_t c = n / 2; // DC of an fftshifted spectrum, N even or odd
+    const std::size_t lo = c >= lobe - 1 ? c - (lobe - 1) : 0, hi = std::min(n - 1, c + (lobe - 1));
+    double sum = 0;
+    int count = 0;
+    if (lo > 0)
+        sum += std::pow(10.0, db[lo - 1] / 10), ++count;
+    if (hi + 1 < n)
+        sum += std::pow(10.0, db[hi + 1] / 10), ++count;
+    if (count)
+        std::fill(db + lo, db + hi + 1, float(10 * std::log10(sum / count)));
+    return { lo, hi };
+}
+
+sweep_plan plan_sweep(const sweep_range& range, double rate, double crop, std::size_t dc_guard)
 {
     if (!(crop >= 0 && crop < 1))
         throw usage_error("--crop must be in [0, 1)");
@@ -228,6 +277,20 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
     const std::size_t dropped_each_side = std::size_t(std::floor(double(p.fft_size) * crop / 2));
     p.first_kept = dropped_each_side;
     p.kept = p.fft_size - 2 * dropped_each_side;
+    if (dc_guard) {
+        // --dc shift: the kept bins start just past the spike's main lobe,
+        // above the centre; the hop is tuned that much lower.
+        if (p.kept + p.fft_size / 2 + dc_guard > p.fft_size) {
+            const double needed = double(p.fft_size / 2 + dc_guard) / double(p.fft_size);
+            char text[64];
+            std::snprintf(text, sizeof text, "%.1f%%", std::ceil(needed * 1000) / 10);
+            throw usage_error("--dc shift: a hop keeps " + std::to_string(p.kept) + " of its " +
+                              std::to_string(p.fft_size) + " bins; the centre spike (" + std::to_string(dc_guard) +
+                              " bins each side through the window) falls in the cropped part only with --crop " +
+                              text + " or more");
+        }
+        p.first_kept = p.fft_size / 2 + dc_guard;
+    }
     const double hop_hz = double(p.kept) * p.bin_hz;
     const double hops = std::ceil((range.stop - range.start) / hop_hz - 1e-9);
     if (hops > double(max_hops))
@@ -236,7 +299,7 @@ sweep_plan plan_sweep(const sweep_range& range, double rate, double crop)
                           std::to_string(max_hops) + "): raise --rate or lower --crop");
     p.total_bins = std::size_t(std::ceil((range.stop - range.start) / p.bin_hz - 1e-9));
     for (std::size_t h = 0; h < std::size_t(hops); ++h)
-        p.centers.push_back(range.start + double(h) * hop_hz + double(p.fft_size / 2 - p.first_kept) * p.bin_hz);
+        p.centers.push_back(range.start + double(h) * hop_hz + (double(p.fft_size / 2) - double(p.first_kept)) * p.bin_hz);
     return p;
 }
 
@@ -252,7 +315,11 @@ void measure_hops(const options& o, soapy_radio& radio, const sweep_plan& plan,
 
 int run_sweep(const options& o, soapy_radio& radio)
 {
-    const sweep_plan plan = plan_sweep(o.radio.range, radio.rate(), o.radio.crop);
+    const sweep_plan plan =
+        plan_sweep(o.radio.range, radio.rate(), o.radio.crop,
+                   o.radio.dc == radio_options::dc_mode::shift
+                       ? dc_lobe_bins(o, plan_sweep(o.radio.range, radio.rate(), o.radio.crop).fft_size)
+                       : 0);
     // Every hop within the device's tuning range, or none is measured (a
     // driver clamps, and the hops beyond would repeat the edge's spectrum).
     if (const auto [lo, hi] = radio.frequency_range(); hi > lo) {
@@ -264,7 +331,8 @@ int run_sweep(const options& o, soapy_radio& radio)
             throw usage_error("--sweep " + o.radio.sweep + ": " + std::to_string(count) + " of its " +
                               std::to_string(plan.centers.size()) + " hops (tuned to " +
                               hz_text(plan.centers[first]) + (count > 1 ? " to " + hz_text(plan.centers[last]) : "") +
-                              ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi));
+                              ") are outside the device's range, " + hz_text(lo) + " to " + hz_text(hi) +
+                              (o.radio.lnb_offset != 0 ? " with --lnb-offset " + hz_text(o.radio.lnb_offset) : ""));
     }
     std::FILE* report = (o.png == "-" || o.radio.rtl_power == "-" || o.persistence == "-") ? stderr : stdout;
     live_outputs live(o); // binds before the output files exist: a port in use leaves none
@@ -272,8 +340,10 @@ int run_sweep(const options& o, soapy_radio& radio)
     if (o.png != "none")
         png.emplace(o.png);
     std::optional<rtl_power_csv> csv;
-    if (!o.radio.rtl_power.empty())
+    if (!o.radio.rtl_power.empty()) {
         csv.emplace(o.radio.rtl_power);
+        csv->set_linear(o.linear);
+    }
     std::optional<sigmf_recorder> recorder;
     if (!o.record.empty())
         recorder.emplace(o.record, radio_source(radio));
@@ -290,6 +360,15 @@ int run_sweep(const options& o, soapy_radio& radio)
                  100.0 * double(plan.fft_size - plan.kept) / double(plan.fft_size), hz_text(plan.bin_hz).c_str(),
                  plan.fft_size, sweep.backend().c_str(), sweep.frames_per_hop(), sweep.samples_per_hop(),
                  o.radio.settle);
+    const std::size_t dc_bin = plan.fft_size / 2;
+    const bool dc_kept = plan.first_kept <= dc_bin && dc_bin < plan.first_kept + plan.kept;
+    if (sweep.dc_lobe())
+        std::fprintf(report, "dc: bins %zu to %zu of each hop (the centre spike through the window) replaced by their "
+                             "neighbours' mean%s\n",
+                     dc_bin - (sweep.dc_lobe() - 1), dc_bin + (sweep.dc_lobe() - 1), dc_kept ? "" : " (all cropped)");
+    if (o.radio.dc == radio_options::dc_mode::shift)
+        std::fprintf(report, "dc: each hop tuned %s below its kept bins' start, the centre spike in the cropped part\n",
+                     hz_text(double(plan.first_kept - dc_bin) * plan.bin_hz).c_str());
     std::fflush(report);
 
     const std::size_t total = plan.total_bins;
@@ -361,7 +440,7 @@ int run_sweep(const options& o, soapy_radio& radio)
         ++sweeps;
         for (std::size_t i = 0; i < measured; ++i)
             sum[i] += std::pow(10.0, stitched[i] / 10);
-        if (partial || !failure.empty() || o.radio.once || out_of_time())
+        if (partial || !failure.empty() || (o.radio.sweeps && sweeps == o.radio.sweeps) || out_of_time())
             break;
         if (o.radio.interval > 0)
             sleep_until(sweep_start + std::chrono::duration_cast<clock_type::duration>(

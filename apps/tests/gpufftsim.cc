@@ -16,6 +16,17 @@
  *                      SOAPY_SDR_OVERFLOW and 1000 samples are lost
  *   tune_step=0        if > 0: the synthesizer tunes to multiples of this (Hz),
  *                      which the frequency range does not report (as many drivers)
+ *   dc=-20             a DC offset of this power (dBFS, before the gains), as a
+ *                      zero-IF tuner's LO leakage puts at the tuned frequency
+ *   tones1=...         channel 1's tones (as tones; default none): RX channel 1
+ *                      is a second receiver sharing channel 0's tuner settings
+ * Device settings (getSettingInfo, writeSetting, readSetting): biastee (bool),
+ * direct_samp (0, 1 or 2) and offset_tune (bool), as the rtl-sdr module names
+ * them; a bool reads back as "true" or "false" whatever spelling was written.
+ * settings=0 hides them all, as a module without settings (most but rtl-sdr's).
+ * Filter bandwidth: 0 (none reported) until set, then 200 kHz - 56 MHz
+ * (clamped); a tone further than half of it from the tuned frequency is not
+ * received.
  * Driver faults (a receiver must survive a buggy module):
  *   big_return=0       if > 0: every readStream writes the samples asked for and
  *                      returns this many more
@@ -63,6 +74,7 @@ namespace {
 constexpr char driver[] = "gpufftsim";
 constexpr char serial[] = "sim0";
 constexpr double min_hz = 1e6, max_hz = 6e9, min_rate = 1e5, max_rate = 61.44e6;
+constexpr double min_bandwidth = 2e5, max_bandwidth = 56e6;
 constexpr std::size_t lost_on_overflow = 1000;
 
 struct tone {
@@ -134,7 +146,10 @@ public:
           d_timeout_after(count_arg(args, "timeout_after")),
           d_overflow_always_after(count_arg(args, "overflow_always_after")),
           d_nan_after(count_arg(args, "nan_after")),
-          d_retune_fail_after(count_arg(args, "retune_fail_after"))
+          d_retune_fail_after(count_arg(args, "retune_fail_after")),
+          d_dc_amplitude(args.count("dc") ? std::pow(10.0, number(args.at("dc"), "dc") / 20) : 0),
+          d_tones1(parse_tones(args.count("tones1") ? args.at("tones1") : "")),
+          d_has_settings(number_arg(args, "settings", 1) != 0)
     {
         if (d_tiny_reads == 0)
             throw std::runtime_error(std::string(driver) + ": tiny_reads=0 would deliver nothing");
@@ -150,7 +165,50 @@ public:
     std::string getDriverKey() const override { return d_key; }
     std::string getHardwareKey() const override { return "gpufftsim"; }
     SoapySDR::Kwargs getHardwareInfo() const override { return { { "serial", serial } }; }
-    std::size_t getNumChannels(const int direction) const override { return direction == SOAPY_SDR_RX ? 1 : 0; }
+    std::size_t getNumChannels(const int direction) const override { return direction == SOAPY_SDR_RX ? 2 : 0; }
+
+    SoapySDR::ArgInfoList getSettingInfo() const override
+    {
+        SoapySDR::ArgInfoList list;
+        for (const char* key : { "biastee", "direct_samp", "offset_tune" }) {
+            SoapySDR::ArgInfo a;
+            a.key = key;
+            a.value = key == std::string("direct_samp") ? "0" : "false";
+            a.type = key == std::string("direct_samp") ? SoapySDR::ArgInfo::INT : SoapySDR::ArgInfo::BOOL;
+            if (a.type == SoapySDR::ArgInfo::INT)
+                a.options = { "0", "1", "2" };
+            list.push_back(a);
+        }
+        return d_has_settings ? list : SoapySDR::ArgInfoList();
+    }
+    void writeSetting(const std::string& key, const std::string& value) override
+    {
+        if (key == "direct_samp") {
+            if (value != "0" && value != "1" && value != "2")
+                throw std::runtime_error("gpufftsim: direct_samp=" + value + " (0, 1 or 2)");
+            d_settings[key] = value;
+        } else if (key == "biastee" || key == "offset_tune") {
+            d_settings[key] = value == "true" || value == "1" ? "true" : "false";
+        } else {
+            throw std::runtime_error("gpufftsim: no setting " + key);
+        }
+    }
+    std::string readSetting(const std::string& key) const override
+    {
+        const auto it = d_settings.find(key);
+        return it != d_settings.end() ? it->second : key == "direct_samp" ? "0"
+                                                                          : "false";
+    }
+
+    void setBandwidth(const int, const std::size_t, const double bw) override
+    {
+        d_bandwidth = std::clamp(bw, min_bandwidth, max_bandwidth);
+    }
+    double getBandwidth(const int, const std::size_t) const override { return d_bandwidth; }
+    SoapySDR::RangeList getBandwidthRange(const int, const std::size_t) const override
+    {
+        return { SoapySDR::Range(min_bandwidth, max_bandwidth) };
+    }
 
     std::vector<std::string> getStreamFormats(const int, const std::size_t) const override
     {
@@ -165,8 +223,9 @@ public:
     SoapySDR::Stream* setupStream(const int direction, const std::string& format,
                                   const std::vector<std::size_t>& channels, const SoapySDR::Kwargs&) override
     {
-        if (direction != SOAPY_SDR_RX || (!channels.empty() && channels != std::vector<std::size_t>{ 0 }))
-            throw std::runtime_error("gpufftsim: one RX channel only");
+        if (direction != SOAPY_SDR_RX || channels.size() > 1 || (!channels.empty() && channels[0] > 1))
+            throw std::runtime_error("gpufftsim: one RX channel per stream, 0 or 1");
+        d_channel = channels.empty() ? 0 : channels[0];
         if (format != SOAPY_SDR_CS16 && format != SOAPY_SDR_CF32 && format != SOAPY_SDR_CS8)
             throw std::runtime_error("gpufftsim: stream format " + format + " (known: CS16, CF32, CS8)");
         d_format = format;
@@ -306,7 +365,7 @@ private:
     //! Lost samples: time and the tones' phases move on, nothing is delivered.
     void skip(std::size_t n)
     {
-        for (auto& t : d_tones)
+        for (auto& t : d_channel ? d_tones1 : d_tones)
             t.phasor *= std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate * double(n));
         d_produced += n;
     }
@@ -322,8 +381,8 @@ private:
         std::size_t at = d_rng() % d_noise.size();
         for (std::size_t i = 0; i < n; ++i, at = (at + 1) % d_noise.size())
             d_work[i] = noise * d_noise[at];
-        for (auto& t : d_tones) {
-            if (std::abs(t.hz - d_center) >= d_rate / 2)
+        for (auto& t : d_channel ? d_tones1 : d_tones) {
+            if (std::abs(t.hz - d_center) >= d_rate / 2 || (d_bandwidth > 0 && std::abs(t.hz - d_center) >= d_bandwidth / 2))
                 continue;
             const std::complex<double> step = std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate);
             const double a = t.amplitude * gain, sr = step.real(), si = step.imag();
@@ -336,6 +395,8 @@ private:
             }
             t.phasor = std::complex<double>(pr, pi) / std::hypot(pr, pi); // |phasor| stays 1 against rounding
         }
+        for (std::size_t i = 0; i < n && d_dc_amplitude > 0; ++i)
+            d_work[i] += float(d_dc_amplitude);
         for (std::size_t i = 0; i < n && d_transient_left; ++i, --d_transient_left) // not locked yet: loud junk
             d_work[i] = 0.5f * d_noise[(at + i) % d_noise.size()];
         const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -387,6 +448,12 @@ private:
     std::size_t d_tiny_reads, d_error_after, d_throw_after, d_timeout_after, d_overflow_always_after, d_nan_after,
         d_retune_fail_after;
     std::size_t d_delivered = 0, d_retunes = 0;
+    double d_dc_amplitude;
+    std::vector<tone> d_tones1;
+    std::size_t d_channel = 0;
+    std::map<std::string, std::string> d_settings;
+    bool d_has_settings;
+    double d_bandwidth = 0;
 };
 
 #ifndef GPUFFTSIM_DEMO

@@ -11,11 +11,17 @@
  * unwritable output, a port in use): one line, exit status 2, no file left
  * behind; a radio that fails mid-run (a stream error, a driver exception, a
  * retune in a sweep): what was measured before it kept in every output, exit 1.
+ * The front-end options: an LNB offset on the sky side of every output,
+ * device settings, bandwidth and channel read back or refused, --sweeps, the
+ * DC spike replaced or shifted into the crop, --linear, --info, --version.
  * Signals and memory on long runs are in qa_spectrum_radio.py (subprocesses).
  *
  *   qa_spectrum_radio [TEST...]    default: the whole suite */
 #include "spectrum/app.h"
 #include "spectrum/rtl_power.h"
+
+#include <gpufft/registry.h>
+#include <gpufft/version.h>
 
 #include <nlohmann/json.hpp>
 
@@ -157,6 +163,28 @@ std::string usage_message(F&& fn)
 
 const std::string sim = "driver=gpufftsim,paced=0";
 
+//! The first JSON line of a --jsonl file.
+nlohmann::json first_line(const std::string& path)
+{
+    std::ifstream f(path);
+    std::string line;
+    std::getline(f, line);
+    CPPUNIT_ASSERT_MESSAGE(path + " is empty", !line.empty());
+    return nlohmann::json::parse(line);
+}
+
+//! The highest value of bins [lo, hi] of a spectrum.
+double highest(const std::vector<double>& v, std::size_t lo, std::size_t hi)
+{
+    return *std::max_element(v.begin() + std::ptrdiff_t(lo), v.begin() + std::ptrdiff_t(hi) + 1);
+}
+
+double median(std::vector<double> v)
+{
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
 } // namespace
 
 // Outside the anonymous namespace, so that tests are found by "qa_spectrum_radio::NAME".
@@ -189,6 +217,16 @@ class qa_spectrum_radio : public CppUnit::TestFixture
     CPPUNIT_TEST(stalled_device);
     CPPUNIT_TEST(under_delivering_device);
     CPPUNIT_TEST(nan_samples);
+    CPPUNIT_TEST(front_end_options);
+    CPPUNIT_TEST(lnb_offset);
+    CPPUNIT_TEST(device_settings);
+    CPPUNIT_TEST(bandwidth_and_channel);
+    CPPUNIT_TEST(sweep_count);
+    CPPUNIT_TEST(dc_replace);
+    CPPUNIT_TEST(dc_shift);
+    CPPUNIT_TEST(device_info);
+    CPPUNIT_TEST(version);
+    CPPUNIT_TEST(linear_power);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1077,6 +1115,315 @@ public:
                                                  "96M:104M:10k", "--once", "--png", "none", "--quiet" });
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err2, 0, status2);
         CPPUNIT_ASSERT_MESSAGE(err2, err2.find("input samples were NaN or infinite") != std::string::npos);
+    }
+
+    // The front-end options' checks, and the units every time and fraction takes.
+    void front_end_options()
+    {
+        const auto o = gpufft_app::parse_options({ "--device", "driver=x", "--center", "10.95G", "--lnb-offset", "9.75G",
+                                                   "--device-setting", "biastee=true", "--device-setting",
+                                                   "direct_samp=2", "--bandwidth", "1.5M", "--channel", "1", "--dc",
+                                                   "replace", "--alpha", "20%", "--average", "exponential",
+                                                   "--stall-timeout", "500ms", "--settle", "50ms", "--overlap", "25%" });
+        CPPUNIT_ASSERT(o.radio.lnb_offset == 9.75e9 && o.radio.bandwidth == 1.5e6 && o.radio.channel == 1);
+        CPPUNIT_ASSERT(o.radio.settings.size() == 2 && o.radio.settings[1].key == "direct_samp" &&
+                       o.radio.settings[1].value == "2");
+        CPPUNIT_ASSERT(o.radio.dc == gpufft_app::radio_options::dc_mode::replace);
+        CPPUNIT_ASSERT(o.alpha == 0.2 && o.radio.stall_timeout == 0.5 && o.radio.settle == 0.05 && o.overlap == 0.25);
+        CPPUNIT_ASSERT_EQUAL(-125e6, gpufft_app::parse_options({ "--device", "x", "--center", "1M", "--lnb-offset",
+                                                                 "-125M" })
+                                         .radio.lnb_offset);
+        const auto swept = gpufft_app::parse_options({ "--device", "x", "--sweep", "1M:2M:1k", "--sweeps", "3" });
+        CPPUNIT_ASSERT_EQUAL(std::size_t(3), swept.radio.sweeps);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1),
+                             gpufft_app::parse_options({ "--device", "x", "--sweep", "1M:2M:1k", "--once" }).radio.sweeps);
+        const std::pair<std::vector<std::string>, const char*> bad[] = {
+            { { "--center", "1M", "--lnb-offset", "9.75G" }, "--lnb-offset needs --device" },
+            { { "--center", "1M", "--bandwidth", "1M" }, "--bandwidth needs --device" },
+            { { "--center", "1M", "--channel", "1" }, "--channel needs --device" },
+            { { "--center", "1M", "--device-setting", "a=b" }, "--device-setting needs --device" },
+            { { "--device", "x", "--center", "1M", "--device-setting", "biastee" }, "expected KEY=VALUE" },
+            { { "--device", "x", "--center", "1M", "--device-setting", "=1" }, "expected KEY=VALUE" },
+            { { "--device", "x", "--center", "1M", "--channel", "0.5" }, "whole" },
+            { { "--device", "x", "--center", "1M", "--bandwidth", "0" }, "out of range" },
+            { { "--device", "x", "--center", "1M", "--lnb-offset", "2e12" }, "out of range" },
+            { { "--device", "x", "--center", "1M", "--sweeps", "2" }, "--sweeps needs --sweep" },
+            { { "--device", "x", "--sweep", "1M:2M:1k", "--sweeps", "0" }, "out of range" },
+            { { "--device", "x", "--sweep", "1M:2M:1k", "--sweeps", "2", "--once" }, "exclude each other" },
+            { { "--device", "x", "--center", "1M", "--dc", "shift" }, "--dc shift needs --sweep" },
+            { { "--device", "x", "--center", "1M", "--dc", "remove" }, "--dc" },
+            { { "--device", "x", "--center", "1M", "--linear" }, "--linear needs --csv" },
+            { { "--info" }, "--info needs --device" },
+            { { "--info", "--device", "x", "--center", "1M" }, "--center would do nothing" },
+            { { "--version", "--demo" }, "--demo would do nothing" },
+            { { "--alpha", "150%", "--average", "exponential" }, "out of range" },
+        };
+        for (const auto& [args, word] : bad) {
+            const std::string m = usage_message([&] { gpufft_app::parse_options(args); });
+            CPPUNIT_ASSERT_MESSAGE(m + " lacks " + word, m.find(word) != std::string::npos);
+        }
+    }
+
+    /*
+     * --lnb-offset: the device tuned to the sky frequency minus the offset,
+     * and every output on the sky side, from the frequency read back: a
+     * 9.75 GHz LNB (the sim's tone at 1.2003 GHz is 10.9503 GHz in the sky;
+     * asked for 10.9501 GHz, its synthesizer's 1 MHz steps give 10.95 GHz)
+     * in the report, the peaks, the JSON lines, the CSV's bins and the
+     * recording's core:frequency (the offset beside it); an upconverter's
+     * -125 MHz in a sweep's rtl_power rows; a sky frequency the device cannot
+     * reach refused naming the offset.
+     */
+    void lnb_offset()
+    {
+        const std::string rec = temp_path("lnb"), jsonl = temp_path("lnb.jsonl"), csv = temp_path("lnb.csv");
+        const auto [status, out, err] =
+            app({ "--device", sim + ",format=CF32,tune_step=1e6,tones=1200.3e6:-30", "--lnb-offset", "9.75G", "--center",
+                  "10.9501G", // the synthesizer tunes to 1.2 GHz: read back, 10.95 GHz in the sky
+                  "--fft", "1024", "--duration", "0.2", "--png", "none", "--peaks", "1", "--record", rec, "--jsonl",
+                  jsonl, "--csv", csv, "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(err, err.find("asked for a frequency of 10.9501 GHz, the device has 10.95 GHz") !=
+                                        std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("LNB offset 9.75 GHz (frequencies on the sky side), centre 10.95 GHz") !=
+                                        std::string::npos);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL_MESSAGE(out, 10950.3e6, first_peak(out).first, 2.4e6 / 1024);
+        const auto line = first_line(jsonl);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(10.95e9, line["center_hz"].get<double>(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(10.95e9 - 1.2e6, line["f0_hz"].get<double>(), 1e-3);
+        const std::string header = read_text(csv).substr(0, 200);
+        CPPUNIT_ASSERT_MESSAGE(header, header.find(",center_hz,10948800000.000,") != std::string::npos);
+        const auto meta = nlohmann::json::parse(read_text(rec + ".sigmf-meta"));
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(10.95e9, meta["captures"][0]["core:frequency"].get<double>(), 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(9.75e9, meta["global"]["gpufft:lnb_offset_hz"].get<double>(), 1e-3);
+
+        const std::string rows = temp_path("upconverter.csv");
+        const auto [sweep_status, sweep_out, sweep_err] =
+            app({ "--device", sim + ",tones=225.1e6:-30", "--lnb-offset", "-125M", "--sweep", "99M:101M:10k",
+                  "--once", "--rtl-power", rows, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(sweep_err, 0, sweep_status);
+        const auto r = read_rtl_power(rows);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(99e6, r.bins.front().first, 1);
+        expect_tones(r, { { 100.1e6, -30 } }, 9375, 1.0, "upconverter");
+
+        const auto [far, far_out, far_err] = app({ "--device", sim, "--lnb-offset", "9.75G", "--center", "100M",
+                                                   "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(far_err, 2, far);
+        CPPUNIT_ASSERT_MESSAGE(far_err, far_err.find("(--lnb-offset 9.75 GHz) is outside the device's range, "
+                                                     "9.751 GHz to 15.75 GHz") != std::string::npos);
+        const auto [low, low_out, low_err] = app({ "--device", sim, "--lnb-offset", "9.75G", "--sweep", "99M:101M:10k",
+                                                   "--once", "--png", "none" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(low_err, 2, low);
+        CPPUNIT_ASSERT_MESSAGE(low_err, low_err.find("9.751 GHz to 15.75 GHz with --lnb-offset 9.75 GHz") !=
+                                            std::string::npos);
+    }
+
+    /*
+     * --device-setting: checked against the device's getSettingInfo before
+     * any is written, then read back into the report and the recording's
+     * core:hw; an unknown key is refused listing the device's keys, a value
+     * outside a setting's options or a bool's true/false too (exit 2).
+     */
+    void device_settings()
+    {
+        const std::string rec = temp_path("settings");
+        const auto [status, out, err] =
+            app({ "--device", sim, "--center", "100M", "--device-setting", "biastee=true", "--device-setting",
+                  "direct_samp=2", "--fft", "1024", "--duration", "0.05", "--png", "none", "--record", rec, "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("biastee=true, direct_samp=2") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(err, err.empty());
+        CPPUNIT_ASSERT(read_text(rec + ".sigmf-meta").find("biastee=true, direct_samp=2") != std::string::npos);
+        const std::pair<const char*, const char*> bad[] = {
+            { "bias_t=true", "no \"bias_t\" setting (it has: biastee, direct_samp, offset_tune)" },
+            { "direct_samp=5", "direct_samp=5: the device takes 0, 1, 2" },
+            { "offset_tune=yes", "offset_tune=yes: expected true or false" },
+        };
+        for (const auto& [setting, message] : bad) {
+            const auto [code, o2, e2] =
+                app({ "--device", sim, "--center", "100M", "--device-setting", setting, "--png", "none" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(e2, 2, code);
+            CPPUNIT_ASSERT_MESSAGE(e2, e2.find(message) != std::string::npos);
+        }
+    }
+
+    /*!
+     * The bins of the first spectrum of a live capture of the sim (1024 bins
+     * at 2.4 MS/s, centre 100 MHz), and the report with the JSON line's other members.
+     */
+    static std::pair<std::vector<double>, std::string> first_spectrum(const std::string& device,
+                                                                      std::vector<std::string> extra)
+    {
+        const std::string jsonl = temp_path("first.jsonl");
+        std::vector<std::string> args{ "--device", device, "--center", "100M", "--fft", "1024", "--frames", "8",
+                                       "--duration", "0.05", "--jsonl", jsonl, "--png", "none", "--quiet" };
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto [status, out, err] = app(args);
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        auto line = first_line(jsonl);
+        const auto values = line[line.contains("db") ? "db" : "power"].get<std::vector<double>>();
+        line.erase("db"), line.erase("power"); // the report and the line's other members, for the messages
+        return { values, out + line.dump() };
+    }
+
+    /*
+     * --bandwidth (read back) narrows what the sim hears: a tone 0.9 MHz off
+     * centre is gone with 1 MHz, there without; out of the device's range is
+     * refused. --channel 1 streams the sim's second receiver; channel 2 is
+     * refused naming the count.
+     */
+    void bandwidth_and_channel()
+    {
+        const std::string two_tones = sim + ",format=CF32,tones=100.1e6:-30;100.9e6:-30,tones1=100.5e6:-40";
+        const std::size_t near = 512 + 43, far = 512 + 384, other = 512 + 213; // 100.1, 100.9 and 100.5 MHz
+        const auto [wide, wide_text] = first_spectrum(two_tones, {});
+        CPPUNIT_ASSERT_MESSAGE(wide_text, highest(wide, far - 1, far + 1) > -31);
+        const auto [narrow, narrow_text] = first_spectrum(two_tones, { "--bandwidth", "1M" });
+        CPPUNIT_ASSERT_MESSAGE(narrow_text, narrow_text.find("bandwidth 1 MHz") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(narrow_text, highest(narrow, near - 1, near + 1) > -31);
+        CPPUNIT_ASSERT_MESSAGE(narrow_text, highest(narrow, far - 1, far + 1) < -80);
+        const auto [range, o1, range_err] =
+            app({ "--device", sim, "--center", "100M", "--bandwidth", "100k", "--png", "none" });
+        CPPUNIT_ASSERT_MESSAGE(range_err, range == 2 && range_err.find("--bandwidth 100 kHz is outside the device's "
+                                                                       "range, 200 kHz to 56 MHz") != std::string::npos);
+
+        const auto [second, second_text] = first_spectrum(two_tones, { "--channel", "1" });
+        CPPUNIT_ASSERT_MESSAGE(second_text, second_text.find("channel 1") != std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(second_text, highest(second, other - 1, other + 1) > -41.5);
+        CPPUNIT_ASSERT_MESSAGE(second_text, highest(second, near - 1, near + 1) < -80);
+        const auto [none, o2, none_err] = app({ "--device", sim, "--center", "100M", "--channel", "2", "--png", "none" });
+        CPPUNIT_ASSERT_MESSAGE(none_err, none == 2 && none_err.find("--channel 2: the device has 2 RX channels (0 to 1)") !=
+                                                          std::string::npos);
+    }
+
+    //! --sweeps N: N whole sweeps, each a row per hop with its own time, then exit.
+    void sweep_count()
+    {
+        const std::string csv = temp_path("sweeps.csv");
+        const auto [status, out, err] = app({ "--device", sim, "--sweep", "99M:101M:10k", "--sweeps", "3", "--rtl-power",
+                                              csv, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        const std::size_t hops = gpufft_app::plan_sweep({ 99e6, 101e6, 1e4 }, 2.4e6, 0.25).centers.size();
+        CPPUNIT_ASSERT_EQUAL(3 * hops, read_rtl_power(csv).rows);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("sweep: 3 sweeps,") != std::string::npos);
+    }
+
+    /*
+     * --dc replace on the sim's -20 dBFS DC offset: without it the centre
+     * bin reads the offset; with it the bins of the window's main lobe
+     * around the centre read the noise floor's level (within 6 dB of the
+     * median), the JSON line names them, and a tone nearby is untouched; in
+     * a sweep without crop, no hop's centre shows a spike. The main lobe
+     * is measured from the window: 1 bin rectangular, 4 blackmanharris.
+     */
+    void dc_replace()
+    {
+        gpufft_app::options o;
+        CPPUNIT_ASSERT_EQUAL(std::size_t(4), gpufft_app::dc_lobe_bins(o, 1024));
+        o.window = "rectangular";
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), gpufft_app::dc_lobe_bins(o, 1024));
+        o.window = "hann";
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), gpufft_app::dc_lobe_bins(o, 1024));
+
+        const std::string dc = sim + ",format=CF32,dc=-20,noise=-60,tones=100.1e6:-30";
+        const auto [spiked, spiked_text] = first_spectrum(dc, {});
+        CPPUNIT_ASSERT_MESSAGE(spiked_text, spiked[512] > -21);
+        const auto [clean, clean_text] = first_spectrum(dc, { "--dc", "replace" });
+        const double floor = median(clean);
+        CPPUNIT_ASSERT_MESSAGE(clean_text, highest(clean, 500, 524) < floor + 6);
+        CPPUNIT_ASSERT_MESSAGE(clean_text, highest(clean, 553, 557) > -31);
+        CPPUNIT_ASSERT_MESSAGE(clean_text, clean_text.find("\"dc_replaced_hz\":[99992968.75,100007031.25]") !=
+                                               std::string::npos); // bins 509 to 515: the centre and 3 each side
+
+        const std::string csv = temp_path("dc_sweep.csv");
+        const auto [status, out, err] = app({ "--device", dc, "--sweep", "99M:103M:10k", "--crop", "0", "--dc",
+                                              "replace", "--once", "--rtl-power", csv, "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find("dc: bins 125 to 131 of each hop") != std::string::npos);
+        const auto r = read_rtl_power(csv);
+        const double sweep_floor = median_db(r);
+        for (const auto& [hz, db] : r.bins)
+            if (std::abs(hz - 100.1e6) > 5e4)
+                CPPUNIT_ASSERT_MESSAGE(std::to_string(hz) + " Hz reads " + std::to_string(db), db < sweep_floor + 10);
+        expect_tones(r, { { 100.1e6, -30 } }, 9375, 1.0, "dc replace");
+    }
+
+    /*
+     * --dc shift: each hop tuned below its kept bins so the sim's DC offset
+     * falls in the crop; the band reads its tone where it is and no spike,
+     * where the same sweep unshifted shows the offset at every hop's centre.
+     * A crop leaving no room is refused, naming the crop needed.
+     */
+    void dc_shift()
+    {
+        const std::string dc = sim + ",dc=-20,noise=-60,tones=100.1e6:-30";
+        const auto spike = [&](const std::vector<std::string>& extra) {
+            const std::string csv = temp_path("dc_shift.csv");
+            std::vector<std::string> args{ "--device", dc, "--sweep", "99M:102M:10k", "--crop", "0.6", "--once",
+                                           "--rtl-power", csv, "--png", "none", "--quiet" };
+            args.insert(args.end(), extra.begin(), extra.end());
+            const auto [status, out, err] = app(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            const auto r = read_rtl_power(csv);
+            expect_tones(r, { { 100.1e6, -30 } }, 9375, 1.0, "dc shift");
+            double worst = -300;
+            for (const auto& [hz, db] : r.bins)
+                if (std::abs(hz - 100.1e6) > 5e4)
+                    worst = std::max(worst, db - median_db(r));
+            return std::pair{ worst, out };
+        };
+        const auto [unshifted, o1] = spike({});
+        CPPUNIT_ASSERT_MESSAGE(o1, unshifted > 40);
+        const auto [shifted, o2] = spike({ "--dc", "shift" });
+        CPPUNIT_ASSERT_MESSAGE(o2 + std::to_string(shifted), shifted < 10);
+        CPPUNIT_ASSERT_MESSAGE(o2, o2.find("dc: each hop tuned") != std::string::npos);
+        const auto [status, out, err] = app({ "--device", dc, "--sweep", "99M:102M:10k", "--dc", "shift", "--once",
+                                              "--png", "none", "--quiet" });
+        CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("only with --crop 51.6% or more") != std::string::npos);
+    }
+
+    //! --info: what the sim reports, as text, exit 0; with --lnb-offset its sky range too.
+    void device_info()
+    {
+        const auto [status, out, err] = app({ "--info", "--device", sim, "--lnb-offset", "9.75G" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        for (const char* line :
+             { "driver: gpufftsim\n", "serial: sim0\n", "RX channels: 2\n", "biastee = false", "direct_samp = 0 (one of 0, 1, 2)",
+               "channel 1:\n", "sample rates: 100 kHz to 61.44 MHz\n", "frequencies: 1 MHz to 6 GHz\n",
+               "sky frequencies (--lnb-offset 9.75 GHz): 9.751 GHz to 15.75 GHz\n", "LNA: 0 dB to 40 dB (step 1 dB)\n",
+               "VGA: 0 dB to 30 dB (step 1 dB)\n", "bandwidths: 200 kHz to 56 MHz\n", "antennas: RX, TEST\n",
+               "native CS16, full scale 2048" })
+            CPPUNIT_ASSERT_MESSAGE(std::string(line) + " not in " + out, out.find(line) != std::string::npos);
+    }
+
+    //! --version: the program's and the library's version and every backend built in.
+    void version()
+    {
+        const auto [status, out, err] = app({ "--version" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("gpufft-spectrum ") + gpufft::version() + " (gr-gpufft)\n") == 0);
+        CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("\nlibgpufft ") + gpufft::version() + "\n") != std::string::npos);
+        for (const auto& b : gpufft::backends())
+            CPPUNIT_ASSERT_MESSAGE(out, out.find("  " + b.name + ": ") != std::string::npos);
+    }
+
+    //! --linear: the -30 dBFS tone reads 1e-3 (within 1 dB) in every file output, each labelled.
+    void linear_power()
+    {
+        const std::string csv = temp_path("linear.csv"), rows = temp_path("linear_rows.csv");
+        const auto [power, text] =
+            first_spectrum(sim + ",format=CF32,tones=100.1e6:-30", { "--linear", "--csv", csv, "--rtl-power", rows });
+        CPPUNIT_ASSERT_MESSAGE(text, text.find("\"power_scale\":\"tone power, linear, full-scale tone = 1\"") !=
+                                         std::string::npos); // the line's values are "power"
+        CPPUNIT_ASSERT_MESSAGE(text, text.find("\"db_scale\"") == std::string::npos);
+        const double tone = highest(power, 553, 557);
+        CPPUNIT_ASSERT_MESSAGE(text, tone > 0.79e-3 && tone < 1.26e-3);
+        CPPUNIT_ASSERT_MESSAGE(read_text(csv).substr(0, 100),
+                               read_text(csv).find("time_s (values: tone power, linear, full-scale tone = 1),") == 0);
+        double best = 0;
+        for (const auto& [hz, value] : read_rtl_power(rows).bins)
+            best = std::max(best, value);
+        CPPUNIT_ASSERT_MESSAGE(std::to_string(best), best > 0.79e-3 && best < 1.26e-3);
     }
 };
 

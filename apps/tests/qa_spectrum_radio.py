@@ -752,9 +752,10 @@ class qa_gpufft_power(gr_unittest.TestCase):
 
     def test_bad_options(self):
         sim = "driver=gpufftsim"
-        for args, expect in ((["-f", "88M:108M:125k", "-T", "-d", sim], "-T: the device has no \"biastee\" setting"),
-                             (["-f", "88M:108M:125k", "-D", "-d", sim], "-D: the device has no \"direct_samp\""),
-                             (["-f", "88M:108M:125k", "-O", "-d", sim], "-O: the device has no \"offset_tune\""),
+        bare = sim + ",settings=0"  # a module without these settings (most but rtl-sdr's)
+        for args, expect in ((["-f", "88M:108M:125k", "-T", "-d", bare], "-T: the device has no \"biastee\" setting"),
+                             (["-f", "88M:108M:125k", "-D", "-d", bare], "-D: the device has no \"direct_samp\""),
+                             (["-f", "88M:108M:125k", "-O", "-d", bare], "-O: the device has no \"offset_tune\""),
                              (["-f", "88M:108M:125k", "-d", "5"], "-d 5: SoapySDR found 1 device"),
                              (["-f", "88M:108M:125k", "-g", "100"], "--gain 100 dB is outside the device's range"),
                              (["-f", "10G:11G:1M"], "-f: the hop at 10.0005 GHz is outside the device's range"),
@@ -768,6 +769,11 @@ class qa_gpufft_power(gr_unittest.TestCase):
         # -1 is single shot, not a file name: the rows go to standard output.
         out = self.power("-f", "88M:92M:125k", "-i", "1", "-1")
         self.assertEqual(out.returncode, 0, out.stderr)
+        self.check_plan(out.stdout, (88000000, 92000000, 125000))
+        # A device that has them: written and read back without a word.
+        out = self.power("-f", "88M:92M:125k", "-i", "1", "-1", "-T", "-D", "-O", "-d", sim)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertNotIn("warning", out.stderr)
         self.check_plan(out.stdout, (88000000, 92000000, 125000))
         self.assertEqual(os.listdir(self.dir.name), [])
 
