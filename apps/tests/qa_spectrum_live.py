@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
---serve (the page in headless Chromium, two clients, a stalled client, a port
-in use; hostile origins and Host names, client limits, a descriptor-starved
-run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
+--serve (the page in headless Chromium: pixels, zoom, hover readout and
+controls, two browsers with their own views, a phone's width; two clients, a
+stalled client, a port in use; hostile origins and Host names, client
+limits, a descriptor-starved run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
 examples/zmq_collector.py merging two receivers, bad endpoints).
 
     GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
@@ -16,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -515,7 +517,6 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # A signal while the input pipe is quiet and a client is connected:
         # the run ends at once with complete outputs, whatever thread the
         # server and libzmq started.
-        import signal
         for sig in (signal.SIGINT, signal.SIGTERM):
             csv = os.path.join(self.tmp, f"spectra{sig}.csv")
             rx = receiver("--serve", "127.0.0.1:0", "--zmq-pub", f"tcp://127.0.0.1:{free_port()}", "--csv", csv)
@@ -895,7 +896,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 middle, half = (band[0] + band[1]) / 2, (band[1] - band[0]) / 4
                 zoomed = (middle - half, middle + half)
                 page.wait_for("location.search.includes('f=')")
-                self.assertEqual(page.evaluate("[shown().lo, shown().hi]"), list(zoomed))
+                np.testing.assert_allclose(page.evaluate("[shown().lo, shown().hi]"), zoomed, rtol=0, atol=1)
                 page.frames_drawn()
                 img = self.shot("view_zoomed.png", page.screenshot())
                 x = self.check_view(img, L, canvas, zoomed, tone_hz, tone_db, floor_db)
@@ -969,6 +970,39 @@ class qa_spectrum_live(gr_unittest.TestCase):
         finally:
             rc, out, err = rx.finish()
         self.assertEqual(rc, 0, err)
+
+    def test_band_edges_in_chromium(self):
+        # A sweep of the simulated radio: the page marks each edge between
+        # hops (the metadata's hop_edges_hz) with a line where it maps.
+        chromium = self.chromium()
+        proc, url = start_served(["--device", "driver=gpufftsim,tones=100.1e6:-30", "--sweep", "88M:108M:10k",
+                                  "--serve", "127.0.0.1:0", "--png", "none", "--quiet"])
+        try:
+            L = page_layout(http_get(url))
+            feed = ws_client(url)
+            meta = json.loads(feed.message()[1])
+            feed.close()
+            edges = np.array(meta["hop_edges_hz"])
+            self.assertGreater(len(edges), 5)
+            page = chromium_page(chromium, f"http://{url}/", 1000, 700, os.path.join(self.tmp, "chromium"))
+            try:
+                page.frames_drawn(2)
+                canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+                img = self.shot("band_edges.png", page.screenshot()).astype(int)
+            finally:
+                page.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        plot_w = canvas[2] - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+        x0, y0 = canvas[0] + L["PLOT_LEFT"], canvas[1] + L["TOP"]
+        spectrum = img[y0 + 1:y0 + L["SPECTRUM_H"] - 1, x0:x0 + plot_w]
+        orange = (spectrum[..., 0] > 200) & (spectrum[..., 1] > 120) & (spectrum[..., 1] < 200) & \
+            (spectrum[..., 2] < 60)
+        columns = np.flatnonzero(orange.sum(axis=0) > L["SPECTRUM_H"] // 4)  # dashed: half the rows
+        expected = (edges - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * plot_w
+        self.assertEqual(len(columns), len(edges), (columns, expected))
+        self.assertLessEqual(float(np.max(np.abs(columns - expected))), 1, (columns, expected))
 
     def test_two_views_in_chromium(self):
         # Two clients at once, each zoomed its own way, one of them 400 px
