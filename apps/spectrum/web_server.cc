@@ -604,9 +604,10 @@ private:
             // The gain in force as the radio read it back (null: no radio).
             { "gain_db", s.radio ? nlohmann::json(s.radio->gain_db) : nlohmann::json() },
             { "agc", s.radio ? nlohmann::json(s.radio->agc) : nlohmann::json() },
-            { "hop_edges_hz", s.hop_edges_hz ? nlohmann::json(*s.hop_edges_hz) : nlohmann::json::array() },
         };
-        post({ std::make_shared<const std::string>(meta.dump()), true });
+        nlohmann::json message = meta; // and a sweep's band edges (none for one capture)
+        message["hop_edges_hz"] = s.hop_edges_hz ? nlohmann::json(*s.hop_edges_hz) : nlohmann::json::array();
+        post({ std::make_shared<const std::string>(message.dump()), true });
     }
 
     std::string d_name;
