@@ -950,8 +950,8 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 page.wait_for(f"lastTime > {paused_at}")
                 # Max-hold reset: the page's own from then on.
                 page.key("m")
-                self.assertIn("max-hold since", page.evaluate("document.getElementById('status').textContent"))
                 self.assertTrue(page.evaluate("maxHold !== null"))
+                page.wait_for("document.getElementById('status').textContent.includes('max-hold since')")  # drawn
                 # Averaging: off takes the average trace away.
                 page.evaluate("document.getElementById('avg').value = 'off';"
                               "document.getElementById('avg').dispatchEvent(new Event('change'))")
