@@ -29,6 +29,8 @@ struct live_spectrum {
     double lost_s = 0;         //!< signal they lost, seconds (the host's clock's estimate)
     std::uint64_t nonfinite_samples = 0; //!< NaN or infinite input samples so far (taken as 0)
     const radio_settings* radio = nullptr; //!< a radio's gain as read back; none for a file or the demo
+    //! A sweep's band edges: where one hop's kept bins end and the next's begin, Hz; none for one capture.
+    const std::vector<double>* hop_edges_hz = nullptr;
 };
 
 //! A spectrum of `engine` tuned to `center_hz`: all but db, unix_time and index.

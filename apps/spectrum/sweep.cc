@@ -389,6 +389,10 @@ int run_sweep(const options& o, soapy_radio& radio)
     band.sample_rate = radio.rate();
     band.radio = &radio.settings();
     band.fft_size = plan.fft_size;
+    std::vector<double> hop_edges; // between hop h - 1's last kept bin and hop h's first
+    for (std::size_t h = 1; h < plan.centers.size(); ++h)
+        hop_edges.push_back(plan.hz(h * plan.kept) - plan.bin_hz / 2);
+    band.hop_edges_hz = &hop_edges;
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();

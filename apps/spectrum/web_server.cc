@@ -605,7 +605,9 @@ private:
             { "gain_db", s.radio ? nlohmann::json(s.radio->gain_db) : nlohmann::json() },
             { "agc", s.radio ? nlohmann::json(s.radio->agc) : nlohmann::json() },
         };
-        post({ std::make_shared<const std::string>(meta.dump()), true });
+        nlohmann::json message = meta; // and a sweep's band edges (none for one capture)
+        message["hop_edges_hz"] = s.hop_edges_hz ? nlohmann::json(*s.hop_edges_hz) : nlohmann::json::array();
+        post({ std::make_shared<const std::string>(message.dump()), true });
     }
 
     std::string d_name;

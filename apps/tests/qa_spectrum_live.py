@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
---serve (the page in headless Chromium, two clients, a stalled client, a port
-in use; hostile origins and Host names, client limits, a descriptor-starved
-run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
+--serve (the page in headless Chromium: pixels, zoom, hover readout and
+controls, two browsers with their own views, a phone's width; two clients, a
+stalled client, a port in use; hostile origins and Host names, client
+limits, a descriptor-starved run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
 examples/zmq_collector.py merging two receivers, bad endpoints).
 
     GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
@@ -16,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -202,37 +204,109 @@ class ws_client:
         self.sock.close()
 
 
-def chromium_screenshot(chromium, url, width, height, seconds, workdir):
-    """The page at `url` after `seconds` of real time, as PNG bytes, through the DevTools protocol
-    (--screenshot alone does not wait for WebSocket frames)."""
-    port = free_port()
-    browser = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                "--force-device-scale-factor=1", f"--window-size={width},{height}",
-                                f"--remote-debugging-port={port}", f"--user-data-dir={workdir}", url],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        pages = []
-        while not pages:
-            if time.monotonic() > deadline:
-                raise AssertionError("chromium's DevTools did not list the page")
-            time.sleep(0.2)
-            try:
-                listing = http_get(f"127.0.0.1:{port}", "/json/list")
-                pages = [p for p in json.loads(listing.split("\r\n\r\n", 1)[1]) if p.get("type") == "page"]
-            except (OSError, ValueError, IndexError):
-                pass
-        time.sleep(seconds)
-        devtools = ws_client(f"127.0.0.1:{port}", path=pages[0]["webSocketDebuggerUrl"].split(str(port), 1)[1])
-        devtools.send_text(json.dumps({"id": 1, "method": "Page.captureScreenshot", "params": {"format": "png"}}))
+class chromium_page:
+    """A page of headless Chromium at `url` in a `width` x `height` window, driven through the
+    DevTools protocol (--screenshot alone does not wait for WebSocket frames)."""
+
+    def __init__(self, chromium, url, width, height, workdir):
+        port = free_port()
+        self.browser = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                         "--force-device-scale-factor=1", f"--window-size={width},{height}",
+                                         f"--remote-debugging-port={port}", f"--user-data-dir={workdir}", url],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            pages = []
+            while not pages:
+                if time.monotonic() > deadline:
+                    raise AssertionError("chromium's DevTools did not list the page")
+                time.sleep(0.2)
+                try:
+                    listing = http_get(f"127.0.0.1:{port}", "/json/list")
+                    pages = [p for p in json.loads(listing.split("\r\n\r\n", 1)[1]) if p.get("type") == "page"]
+                except (OSError, ValueError, IndexError):
+                    pass
+            self.devtools = ws_client(f"127.0.0.1:{port}",
+                                      path=pages[0]["webSocketDebuggerUrl"].split(str(port), 1)[1])
+            self.devtools.sock.settimeout(60)
+            self.calls = 0
+            self.wait_for("document.readyState === 'complete' && typeof received === 'number'")  # the page's script ran
+        except BaseException:
+            self.close()
+            raise
+
+    def call(self, method, **params):
+        """A DevTools command's result (events in between are skipped)."""
+        self.calls += 1
+        self.devtools.send_text(json.dumps({"id": self.calls, "method": method, "params": params}))
         while True:
-            reply = json.loads(devtools.message()[1])
-            if reply.get("id") == 1:
-                devtools.close()
-                return base64.b64decode(reply["result"]["data"])
-    finally:
-        browser.terminate()
-        browser.wait(timeout=30)
+            reply = json.loads(self.devtools.message()[1])
+            if reply.get("id") == self.calls:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def evaluate(self, expression):
+        """The value of a JavaScript expression in the page."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression, timeout=60):
+        """Polls until the expression is true (a generous bound: a page on a loaded machine)."""
+        deadline = time.monotonic() + timeout
+        while not self.evaluate(expression):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not true within {timeout} s: {expression}")
+            time.sleep(0.1)
+
+    def navigate(self, url):
+        """Loads another page in this one's place."""
+        self.call("Page.navigate", url=url)
+        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete' && "
+                      "typeof received === 'number'")
+
+    def frames_drawn(self, count=3):
+        """Waits until `count` more rows have been received and a frame drawn after them."""
+        self.wait_for(f"received >= {self.evaluate('received') + count}")
+        self.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+    def phone(self, width, height):
+        """The viewport of a phone `width` x `height` CSS pixels (a window is never narrower than 500)."""
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=True)
+
+    def screenshot(self):
+        """The viewport as PNG bytes."""
+        return base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
+
+    def mouse(self, kind, x, y, **more):
+        """A mouse event at viewport (x, y): mouseMoved, mousePressed, mouseReleased, mouseWheel."""
+        self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, **more)
+
+    def click(self, element_id):
+        """A click at the middle of the element, as a user's."""
+        r = self.evaluate(f"(() => {{ const r = document.getElementById('{element_id}').getBoundingClientRect();"
+                          " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+        self.mouse("mousePressed", *r, button="left", clickCount=1)
+        self.mouse("mouseReleased", *r, button="left", clickCount=1)
+
+    def key(self, key):
+        """A key press (one that types no text: DevTools' keyDown with a key name)."""
+        self.call("Input.dispatchKeyEvent", type="rawKeyDown", key=key)
+        self.call("Input.dispatchKeyEvent", type="keyUp", key=key)
+
+    def close(self):
+        if getattr(self, "devtools", None):
+            self.devtools.close()
+        self.browser.terminate()
+        self.browser.wait(timeout=30)
+
+
+def page_layout(page):
+    """The page's layout constants (CSS pixels), read from its source."""
+    return {k: int(re.search(k + r" = (\d+)", page).group(1))
+            for k in ("PLOT_LEFT", "PLOT_RIGHT", "TOP", "SPECTRUM_H", "AXIS_H", "BOTTOM", "BAR_GAP", "BAR_W")}
 
 
 def parse_frame(payload):
@@ -443,7 +517,6 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # A signal while the input pipe is quiet and a client is connected:
         # the run ends at once with complete outputs, whatever thread the
         # server and libzmq started.
-        import signal
         for sig in (signal.SIGINT, signal.SIGTERM):
             csv = os.path.join(self.tmp, f"spectra{sig}.csv")
             rx = receiver("--serve", "127.0.0.1:0", "--zmq-pub", f"tcp://127.0.0.1:{free_port()}", "--csv", csv)
@@ -685,37 +758,51 @@ class qa_spectrum_live(gr_unittest.TestCase):
         with open(record + ".sigmf-meta") as f:
             self.assertEqual(json.load(f)["global"]["core:datatype"], "cf32_le")
 
-    def test_page_in_chromium(self):
+    def chromium(self):
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not chromium:
             self.skipTest("no chromium")
+        return chromium
+
+    def shot(self, name, png):
+        """Keeps a screenshot where GPUFFT_SHOTS says; returns it decoded."""
+        if os.environ.get("GPUFFT_SHOTS"):
+            with open(os.path.join(os.environ["GPUFFT_SHOTS"], name), "wb") as f:
+                f.write(png)
+        return decode_png(png)
+
+    def test_page_in_chromium(self):
+        chromium = self.chromium()
         tone = 256 * BIN  # at 3/4 of the band
         rx = receiver("--serve", "127.0.0.1:0")
         rx.feed(tone)
         try:
-            page = http_get(rx.url)
-            layout = {k: int(re.search(k + r" = (\d+)", page).group(1))
-                      for k in ("PLOT_LEFT", "PLOT_RIGHT", "STATUS_H", "SPECTRUM_H", "AXIS_H", "BOTTOM")}
+            L = page_layout(http_get(rx.url))
             width, height = 1000, 700
-            png = chromium_screenshot(chromium, f"http://{rx.url}/", width, height, 4,
-                                      os.path.join(self.tmp, "chromium"))
-            # The histogram alone (no lines over it).
-            histogram_png = chromium_screenshot(chromium, f"http://{rx.url}/?traces=none", width, height, 3,
-                                                os.path.join(self.tmp, "chromium"))
+            page = chromium_page(chromium, f"http://{rx.url}/", width, height, os.path.join(self.tmp, "chromium"))
+            try:
+                page.frames_drawn(50)
+                png = page.screenshot()
+                canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+                # The histogram alone (no lines over it).
+                page.navigate(f"http://{rx.url}/?traces=none")
+                page.frames_drawn(50)
+                histogram_png = page.screenshot()
+            finally:
+                page.close()
         finally:
             rc, out, err = rx.finish()
         self.assertEqual(rc, 0, err)
-        if os.environ.get("GPUFFT_SHOTS"):
-            with open(os.path.join(os.environ["GPUFFT_SHOTS"], "page.png"), "wb") as f:
-                f.write(png)
-        img = decode_png(png)
-        height, width = img.shape[:2]  # the viewport: the window less the browser's frame
-        self.assertGreater(height, 400)
-        plot_w = width - layout["PLOT_LEFT"] - layout["PLOT_RIGHT"]
-        top = layout["STATUS_H"] + layout["SPECTRUM_H"] + layout["AXIS_H"]
-        waterfall = img[top:height - layout["BOTTOM"], layout["PLOT_LEFT"]:layout["PLOT_LEFT"] + plot_w]
+        img = self.shot("page.png", png)
+        left, top, canvas_w, canvas_h = canvas
+        self.assertEqual(left, 0)
+        self.assertGreater(canvas_h, 400)
+        self.assertEqual(top + canvas_h, img.shape[0])  # the canvas fills the viewport below the controls
+        plot_w = canvas_w - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+        wf_top = top + L["TOP"] + L["SPECTRUM_H"] + L["AXIS_H"]
+        waterfall = img[wf_top:top + canvas_h - L["BOTTOM"], L["PLOT_LEFT"]:L["PLOT_LEFT"] + plot_w]
         drawn = waterfall[waterfall.any(axis=(1, 2))]  # rows with a spectrum: viridis is never black
-        self.assertGreater(len(drawn), 50)  # 4 s at 50 spectra a second
+        self.assertGreater(len(drawn), 50)
         waterfall = drawn
         # Brightness (viridis: yellow is high) per column over the newest rows.
         brightness = waterfall.sum(axis=2).mean(axis=0)
@@ -728,22 +815,238 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # Drawn rows, not a blank or poisoned canvas: the noise columns are dark but coloured (viridis' low end).
         self.assertGreater(noise, 50)
         self.assertLess(noise, 400)
+        # The colour bar right of the waterfall: viridis from its top (yellow) to its bottom (purple).
+        bar_x = L["PLOT_LEFT"] + plot_w + L["BAR_GAP"] + L["BAR_W"] // 2
+        bar_h = min(600, canvas_h - (wf_top - top) - L["BOTTOM"])
+        self.assertLess(np.abs(img[wf_top + 1, bar_x] - [253, 231, 37]).max(), 12, img[wf_top + 1, bar_x])
+        self.assertLess(np.abs(img[wf_top + bar_h - 2, bar_x] - [68, 1, 84]).max(), 12, img[wf_top + bar_h - 2, bar_x])
         # The persistence histogram in the spectrum area: in its upper half (the noise
         # floor is in the lower), the only bright cells, viridis' yellow end (a line
         # would be white, blue or red), are in the tone's column; the noise columns
         # are coloured too.
-        if os.environ.get("GPUFFT_SHOTS"):
-            with open(os.path.join(os.environ["GPUFFT_SHOTS"], "page_histogram.png"), "wb") as f:
-                f.write(histogram_png)
-        img = decode_png(histogram_png).astype(int)
-        spectrum = img[layout["STATUS_H"] + 1:layout["STATUS_H"] + layout["SPECTRUM_H"] - 1,
-                       layout["PLOT_LEFT"]:layout["PLOT_LEFT"] + plot_w]
+        img = self.shot("page_histogram.png", histogram_png).astype(int)
+        spectrum = img[top + L["TOP"] + 1:top + L["TOP"] + L["SPECTRUM_H"] - 1,
+                       L["PLOT_LEFT"]:L["PLOT_LEFT"] + plot_w]
         upper = spectrum[:len(spectrum) // 2]
         yellow = (upper[..., 0] > 200) & (upper[..., 1] > 180) & (upper[..., 2] < 100)
         columns = np.flatnonzero(yellow.any(axis=0))
         self.assertGreater(len(columns), 0, "no bright histogram cell")
         self.assertLessEqual(int(np.max(np.abs(columns - expected))), 3, (columns, expected))
         self.assertGreater(np.median(spectrum.sum(axis=2).max(axis=0)), 150)  # viridis is never near black
+
+    def check_view(self, img, L, canvas, view, tone_hz, tone_db, floor_db):
+        """A screenshot of the page on the fixed range 0 to -100 dBFS showing `view` (lo, hi Hz): the
+        newest spectrum (white) peaks at the tone's column and level and lies on the noise floor
+        elsewhere, and the waterfall is brightest in the tone's column."""
+        left, top, canvas_w, canvas_h = canvas
+        plot_w = canvas_w - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+        x0, y0 = left + L["PLOT_LEFT"], top + L["TOP"]
+        x = x0 + (tone_hz - view[0]) / (view[1] - view[0]) * plot_w
+        y_of = lambda db: y0 + L["SPECTRUM_H"] * (0 - db) / 100
+        spectrum = img[y0:y0 + L["SPECTRUM_H"], x0:x0 + plot_w].astype(int)
+        white = spectrum.min(axis=2) > 180
+        near = white[:, int(x - x0) - 2:int(x - x0) + 3]
+        self.assertTrue(near.any(), "no line at the tone's column")
+        peak_y = y0 + int(np.flatnonzero(near.any(axis=1))[0])
+        self.assertLessEqual(abs(peak_y - y_of(tone_db)), 3, (peak_y, y_of(tone_db), tone_db))
+        self.assertTrue(white.any(axis=0)[int(x - x0) - 2:int(x - x0) + 3].any())
+        tops = np.flatnonzero(white.any(axis=0)) + x0
+        top_rows = [y0 + int(np.flatnonzero(white[:, c - x0])[0]) for c in tops]
+        self.assertEqual(min(top_rows), peak_y, "the tone is not the highest point")
+        away = [c for c in range(plot_w) if abs(c - (x - x0)) > 30 and white[:, c].any()]
+        self.assertGreater(len(away), plot_w // 2, "no line over the noise")
+        floor_y = np.median([y0 + np.flatnonzero(white[:, c]).mean() for c in away])
+        self.assertLessEqual(abs(floor_y - y_of(floor_db)), 3, (floor_y, y_of(floor_db), floor_db))
+        wf_top = y0 + L["SPECTRUM_H"] + L["AXIS_H"]
+        brightness = img[wf_top:wf_top + 50, x0:x0 + plot_w].sum(axis=2).mean(axis=0)
+        self.assertLessEqual(abs(x0 + int(np.argmax(brightness)) - x), 3, (int(np.argmax(brightness)), x))
+        return x
+
+    def test_view_controls_in_chromium(self):
+        # Zoom, hover readout, pause, max-hold reset and range on one page,
+        # checked at the pixels where the tone and the noise floor must land
+        # and against what the JSON feed says.
+        chromium = self.chromium()
+        tone_offset = 128 * BIN  # at 5/8 of the band: at 3/4 of the plot once zoomed in twice about the centre
+        tone_hz = 100e6 + tone_offset
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(tone_offset)
+        try:
+            L = page_layout(http_get(rx.url))
+            feed = ws_client(rx.url)
+            meta = json.loads(feed.message()[1])
+            band = (meta["f_lo_hz"], meta["f_hi_hz"])
+            column = int((tone_hz - band[0]) / (band[1] - band[0]) * meta["columns"])
+
+            def levels():
+                """The JSON feed's newest row: the tone's level and the median (the floor)."""
+                _, _, _, rows = parse_frame(feed.binary(b"GFSP"))
+                return float(rows[0][column]), float(np.median(rows[0]))
+            page = chromium_page(chromium, f"http://{rx.url}/?min=-100&max=0", 1000, 700,
+                                 os.path.join(self.tmp, "chromium"))
+            try:
+                page.frames_drawn(50)
+                canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+                tone_db, floor_db = levels()
+                self.assertAlmostEqual(tone_db, -6.02, delta=0.5)
+                img = self.shot("view_full.png", page.screenshot())
+                self.check_view(img, L, canvas, band, tone_hz, tone_db, floor_db)
+                # Zoomed in twice about the middle with the button.
+                page.click("zoom-in")
+                middle, half = (band[0] + band[1]) / 2, (band[1] - band[0]) / 4
+                zoomed = (middle - half, middle + half)
+                page.wait_for("location.search.includes('f=')")
+                np.testing.assert_allclose(page.evaluate("[shown().lo, shown().hi]"), zoomed, rtol=0, atol=1)
+                page.frames_drawn()
+                img = self.shot("view_zoomed.png", page.screenshot())
+                x = self.check_view(img, L, canvas, zoomed, tone_hz, tone_db, floor_db)
+                plot_w = canvas[2] - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+                self.assertAlmostEqual(x, canvas[0] + L["PLOT_LEFT"] + 0.75 * plot_w, delta=1)
+
+                def hover(x, y):
+                    page.mouse("mouseMoved", x, y)
+                    page.frames_drawn(1)
+                    text = page.evaluate("document.getElementById('readout').textContent")
+                    m = re.match(r"(-?[\d.]+) (k|M|G)?Hz +(-?[\d.]+) dBFS", text)
+                    self.assertTrue(m, text)
+                    return float(m.group(1)) * {"k": 1e3, "M": 1e6, "G": 1e9, None: 1}[m.group(2)], \
+                        float(m.group(3)), text
+                # The readout at the tone's x: its frequency within a bin, its level within 0.5 dB of the feed's.
+                spectrum_y = canvas[1] + L["TOP"] + L["SPECTRUM_H"] / 2
+                f, db, text = hover(x, spectrum_y)
+                self.assertLessEqual(abs(f - tone_hz), BIN, text)
+                self.assertLess(abs(db - levels()[0]), 0.5, text)
+                # On the waterfall: the row's level and UTC time.
+                f, db, text = hover(x, canvas[1] + L["TOP"] + L["SPECTRUM_H"] + L["AXIS_H"] + 5.5)
+                self.assertLessEqual(abs(f - tone_hz), BIN, text)
+                self.assertLess(abs(db - levels()[0]), 0.5, text)
+                stamp = re.search(r"(\d\d):(\d\d):(\d\d\.\d{3}) UTC$", text)
+                self.assertTrue(stamp, text)
+                now = time.gmtime()
+                ago = (now.tm_hour * 3600 + now.tm_min * 60 + now.tm_sec) - \
+                    (int(stamp.group(1)) * 3600 + int(stamp.group(2)) * 60 + float(stamp.group(3)))
+                self.assertLess(abs((ago + 43200) % 86400 - 43200), 30, text)
+                # The wheel zooms about the pointer: the tone stays under it, the view halves.
+                page.mouse("mouseWheel", x, spectrum_y, deltaX=0, deltaY=-200)
+                page.wait_for(f"shown().hi - shown().lo < {(zoomed[1] - zoomed[0]) * 0.51}")
+                lo, hi = page.evaluate("[shown().lo, shown().hi]")
+                self.assertAlmostEqual(hi - lo, (zoomed[1] - zoomed[0]) / 2, delta=1)
+                self.assertLessEqual(abs(hover(x, spectrum_y)[0] - tone_hz), BIN)
+                # A drag pans: the band moves with the pointer.
+                page.mouse("mousePressed", x, spectrum_y, button="left", clickCount=1)
+                page.mouse("mouseMoved", x - 100, spectrum_y, button="left", buttons=1)
+                page.mouse("mouseReleased", x - 100, spectrum_y, button="left", clickCount=1)
+                self.assertLessEqual(abs(hover(x - 100, spectrum_y)[0] - tone_hz), BIN)
+                # Keys: 0 for the whole band.
+                page.key("0")
+                self.assertEqual(page.evaluate("[shown().lo, shown().hi, location.search.includes('f=')]"),
+                                 [band[0], band[1], False])
+                # Pause: no row is taken until resumed.
+                page.click("pause")
+                paused_at = page.evaluate("lastTime")
+                time.sleep(0.5)
+                self.assertEqual(page.evaluate("lastTime"), paused_at)
+                page.click("pause")
+                page.wait_for(f"lastTime > {paused_at}")
+                # Max-hold reset: the page's own from then on.
+                page.key("m")
+                self.assertTrue(page.evaluate("maxHold !== null"))
+                page.wait_for("document.getElementById('status').textContent.includes('max-hold since')")  # drawn
+                # Averaging: off takes the average trace away.
+                page.evaluate("document.getElementById('avg').value = 'off';"
+                              "document.getElementById('avg').dispatchEvent(new Event('change'))")
+                self.assertIsNone(page.evaluate("shownTraces().average"))
+                # Range: ref -20 dBFS and 60 dB span as typed into the controls; the tone's
+                # column reads the new scale (above it: at the top).
+                page.evaluate("document.getElementById('ref').value = -20;"
+                              "document.getElementById('span').value = 60;"
+                              "document.getElementById('span').dispatchEvent(new Event('change'))")
+                self.assertEqual(page.evaluate("range()"), [-80, -20])
+                self.assertEqual(page.evaluate("document.getElementById('auto').getAttribute('aria-pressed')"),
+                                 "false")
+            finally:
+                page.close()
+            feed.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+    def test_band_edges_in_chromium(self):
+        # A sweep of the simulated radio: the page marks each edge between
+        # hops (the metadata's hop_edges_hz) with a line where it maps.
+        chromium = self.chromium()
+        proc, url = start_served(["--device", "driver=gpufftsim,tones=100.1e6:-30", "--sweep", "88M:108M:10k",
+                                  "--serve", "127.0.0.1:0", "--png", "none", "--quiet"])
+        try:
+            L = page_layout(http_get(url))
+            feed = ws_client(url)
+            meta = json.loads(feed.message()[1])
+            feed.close()
+            edges = np.array(meta["hop_edges_hz"])
+            self.assertGreater(len(edges), 5)
+            page = chromium_page(chromium, f"http://{url}/", 1000, 700, os.path.join(self.tmp, "chromium"))
+            try:
+                page.frames_drawn(2)
+                canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+                img = self.shot("band_edges.png", page.screenshot()).astype(int)
+            finally:
+                page.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        plot_w = canvas[2] - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+        x0, y0 = canvas[0] + L["PLOT_LEFT"], canvas[1] + L["TOP"]
+        spectrum = img[y0 + 1:y0 + L["SPECTRUM_H"] - 1, x0:x0 + plot_w]
+        orange = (spectrum[..., 0] > 200) & (spectrum[..., 1] > 120) & (spectrum[..., 1] < 200) & \
+            (spectrum[..., 2] < 60)
+        columns = np.flatnonzero(orange.sum(axis=0) > L["SPECTRUM_H"] // 4)  # dashed: half the rows
+        expected = (edges - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * plot_w
+        self.assertEqual(len(columns), len(edges), (columns, expected))
+        self.assertLessEqual(float(np.max(np.abs(columns - expected))), 1, (columns, expected))
+
+    def test_two_views_in_chromium(self):
+        # Two clients at once, each zoomed its own way, one of them 400 px
+        # wide: each draws the tone where its own view puts it; the narrow one
+        # has no horizontal scroll; a key on one leaves the other's view.
+        chromium = self.chromium()
+        tone_offset = 128 * BIN
+        tone_hz = 100e6 + tone_offset
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(tone_offset)
+        pages = []
+        try:
+            L = page_layout(http_get(rx.url))
+            feed = ws_client(rx.url)
+            meta = json.loads(feed.message()[1])
+            column = int((tone_hz - meta["f_lo_hz"]) / (meta["f_hi_hz"] - meta["f_lo_hz"]) * meta["columns"])
+            _, _, _, rows = parse_frame(feed.binary(b"GFSP"))
+            tone_db, floor_db = float(rows[0][column]), float(np.median(rows[0]))
+            feed.close()
+            views = ((100e6, 100.25e6), (99.95e6, 100.3e6))
+            for i, (view, width) in enumerate(zip(views, (1000, 400))):
+                pages.append(chromium_page(chromium, f"http://{rx.url}/?min=-100&max=0&f={view[0]:.0f}:{view[1]:.0f}",
+                                           max(width, 500), 700, os.path.join(self.tmp, f"chromium{i}")))
+                if width < 500:
+                    pages[-1].phone(width, 700)
+            for i, (page, view) in enumerate(zip(pages, views)):
+                page.frames_drawn(50)
+                canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+                img = self.shot(f"view_client{i}.png", page.screenshot())
+                self.check_view(img, L, canvas, view, tone_hz, tone_db, floor_db)
+            narrow = pages[1]
+            self.assertEqual(narrow.evaluate("innerWidth"), 400)
+            self.assertTrue(narrow.evaluate("document.querySelector('meta[name=viewport]') !== null"))
+            self.assertLessEqual(narrow.evaluate("document.documentElement.scrollWidth"), 400)
+            self.assertLessEqual(narrow.evaluate("Math.max(...[...document.querySelectorAll('#bar *')]"
+                                                 ".map((e) => e.getBoundingClientRect().right))"), 400)
+            pages[0].key("0")
+            self.assertEqual(pages[0].evaluate("[shown().lo, shown().hi]"), [meta["f_lo_hz"], meta["f_hi_hz"]])
+            self.assertEqual(narrow.evaluate("[shown().lo, shown().hi]"), list(views[1]))
+        finally:
+            for page in pages:
+                page.close()
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
 
 
 class qa_spectrum_zmq(gr_unittest.TestCase):

@@ -492,6 +492,12 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             meta = json.loads(payload)
             self.assertEqual((meta["f0_hz"], meta["bin_hz"], meta["bins"]), (88e6, 9375.0, 2134))
             self.assertEqual((meta["f_lo_hz"], meta["f_hi_hz"]), (88e6 - 9375 / 2, 88e6 + 2133.5 * 9375))
+            # The band edges the page marks: between adjacent hops' kept bins, a hop's width apart.
+            edges = np.array(meta["hop_edges_hz"])
+            kept = (edges[0] - meta["f_lo_hz"]) / 9375
+            self.assertEqual(kept, round(kept))
+            np.testing.assert_array_equal(edges, meta["f_lo_hz"] + kept * 9375 * np.arange(1, len(edges) + 1))
+            self.assertEqual(len(edges), int(np.ceil(2134 / kept)) - 1)
             columns, _, _, rows = parse_frame(client.binary(b"GFSP"))
             self.assertEqual(columns, meta["columns"])
             newest = rows[0]
