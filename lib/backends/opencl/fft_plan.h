@@ -129,28 +129,10 @@ constexpr int shape_candidates_version = 7;
  */
 std::string shape_fault(const device_entry& d, const chain_shape& c);
 
-/*!
- * \brief An open load/store callback on a chain, as cuFFT's and VkFFT's:
- * OpenCL C of the caller's, compiled into the first pass (load) and the last
- * pass (store), so a device pipeline fuses its stages into the FFT's
- * memory traffic.
- */
-struct device_callbacks {
-    //! OpenCL C defining gpufft_load and/or gpufft_store; compiled before
-    //! kernels/fft_pass.cl into the passes that call them.
-    std::string source;
-    //! Appended to those passes' build options, e.g. " -DSAMPLE_FORMAT=1".
-    std::string options;
-    //! `float2 gpufft_load(__global const float2* in, uint i)` reads input
-    //! element i (in[i] without it: i counts float2s from the buffer's start).
-    bool load = false;
-    //! `void gpufft_store(__global float2* out, uint k, float2 v)` writes
-    //! output element k (out[k] = v without it).
-    bool store = false;
-    //! Empty, or n real weights: element j of every transform is multiplied
-    //! by input_weights[j] as it is loaded (after gpufft_load), e.g. a window.
-    std::vector<float> input_weights;
-};
+//! The open load/store callback on a chain (<gpufft/opencl.h>, as cuFFT's and
+//! VkFFT's): the caller's OpenCL C compiled into the first pass (load) and
+//! the last pass (store), and input weights multiplying the first load.
+using device_callbacks = gpufft::opencl::callbacks;
 
 /*!
  * c with the callbacks on its first load and last store (and the input
