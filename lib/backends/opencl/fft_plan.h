@@ -102,7 +102,7 @@ struct chain_shape {
  * Bluestein for every prime (with_callbacks puts callbacks on the first load
  * and last store, which hold Rader's permutations).
  */
-GPUFFT_API chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
 
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
@@ -140,7 +140,7 @@ using device_callbacks = gpufft::opencl::callbacks;
  * first load and last store are its permutations (plan_chain with rader
  * false).
  */
-GPUFFT_API chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
+chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
 
 /*!
  * A chain run `entries` times a batch entry, entries `dist` points apart:
@@ -190,10 +190,9 @@ std::vector<std::size_t> radices_for(std::size_t n, composites use = composites:
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
- * to max_batch transforms a call. Exported, as plan_chain and
- * with_callbacks, for the spectrum layer's device chain.
+ * to max_batch transforms a call.
  */
-class GPUFFT_API fft_chain
+class fft_chain
 {
 public:
     //! `callbacks` as with_callbacks gave them to `shape`; throws
