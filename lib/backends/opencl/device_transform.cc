@@ -89,6 +89,18 @@ double median_run_ms(cl_command_queue q, const std::function<void()>& run)
     return runs[runs.size() / 2];
 }
 
+std::string layout_note(const std::vector<double>& ms, std::size_t kept, std::size_t transforms)
+{
+    static const char* const names[] = { "strided column passes", "transposing passes" };
+    std::ostringstream text;
+    text.precision(3);
+    text << names[kept] << " (kept: ";
+    for (std::size_t i = 0; i < ms.size(); ++i)
+        text << (i ? ", " : "") << names[i] << " " << ms[i] << " ms";
+    text << " for " << transforms << " transforms)";
+    return text.str();
+}
+
 std::string device_transform::unsupported(const device_entry& d, const problem& p)
 {
     if (!p.strides.empty())
@@ -148,7 +160,6 @@ std::vector<device_transform::step> device_transform::make_steps(const std::vect
 // (the timing does not depend on the values), the faster built for p.batch.
 void device_transform::plan_c2c_layouts(cl_command_queue timing_queue)
 {
-    static const char* const names[] = { "strided column passes", "transposing passes" };
     const device_entry& dev = d_ctx.device;
     const std::vector<std::vector<axis_chain>> layouts = {
         plan_strided(dev, d_problem.dims, d_problem.dir),
@@ -167,13 +178,7 @@ void device_transform::plan_c2c_layouts(cl_command_queue timing_queue)
     }
     const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
     d_steps = make_steps(layouts[best], d_problem.batch);
-    std::ostringstream text;
-    text.precision(3);
-    text << names[best] << " (kept: ";
-    for (std::size_t i = 0; i < times.size(); ++i)
-        text << (i ? ", " : "") << names[i] << " " << times[i] << " ms";
-    text << " for " << batch << " transforms)";
-    d_layout = text.str();
+    d_layout = layout_note(times, best, batch);
 }
 
 void device_transform::plan_real()

@@ -40,6 +40,13 @@ mem_handle make_buffer(device_context& ctx, std::size_t bytes, const void* init 
 //! milliseconds of wall time to clFinish.
 double median_run_ms(cl_command_queue q, const std::function<void()>& run);
 
+/*!
+ * fft_plan.h's multi-dimensional layouts, strided then transposed, as
+ * describe() names the one kept: "transposing passes (kept: strided column
+ * passes 0.5 ms, transposing passes 0.4 ms for 137 transforms)".
+ */
+std::string layout_note(const std::vector<double>& ms, std::size_t kept, std::size_t transforms);
+
 class device_transform
 {
 public:

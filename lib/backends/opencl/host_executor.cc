@@ -5,7 +5,6 @@
 #include "shape_search.h"
 #include <gpufft/error.h>
 #include <algorithm>
-#include <sstream>
 #include <cstring>
 
 namespace gpufft::opencl::detail {
@@ -120,7 +119,6 @@ void host_executor::enqueue(slot& s, std::size_t count)
 // data buffer holds (timing does not depend on the values).
 std::size_t host_executor::choose_layout(const std::vector<std::vector<axis_chain>>& layouts)
 {
-    static const char* const names[] = { "strided column passes", "transposing passes" };
     slot& s = d_slots[0];
     std::vector<double> times;
     std::vector<std::vector<step>> built;
@@ -131,13 +129,7 @@ std::size_t host_executor::choose_layout(const std::vector<std::vector<axis_chai
     }
     const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
     s.steps = std::move(built[best]);
-    std::ostringstream text;
-    text.precision(3);
-    text << names[best] << " (kept: ";
-    for (std::size_t i = 0; i < times.size(); ++i)
-        text << (i ? ", " : "") << names[i] << " " << times[i] << " ms";
-    text << " for " << d_chunk << " transforms)";
-    d_layout = text.str();
+    d_layout = layout_note(times, best, d_chunk);
     return best;
 }
 
