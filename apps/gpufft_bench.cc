@@ -60,8 +60,10 @@ and checks each result against FFTW double.
   --sizes N,N,...     transform sizes (default: 64,128,...,65536 and
                       1000,2400,3000,4410,6000)
   --shapes S,S,...    multi-dimensional shapes instead, row-major: 256x256,64x64x64
+                      (also with --device-resident)
   --kind K            c2c (default) or r2c (real input, N/2+1 outputs on the last
-                      axis; GFLOPS counted as 2.5 N log2 N, FFTW's convention)
+                      axis; GFLOPS counted as 2.5 N log2 N, FFTW's convention);
+                      with --device-resident also c2r (N/2+1 complex in, N reals out)
   --regimes R,R,...   working sets, each size timed in each in one run: l2 (256 KiB
                       of input a call), l3 (8 MiB), dram (64 MiB), or a byte size
                       with an optional K, M or G (KiB, MiB, GiB) suffix: 128K,32M
@@ -108,9 +110,11 @@ turns call by call. Exit status 2: bad usage or an unknown backend or size.
 
 OpenCL device modes (instead of the CPU comparison; both may be given):
 
-  --device-resident   batched forward C2C on device buffers of one OpenCL device
-                      for --sizes: gpufft's device_plan, clFFT and VkFFT in the same
-                      context and queue, and cuFFT when built with the CUDA toolkit.
+  --device-resident   batched transforms on device buffers of one OpenCL device for
+                      --sizes or --shapes, of --kind (forward c2c by default):
+                      gpufft's device_plan, clFFT (1-D c2c) and VkFFT in the same
+                      context and queue, and cuFFT when built with the CUDA toolkit
+                      and a CUDA device is there (else one line says why it is not).
                       256 MiB in a call by default (--points); calls rotate among
                       2 input buffers when they fit. Each engine's output is checked
                       once (every element written, sampled transforms against FFTW
@@ -250,9 +254,10 @@ options parse(int argc, char** argv)
             }
         } else if (a == "--kind") {
             const std::string k = arg();
-            if (k != "c2c" && k != "r2c")
-                throw usage_error("--kind must be c2c or r2c (got \"" + k + "\")");
+            if (k != "c2c" && k != "r2c" && k != "c2r")
+                throw usage_error("--kind must be c2c, r2c or c2r (got \"" + k + "\")");
             o.r2c = k == "r2c";
+            o.c2r = k == "c2r";
         } else if (a == "--batch") {
             o.batch = parse_positive(a, arg());
         } else if (a == "--points") {
@@ -337,6 +342,15 @@ options parse(int argc, char** argv)
             throw usage_error("unknown option \"" + a + "\" (see --help)");
         }
     }
+    if (o.c2r && !o.device_resident)
+        throw usage_error("--kind c2r is for --device-resident (the CPU comparison times c2c and r2c)");
+    if (o.device_resident && o.inverse)
+        throw usage_error("--inverse with --device-resident: it times forward c2c and r2c, and c2r "
+                          "(--kind c2r)");
+    if (!o.shapes.empty() && (o.streaming || o.display || o.qpu_check))
+        throw usage_error("--shapes is for the CPU comparison and --device-resident");
+    if ((o.r2c || o.c2r) && (o.streaming || o.display || o.qpu_check))
+        throw usage_error("--kind is for the CPU comparison and --device-resident");
     if (o.r2c && o.inverse)
         throw usage_error("--inverse with --kind r2c (c2r) is not benchmarked");
     if (o.window && (o.r2c || !o.shapes.empty()))
@@ -559,30 +573,6 @@ std::string shape_text(const std::vector<std::size_t>& dims)
     return s;
 }
 
-//! FFTW double of transform t of the batch (input packed, n points apart).
-std::vector<cd> shaped_reference(const void* in, const gpufft::problem& p, std::size_t t, bool inverse)
-{
-    std::vector<int> len(p.dims.begin(), p.dims.end());
-    const std::size_t points = p.points(), out_points = p.complex_extent();
-    std::vector<cd> out(out_points);
-    auto* o = reinterpret_cast<fftw_complex*>(out.data());
-    fftw_plan plan;
-    if (p.kind == gpufft::transform_kind::r2c) {
-        const float* x = static_cast<const float*>(in) + t * points;
-        std::vector<double> r(x, x + points);
-        plan = fftw_plan_dft_r2c(int(len.size()), len.data(), r.data(), o, FFTW_ESTIMATE);
-        fftw_execute(plan);
-    } else {
-        const cf* x = static_cast<const cf*>(in) + t * points;
-        std::vector<cd> c(x, x + points);
-        plan = fftw_plan_dft(int(len.size()), len.data(), reinterpret_cast<fftw_complex*>(c.data()),
-                             o, inverse ? FFTW_BACKWARD : FFTW_FORWARD, FFTW_ESTIMATE);
-        fftw_execute(plan);
-    }
-    fftw_destroy_plan(plan);
-    return out;
-}
-
 /*!
  * Plans every engine for one shape in one regime, checks each against FFTW
  * double, then times them call by call in turn. A regime of 0 bytes is
@@ -663,9 +653,9 @@ std::vector<row> bench_size(const std::vector<std::size_t>& dims,
         multiply_window(in.p, paired, windowed.p, nref);
     std::vector<cd> ref;
     for (std::size_t t = 0; t < nref; ++t) {
-        const auto r = o.window ? reference(windowed.p + t * n, n, o.inverse)
-                     : dims.size() == 1 && !o.r2c ? reference(in.p + t * n, n, o.inverse)
-                                                  : shaped_reference(in.p, prob, t, o.inverse);
+        const auto r = o.window                     ? reference(windowed.p + t * n, n, o.inverse)
+                       : dims.size() == 1 && !o.r2c ? reference(in.p + t * n, n, o.inverse)
+                                                    : shaped_reference(in.p, prob, t);
         ref.insert(ref.end(), r.begin(), r.end());
     }
 

@@ -12,6 +12,10 @@
  *   SAMPLE_FORMAT 0 cf32, 1 cs16, 2 cs8, 3 cu8 (gpufft::sample_format's
  *                 order), with its scaling: x, x / 32768, x / 128,
  *                 (x - 127.5) / 127.5
+ *   FRAME_N, FRAME_HOP the frames' points and the samples between their
+ *                 starts: the FFT's element j of frame b (at = b * FRAME_N
+ *                 + j, the plan's transforms packed) is raw sample
+ *                 b * FRAME_HOP + j, so that frames may overlap
  *
  * spectrum_average, compiled when SPECTRUM_AVERAGE is set, takes its
  * settings as arguments, so one program serves every engine on a device.
@@ -21,6 +25,7 @@
 /* Complex sample `at` of the raw buffer, as complex float. */
 inline float2 gpufft_load(__global const float2* raw, uint at)
 {
+    at = at / FRAME_N * FRAME_HOP + at % FRAME_N;
 #if SAMPLE_FORMAT == 0
     return raw[at];
 #elif SAMPLE_FORMAT == 1

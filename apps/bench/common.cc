@@ -89,6 +89,52 @@ std::vector<cd> reference(const cf* in, std::size_t n, bool inverse)
     return ref;
 }
 
+std::vector<cd> shaped_reference(const void* in, const gpufft::problem& p, std::size_t t)
+{
+    std::vector<int> len;
+    for (std::size_t d : p.shape())
+        len.push_back(int(d));
+    const int rank = int(len.size());
+    const std::size_t points = p.points(), extent = p.complex_extent();
+    fftw_plan plan;
+    std::vector<cd> out;
+    switch (p.kind) {
+    case gpufft::transform_kind::r2c: {
+        out.resize(extent);
+        const float* x = static_cast<const float*>(in) + t * points;
+        std::vector<double> r(x, x + points);
+        plan = fftw_plan_dft_r2c(rank, len.data(), r.data(), reinterpret_cast<fftw_complex*>(out.data()),
+                                 FFTW_ESTIMATE);
+        fftw_execute(plan);
+        break;
+    }
+    case gpufft::transform_kind::c2r: {
+        const cf* x = static_cast<const cf*>(in) + t * extent;
+        std::vector<cd> c(x, x + extent);
+        std::vector<double> r(points);
+        plan = fftw_plan_dft_c2r(rank, len.data(), reinterpret_cast<fftw_complex*>(c.data()), r.data(),
+                                 FFTW_ESTIMATE);
+        fftw_execute(plan);
+        out.assign(r.begin(), r.end());
+        break;
+    }
+    case gpufft::transform_kind::c2c:
+    default: {
+        out.resize(points);
+        const cf* x = static_cast<const cf*>(in) + t * points;
+        std::vector<cd> c(x, x + points);
+        plan = fftw_plan_dft(rank, len.data(), reinterpret_cast<fftw_complex*>(c.data()),
+                             reinterpret_cast<fftw_complex*>(out.data()),
+                             p.dir == gpufft::direction::inverse ? FFTW_BACKWARD : FFTW_FORWARD,
+                             FFTW_ESTIMATE);
+        fftw_execute(plan);
+        break;
+    }
+    }
+    fftw_destroy_plan(plan);
+    return out;
+}
+
 std::string json_string(const std::string& s)
 {
     std::string out = "\"";

@@ -4,6 +4,7 @@
 #ifndef GPUFFT_BENCH_COMMON_H
 #define GPUFFT_BENCH_COMMON_H
 
+#include <gpufft/problem.h>
 #include <chrono>
 #include <complex>
 #include <cstddef>
@@ -32,6 +33,7 @@ struct options {
     //! --shapes: multi-dimensional shapes, row-major ("256x256"); replace sizes.
     std::vector<std::vector<std::size_t>> shapes;
     bool r2c = false; //!< --kind r2c: real-to-complex forward transforms
+    bool c2r = false; //!< --kind c2r: complex-to-real inverse transforms (device-resident only)
     std::size_t batch = 0;  // 0: about `points` points a call
     std::size_t points = 0; // 0: the mode's default (the regimes, or 32 Mi points on a device)
     std::vector<regime> regimes; // --regimes; empty: l2, l3, dram unless --points or --batch
@@ -85,6 +87,14 @@ double rel_l2(const cf* out, const cd* ref, std::size_t n);
 
 //! FFTW double of one transform of n points.
 std::vector<cd> reference(const cf* in, std::size_t n, bool inverse);
+
+/*!
+ * FFTW double of transform t of a packed batch of p's kind and shape at
+ * `in` (r2c: reals, points() apart; c2c: complex, points() apart; c2r:
+ * complex, complex_extent() apart): complex_extent() outputs, or points()
+ * reals as complex numbers for c2r.
+ */
+std::vector<cd> shaped_reference(const void* in, const gpufft::problem& p, std::size_t t);
 
 std::string json_string(const std::string& s);
 //! A number, or null when it is not finite.

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpufft::bench {
 namespace {
@@ -52,22 +53,40 @@ struct plan_handle {
     }
 };
 
+//! Bytes of one side of p's batch: reals or complex floats.
+std::size_t side_bytes(const gpufft::problem& p, bool real)
+{
+    return real ? p.batch * p.points() * sizeof(float) : p.batch * p.complex_extent() * sizeof(cf);
+}
+
 class cufft_engine final : public device_engine
 {
 public:
-    cufft_engine(std::size_t n, std::size_t batch, std::size_t inputs)
-        : d_bytes(n * batch * sizeof(cf))
+    cufft_engine(const gpufft::problem& p, std::size_t inputs)
+        : d_kind(p.kind),
+          d_in_bytes(side_bytes(p, p.kind == gpufft::transform_kind::r2c)),
+          d_out_bytes(side_bytes(p, p.kind == gpufft::transform_kind::c2r))
     {
         constexpr std::size_t int_max = std::numeric_limits<int>::max();
-        if (n > int_max || batch > int_max)
-            throw std::runtime_error("cuFFT: n and batch must fit in an int");
+        std::vector<int> len;
+        for (std::size_t d : p.shape()) {
+            if (d > int_max)
+                throw std::runtime_error("cuFFT: dimensions must fit in an int");
+            len.push_back(int(d));
+        }
+        if (p.batch > int_max)
+            throw std::runtime_error("cuFFT: the batch must fit in an int");
         for (std::size_t i = 0; i < inputs; ++i)
-            d_in.push_back(std::make_unique<cuda_buffer>(d_bytes));
-        d_out = std::make_unique<cuda_buffer>(d_bytes);
-        int len = int(n);
-        cufft_check(
-            cufftPlanMany(&d_plan.h, 1, &len, nullptr, 1, len, nullptr, 1, len, CUFFT_C2C, int(batch)),
-            "cufftPlanMany");
+            d_in.push_back(std::make_unique<cuda_buffer>(d_in_bytes));
+        d_out = std::make_unique<cuda_buffer>(d_out_bytes);
+        const cufftType type = p.kind == gpufft::transform_kind::r2c   ? CUFFT_R2C
+                               : p.kind == gpufft::transform_kind::c2r ? CUFFT_C2R
+                                                                       : CUFFT_C2C;
+        // No embeds: packed transforms back to back, the distances ignored (cuFFT's
+        // "Advanced Data Layout").
+        cufft_check(cufftPlanMany(&d_plan.h, int(len.size()), len.data(), nullptr, 1, 0, nullptr, 1, 0,
+                                  type, int(p.batch)),
+                    "cufftPlanMany");
         d_plan.made = true;
         int version = 0, runtime = 0, device = 0;
         cufftGetVersion(&version);
@@ -82,25 +101,40 @@ public:
     std::string describe() const override { return d_describe; }
     void upload(std::size_t slot, const cf* host) override
     {
-        cuda_check(cudaMemcpy(d_in.at(slot)->p, host, d_bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+        cuda_check(cudaMemcpy(d_in.at(slot)->p, host, d_in_bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     }
     void poison_output() override
     {
         // All bits set is a NaN in every float.
-        cuda_check(cudaMemset(d_out->p, 0xff, d_bytes), "cudaMemset");
+        cuda_check(cudaMemset(d_out->p, 0xff, d_out_bytes), "cudaMemset");
         finish();
     }
     void download(cf* host) override
     {
-        cuda_check(cudaMemcpy(host, d_out->p, d_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        cuda_check(cudaMemcpy(host, d_out->p, d_out_bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
     }
     void run(std::size_t slot) override
     {
-        cufft_check(cufftExecC2C(d_plan.h,
-                                 static_cast<cufftComplex*>(d_in[slot]->p),
-                                 static_cast<cufftComplex*>(d_out->p),
-                                 CUFFT_FORWARD),
-                    "cufftExecC2C");
+        void* in = d_in[slot]->p;
+        switch (d_kind) {
+        case gpufft::transform_kind::r2c:
+            cufft_check(cufftExecR2C(d_plan.h, static_cast<cufftReal*>(in),
+                                     static_cast<cufftComplex*>(d_out->p)),
+                        "cufftExecR2C");
+            break;
+        case gpufft::transform_kind::c2r:
+            // cuFFT's c2r may overwrite its input (cuFFT documentation, "Data
+            // Layout"); the timing does not depend on the values.
+            cufft_check(cufftExecC2R(d_plan.h, static_cast<cufftComplex*>(in),
+                                     static_cast<cufftReal*>(d_out->p)),
+                        "cufftExecC2R");
+            break;
+        case gpufft::transform_kind::c2c:
+            cufft_check(cufftExecC2C(d_plan.h, static_cast<cufftComplex*>(in),
+                                     static_cast<cufftComplex*>(d_out->p), CUFFT_FORWARD),
+                        "cufftExecC2C");
+            break;
+        }
     }
     void finish() override { cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
     double time_calls(std::size_t calls, std::size_t inputs) override
@@ -110,14 +144,15 @@ public:
             run(c % inputs);
         cuda_check(cudaEventRecord(d_stop.e), "cudaEventRecord");
         cuda_check(cudaEventSynchronize(d_stop.e), "cudaEventSynchronize");
-        cuda_check(cudaGetLastError(), "cufftExecC2C's kernels");
+        cuda_check(cudaGetLastError(), "cuFFT's kernels");
         float ms = 0;
         cuda_check(cudaEventElapsedTime(&ms, d_start.e, d_stop.e), "cudaEventElapsedTime");
         return double(ms) * 1e6;
     }
 
 private:
-    std::size_t d_bytes;
+    gpufft::transform_kind d_kind;
+    std::size_t d_in_bytes, d_out_bytes;
     std::vector<std::unique_ptr<cuda_buffer>> d_in;
     std::unique_ptr<cuda_buffer> d_out;
     plan_handle d_plan;
@@ -127,9 +162,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<device_engine> make_cufft_engine(std::size_t n, std::size_t batch, std::size_t inputs)
+std::unique_ptr<device_engine> make_cufft_engine(const gpufft::problem& p, std::size_t inputs)
 {
-    return std::make_unique<cufft_engine>(n, batch, inputs);
+    return std::make_unique<cufft_engine>(p, inputs);
 }
 
 } // namespace gpufft::bench

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gpufft-bench's OpenCL device modes.
  *
- * --device-resident: batched forward C2C on buffers that stay on one device,
- * every engine in one process, side by side: gpufft's device_plan, clFFT and
- * VkFFT in the device_plan's context and queue, cuFFT when built with it.
+ * --device-resident: batched transforms (forward c2c, r2c, or c2r; 1-D
+ * sizes or multi-dimensional shapes) on buffers that stay on one device,
+ * every engine that does the same transform in one process, side by side:
+ * gpufft's device_plan, clFFT (1-D c2c) and VkFFT in the device_plan's
+ * context and queue, cuFFT when built with it and a CUDA device is there.
  * Each engine is checked once (output poisoned with NaN, every element must
  * be written, sampled transforms against FFTW double), then timed: a timed
  * group is as many back-to-back calls as fill about 20 ms, rotating among
@@ -136,8 +138,10 @@ private:
 
 struct device_row {
     std::string engine, describe, status = "ok";
-    std::size_t n = 0, batch = 0, inputs = 0, group_calls = 0;
+    std::string kind = "c2c", shape;                           //!< shape: "4096", "128x128x128"
+    std::size_t n = 0, batch = 0, inputs = 0, group_calls = 0; //!< n: points a transform
     double ns = NAN, ns_min = NAN, gbps = NAN, ratio = NAN, err = NAN, plan_ms = NAN;
+    double io_bytes = 0; //!< bytes a transform reads and writes (8 a complex point, 4 a real)
     std::string anchor;
 };
 
@@ -175,8 +179,19 @@ std::vector<std::size_t> checked_transforms(std::size_t batch)
     return t;
 }
 
-//! Runs slot 0 once into a poisoned output and grades the result.
-void check_engine(slot& s, std::size_t n, const std::vector<cf>& input, std::vector<cf>& out)
+//! Complex floats a buffer of p's input and of its output hold (reals count half).
+std::size_t input_cf(const gpufft::problem& p)
+{
+    return p.kind == gpufft::transform_kind::r2c ? (p.real_span() + 1) / 2 : p.span();
+}
+std::size_t output_cf(const gpufft::problem& p)
+{
+    return p.kind == gpufft::transform_kind::c2r ? (p.real_span() + 1) / 2 : p.span();
+}
+
+//! Runs slot 0 once into a poisoned output and grades the result against
+//! FFTW double of p's kind and shape.
+void check_engine(slot& s, const gpufft::problem& p, const std::vector<cf>& input, std::vector<cf>& out)
 {
     try {
         s.engine->poison_output();
@@ -187,13 +202,19 @@ void check_engine(slot& s, std::size_t n, const std::vector<cf>& input, std::vec
         s.row.status = std::string("error: ") + e.what();
         return;
     }
+    const bool real_out = p.kind == gpufft::transform_kind::c2r;
+    const std::size_t outputs = real_out ? p.points() : p.complex_extent();
+    const float* floats = reinterpret_cast<const float*>(out.data());
     std::size_t unwritten = 0;
-    for (const cf& v : out)
-        unwritten += !(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    for (std::size_t i = 0; i < p.batch * outputs * (real_out ? 1 : 2); ++i)
+        unwritten += !std::isfinite(floats[i]);
     double err = 0;
+    std::vector<cf> got(outputs);
     for (std::size_t t : checked_transforms(s.row.batch)) {
-        const auto ref = reference(input.data() + t * n, n, false);
-        err = std::max(err, rel_l2(out.data() + t * n, ref.data(), n));
+        const auto ref = shaped_reference(input.data(), p, t);
+        for (std::size_t i = 0; i < outputs; ++i)
+            got[i] = real_out ? cf(floats[t * outputs + i], 0) : out[t * outputs + i];
+        err = std::max(err, rel_l2(got.data(), ref.data(), outputs));
     }
     s.row.err = err;
     if (unwritten)
@@ -202,17 +223,59 @@ void check_engine(slot& s, std::size_t n, const std::vector<cf>& input, std::vec
         s.row.status = "wrong: relative L2 error above " + json_number(max_fft_error);
 }
 
-std::vector<device_row> device_resident_size(
-    std::size_t n, const options& o, const device_info& dev, cl_device_id id, bool with_cufft)
+/*!
+ * c2r's input: every transform the spectrum of real data (random reals
+ * through FFTW double's r2c, scaled by 1 / points), each times a factor of
+ * its own. Any spectrum that is not one would make the libraries differ
+ * by design: VkFFT, for one, transforms two of a batch's rows at once as
+ * one complex FFT, which holds only for such spectra.
+ */
+void make_hermitian(std::vector<cf>& in, const gpufft::problem& p, fast_random& rnd)
 {
+    gpufft::problem r2c = p;
+    r2c.kind = gpufft::transform_kind::r2c;
+    r2c.dir = gpufft::direction::forward;
+    r2c.batch = 1;
+    std::vector<float> reals(p.points());
+    for (float& v : reals)
+        v = rnd.next();
+    const auto spectrum = shaped_reference(reals.data(), r2c, 0);
+    const std::size_t extent = p.complex_extent();
+    for (std::size_t t = 0; t < p.batch; ++t) {
+        const double factor = (1.5 + rnd.next()) / double(p.points());
+        for (std::size_t i = 0; i < extent; ++i)
+            in[t * extent + i] = cf(spectrum[i] * factor);
+    }
+}
+
+std::vector<device_row> device_resident_shape(const std::vector<std::size_t>& dims,
+                                              const options& o,
+                                              const device_info& dev,
+                                              cl_device_id id,
+                                              bool with_cufft)
+{
+    gpufft::problem prob;
+    prob.dims = dims;
+    prob.kind = o.r2c   ? gpufft::transform_kind::r2c
+                : o.c2r ? gpufft::transform_kind::c2r
+                        : gpufft::transform_kind::c2c;
+    prob.dir = o.c2r ? gpufft::direction::inverse : gpufft::direction::forward;
+    const std::size_t n = prob.points();
     device_row base;
     base.n = n;
+    base.kind = gpufft::kind_name(prob.kind);
+    for (std::size_t d : dims)
+        base.shape += (base.shape.empty() ? "" : "x") + std::to_string(d);
     base.batch = o.batch ? o.batch
                          : std::max<std::size_t>(
                                1, std::size_t(std::llround(double(o.points) / double(n))));
-    const gpufft::problem prob{ n, gpufft::direction::forward, base.batch, 0 };
+    prob.batch = base.batch;
     prob.validate();
-    const std::size_t span = prob.span();
+    const double complex_bytes = 8.0 * double(prob.complex_extent());
+    base.io_bytes = prob.kind == gpufft::transform_kind::c2c ? 2 * complex_bytes
+                                                             : complex_bytes + 4.0 * double(n);
+    // Every buffer holds the larger of a call's input and output.
+    const std::size_t span = std::max(input_cf(prob), output_cf(prob));
     const std::size_t bytes = span * sizeof(cf);
     // Two inputs and the output, with as much again left for the engines' scratch.
     base.inputs = 6 * bytes <= dev.global_memory ? 2 : 1;
@@ -244,24 +307,25 @@ std::vector<device_row> device_resident_size(
     slots.back().row.plan_ms = ours_ms;
 #ifdef GPUFFT_BENCH_CUFFT
     if (with_cufft)
-        add_engine(
-            slots, "cuFFT", base, [&] { return make_cufft_engine(n, base.batch, base.inputs); });
+        add_engine(slots, "cuFFT", base, [&] { return make_cufft_engine(prob, base.inputs); });
 #else
     (void)with_cufft;
 #endif
 #ifdef GPUFFT_BENCH_CLFFT
-    add_engine(slots, "clFFT", base, [&] { return make_clfft_engine(buffers, n, base.batch); });
+    // The clFFT engine plans 1-D c2c only.
+    if (prob.is_1d_c2c())
+        add_engine(slots, "clFFT", base, [&] { return make_clfft_engine(buffers, n, base.batch); });
 #endif
 #ifdef GPUFFT_BENCH_VKFFT
-    add_engine(slots, "VkFFT", base, [&] {
-        return make_vkfft_engine(buffers, id, n, base.batch);
-    });
+    if (prob.rank() <= 3)
+        add_engine(slots, "VkFFT", base, [&] { return make_vkfft_engine(buffers, id, prob); });
 #endif
 
     // Fresh random input in every buffer.
     const std::uint64_t seed = fresh_seed();
-    std::printf("N=%zu batch=%zu: %s a buffer, %zu input buffer(s), seed %llu\n",
-                n,
+    std::printf("%s %s batch=%zu: %s a buffer, %zu input buffer(s), seed %llu\n",
+                base.kind.c_str(),
+                base.shape.c_str(),
                 base.batch,
                 mib(bytes).c_str(),
                 base.inputs,
@@ -272,6 +336,9 @@ std::vector<device_row> device_resident_size(
     for (auto& in : inputs)
         for (cf& v : in)
             v = cf(rnd.next(), rnd.next());
+    if (prob.kind == gpufft::transform_kind::c2r)
+        for (auto& in : inputs)
+            make_hermitian(in, prob, rnd);
     std::vector<cf> out(span);
     for (auto& s : slots) {
         if (!s.engine)
@@ -283,7 +350,7 @@ std::vector<device_row> device_resident_size(
             s.row.status = std::string("error: ") + e.what();
             continue;
         }
-        check_engine(s, n, inputs[0], out);
+        check_engine(s, prob, inputs[0], out);
     }
     // Warm-ups, then the calls that fill one timed group.
     for (auto& s : slots) {
@@ -318,7 +385,7 @@ std::vector<device_row> device_resident_size(
         if (s.row.status == "ok") {
             s.row.ns = median(s.ns);
             s.row.ns_min = *std::min_element(s.ns.begin(), s.ns.end());
-            s.row.gbps = 16.0 * double(n) / s.row.ns; // 8 bytes read + 8 written a point
+            s.row.gbps = s.row.io_bytes / s.row.ns;
         }
         rows.push_back(s.row);
     }
@@ -345,8 +412,9 @@ void print_device_rows(const std::vector<device_row>& rows)
         if (!r.anchor.empty() && std::isfinite(r.ratio))
             std::snprintf(ratio, sizeof ratio, "%.2f %s", r.ratio, r.anchor.c_str());
         if (r.status == "ok")
-            std::printf("%8zu %8zu  %-7s %12.1f %9.1f %14s %11.2e %10.1f  %s\n",
-                        r.n,
+            std::printf("%4s %14s %8zu  %-7s %12.1f %9.1f %14s %11.2e %10.1f  %s\n",
+                        r.kind.c_str(),
+                        r.shape.c_str(),
                         r.batch,
                         r.engine.c_str(),
                         r.ns,
@@ -356,8 +424,9 @@ void print_device_rows(const std::vector<device_row>& rows)
                         r.plan_ms,
                         r.describe.c_str());
         else
-            std::printf("%8zu %8zu  %-7s %s%s%s\n",
-                        r.n,
+            std::printf("%4s %14s %8zu  %-7s %s%s%s\n",
+                        r.kind.c_str(),
+                        r.shape.c_str(),
                         r.batch,
                         r.engine.c_str(),
                         r.status.c_str(),
@@ -739,16 +808,22 @@ void write_json(const std::string& path,
     f << "{\n  \"header\": {\"tool\": \"gpufft-bench\", \"date\": " << json_string(utc_now())
       << ", \"cpu\": " << json_string(cpu_model()) << ", \"device\": " << device_json(dev)
       << ", \"repeats\": " << o.repeats << ", \"warmups\": " << warmups
-      << ", \"statistic\": \"median\", \"direction\": \"forward\", \"placement\": \"out-of-place\""
-      << ", \"bytes_counted_per_point\": 16, \"points_per_call\": " << (o.batch ? 0 : o.points)
+      << ", \"statistic\": \"median\", \"kind\": "
+      << json_string(o.r2c ? "r2c" : o.c2r ? "c2r"
+                                           : "c2c")
+      << ", \"direction\": "
+      << json_string(o.c2r ? "inverse" : "forward") << ", \"placement\": \"out-of-place\""
+      << ", \"points_per_call\": " << (o.batch ? 0 : o.points)
       << ", \"stream_bytes\": " << o.stream_mib * 1048576 << ", \"chunk_bytes\": "
       << o.chunk_kib * 1024 << ", \"frames_per_output\": " << o.average << "},\n";
     f << "  \"device_resident\": [";
     for (std::size_t i = 0; i < device_rows.size(); ++i) {
         const device_row& r = device_rows[i];
         f << (i ? ",\n    " : "\n    ") << "{\"engine\": " << json_string(r.engine)
+          << ", \"kind\": " << json_string(r.kind) << ", \"shape\": " << json_string(r.shape)
           << ", \"n\": " << r.n << ", \"batch\": " << r.batch << ", \"status\": "
           << json_string(r.status) << ", \"ns_per_transform\": " << json_number(r.ns)
+          << ", \"bytes_per_transform\": " << json_number(r.io_bytes)
           << ", \"ns_per_transform_min\": " << json_number(r.ns_min)
           << ", \"gbytes_per_s\": " << json_number(r.gbps) << ", \"anchor\": "
           << (r.anchor.empty() ? "null" : json_string(r.anchor))
@@ -836,13 +911,15 @@ std::size_t run_device_modes(const options& o)
     std::vector<device_row> device_rows;
     std::vector<stream_row> stream_rows;
     if (o.device_resident) {
-        std::printf("device-resident: forward C2C, out of place, median of %u timed groups after "
-                    "%u warm-ups; GB/s counts 16 bytes a point; ratio = anchor ns / engine ns "
+        std::printf("device-resident: out of place (forward c2c and r2c, inverse c2r), median of "
+                    "%u timed groups after %u warm-ups; GB/s counts the bytes a transform reads "
+                    "and writes (8 a complex point, 4 a real one); ratio = anchor ns / engine ns "
                     "(>1: faster than the anchor)\n\n",
                     o.repeats,
                     warmups);
-        std::printf("%8s %8s  %-7s %12s %9s %14s %11s %10s  %s\n",
-                    "N",
+        std::printf("%4s %14s %8s  %-7s %12s %9s %14s %11s %10s  %s\n",
+                    "kind",
+                    "shape",
                     "batch",
                     "engine",
                     "ns/xform",
@@ -854,15 +931,19 @@ std::size_t run_device_modes(const options& o)
         bool with_cufft = false;
 #ifdef GPUFFT_BENCH_CUFFT
         try { // once, so that a machine without a CUDA GPU gets one line, not one a size
-            make_cufft_engine(64, 1, 1);
+            make_cufft_engine(gpufft::problem{ 64 }, 1);
             with_cufft = true;
         } catch (const std::exception& e) {
             std::printf("cuFFT not timed: %s\n", e.what());
         }
 #endif
         std::fflush(stdout);
-        for (std::size_t n : o.sizes) {
-            const auto rows = device_resident_size(n, o, dev, id, with_cufft);
+        std::vector<std::vector<std::size_t>> shapes = o.shapes;
+        if (shapes.empty())
+            for (std::size_t n : o.sizes)
+                shapes.push_back({ n });
+        for (const auto& dims : shapes) {
+            const auto rows = device_resident_shape(dims, o, dev, id, with_cufft);
             print_device_rows(rows);
             device_rows.insert(device_rows.end(), rows.begin(), rows.end());
             if (!o.json.empty())

@@ -56,17 +56,19 @@ private:
     std::vector<cl_ptr<cl_mem>> d_owned;
 };
 
-//! One library's batched forward C2C, out of place, on its device's buffers.
+//! One library's batched transform (forward c2c or r2c, or c2r), out of
+//! place, on its device's buffers.
 class device_engine
 {
 public:
     virtual ~device_engine() = default;
     virtual std::string name() const = 0;     //!< "gpufft", "clFFT", "VkFFT", "cuFFT"
     virtual std::string describe() const = 0; //!< library version, algorithm, device
-    //! Copies span complex floats from `host` into input buffer `slot`.
+    //! Copies a call's input (at most span complex floats) from `host` into
+    //! input buffer `slot`.
     virtual void upload(std::size_t slot, const cf* host) = 0;
     virtual void poison_output() = 0;
-    //! Copies the whole output to `host`.
+    //! Copies a call's whole output to `host`.
     virtual void download(cf* host) = 0;
     //! Starts one transform of the whole batch from input `slot`; does not wait.
     virtual void run(std::size_t slot) = 0;
@@ -95,11 +97,12 @@ protected:
 // Each throws std::runtime_error naming the library's error when planning fails.
 std::unique_ptr<device_engine>
 make_clfft_engine(cl_buffers& buffers, std::size_t n, std::size_t batch);
+//! p's kind and shape (rank 1 to 3), packed.
 std::unique_ptr<device_engine>
-make_vkfft_engine(cl_buffers& buffers, cl_device_id device, std::size_t n, std::size_t batch);
-//! Its own CUDA buffers on CUDA device 0; timed with CUDA events.
-std::unique_ptr<device_engine>
-make_cufft_engine(std::size_t n, std::size_t batch, std::size_t inputs);
+make_vkfft_engine(cl_buffers& buffers, cl_device_id device, const gpufft::problem& p);
+//! p's kind and shape, packed, on its own CUDA buffers on CUDA device 0;
+//! timed with CUDA events.
+std::unique_ptr<device_engine> make_cufft_engine(const gpufft::problem& p, std::size_t inputs);
 
 } // namespace gpufft::bench
 

@@ -3,7 +3,9 @@
 """QA for gpufft-bench's CPU comparison as a program: the working-set regimes
 (--regimes, and --points or --batch as one regime), their rows in the text
 table and in --json, --window's engines, and bad options giving exit status 2 with a message
-naming them. Tiny runs: the figures are not checked, only their shape.
+naming them; --device-resident's --shapes and --kind on whatever OpenCL
+device is here (PoCL in CI; skipped without one). Tiny runs: the figures
+are not checked, only their shape.
 
     GPUFFT_BENCH=build/apps/gpufft-bench /usr/bin/python3 apps/tests/qa_gpufft_bench.py"""
 
@@ -82,6 +84,61 @@ class qa_gpufft_bench(gr_unittest.TestCase):
         r = bench("--sizes", "64", "--kind", "r2c", "--window")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--window is for 1-D c2c transforms", r.stderr)
+
+    def run_device(self, *args):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bench.json")
+            r = subprocess.run([EXE, "--device-resident", "--repeats", "1", "--json", path, *args],
+                               capture_output=True, text=True, timeout=240)
+            if r.returncode != 0 and "OpenCL" in r.stderr and "no " in r.stderr.lower():
+                self.skipTest(r.stderr.strip())
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(path) as f:
+                return r.stdout, json.load(f)
+
+    def test_device_resident_shapes_and_kinds(self):
+        # gpufft's device_plan at each kind, multi-dimensional and odd
+        # shapes among them, checked against FFTW double by the bench itself;
+        # the other engines only where they plan the same transform.
+        for kind, shapes in (("c2c", ["8x6x10"]), ("r2c", ["12x9"]), ("c2r", ["6x10", "15"])):
+            out, doc = self.run_device("--shapes", ",".join(shapes), "--kind", kind,
+                                       "--points", "2048")
+            self.assertEqual(doc["header"]["kind"], kind)
+            self.assertEqual(doc["header"]["direction"], "inverse" if kind == "c2r" else "forward")
+            rows = doc["device_resident"]
+            ours = {r["shape"]: r for r in rows if r["engine"] == "gpufft"}
+            self.assertEqual(sorted(ours), sorted(shapes), kind)
+            for shape, r in ours.items():
+                dims = [int(d) for d in shape.split("x")]
+                points = 1
+                for d in dims:
+                    points *= d
+                complex_points = points // dims[-1] * (dims[-1] // 2 + 1)
+                io = 16 * points if kind == "c2c" else 8 * complex_points + 4 * points
+                self.assertEqual(r["status"], "ok", f"{kind} {shape}: {r}")
+                self.assertEqual(r["kind"], kind)
+                self.assertEqual(r["n"], points)
+                self.assertEqual(r["batch"], round(2048 / points))
+                self.assertEqual(r["bytes_per_transform"], io)
+                self.assertLess(r["max_rel_err"], 1e-5, f"{kind} {shape}")
+                self.assertRegex(out, rf"\n {kind} +{shape} +{r['batch']} +gpufft ")
+            for r in rows:
+                self.assertEqual(r["kind"], kind)
+                # clFFT's engine plans 1-D c2c only.
+                self.assertNotEqual(r["engine"], "clFFT", f"{kind} {r['shape']}")
+
+    def test_bad_device_options(self):
+        for args, message in (
+                (["--kind", "c2r"], "--kind c2r is for --device-resident"),
+                (["--kind", "c2q"], "--kind must be c2c, r2c or c2r"),
+                (["--device-resident", "--inverse"], "--inverse with --device-resident"),
+                (["--streaming", "--shapes", "8x8"], "--shapes is for the CPU comparison"),
+                (["--streaming", "--kind", "r2c"], "--kind is for the CPU comparison"),
+                (["--device-resident", "--shapes", "8x0"], "--shapes")):
+            r = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+            self.assertIn(message, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
 
     def test_bad_regimes(self):
         for args, message in (

@@ -11,6 +11,7 @@
  * is checked as in qa_gpufft (qa_common.h: FFTW double reference, bound
  * twice FFTW float's error, poisoned outputs, untouched gaps). */
 #include "qa_common.h"
+#include "qa_shaped_reference.h"
 
 // The planner's internals (lib/backends/opencl), linked from its static library.
 #include "fft_plan.h"
@@ -20,12 +21,16 @@
 #include <cppunit/extensions/TestFactoryRegistry.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <random>
 #include <ctime>
 #include <string>
 #include <tuple>
@@ -140,6 +145,169 @@ void check_device_plan(failures& f,
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }
+}
+
+//! Reads `bytes` of a buffer back (blocking).
+std::vector<float> read_back(const ocl::device_plan& plan, cl_mem m, std::size_t bytes)
+{
+    std::vector<float> v(bytes / sizeof(float));
+    cl_check(clEnqueueReadBuffer(plan.queue(), m, CL_TRUE, 0, bytes, v.data(), 0, nullptr, nullptr),
+             "clEnqueueReadBuffer");
+    return v;
+}
+
+const char* signal_name(signal s)
+{
+    switch (s) {
+    case signal::noise:
+        return "noise";
+    case signal::impulse:
+        return "impulse";
+    case signal::spike:
+        return "spike";
+    case signal::constant:
+        return "constant";
+    case signal::dc:
+        return "dc";
+    case signal::tone:
+        return "tone";
+    }
+    return "?";
+}
+
+/*!
+ * A device_plan of any kind and rank on cl_mem buffers, against FFTW double
+ * of the same shape (qa_shaped_reference.h): input `s` a transform (c2r: the
+ * spectrum of real data s), sentinels in the gaps, poisoned output; one
+ * enqueue; every element written and within qa_common.h's criterion, the
+ * gaps untouched, and out of place the input as it was.
+ */
+void check_device_shaped(failures& f, gpufft::problem p, bool in_place = false,
+                         signal s = signal::noise)
+{
+    using gpufft::transform_kind;
+    std::string dims;
+    for (std::size_t d : p.dims)
+        dims += (dims.empty() ? "" : "x") + std::to_string(d);
+    const std::string name = std::string("device_plan ") + gpufft::kind_name(p.kind) + " " + dims +
+                             " " + dir_name(p.dir) + " batch=" + std::to_string(p.batch) +
+                             (p.distance ? " distance=" + std::to_string(p.distance) : "") +
+                             (p.real_distance ? " real_distance=" + std::to_string(p.real_distance) : "") +
+                             " " + signal_name(s) + (in_place ? " in-place" : "");
+    try {
+        ocl::device_plan plan(p);
+        shaped_reference ref(p);
+        const bool real_in = p.kind == transform_kind::r2c, real_out = p.kind == transform_kind::c2r;
+        const std::size_t points = p.points(), extent = p.complex_extent();
+        // Buffers as floats: a complex element is two.
+        const std::size_t in_floats = real_in ? p.real_span() : 2 * p.span();
+        const std::size_t out_floats = real_out ? p.real_span() : 2 * p.span();
+        const std::size_t in_dist = real_in ? p.real_stride() : 2 * p.stride();
+        const std::size_t out_dist = real_out ? p.real_stride() : 2 * p.stride();
+        const std::size_t out_owned = real_out ? points : 2 * extent;
+        auto gap = [](std::size_t i, std::size_t dist, std::size_t owned) { return i % dist >= owned; };
+        const float fill = -777.25f;
+
+        std::vector<float> in(in_floats, fill);
+        std::vector<std::vector<cf>> packed(p.batch, std::vector<cf>(ref.in_size()));
+        for (std::size_t b = 0; b < p.batch; ++b) {
+            std::vector<cf> x(points);
+            fill_signal(x.data(), points, s, name + " " + std::to_string(b));
+            if (real_out) {
+                std::vector<float> reals(points);
+                for (std::size_t i = 0; i < points; ++i)
+                    reals[i] = x[i].real();
+                ref.hermitian(reals, packed[b].data());
+            } else {
+                std::copy(x.begin(), x.begin() + ref.in_size(), packed[b].begin());
+            }
+            for (std::size_t i = 0; i < ref.in_size(); ++i) {
+                if (real_in) {
+                    in[b * in_dist + i] = packed[b][i].real();
+                } else {
+                    in[b * in_dist + 2 * i] = packed[b][i].real();
+                    in[b * in_dist + 2 * i + 1] = packed[b][i].imag();
+                }
+            }
+        }
+        std::vector<float> out(out_floats, fill);
+        for (std::size_t i = 0; i < out_floats; ++i)
+            if (!gap(i, out_dist, out_owned))
+                out[i] = std::numeric_limits<float>::quiet_NaN();
+
+        const std::size_t in_bytes = 4 * (in_place ? std::max(in_floats, out_floats) : in_floats);
+        cl_int err = CL_SUCCESS;
+        cl_mem in_mem = clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, in_bytes, nullptr, &err);
+        cl_check(err, "clCreateBuffer");
+        cl_mem out_mem = in_mem;
+        if (!in_place) {
+            out_mem = clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, 4 * out_floats, nullptr, &err);
+            cl_check(err, "clCreateBuffer");
+            cl_check(clEnqueueWriteBuffer(plan.queue(), out_mem, CL_TRUE, 0, 4 * out_floats, out.data(),
+                                          0, nullptr, nullptr),
+                     "clEnqueueWriteBuffer");
+        }
+        cl_check(clEnqueueWriteBuffer(plan.queue(), in_mem, CL_TRUE, 0, 4 * in_floats, in.data(), 0,
+                                      nullptr, nullptr),
+                 "clEnqueueWriteBuffer");
+        plan.enqueue(in_mem, out_mem);
+        plan.finish();
+        const std::vector<float> y = read_back(plan, out_mem, 4 * out_floats);
+        const std::vector<float> x_after = in_place ? in : read_back(plan, in_mem, 4 * in_floats);
+        clReleaseMemObject(in_mem);
+        if (!in_place)
+            clReleaseMemObject(out_mem);
+
+        f.checked();
+        if (std::memcmp(x_after.data(), in.data(), 4 * in_floats) != 0) {
+            f.add(name + ": changed its input");
+            return;
+        }
+        if (!in_place)
+            for (std::size_t i = 0; i < out_floats; ++i)
+                if (gap(i, out_dist, out_owned) && y[i] != fill) {
+                    f.add(name + ": wrote into the gap between transforms at float " + std::to_string(i));
+                    return;
+                }
+        l2_error ours, fftwf;
+        std::vector<cd> exact(ref.out_size());
+        std::vector<cf> yf(ref.out_size()), got(ref.out_size());
+        for (std::size_t b = 0; b < p.batch; ++b) {
+            for (std::size_t i = 0; i < got.size(); ++i)
+                got[i] = real_out ? cf(y[b * out_dist + i], 0)
+                                  : cf(y[b * out_dist + 2 * i], y[b * out_dist + 2 * i + 1]);
+            if (first_nonfinite(got.data(), got.size()) < got.size()) {
+                f.add(name + ": transform " + std::to_string(b) + " left elements unwritten");
+                return;
+            }
+            ref.run(packed[b].data(), exact.data(), yf.data());
+            fftwf.add(yf.data(), exact.data(), got.size());
+            ours.add(got.data(), exact.data(), got.size());
+        }
+        const double bound = bound_for(fftwf.rel());
+        f.note(name, ours.rel(), bound);
+        if (!(ours.rel() <= bound))
+            f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
+                  std::to_string(bound));
+    } catch (const std::exception& e) {
+        f.add(name + ": threw: " + e.what());
+    }
+}
+
+gpufft::problem shaped(gpufft::transform_kind kind, std::vector<std::size_t> dims, std::size_t batch,
+                       direction dir = direction::forward, std::size_t distance = 0,
+                       std::size_t real_distance = 0)
+{
+    gpufft::problem p;
+    p.kind = kind;
+    p.dir = kind == gpufft::transform_kind::c2r   ? direction::inverse
+            : kind == gpufft::transform_kind::r2c ? direction::forward
+                                                  : dir;
+    p.dims = std::move(dims);
+    p.batch = batch;
+    p.distance = distance;
+    p.real_distance = real_distance;
+    return p;
 }
 
 //! The OpenCL id of the device the suite runs on.
@@ -499,6 +667,8 @@ class qa_opencl_device : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_device);
     CPPUNIT_TEST(device_plans);
+    CPPUNIT_TEST(device_plan_kinds);
+    CPPUNIT_TEST(device_plan_callbacks);
     CPPUNIT_TEST(selection);
     CPPUNIT_TEST(faults);
     CPPUNIT_TEST(auto_choice);
@@ -513,6 +683,130 @@ class qa_opencl_device : public CppUnit::TestFixture
                     check_device_plan(f, n, d, 5, 0, false);
                     check_device_plan(f, n, d, 3, n + 7, true);
                 }
+        });
+    }
+
+    // Every kind and rank: half-size rows (even N, packed or through the
+    // load/store callback where the rows have gaps), paired rows (odd N),
+    // Rader and Bluestein rows, 2-D and 3-D column passes or transposes.
+    void device_plan_kinds()
+    {
+        using gpufft::transform_kind;
+        const auto c2c = transform_kind::c2c, r2c = transform_kind::r2c, c2r = transform_kind::c2r;
+        run_checks("opencl device_plan kinds and ranks", [&](failures& f) {
+            for (signal s : { signal::noise, signal::impulse, signal::dc, signal::tone })
+                check_device_shaped(f, shaped(c2c, { 24, 40 }, 3), false, s);
+            check_device_shaped(f, shaped(c2c, { 32, 32 }, 2, direction::inverse), true);
+            check_device_shaped(f, shaped(c2c, { 16, 12, 10 }, 2));
+            check_device_shaped(f, shaped(c2c, { 8, 8, 8 }, 1, direction::inverse), true);
+            for (signal s : { signal::noise, signal::impulse, signal::dc, signal::tone })
+                check_device_shaped(f, shaped(r2c, { 1000 }, 3), false, s);
+            check_device_shaped(f, shaped(r2c, { 999 }, 5));
+            check_device_shaped(f, shaped(r2c, { 202 }, 2));
+            check_device_shaped(f, shaped(r2c, { 256 }, 3, direction::forward, 130, 261));
+            check_device_shaped(f, shaped(r2c, { 64 }, 4), true);
+            check_device_shaped(f, shaped(r2c, { 24, 30 }, 2));
+            check_device_shaped(f, shaped(r2c, { 8, 10, 9 }, 2));
+            for (signal s : { signal::noise, signal::impulse, signal::dc, signal::tone })
+                check_device_shaped(f, shaped(c2r, { 1000 }, 3), false, s);
+            check_device_shaped(f, shaped(c2r, { 17 }, 3, direction::inverse, 11, 20));
+            check_device_shaped(f, shaped(c2r, { 101 }, 2));
+            check_device_shaped(f, shaped(c2r, { 64 }, 4), true);
+            check_device_shaped(f, shaped(c2r, { 24, 30 }, 2));
+            check_device_shaped(f, shaped(c2r, { 6, 8, 10 }, 2, direction::inverse), false, signal::tone);
+            check_device_shaped(f, shaped(c2r, { 8, 10, 9 }, 2));
+            // What device buffers do not take, named.
+            expect_error(f, "strides", { "strides" }, [&] {
+                gpufft::problem p = shaped(c2c, { 8, 8 }, 1);
+                p.strides = { 16, 1 };
+                ocl::device_plan plan(p);
+            });
+            expect_error(f, "multi-dimensional gaps", { "back to back" }, [&] {
+                ocl::device_plan plan(shaped(c2c, { 8, 8 }, 2, direction::forward, 70));
+            });
+            expect_error(f, "callbacks on r2c", { "callbacks", "1-D c2c" }, [&] {
+                ocl::callbacks cb;
+                cb.source = "float2 gpufft_load(__global const float2* in, uint i) { return in[i]; }";
+                cb.load = true;
+                ocl::device_plan plan(shaped(r2c, { 64 }, 1), cb);
+            });
+        });
+    }
+
+    // The public load/store callbacks: int16 samples read and scaled by the
+    // load (its build option), a window, the store writing conjugates, at
+    // a one-kernel, a two-pass and a Bluestein size; against FFTW double
+    // of what the callbacks compute.
+    void device_plan_callbacks()
+    {
+        run_checks("opencl device_plan callbacks", [](failures& f) {
+            for (std::size_t n : { 256, 1000, 65536, 257 }) {
+                const std::string name = "device_plan callbacks n=" + std::to_string(n);
+                try {
+                    const std::size_t batch = 3;
+                    ocl::callbacks cb;
+                    cb.source =
+                        "float2 gpufft_load(__global const float2* in, uint i)\n"
+                        "{\n"
+                        "    __global const short* s = (__global const short*)in;\n"
+                        "    return (float2)(s[2 * i], s[2 * i + 1]) * SCALE;\n"
+                        "}\n"
+                        "void gpufft_store(__global float2* out, uint k, float2 v) { out[k] = (float2)(v.x, -v.y); }\n";
+                    cb.options = " -DSCALE=0.25f";
+                    cb.load = cb.store = true;
+                    for (std::size_t j = 0; j < n; ++j)
+                        cb.input_weights.push_back(float(0.5 - 0.5 * std::cos(2 * M_PI * double(j) / double(n))));
+                    ocl::device_plan plan(gpufft::problem{ n, direction::forward, batch, 0 }, cb);
+                    auto rng = rng_for(name);
+                    std::uniform_int_distribution<int> sample(-32768, 32767);
+                    std::vector<std::int16_t> samples(2 * n * batch);
+                    for (auto& v : samples)
+                        v = std::int16_t(sample(rng));
+                    cl_int err = CL_SUCCESS;
+                    cl_mem in = clCreateBuffer(plan.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                               samples.size() * 2, samples.data(), &err);
+                    cl_check(err, "clCreateBuffer");
+                    std::vector<cf> y(n * batch);
+                    poison(y.data(), y.size());
+                    cl_mem out = clCreateBuffer(plan.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                                y.size() * sizeof(cf), y.data(), &err);
+                    cl_check(err, "clCreateBuffer");
+                    plan.enqueue(in, out);
+                    plan.finish();
+                    cl_check(clEnqueueReadBuffer(plan.queue(), out, CL_TRUE, 0, y.size() * sizeof(cf),
+                                                 y.data(), 0, nullptr, nullptr),
+                             "clEnqueueReadBuffer");
+                    clReleaseMemObject(in);
+                    clReleaseMemObject(out);
+                    reference& ref = ref_for(n, direction::forward);
+                    l2_error ours, fftwf;
+                    std::vector<cf> x(n), yf(n), got(n);
+                    std::vector<cd> exact(n);
+                    for (std::size_t b = 0; b < batch; ++b) {
+                        for (std::size_t j = 0; j < n; ++j)
+                            x[j] = cf(samples[2 * (b * n + j)], samples[2 * (b * n + j) + 1]) * 0.25f *
+                                   cb.input_weights[j];
+                        for (std::size_t k = 0; k < n; ++k)
+                            got[k] = std::conj(y[b * n + k]);
+                        f.checked();
+                        if (first_nonfinite(got.data(), n) < n) {
+                            f.add(name + ": left elements unwritten");
+                            break;
+                        }
+                        ref.exact(x.data(), exact.data());
+                        ref.fftwf(x.data(), yf.data());
+                        fftwf.add(yf.data(), exact.data(), n);
+                        ours.add(got.data(), exact.data(), n);
+                    }
+                    const double bound = bound_for(fftwf.rel());
+                    f.note(name, ours.rel(), bound);
+                    if (!(ours.rel() <= bound))
+                        f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
+                              std::to_string(bound));
+                } catch (const std::exception& e) {
+                    f.add(name + ": threw: " + e.what());
+                }
+            }
         });
     }
 

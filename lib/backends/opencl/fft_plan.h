@@ -102,7 +102,7 @@ struct chain_shape {
  * Bluestein for every prime (with_callbacks puts callbacks on the first load
  * and last store, which hold Rader's permutations).
  */
-GPUFFT_API chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
+chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool rader = true);
 
 /*!
  * The shapes the plan-time search times for an n-point c2c chain, plan_chain's
@@ -129,28 +129,10 @@ constexpr int shape_candidates_version = 7;
  */
 std::string shape_fault(const device_entry& d, const chain_shape& c);
 
-/*!
- * \brief An open load/store callback on a chain, as cuFFT's and VkFFT's:
- * OpenCL C of the caller's, compiled into the first pass (load) and the last
- * pass (store), so a device pipeline fuses its stages into the FFT's
- * memory traffic.
- */
-struct device_callbacks {
-    //! OpenCL C defining gpufft_load and/or gpufft_store; compiled before
-    //! kernels/fft_pass.cl into the passes that call them.
-    std::string source;
-    //! Appended to those passes' build options, e.g. " -DSAMPLE_FORMAT=1".
-    std::string options;
-    //! `float2 gpufft_load(__global const float2* in, uint i)` reads input
-    //! element i (in[i] without it: i counts float2s from the buffer's start).
-    bool load = false;
-    //! `void gpufft_store(__global float2* out, uint k, float2 v)` writes
-    //! output element k (out[k] = v without it).
-    bool store = false;
-    //! Empty, or n real weights: element j of every transform is multiplied
-    //! by input_weights[j] as it is loaded (after gpufft_load), e.g. a window.
-    std::vector<float> input_weights;
-};
+//! The open load/store callback on a chain (<gpufft/opencl.h>, as cuFFT's and
+//! VkFFT's): the caller's OpenCL C compiled into the first pass (load) and
+//! the last pass (store), and input weights multiplying the first load.
+using device_callbacks = gpufft::opencl::callbacks;
 
 /*!
  * c with the callbacks on its first load and last store (and the input
@@ -158,7 +140,7 @@ struct device_callbacks {
  * first load and last store are its permutations (plan_chain with rader
  * false).
  */
-GPUFFT_API chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
+chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
 
 /*!
  * A chain run `entries` times a batch entry, entries `dist` points apart:
@@ -208,10 +190,9 @@ std::vector<std::size_t> radices_for(std::size_t n, composites use = composites:
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
- * to max_batch transforms a call. Exported, as plan_chain and
- * with_callbacks, for the spectrum layer's device chain.
+ * to max_batch transforms a call.
  */
-class GPUFFT_API fft_chain
+class fft_chain
 {
 public:
     //! `callbacks` as with_callbacks gave them to `shape`; throws

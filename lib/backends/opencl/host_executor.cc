@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: gpufft::plan's executor, on host buffers. */
 #include "host_executor.h"
+#include "device_transform.h"
 #include "shape_search.h"
 #include <gpufft/error.h>
 #include <algorithm>
-#include <chrono>
-#include <sstream>
 #include <cstring>
 
 namespace gpufft::opencl::detail {
@@ -120,35 +119,17 @@ void host_executor::enqueue(slot& s, std::size_t count)
 // data buffer holds (timing does not depend on the values).
 std::size_t host_executor::choose_layout(const std::vector<std::vector<axis_chain>>& layouts)
 {
-    static const char* const names[] = { "strided column passes", "transposing passes" };
     slot& s = d_slots[0];
     std::vector<double> times;
     std::vector<std::vector<step>> built;
     for (const auto& layout : layouts) {
         s.steps = make_steps(layout);
-        std::vector<double> runs;
-        for (int r = 0; r < 6; ++r) {
-            const auto start = std::chrono::steady_clock::now();
-            enqueue(s, d_chunk);
-            check(api()->clFinish(s.queue.get()), "clFinish");
-            if (r > 0)
-                runs.push_back(std::chrono::duration<double, std::milli>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count());
-        }
-        std::sort(runs.begin(), runs.end());
-        times.push_back(runs[runs.size() / 2]);
+        times.push_back(median_run_ms(s.queue.get(), [&] { enqueue(s, d_chunk); }));
         built.push_back(std::move(s.steps));
     }
     const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
     s.steps = std::move(built[best]);
-    std::ostringstream text;
-    text.precision(3);
-    text << names[best] << " (kept: ";
-    for (std::size_t i = 0; i < times.size(); ++i)
-        text << (i ? ", " : "") << names[i] << " " << times[i] << " ms";
-    text << " for " << d_chunk << " transforms)";
-    d_layout = text.str();
+    d_layout = layout_note(times, best, d_chunk);
     return best;
 }
 

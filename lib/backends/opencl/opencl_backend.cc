@@ -1,69 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* gr-gpufft OpenCL backend: the backend behind gpufft::plan and the
- * device-side plans of <gpufft/opencl.h>. */
+/* gr-gpufft OpenCL backend: the backend behind gpufft::plan
+ * (device_transform.cc has the device-side plans of <gpufft/opencl.h>). */
 #include "host_executor.h"
 #include "real_executor.h"
-#include "shape_search.h"
 #include <gpufft/backend.h>
 #include <gpufft/error.h>
-#include <gpufft/opencl.h>
 #include <algorithm>
 
 namespace gpufft {
-
-namespace opencl {
-
-using namespace detail;
-
-struct device_plan::impl {
-    gpufft::problem prob;
-    device_context& ctx;
-    queue_handle queue;
-    std::unique_ptr<fft_chain> chain;
-
-    impl(const gpufft::problem& p, const std::string& selector)
-        : prob(p), ctx(context_for(select(selector))), queue(make_queue(ctx))
-    {
-        if (!p.is_1d_c2c())
-            throw error("gpufft: opencl: a device_plan computes 1-D c2c transforms only, not " +
-                        p.describe());
-        chain = std::make_unique<fft_chain>(
-            ctx, searched_chain(ctx, p.n, p.dir, p.batch), p.batch, p.stride(), p.stride());
-    }
-};
-
-namespace {
-const gpufft::problem& validated(const gpufft::problem& p)
-{
-    p.validate();
-    return p;
-}
-} // namespace
-
-device_plan::device_plan(const gpufft::problem& p, const std::string& device_selector)
-    : d_impl(std::make_unique<impl>(validated(p), device_selector))
-{
-}
-
-device_plan::~device_plan() = default;
-
-void device_plan::enqueue(cl_mem in, cl_mem out)
-{
-    if (!in || !out)
-        throw error(std::string("gpufft: opencl: ") + (!in ? "input" : "output") +
-                    " buffer is null");
-    d_impl->chain->enqueue(d_impl->queue.get(), in, out, d_impl->prob.batch);
-}
-
-void device_plan::finish() { check(api()->clFinish(d_impl->queue.get()), "clFinish"); }
-
-cl_context device_plan::context() const { return d_impl->ctx.context.get(); }
-cl_command_queue device_plan::queue() const { return d_impl->queue.get(); }
-const device_info& device_plan::device() const { return d_impl->ctx.device.info; }
-const gpufft::problem& device_plan::problem() const { return d_impl->prob; }
-std::string device_plan::describe() const { return d_impl->chain->shape().describe(); }
-
-} // namespace opencl
 
 namespace {
 

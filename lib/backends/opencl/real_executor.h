@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: r2c and c2r on host buffers (any rank).
  *
- * The rows along the last axis run as a complex FFT of half the size (even
- * N) or as pairs of rows (odd N) on a "real" device buffer, with a pass of
- * kernels/real_pass.cl between it and the complex-side buffer; the other
- * axes are strided column passes (fft_plan.h) on the complex side: r2c
- * rows then columns, c2r columns then rows. Chunks run one after the
- * other with blocking copies: unlike host_executor, no copy overlaps the
- * device's work. */
+ * Chunks of packed transforms are uploaded, transformed on the device by a
+ * device_transform (device_transform.h: the row FFTs, the real pass and
+ * the column passes) and read back, one after the other with blocking
+ * copies: unlike host_executor, no copy overlaps the device's work. */
 #ifndef GPUFFT_LIB_OPENCL_REAL_EXECUTOR_H
 #define GPUFFT_LIB_OPENCL_REAL_EXECUTOR_H
 
-#include "fft_plan.h"
+#include "device_transform.h"
 #include <gpufft/backend.h>
 #include <memory>
-#include <vector>
 
 namespace gpufft::opencl::detail {
 
@@ -31,23 +27,13 @@ public:
     std::string describe() const override;
 
 private:
-    void columns(std::size_t count);
-    void launch_pass(std::size_t rows);
-
     problem d_problem;
     std::string d_variant;
     device_context& d_ctx;
     queue_handle d_queue;
-    std::size_t d_n;          //!< the last dimension, in reals
-    bool d_odd;
-    std::size_t d_rows;       //!< rows a transform
-    std::size_t d_complex;    //!< complex elements a transform
-    std::size_t d_chunk;      //!< transforms a chunk
-    std::unique_ptr<fft_chain> d_row_chain;
-    std::vector<std::pair<std::unique_ptr<fft_chain>, std::size_t>> d_columns; //!< chain, entries
-    kernel_handle d_pass;
-    mem_handle d_real, d_data, d_twiddles;
-    std::vector<float> d_staging; //!< odd N: rows interleaved in pairs
+    std::size_t d_chunk; //!< transforms a chunk
+    std::unique_ptr<device_transform> d_transform;
+    mem_handle d_real, d_complex; //!< a chunk's real and complex sides, packed
 };
 
 } // namespace gpufft::opencl::detail

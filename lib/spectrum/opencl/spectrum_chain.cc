@@ -4,8 +4,8 @@
  * Only raw samples go to the device and only finished spectra come back.
  * The FFT's first pass converts the raw frames (hop samples apart in the
  * uploaded span) and applies the window as it loads them, its last pass
- * stores |X|^2 (the FFT's load/store callbacks and input weights,
- * fft_plan.h's device_callbacks), and one kernel (spectrum_average, kernels/spectrum.cl) folds
+ * stores |X|^2 (a gpufft::opencl::device_plan's load/store callbacks and
+ * input weights, <gpufft/opencl.h>), and one kernel (spectrum_average, kernels/spectrum.cl) folds
  * the frames into the average kept on the device between calls and writes
  * each finished output scaled, in dB if asked, shifted if asked.
  *
@@ -35,10 +35,10 @@
  * crosses per call, and the read-outs bring back display-sized images. */
 #include "spectrum_chain.h"
 #include "display_stage.h"
-#include "fft_plan.h"
 #include "pipeline_kernels.h"
 #include "program_cache.h"
 #include <gpufft/error.h>
+#include <gpufft/opencl.h>
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -79,24 +79,14 @@ public:
     spectrum_chain(const chain_setup& s, const std::string& selector)
         : d_s(s),
           d_ctx(context_for(select(selector))),
-          d_queue(make_queue(d_ctx)),
+          d_fft(make_fft(s, selector)),
+          d_queue(d_fft->queue()),
           d_unified(runs_on_staging(d_ctx)),
           d_raw_bytes(((s.batch - 1) * s.hop + s.n) * sample_bytes(s.format)),
           d_out_bytes(s.batch * s.n * sizeof(float))
     {
         const device_entry& dev = d_ctx.device;
         d_backend = "opencl:" + (selector.empty() ? std::to_string(dev.info.index) : selector);
-        // The FFT's load callback converts the raw samples, the window its
-        // input weights; its store callback writes |X|^2 (kernels/spectrum.cl,
-        // whose SAMPLE_FORMAT is in sample_format's order).
-        device_callbacks callbacks;
-        callbacks.source = spectrum_cl;
-        callbacks.options = " -DSAMPLE_FORMAT=" + std::to_string(int(s.format));
-        callbacks.load = callbacks.store = true;
-        callbacks.input_weights = s.window;
-        const chain_shape shape =
-            with_callbacks(plan_chain(dev, s.n, direction::forward, false), callbacks);
-        d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, callbacks);
 
         const std::size_t state_bytes = s.n * sizeof(float);
         const std::size_t need = ring_slots * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
@@ -107,7 +97,7 @@ public:
                         std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
                         std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
                         std::to_string(dev.max_alloc >> 20) + " MiB)");
-        const cl_command_queue q = d_queue.get();
+        const cl_command_queue q = d_queue;
         if (!d_unified)
             d_upload = make_queue(d_ctx);
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
@@ -154,7 +144,7 @@ public:
 
     ~spectrum_chain() override
     {
-        const cl_command_queue q = d_queue.get();
+        const cl_command_queue q = d_queue;
         if (d_upload.get())
             api()->clFinish(d_upload.get());
         api()->clFinish(q);
@@ -229,7 +219,7 @@ private:
     void* map(cl_mem m, cl_map_flags flags, std::size_t bytes)
     {
         cl_int err = CL_SUCCESS;
-        void* p = api()->clEnqueueMapBuffer(d_queue.get(), m, CL_TRUE, flags, 0, bytes, 0, nullptr,
+        void* p = api()->clEnqueueMapBuffer(d_queue, m, CL_TRUE, flags, 0, bytes, 0, nullptr,
                                             nullptr, &err);
         check(err, "clEnqueueMapBuffer");
         return p;
@@ -261,7 +251,7 @@ private:
     {
         if (d_upload.get())
             api()->clFinish(d_upload.get());
-        api()->clFinish(d_queue.get());
+        api()->clFinish(d_queue);
         for (slot& sl : d_slots) {
             sl.outputs = 0;
             if (!sl.host)
@@ -273,7 +263,7 @@ private:
                            const spectrum::sink& deliver)
     {
         const cl_api& a = *api();
-        const cl_command_queue q = d_queue.get();
+        const cl_command_queue q = d_queue;
         slot& cur = d_slots[d_next];
         slot& next = d_slots[(d_next + 1) % ring_slots];
 
@@ -303,7 +293,7 @@ private:
             check(a.clEnqueueBarrierWithWaitList(q, 1, &uploaded, nullptr),
                   "clEnqueueBarrierWithWaitList");
         }
-        d_fft->enqueue(q, raw, d_power.get(), frames);
+        d_fft->enqueue(raw, d_power.get(), frames);
 
         // Each output's frames are a segment of their own, but the
         // exponential average runs through all frames in one. The average
@@ -351,14 +341,29 @@ private:
         return d_display ? frames : delivered;
     }
 
+    // The FFT: the raw frames in, |X|^2 out; the chain's kernels run in its queue.
+    static std::unique_ptr<device_plan> make_fft(const chain_setup& s, const std::string& selector)
+    {
+        // The load callback converts the raw samples (kernels/spectrum.cl,
+        // whose SAMPLE_FORMAT is in sample_format's order) of overlapping
+        // frames, the window is its input weights; the store writes |X|^2.
+        callbacks cb;
+        cb.source = spectrum_cl;
+        cb.options = " -DSAMPLE_FORMAT=" + std::to_string(int(s.format)) +
+                     " -DFRAME_N=" + std::to_string(s.n) + "u -DFRAME_HOP=" + std::to_string(s.hop) + "u";
+        cb.load = cb.store = true;
+        cb.input_weights = s.window;
+        return std::make_unique<device_plan>(problem{ s.n, direction::forward, s.batch, 0 }, cb, selector);
+    }
+
     const chain_setup d_s;
     device_context& d_ctx;
-    queue_handle d_queue;
+    std::unique_ptr<device_plan> d_fft;
+    cl_command_queue d_queue; //!< d_fft's
     queue_handle d_upload; //!< discrete: the uploads, beside the kernels' queue
     bool d_unified;
     std::size_t d_raw_bytes, d_out_bytes;
     std::string d_backend;
-    std::unique_ptr<fft_chain> d_fft;
     mem_handle d_power, d_out;                 //!< |X|^2, outputs
     mem_handle d_state[2];                     //!< the average, in and out of a call
     bool d_flip = false;                       //!< which state buffer holds it
