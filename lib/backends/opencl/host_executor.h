@@ -25,7 +25,8 @@ namespace gpufft::opencl::detail {
 class host_executor final : public executor
 {
 public:
-    host_executor(const problem& p, const std::string& selector);
+    //! tune: a 1-D plan times the search's candidates (shape_search.h).
+    host_executor(const problem& p, const std::string& selector, bool tune);
     ~host_executor() override;
     void execute(const complex* in, complex* out) override;
     std::string variant() const override { return d_variant; }

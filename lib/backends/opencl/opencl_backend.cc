@@ -28,7 +28,7 @@ struct device_plan::impl {
             throw error("gpufft: opencl: a device_plan computes 1-D c2c transforms only, not " +
                         p.describe());
         chain = std::make_unique<fft_chain>(
-            ctx, searched_chain(ctx, p.n, p.dir, p.batch), p.batch, p.stride(), p.stride());
+            ctx, searched_chain(ctx, p.n, p.dir, p.batch, false), p.batch, p.stride(), p.stride());
     }
 };
 
@@ -115,7 +115,7 @@ public:
         if (p.kind != transform_kind::c2c)
             dims.pop_back();
         try {
-            return multi_dim_unsupported(select(""), dims);
+            return multi_dim_unsupported(planning_limits(select("")), dims);
         } catch (const std::exception& e) {
             return e.what();
         }
@@ -132,7 +132,7 @@ public:
                 return 1e300;
             const double points = double(p.n) * double(p.batch);
             const double passes =
-                p.rank() > 1 ? double(p.rank()) : double(plan_chain(d, p.n, p.dir).passes.size());
+                p.rank() > 1 ? double(p.rank()) : double(plan_chain(planning_limits(d), p.n, p.dir).passes.size());
             // About 10 GB/s of memory bandwidth per compute unit and GHz
             // (H100: 132 x 1.98 GHz, 3 TB/s), at most 20 GB/s for memory
             // shared with the host.
@@ -150,13 +150,13 @@ public:
 
     std::unique_ptr<executor> make_executor(const problem& p,
                                             const std::string& variant,
-                                            const plan_options&) override
+                                            const plan_options& options) override
     {
         if (const std::string why = unsupported(p); !why.empty())
             throw error("gpufft: " + why);
         if (p.kind != transform_kind::c2c)
             return std::make_unique<real_executor>(p, variant);
-        return std::make_unique<host_executor>(p, variant);
+        return std::make_unique<host_executor>(p, variant, options.tune);
     }
 };
 

@@ -75,12 +75,12 @@ real_executor::real_executor(const problem& p, const std::string& selector)
     // The real buffer: n/2 complex points a row (even), n a pair of rows (odd).
     const std::size_t real_points = d_odd ? pairs * d_n : rows * (d_n / 2);
     const std::size_t fft_n = d_odd ? d_n : d_n / 2;
-    d_row_chain = std::make_unique<fft_chain>(d_ctx, plan_chain(dev, fft_n, p.dir),
+    d_row_chain = std::make_unique<fft_chain>(d_ctx, plan_chain(planning_limits(dev), fft_n, p.dir),
                                               d_odd ? pairs : rows, fft_n, fft_n);
     if (dims.size() > 1) {
         std::vector<std::size_t> complex_dims = dims;
         complex_dims.back() = d_n / 2 + 1;
-        for (const axis_chain& c : plan_strided(dev, complex_dims, p.dir, false))
+        for (const axis_chain& c : plan_strided(planning_limits(dev), complex_dims, p.dir, false))
             d_columns.emplace_back(
                 std::make_unique<fft_chain>(d_ctx, c.shape, d_chunk * c.entries, c.dist, c.dist),
                 c.entries);

@@ -95,7 +95,7 @@ public:
         callbacks.load = callbacks.store = true;
         callbacks.input_weights = s.window;
         const chain_shape shape =
-            with_callbacks(plan_chain(dev, s.n, direction::forward, false), callbacks);
+            with_callbacks(plan_chain(planning_limits(dev), s.n, direction::forward, false), callbacks);
         d_fft = std::make_unique<fft_chain>(d_ctx, shape, s.batch, s.hop, s.n, callbacks);
 
         const std::size_t state_bytes = s.n * sizeof(float);
