@@ -106,7 +106,7 @@ public:
 
     // Any kind and rank, where every dimension but the last fits one kernel
     // (the last runs as whole chains, with four-step and Bluestein); for
-    // c2c the last too (fft_plan.h). Checked on the default device.
+    // c2c the last too (planner.h). Checked on the default device.
     std::string unsupported(const problem& p) const override
     {
         if (p.rank() == 1)

@@ -176,7 +176,7 @@ std::vector<axis_chain> plan_transposed(const device_limits& d,
 //! Why dims cannot be planned on d as above, or empty.
 std::string multi_dim_unsupported(const device_limits& d, const std::vector<std::size_t>& dims);
 
-//! Where a pass may take composite radices (fft_plan.cc,
+//! Where a pass may take composite radices (planner.cc,
 //! composite_min_saving): in a one-kernel plan, in a pass of a two-pass
 //! plan (fewer stages saved are enough), or nowhere.
 enum class composites { one_kernel,
@@ -186,7 +186,7 @@ enum class composites { one_kernel,
 //! The radices of n's Stockham stages: powers of two to 16, 3, 5, 7 and the
 //! composite radices of codelets.h (where `use` allows them and they save
 //! enough stages), then the primes 11..47; empty if n has a prime factor
-//! above 47 (a device may take fewer: fft_plan.cc, dft_radix_cap).
+//! above 47 (a device may take fewer: planner.cc, dft_radix_cap).
 std::vector<std::size_t> radices_for(const device_limits& d, std::size_t n,
                                      composites use = composites::one_kernel);
 

@@ -4,7 +4,7 @@
  * The rows along the last axis run as a complex FFT of half the size (even
  * N) or as pairs of rows (odd N) on a "real" device buffer, with a pass of
  * kernels/real_pass.cl between it and the complex-side buffer; the other
- * axes are strided column passes (fft_plan.h) on the complex side: r2c
+ * axes are strided column passes (planner.h) on the complex side: r2c
  * rows then columns, c2r columns then rows. Chunks run one after the
  * other with blocking copies: unlike host_executor, no copy overlaps the
  * device's work. */
