@@ -44,7 +44,7 @@
  *   STORE_CALLBACK 1: the pass writes its output elements through the
  *                 caller's `void gpufft_store(__global float2* out, uint k,
  *                 float2 v)` instead of out[k] = v
- *   RADER         Rader's x0 and X[0] (lib/backends/opencl/fft_plan.cc,
+ *   RADER         Rader's x0 and X[0] (lib/backends/opencl/planner.cc,
  *                 append_convolution), through slot nsrc - 1 after a
  *                 scratch entry's nsrc - 1 points: 1 the store of element
  *                 (0, 0) writes x0 there; 2 where A[0] of the gathered

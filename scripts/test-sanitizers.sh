@@ -39,10 +39,11 @@ TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 #   the qa_qpu_host suites and qa_qpu_check run the backend and driver over
 #   the fake Pi; sizes, signals, interleave_batches and large run the same
 #   emulator code for minutes more (large alone over 10 under ASan);
-# - the OpenCL suites again under an H100's or a Mali's limits: the same host
-#   code as qa_opencl_shapes, qa_opencl_candidates and qa_opencl_search, which
-#   run here, with other numbers.
-ASAN_NATIVE_ONLY='^(install_private_prefix|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_(shapes|candidates|search)_(h100|mali))$'
+# - qa_opencl_shapes, which builds one plan of each kind that the planner
+#   makes for every device preset: minutes of PoCL compiling kernels, the
+#   same host code (fft_chain) that qa_opencl_sizes, _layout and _search run
+#   here; the planner itself runs here for every preset in qa_opencl_planner.
+ASAN_NATIVE_ONLY='^(install_private_prefix|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_shapes)$'
 
 launcher=()
 if command -v ccache >/dev/null; then

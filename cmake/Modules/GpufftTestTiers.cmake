@@ -7,20 +7,18 @@
 # (CTest's COST: `ctest -j` starts the costliest first, and a fresh clone has
 # no measured costs yet, so without these a long suite could start last).
 set(GPUFFT_FULL_TESTS
-    qa_opencl_shapes_registers 170
+    qa_opencl_shapes 200
     qa_qpu_shaders_qpu_shader_large 100
     qa_qpu_shaders_qpu_shader_sizes 100
     qa_spectrum_live 90
-    qa_opencl_shapes_mali 75
-    qa_opencl_shapes_h100 55
+    qa_opencl_search 60
     qa_qpu_shaders_qpu_shader_signals 50
     qa_qpu_shaders_qpu_shader_interleave_batches 50
     qa_examples 45
     qa_qpu_shaders_qpu_shader_interleave 35
     qa_examples_cpp 25
     qa_opencl_sizes 22
-    fuzz_spectrum_app 20
-    qa_opencl_shapes 11)
+    fuzz_spectrum_app 20)
 
 # gpufft_test_tiers(): labels the tests of the calling folder; called at the
 # end of every CMakeLists.txt that adds tests (the test_tiers test finds one

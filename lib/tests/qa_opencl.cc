@@ -4,7 +4,7 @@
  *
  *   qa_opencl                 every suite
  *   qa_opencl SUITE...        opencl_sizes, opencl_shapes, opencl_layout, opencl_device,
- *                             opencl_cache, opencl_search, opencl_candidates
+ *                             opencl_cache, opencl_search
  *
  * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
  * (skipped) when no OpenCL device is usable here, saying why. Every transform
@@ -15,6 +15,7 @@
 
 // The planner's internals (lib/backends/opencl), linked from its static library.
 #include "fft_plan.h"
+#include "opencl_plan_table.h"
 #include <gpufft/opencl.h>
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -31,6 +32,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <set>
 #include <ctime>
 #include <string>
 #include <tuple>
@@ -71,21 +73,24 @@ void cl_check(cl_int err, const char* what)
 }
 
 /*!
- * A device_plan on cl_mem buffers: random input (sentinels in the gaps),
- * poisoned output, one enqueue; the gaps stay untouched, every element is
- * written and within the criterion of qa_common.h.
+ * A transform on cl_mem buffers of `context`, enqueued by run(in, out) and
+ * finished: random input (sentinels in the gaps), poisoned output; the gaps
+ * stay untouched, every element is written and within the criterion of
+ * qa_common.h.
  */
-void check_device_plan(failures& f,
-                       std::size_t n,
-                       direction dir,
-                       std::size_t batch,
-                       std::size_t distance,
-                       bool in_place)
+template <class Run>
+void check_on_buffers(failures& f,
+                      const std::string& name,
+                      const gpufft::problem& p,
+                      bool in_place,
+                      cl_context context,
+                      cl_command_queue queue,
+                      Run run)
 {
-    const std::string name = case_name("device_plan", n, dir, batch, distance, in_place);
+    const std::size_t n = p.n;
+    const direction dir = p.dir;
+    const std::size_t batch = p.batch;
     try {
-        const gpufft::problem p{ n, dir, batch, distance };
-        ocl::device_plan plan(p);
         const std::size_t span = p.span(), stride = p.stride(), bytes = span * sizeof(cf);
         std::vector<cf> x(span), y(span), yf(n);
         std::vector<cd> exact(n);
@@ -100,18 +105,18 @@ void check_device_plan(failures& f,
                 y[i] = sentinel(i + 1);
 
         cl_int err = CL_SUCCESS;
-        cl_mem in = clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+        cl_mem in = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
         cl_check(err, "clCreateBuffer");
-        cl_mem out = in_place ? in : clCreateBuffer(plan.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+        cl_mem out = in_place ? in : clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
         cl_check(err, "clCreateBuffer");
-        cl_check(clEnqueueWriteBuffer(plan.queue(), in, CL_TRUE, 0, bytes, x.data(), 0, nullptr, nullptr),
+        cl_check(clEnqueueWriteBuffer(queue, in, CL_TRUE, 0, bytes, x.data(), 0, nullptr, nullptr),
                  "clEnqueueWriteBuffer");
         if (!in_place)
-            cl_check(clEnqueueWriteBuffer(plan.queue(), out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
+            cl_check(clEnqueueWriteBuffer(queue, out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
                      "clEnqueueWriteBuffer");
-        plan.enqueue(in, out);
-        plan.finish();
-        cl_check(clEnqueueReadBuffer(plan.queue(), out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
+        run(in, out);
+        cl_check(clFinish(queue), "clFinish");
+        cl_check(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, bytes, y.data(), 0, nullptr, nullptr),
                  "clEnqueueReadBuffer");
         clReleaseMemObject(in);
         if (!in_place)
@@ -294,6 +299,25 @@ void check_device_shaped(failures& f, gpufft::problem p, bool in_place = false,
     }
 }
 
+//! A device_plan on cl_mem buffers (check_on_buffers).
+void check_device_plan(failures& f,
+                       std::size_t n,
+                       direction dir,
+                       std::size_t batch,
+                       std::size_t distance,
+                       bool in_place)
+{
+    const std::string name = case_name("device_plan", n, dir, batch, distance, in_place);
+    try {
+        const gpufft::problem p{ n, dir, batch, distance };
+        ocl::device_plan plan(p);
+        check_on_buffers(f, name, p, in_place, plan.context(), plan.queue(),
+                         [&](cl_mem in, cl_mem out) { plan.enqueue(in, out); });
+    } catch (const std::exception& e) {
+        f.add(name + ": threw: " + e.what());
+    }
+}
+
 gpufft::problem shaped(gpufft::transform_kind kind, std::vector<std::size_t> dims, std::size_t batch,
                        direction dir = direction::forward, std::size_t distance = 0,
                        std::size_t real_distance = 0)
@@ -308,6 +332,31 @@ gpufft::problem shaped(gpufft::transform_kind kind, std::vector<std::size_t> dim
     p.distance = distance;
     p.real_distance = real_distance;
     return p;
+}
+
+/*!
+ * A planned chain (a shape the planner made for any device) built on this
+ * device, `batch` transforms `distance` apart (check_on_buffers).
+ */
+void check_chain(failures& f,
+                 const std::string& label,
+                 const ocl::detail::chain_shape& shape,
+                 std::size_t batch,
+                 std::size_t distance,
+                 bool in_place)
+{
+    namespace detail = ocl::detail;
+    const std::string name = label + ": " + case_name("chain", shape.n, shape.dir, batch, distance, in_place);
+    try {
+        const gpufft::problem p{ shape.n, shape.dir, batch, distance };
+        detail::device_context& ctx = detail::context_for(detail::select(""));
+        detail::fft_chain chain(ctx, shape, batch, p.stride(), p.stride());
+        const detail::queue_handle q = detail::make_queue(ctx);
+        check_on_buffers(f, name, p, in_place, ctx.context.get(), q.get(),
+                         [&](cl_mem in, cl_mem out) { chain.enqueue(q.get(), in, out, batch); });
+    } catch (const std::exception& e) {
+        f.add(name + ": threw: " + e.what());
+    }
 }
 
 //! The OpenCL id of the device the suite runs on.
@@ -395,227 +444,61 @@ class qa_opencl_sizes : public CppUnit::TestFixture
 };
 
 /*!
- * The one-kernel register mode (fft_pass.cl's XCHG) for sizes that local
- * memory cannot hold whole (9152: radices 11 and 13 as direct DFTs), and
- * Bluestein (primes p whose p - 1 has a factor above 47, so not Rader):
- * through it (6521: 16384 points;
- * 4099: 8640), and in three passes with the fused middle (CONVOLVE; 65539:
- * 131220 points). CTest runs it also under GPUFFT_OPENCL_LIMITS as an H100
- * (48 KiB, 1024 work-items: exchanges of 4096 elements in two and four
- * rounds) and
- * as a Mali (32 KiB, 256: 16384 falls back to two passes, 8191 and 4099 to
- * three); each plan's description is printed. These are the planner's
- * rules, so the plan-time search (on by default on a GPU) is off here;
- * qa_opencl_search checks what it may pick.
+ * The planner's plans for every device preset (opencl_plan_table.h: an H100
+ * and H200 through NVIDIA's OpenCL, a Mali, an Intel iGPU, PoCL; the rules'
+ * knobs, Rader everywhere it has stages, the register mode forced) at the
+ * sizes of its rules, and every search candidate at sizes that reach every
+ * kind: each plan that brings a kind of chain, of pass or a radix that no
+ * plan before it brought (shape_traits) built on this device and checked
+ * against FFTW double, forward out of place, inverse in place, two
+ * transforms with gaps between them (one above 65536
+ * points). qa_opencl_planner checks the rules themselves and every plan of
+ * the table without a device. The signals (an impulse, a constant, a tone,
+ * strong DC) go through each way Rader hands on x0 and X[0] (fft_pass.cl's
+ * RADER): one pass, two FFTs, three passes.
  */
 class qa_opencl_shapes : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_shapes);
-    CPPUNIT_TEST(register_mode);
-    CPPUNIT_TEST(one_transform_a_group);
-    CPPUNIT_TEST(odd_radices);
-    CPPUNIT_TEST(grouped_columns);
-    CPPUNIT_TEST(large_prime_radices);
-    CPPUNIT_TEST(rader);
+    CPPUNIT_TEST(every_kind_of_plan);
+    CPPUNIT_TEST(rader_signals);
     CPPUNIT_TEST_SUITE_END();
 
-public:
-    void setUp() override { setenv("GPUFFT_OPENCL_SEARCH", "0", 1); }
-    void tearDown() override { unsetenv("GPUFFT_OPENCL_SEARCH"); }
-
-private:
-
-    void register_mode()
+    void every_kind_of_plan()
     {
-        run_checks("opencl register mode", [](failures& f) {
-            for (std::size_t n : { 6000, 8192, 9152, 10000, 12000, 15625, 16384, 6521, 4099, 65539 }) {
-                const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                std::printf("  %zu: %s\n", n, shape.c_str());
-                check_exchange_rounds(f, n, shape);
-                check_all_ways(f, n);
-            }
-        });
-    }
-
-    //! Register-mode rounds of at most 4096 elements that divide n evenly
-    //! (fft_plan.cc, register_exchange_target).
-    static void check_exchange_rounds(failures& f, std::size_t n, const std::string& shape)
-    {
-        const auto at = shape.find("exchanged ");
-        if (at == std::string::npos || shape.find("bluestein") != std::string::npos)
-            return;
-        const std::size_t xchg = std::stoul(shape.substr(at + 10));
-        if (xchg > 4096 || n % xchg)
-            f.add(std::to_string(n) + ": exchange rounds of " + std::to_string(xchg) +
-                  " elements (want at most 4096, dividing n): " + shape);
-    }
-
-    //! One-kernel transforms of more than 8 KiB of local memory take a
-    //! work-group each (fft_plan.cc, group_local_target).
-    void one_transform_a_group()
-    {
-        run_checks("opencl one transform a group", [](failures& f) {
-            for (std::size_t n : { 1296, 2520, 4410 }) {
-                const std::string shape = gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                if (shape.find("one kernel") != std::string::npos &&
-                    shape.find(" 1 transform of ") == std::string::npos)
-                    f.add(std::to_string(n) + ": " + shape);
-            }
-        });
-    }
-
-    /*!
-     * Composite radices (lib/backends/opencl/codelets.cc: 9, 10, 25, 27,
-     * 36, ...) at the odd and mixed sizes of scripts/device/sweep-sizes.txt,
-     * in one kernel and in both passes of four-step (6000 in one kernel
-     * without the local-memory pad under the H100's 48 KiB, 6561 to 15625
-     * in the register mode there with GPUFFT_OPENCL_ODD_SHAPES=2); each plan
-     * is printed; on any device's limits 729 must take two stages of 27
-     * (four saved), 1800 its five hand-written ones (composites would save
-     * only two: fft_plan.cc, composite_min_saving) and 263's one-kernel
-     * Bluestein FFTs the hand-written ones (composites::none; 262 = 2 x 131
-     * keeps 263 off Rader).
-     */
-    void odd_radices()
-    {
-        run_checks("opencl odd radices", [](failures& f) {
-            for (std::size_t n : { 90, 175, 245, 729, 1296, 4410, 6000, 6561, 6912, 9720, 10000,
-                                   13500, 15625, 16807, 18900, 59049, 78125, 390625, 823543 }) {
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                std::printf("  %zu: %s\n", n, plan.c_str());
-                check_all_ways(f, n);
-            }
-            const std::pair<std::size_t, const char*> wanted[] = {
-                { 729, "one kernel: 27x27," },
-                { 1800, "one kernel: 8x5x5x3x3," },
-                { 263, "bluestein via 540: 4x5x3x3x3," },
-            };
-            for (const auto& [n, start] : wanted) {
-                f.checked();
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                if (plan.rfind(start, 0) != 0)
-                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
-                          "...\"");
-            }
-        });
-    }
-    /*!
-     * Powers of two from 2^16 to 2^18 in two passes keep whole column groups
-     * (16 columns a work-group) on a device of 48 KiB of local memory or more:
-     * 2^18 as 256 x 1024, not 512 x 512 at 11 columns a group
-     * (fft_plan.cc, four_step_split).
-     */
-    void grouped_columns()
-    {
-        run_checks("opencl grouped columns", [](failures& f) {
-            const bool holds = gpufft::opencl::select_device().local_memory >= 48 * 1024;
-            for (std::size_t n : { 65536, 131072, 262144 }) {
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                std::printf("  %zu: %s\n", n, plan.c_str());
-                check_all_ways(f, n);
-                const auto comma = plan.find(", ");
-                if (!holds || plan.rfind("two passes: ", 0) != 0 || comma == std::string::npos)
+        run_checks("opencl every kind of plan", [](failures& f) {
+            const auto& here = ocl::detail::select("").limits;
+            std::set<std::string> seen;
+            std::size_t plans = 0, built = 0;
+            for (const planned& p : plan_table()) {
+                ++plans;
+                // A device smaller than a preset cannot run all its plans
+                // (PoCL's limits hold every preset's).
+                if (!ocl::detail::shape_fault(here, p.shape).empty())
                     continue;
-                f.checked();
-                if (std::stoul(plan.substr(comma + 2)) < 16)
-                    f.add(std::to_string(n) + "'s column pass holds fewer than 16 columns: " + plan);
+                const auto traits = shape_traits(p.shape);
+                if (std::all_of(traits.begin(), traits.end(), [&](const std::string& t) { return seen.count(t); }))
+                    continue;
+                seen.insert(traits.begin(), traits.end());
+                ++built;
+                const bool inverse = p.shape.dir == direction::inverse;
+                const std::size_t n = p.shape.n, batch = n > 65536 ? 1 : 2;
+                check_chain(f, p.target + " candidate " + std::to_string(p.candidate), p.shape, batch,
+                            n + 3, inverse);
             }
+            std::printf("  %zu plans, %zu built\n", plans, built);
         });
     }
 
-    /*!
-     * Direct-DFT stages for the primes 37 to 47 (fft_plan.cc, dft_radix_cap)
-     * in one kernel, in both passes of four-step and batched; with fewer
-     * than 1024 work-items a group (a Mali's limits) those sizes go through
-     * Bluestein instead. Each plan is printed.
-     */
-    void large_prime_radices()
+    void rader_signals()
     {
-        run_checks("opencl large prime radices", [](failures& f) {
-            for (std::size_t n : { 37, 41, 43, 47, 1681, 2021, 37888, 96256 }) {
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                std::printf("  %zu: %s\n", n, plan.c_str());
-                check_all_ways(f, n);
-                check_transform(f, target, n, direction::forward, 3);
-                check_transform(f, target, n, direction::inverse, 3, n + 5, true);
-            }
-            const bool small_device = gpufft::opencl::select_device().max_work_group < 1024;
-            const std::pair<std::size_t, const char*> wanted[] = {
-                { 1681, small_device ? "bluestein" : "one kernel: 41x41," },
-                { 37888, small_device ? "bluestein" : "two passes: 4x37," },
-            };
-            for (const auto& [n, start] : wanted) {
-                f.checked();
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                if (plan.rfind(start, 0) != 0)
-                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + start +
-                          "...\"");
-            }
-        });
-    }
-
-    /*!
-     * Rader's algorithm (fft_plan.cc, append_convolution, rader_level). By
-     * default only where its convolution is one pass (whole_convolution)
-     * and Bluestein's is not or has as many stages: 97 (8x4x3 against
-     * 8x5x5), 257, 2053 (Bluestein's 4320 beyond the cap) where local memory
-     * holds 2052 points; not 1009 (16x7x3x3 against 16x16x8) nor 65537. A
-     * convolution local memory holds (Rader's 256, Bluestein's 540 for 263)
-     * is one pass. With
-     * GPUFFT_OPENCL_RADER=2 for every prime whose p - 1 has stages: in one
-     * pass (97, 257, 1009, 2053, 4093 where local memory holds p - 1), in two
-     * one-kernel passes otherwise, and in three with the fused middle (16381, 65537;
-     * 8191 under an H100's or a Mali's limits), batched, in place with gaps;
-     * the planner must choose it there on any device's limits. Each plan is
-     * printed.
-     */
-    void rader()
-    {
-        run_checks("opencl rader", [](failures& f) {
-            const auto starts = [&](std::size_t n, const std::string& want) {
-                f.checked();
-                const std::string plan =
-                    gpufft::plan(n, direction::inverse, 1, 0, target).describe();
-                if (plan.rfind(want, 0) != 0)
-                    f.add(std::to_string(n) + " is planned as \"" + plan + "\", not \"" + want +
-                          "...\"");
-            };
-            const bool holds_2052 = gpufft::opencl::select_device().local_memory >= 32 * 1024;
-            starts(257, "rader via 256 ");
-            starts(97, "rader via 96 ");
-            starts(2053, holds_2052 ? "rader via 2052 " : "bluestein via ");
-            for (std::size_t n : { 1009, 65537 })
-                starts(n, "bluestein via ");
-            // A convolution that local memory holds is one pass (CONVOLVE).
-            for (std::size_t n : { 257, 263 }) {
-                f.checked();
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                if (plan.find(" | ") != std::string::npos ||
-                    plan.find("times the spectrum and inverse") == std::string::npos)
-                    f.add(std::to_string(n) + "'s convolution is not one pass: " + plan);
-            }
-            setenv("GPUFFT_OPENCL_RADER", "2", 1);
-            for (std::size_t n : { 3, 5, 97, 257, 1009, 2053, 4093, 8191, 16381, 65537 }) {
-                const std::string plan =
-                    gpufft::plan(n, direction::forward, 1, 0, target).describe();
-                std::printf("  %zu: %s\n", n, plan.c_str());
-                check_all_ways(f, n);
-                check_transform(f, target, n, direction::forward, 3);
-                check_transform(f, target, n, direction::inverse, 3, n + 5, true);
-            }
-            for (std::size_t n : { 97, 257, 1009, 2053, 8191, 65537 })
-                starts(n, "rader via " + std::to_string(n - 1) + " ");
-            // Each way x0 and X[0] go (fft_pass.cl's RADER): one pass, two
-            // FFTs, three passes.
-            for (std::size_t n : { 97, 8191, 16381 })
+        run_checks("opencl rader signals", [](failures& f) {
+            setenv("GPUFFT_OPENCL_PLANNER", "rader=2", 1);
+            for (std::size_t n : { 97, 8191, 16381 }) {
+                std::printf("  %zu: %s\n", n, gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
                 check_signals(f, target, n);
-            unsetenv("GPUFFT_OPENCL_RADER");
+            }
+            unsetenv("GPUFFT_OPENCL_PLANNER");
         });
     }
 };
@@ -869,26 +752,16 @@ class qa_opencl_device : public CppUnit::TestFixture
                 expect_error(f, "scratch beyond device memory", { "MiB", "largest buffer" }, [&] {
                     ocl::device_plan p(gpufft::problem{ n, direction::forward, batch, 0 });
                 });
-            // The planner's tuning overrides take positive whole numbers.
-            for (const char* name : { "GPUFFT_OPENCL_GROUP_LOCAL", "GPUFFT_OPENCL_REGISTER_EXCHANGE",
-                                      "GPUFFT_OPENCL_REGISTER_FROM" })
-                for (const char* bad : { "0", "4k", "-1" }) {
-                    setenv(name, bad, 1);
-                    expect_error(f, std::string(name) + "=" + bad,
-                                 { name, "not a positive whole number" },
-                                 [] {
-                                     for (std::size_t n : { 1000, 16384 })
-                                         gpufft::plan p(n, direction::forward, 1, 0, "opencl");
-                                 });
-                    unsetenv(name);
-                }
-            // The comparison switches take their levels only.
-            for (const auto& [name, bad] : { std::pair{ "GPUFFT_OPENCL_RADER", "3" },
-                                             std::pair{ "GPUFFT_OPENCL_ODD_SHAPES", "yes" } }) {
-                setenv(name, bad, 1);
-                expect_error(f, std::string(name) + "=" + bad, { name, bad },
-                             [] { gpufft::plan p(257, direction::forward, 1, 0, "opencl"); });
-                unsetenv(name);
+            // The planner's one override takes its settings and their ranges only.
+            for (const char* bad : { "group_local=0", "register_exchange=4k", "register_from=-1", "rader=3",
+                                     "odd_shapes=yes", "search=2", "no_such_knob=1", "rader" }) {
+                setenv("GPUFFT_OPENCL_PLANNER", bad, 1);
+                expect_error(f, std::string("GPUFFT_OPENCL_PLANNER=") + bad, { "GPUFFT_OPENCL_PLANNER", bad },
+                             [] {
+                                 for (std::size_t n : { 257, 1000, 16384 })
+                                     gpufft::plan p(n, direction::forward, 1, 0, "opencl");
+                             });
+                unsetenv("GPUFFT_OPENCL_PLANNER");
             }
             // Beyond what two passes reach.
             expect_error(f, "size beyond two passes", { "beyond" }, [] {
@@ -918,27 +791,27 @@ class qa_opencl_device : public CppUnit::TestFixture
 
 /*!
  * The plan-time search over kernel shapes (lib/backends/opencl/shape_search.h):
- * every candidate it can pick, forced in turn with GPUFFT_OPENCL_CANDIDATE,
- * is a correct transform (fresh random data, poisoned outputs), and so is
- * what it picks at small sizes, one point included; a choice is
- * read back from the cache, and a corrupt or foreign entry is ignored and
- * rewritten; with the search off the plans are plan_chain's rules, and
- * unset it is on for GPUs only. CTest runs
- * it also as a Mali (32 KiB local memory, 256 work-items), whose limits
- * shape the candidates.
+ * what it picks at small sizes, one point included; a plan that tunes
+ * keeps its choice in the wisdom, which later plans take, and ignore a
+ * corrupt or foreign entry; with the search off the plans are plan_chain's
+ * rules, and a plan that does not tune does not search. What it may pick is
+ * qa_opencl_shapes' and qa_opencl_planner's (every candidate of every
+ * preset).
  */
 class qa_opencl_search : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_search);
-    CPPUNIT_TEST(every_candidate);
     CPPUNIT_TEST(searched_sizes);
-    CPPUNIT_TEST(choice_is_cached);
+    CPPUNIT_TEST(choice_in_wisdom);
     CPPUNIT_TEST(off_keeps_the_rules);
     CPPUNIT_TEST_SUITE_END();
 
-    static std::string shape_of(std::size_t n)
+    static std::string shape_of(std::size_t n, bool tune = false)
     {
-        return gpufft::plan(n, direction::forward, 1, 0, target).describe();
+        gpufft::plan_options o;
+        o.backend = target;
+        o.tune = tune;
+        return gpufft::plan(gpufft::problem{ n, direction::forward, 1, 0 }, o).describe();
     }
 
     //! The "candidate K of C" a description names, or empty.
@@ -950,129 +823,105 @@ class qa_opencl_search : public CppUnit::TestFixture
         return shape.substr(at, shape.find_first_of(",)", at) - at);
     }
 
-    void every_candidate()
-    {
-        run_checks("opencl search candidates", [](failures& f) {
-            // 6000 as VkFFT shapes it on NVIDIA's OpenCL (fft_plan.cc,
-            // shape_candidates), where a group may hold 600 work-items.
-            const std::string narrow = "10x10x10x6, 1 transform of 600 work-items";
-            const bool narrow_fits = gpufft::opencl::select_device("").max_work_group >= 600;
-            for (std::size_t n : { 90, 1296, 6000, 12000 }) {
-                bool narrow_seen = false;
-                std::size_t k = 0;
-                for (;; ++k) {
-                    setenv("GPUFFT_OPENCL_CANDIDATE", std::to_string(k).c_str(), 1);
-                    std::string shape;
-                    try {
-                        shape = shape_of(n);
-                    } catch (const gpufft::error& e) {
-                        f.checked();
-                        if (std::string(e.what()).find("GPUFFT_OPENCL_CANDIDATE") == std::string::npos)
-                            f.add(std::to_string(n) + ": candidate " + std::to_string(k) +
-                                  " failed otherwise than beyond the list: " + e.what());
-                        break;
-                    }
-                    std::printf("  %zu, candidate %zu: %s\n", n, k, shape.c_str());
-                    // The register mode is no candidate at sizes other than
-                    // powers of two above 8192 (fft_plan.cc, shape_candidates).
-                    f.checked();
-                    if (n == 12000 && shape.find("in registers") != std::string::npos)
-                        f.add(std::to_string(n) + ": candidate " + std::to_string(k) +
-                              " is in the register mode: " + shape);
-                    narrow_seen = narrow_seen || shape.find(narrow) != std::string::npos;
-                    check_all_ways(f, n);
-                }
-                f.checked();
-                if (k < 2)
-                    f.add(std::to_string(n) + ": " + std::to_string(k) +
-                          " candidates, nothing to search");
-                if (n == 6000 && narrow_fits && !narrow_seen)
-                    f.add("6000: no candidate is " + narrow);
-            }
-            unsetenv("GPUFFT_OPENCL_CANDIDATE");
-        });
-    }
-
     //! With the search on, as on a GPU: one point to a mixed radix through
     //! gpufft::plan and device_plan, each plan the fastest candidate's.
     void searched_sizes()
     {
         run_checks("opencl searched sizes", [](failures& f) {
-            setenv("GPUFFT_OPENCL_SEARCH", "1", 1);
+            setenv("GPUFFT_OPENCL_PLANNER", "search=1", 1);
             for (std::size_t n : { 1, 2, 12, 64, 1000 }) {
                 check_all_ways(f, n);
                 check_device_plan(f, n, direction::forward, 5, 0, false);
                 check_device_plan(f, n, direction::inverse, 3, n + 7, true);
             }
-            unsetenv("GPUFFT_OPENCL_SEARCH");
+            unsetenv("GPUFFT_OPENCL_PLANNER");
         });
     }
 
-    void choice_is_cached()
+    //! What a child process (`qa_opencl --describe-child N`) plans for n
+    //! points without tuning, or empty if it failed.
+    static std::string child_shape(std::size_t n)
     {
-        run_checks("opencl search cache", [](failures& f) {
+        const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+        const std::string cmd = "'" + exe + "' --describe-child " + std::to_string(n);
+        FILE* p = popen(cmd.c_str(), "r");
+        if (!p)
+            return "";
+        std::string out;
+        char buf[512];
+        while (std::fgets(buf, sizeof buf, p))
+            out += buf;
+        if (!out.empty() && out.back() == '\n')
+            out.pop_back();
+        return pclose(p) == 0 ? out : "";
+    }
+
+    /*!
+     * A plan that tunes times the candidates and keeps its choice in the
+     * wisdom (GPUFFT_WISDOM); a plan that does not, in this process or
+     * another, takes it from there; a wisdom value that names none of the
+     * candidates as they are now (garbage, a candidate beyond the list) or
+     * another size's key is not taken: the rules' plan is.
+     */
+    void choice_in_wisdom()
+    {
+        run_checks("opencl search wisdom", [](failures& f) {
             namespace fs = std::filesystem;
-            const fs::path dir = fs::temp_directory_path() /
-                                 ("gpufft-qa-search-" + std::to_string(run_seed()));
-            fs::remove_all(dir);
-            setenv("GPUFFT_CACHE_DIR", dir.c_str(), 1);
-            setenv("GPUFFT_OPENCL_SEARCH", "1", 1);
+            const fs::path file = fs::temp_directory_path() /
+                                  ("gpufft-qa-search-wisdom-" + std::to_string(run_seed()));
+            fs::remove(file);
+            const char* was = std::getenv("GPUFFT_WISDOM");
+            const std::string saved = was ? was : "";
+            setenv("GPUFFT_WISDOM", file.c_str(), 1);
             const std::size_t n = 1296;
-            auto expect = [&](const std::string& when, const std::string& how) {
-                const std::string shape = shape_of(n);
+            const auto says = [&](const std::string& when, const std::string& shape, const std::string& how) {
                 std::printf("  %s: %s\n", when.c_str(), shape.c_str());
                 f.checked();
                 if (shape.find("(" + how + ": candidate ") == std::string::npos)
                     f.add(when + ": the plan does not say \"" + how + "\": " + shape);
-                check_transform(f, target, n, direction::forward);
                 return candidate_in(shape);
             };
-            auto entries = [&] {
-                std::vector<fs::path> out;
-                std::error_code ec;
-                for (const auto& e : fs::directory_iterator(dir / "shapes", ec))
-                    out.push_back(e.path());
-                return out;
-            };
-            auto read = [](const fs::path& p) {
-                std::ifstream in(p);
-                return std::string(std::istreambuf_iterator<char>(in), {});
-            };
-            auto write = [](const fs::path& p, const std::string& text) {
-                std::ofstream(p, std::ios::trunc) << text;
-            };
-
-            const std::string won = expect("first plan", "searched");
-            const auto files = entries();
+            const std::string won = says("tuned", shape_of(n, true), "searched");
+            check_transform(f, target, n, direction::forward);
             f.checked();
-            if (files.size() != 1) {
-                f.add("the search left " + std::to_string(files.size()) + " cache entries, not 1");
+            if (says("not tuned", shape_of(n), "wisdom") != won)
+                f.add("this process's wisdom did not give back the search's " + won);
+            f.checked();
+            if (says("another process", child_shape(n), "wisdom") != won)
+                f.add("the wisdom file did not give back the search's " + won);
+
+            std::string entry;
+            {
+                std::ifstream in(file);
+                for (std::string line; std::getline(in, line);)
+                    if (line.find("opencl shape") == 0 && line.find(std::to_string(n) + " points forward") != std::string::npos)
+                        entry = line;
+            }
+            f.checked();
+            if (entry.empty()) {
+                f.add("no wisdom line for " + std::to_string(n) + " points in " + file.string());
                 return;
             }
-            const std::string entry = read(files[0]);
-            f.checked();
-            if (expect("second plan", "search cache") != won)
-                f.add("the cache did not give back the search's " + won);
-
-            // Garbage; a candidate beyond the list; another size's key.
             const std::string line = won.substr(0, won.find(" of"));
-            const std::string key = entry.substr(0, entry.find("\ncandidate ") + 1);
             std::string beyond = entry, foreign = entry;
             beyond.replace(beyond.find(line), line.size(), "candidate 99");
             const std::string points = std::to_string(n) + " points";
             foreign.replace(foreign.find(points), points.size(), std::to_string(n + 1) + " points");
-            for (const auto& [what, text] : { std::pair<std::string, std::string>{ "garbage", "\x01not a choice" },
+            const std::string key = entry.substr(0, entry.find('\t'));
+            for (const auto& [what, text] : { std::pair<std::string, std::string>{ "garbage", key + "\tnot a choice" },
                                               { "a candidate beyond the list", beyond },
                                               { "a foreign key", foreign } }) {
-                write(files[0], text);
-                expect("over " + what, "searched");
+                std::ofstream(file, std::ios::trunc) << text << '\n';
+                const std::string shape = child_shape(n);
                 f.checked();
-                if (read(files[0]).compare(0, key.size(), key) != 0)
-                    f.add("the entry with " + what + " was not rewritten");
+                if (shape.empty() || shape.find("candidate") != std::string::npos)
+                    f.add("over " + what + " the plan is not the rules': \"" + shape + "\"");
             }
-            unsetenv("GPUFFT_OPENCL_SEARCH");
-            unsetenv("GPUFFT_CACHE_DIR");
-            fs::remove_all(dir);
+            fs::remove(file);
+            if (was)
+                setenv("GPUFFT_WISDOM", saved.c_str(), 1);
+            else
+                unsetenv("GPUFFT_WISDOM");
         });
     }
 
@@ -1080,11 +929,10 @@ class qa_opencl_search : public CppUnit::TestFixture
     {
         run_checks("opencl search off", [](failures& f) {
             for (std::size_t n : { 90, 1296, 6000, 12000 }) {
-                setenv("GPUFFT_OPENCL_SEARCH", "0", 1);
+                setenv("GPUFFT_OPENCL_PLANNER", "search=0", 1);
                 const std::string off = shape_of(n);
-                setenv("GPUFFT_OPENCL_CANDIDATE", "0", 1);
+                setenv("GPUFFT_OPENCL_PLANNER", "candidate=0", 1);
                 const std::string first = shape_of(n);
-                unsetenv("GPUFFT_OPENCL_CANDIDATE");
                 const std::string note = " (forced: " + candidate_in(first) + ")";
                 f.checked();
                 if (off.find("search") != std::string::npos || first.find(note) == std::string::npos ||
@@ -1092,96 +940,31 @@ class qa_opencl_search : public CppUnit::TestFixture
                     f.add(std::to_string(n) + ": with the search off \"" + off +
                           "\", not candidate 0's \"" + first + "\"");
             }
-            // Unset: the search is on by default on GPUs only (shape_search.h).
-            unsetenv("GPUFFT_OPENCL_SEARCH");
-            const bool gpu = ocl::select_device("").type == "gpu";
+            // Unset, a plan that does not tune does not search (on a GPU
+            // neither); search=0 keeps the rules for one that does.
+            unsetenv("GPUFFT_OPENCL_PLANNER");
             const std::string plain = shape_of(1296);
             f.checked();
-            if ((plain.find("search") != std::string::npos) != gpu)
-                f.add(std::string("with GPUFFT_OPENCL_SEARCH unset on a ") + (gpu ? "GPU" : "non-GPU") +
-                      " device the plan " + (gpu ? "did not search" : "searched") + ": " + plain);
-            setenv("GPUFFT_OPENCL_SEARCH", "yes", 1);
-            expect_error(f, "GPUFFT_OPENCL_SEARCH=yes", { "GPUFFT_OPENCL_SEARCH", "yes" },
+            if (plain.find("search") != std::string::npos)
+                f.add("a plan that does not tune searched: " + plain);
+            setenv("GPUFFT_OPENCL_PLANNER", "search=0", 1);
+            const std::string tuned_off = shape_of(1296, true);
+            f.checked();
+            if (tuned_off.find("candidate") != std::string::npos)
+                f.add("with search=0 a plan that tunes did not keep the rules: " + tuned_off);
+            setenv("GPUFFT_OPENCL_PLANNER", "candidate=99", 1);
+            expect_error(f, "GPUFFT_OPENCL_PLANNER=candidate=99", { "GPUFFT_OPENCL_PLANNER", "candidate=99" },
                          [] { shape_of(64); });
-            unsetenv("GPUFFT_OPENCL_SEARCH");
-        });
-    }
-};
-
-/*!
- * The plan-time search's candidates (fft_plan.h, shape_candidates) on this
- * device's limits; CTest runs the suite also as an H100/H200 (48 KiB of
- * local memory, 1024 work-items) and as a Mali (32 KiB, 256), so that what
- * the search weighs on a GPU is checked on PoCL. Every size to 8192 and the
- * correctness suites' larger ones, without building a kernel: the list is
- * there and every shape is one the kernels can run (shape_fault). Built,
- * each candidate forced in turn (GPUFFT_OPENCL_CANDIDATE) against FFTW
- * double, forward (the inverse's shapes are the same but for the sign), at
- * sizes that reach every kind of candidate: one point, the smallest
- * one-kernel shapes, a mixed radix, the register mode and two-pass splits
- * (qa_opencl_search checks more at 90, 1296, 6000 and 12000).
- */
-class qa_opencl_candidates : public CppUnit::TestFixture
-{
-    CPPUNIT_TEST_SUITE(qa_opencl_candidates);
-    CPPUNIT_TEST(every_shape_runs);
-    CPPUNIT_TEST(every_candidate_checked);
-    CPPUNIT_TEST_SUITE_END();
-
-    void every_shape_runs()
-    {
-        namespace detail = gpufft::opencl::detail;
-        run_checks("opencl candidates' shapes", [](failures& f) {
-            const detail::device_entry& d = detail::select("");
-            std::vector<std::size_t> sizes;
-            for (std::size_t n = 1; n <= 8192; ++n)
-                sizes.push_back(n);
-            for (std::size_t n : { 9720, 10000, 12000, 15625, 16384, 48000, 65536, 65537, 65539,
-                                   131072, 262144, 1 << 20 })
-                sizes.push_back(n);
-            for (std::size_t n : sizes) {
-                std::vector<detail::chain_shape> list;
-                try {
-                    list = detail::shape_candidates(d, n, direction::forward);
-                } catch (const std::exception& e) {
-                    f.add(std::to_string(n) + ": shape_candidates threw: " + e.what());
-                    continue;
-                }
-                f.checked();
-                if (list.empty())
-                    f.add(std::to_string(n) + ": no candidates");
-                for (std::size_t k = 0; k < list.size(); ++k) {
-                    f.checked();
-                    const std::string why = detail::shape_fault(d, list[k]);
-                    if (!why.empty())
-                        f.add("candidate " + std::to_string(k) + " of " + why);
-                }
-            }
-        });
-    }
-
-    void every_candidate_checked()
-    {
-        namespace detail = gpufft::opencl::detail;
-        run_checks("opencl candidates checked", [](failures& f) {
-            const detail::device_entry& d = detail::select("");
-            for (std::size_t n : { 1, 2, 12, 64, 1000, 8192, 65536 }) {
-                const std::size_t count = detail::shape_candidates(d, n, direction::forward).size();
-                for (std::size_t k = 0; k < count; ++k) {
-                    setenv("GPUFFT_OPENCL_CANDIDATE", std::to_string(k).c_str(), 1);
-                    check_transform(f, target, n, direction::forward);
-                }
-            }
-            unsetenv("GPUFFT_OPENCL_CANDIDATE");
+            unsetenv("GPUFFT_OPENCL_PLANNER");
         });
     }
 };
 
 // The kernel-binary cache, across processes: this program run as
 // `qa_opencl --plan-child N` plans once and prints the milliseconds it took.
-// The children plan by the rules (a plan-time search on a GPU builds every
-// candidate, and a choice read back from its cache rebuilds only its own:
-// qa_opencl_search checks that cache).
+// The children plan by the rules (search=0: no wisdom; a tuned plan builds
+// every candidate, and one the wisdom names rebuilds only its own:
+// qa_opencl_search checks the wisdom).
 class qa_opencl_cache : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_cache);
@@ -1224,7 +1007,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
                                  ("gpufft-qa-cache-" + std::to_string(run_seed()));
             fs::remove_all(dir);
             setenv("GPUFFT_CACHE_DIR", dir.c_str(), 1);
-            setenv("GPUFFT_OPENCL_SEARCH", "0", 1);
+            setenv("GPUFFT_OPENCL_PLANNER", "search=0", 1);
             const std::size_t n = 2400; // several stages, radices 8, 4, 3, 5, 5
 
             const plan_time first = child_plan(exe, n);
@@ -1276,7 +1059,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
                     f.add("the corrupt entry " + file.string() + " was not replaced");
             }
             unsetenv("GPUFFT_CACHE_DIR");
-            unsetenv("GPUFFT_OPENCL_SEARCH");
+            unsetenv("GPUFFT_OPENCL_PLANNER");
             fs::remove_all(dir);
         });
     }
@@ -1290,7 +1073,7 @@ class qa_opencl_cache : public CppUnit::TestFixture
  * it launches (fft_plan.cc, fft_chain::launches; 4096 and 2400, 256 and 160
  * work-items), and a group of several transforms takes fewer transforms as
  * the reading has it (65536's column pass, 16 of 16 work-items asked). The
- * planner's rules: the search is off.
+ * planner's rules: no search, no wisdom (search=0).
  */
 class qa_opencl_work_group : public CppUnit::TestFixture
 {
@@ -1299,8 +1082,8 @@ class qa_opencl_work_group : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE_END();
 
 public:
-    void setUp() override { setenv("GPUFFT_OPENCL_SEARCH", "0", 1); }
-    void tearDown() override { unsetenv("GPUFFT_OPENCL_SEARCH"); }
+    void setUp() override { setenv("GPUFFT_OPENCL_PLANNER", "search=0", 1); }
+    void tearDown() override { unsetenv("GPUFFT_OPENCL_PLANNER"); }
 
 private:
     //! A plan's first pass: transforms a group and work-items a transform.
@@ -1348,14 +1131,13 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_search, "opencl_search");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_work_group, "opencl_work_group");
-CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_candidates, "opencl_candidates");
 
 } // namespace qa
 
 namespace {
 
 const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_shapes",
-                                    "opencl_layout", "opencl_search", "opencl_candidates" };
+                                    "opencl_layout", "opencl_search" };
 // Suites that want their CTest environment (lib/tests/CMakeLists.txt): by name only.
 const char* const environment_suite_names[] = { "opencl_work_group" };
 
@@ -1384,12 +1166,26 @@ int plan_child(std::size_t n)
     }
 }
 
+// The search's wisdom test's child: prints an untuned plan's description.
+int describe_child(std::size_t n)
+{
+    try {
+        std::printf("%s\n", gpufft::plan(n, gpufft::direction::forward, 1, 0, "opencl").describe().c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "describe-child: %s\n", e.what());
+        return 1;
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     if (argc == 3 && std::strcmp(argv[1], "--plan-child") == 0)
         return plan_child(std::strtoul(argv[2], nullptr, 10));
+    if (argc == 3 && std::strcmp(argv[1], "--describe-child") == 0)
+        return describe_child(std::strtoul(argv[2], nullptr, 10));
     std::vector<std::string> chosen;
     for (int i = 1; i < argc; ++i) {
         bool known = false;

@@ -277,6 +277,14 @@ class qa_plan(gr_unittest.TestCase):
         p = gpufft.plan(1024, batch=4, tune=True)
         x = random_complex(self.rng, 4 * 1024)
         self.run_poisoned(p, x, "tune")
+        # On OpenCL tune decides whether the plan-time search runs; its
+        # choice goes to the wisdom, which a later plan takes.
+        if "opencl" in gpufft.usable_backend_names():
+            self.assertNotIn("candidate", gpufft.plan(1296, backend="opencl").describe())
+            tuned = gpufft.plan(1296, backend="opencl", tune=True)
+            self.assertIn("(searched: candidate", tuned.describe())
+            self.run_poisoned(tuned, random_complex(self.rng, 1296), "opencl tune")
+            self.assertIn("(wisdom: candidate", gpufft.plan(1296, backend="opencl").describe())
 
     def test_018_python_threads(self):
         # The GIL is released during execute; plans of their own and one

@@ -13,22 +13,23 @@
 #   GPU_SIZES    device-resident sizes (default 256,1024,4096,1000,2400,65536)
 #   GPU_TESTS    ctest -R regex of the OpenCL suites (default opencl)
 #   GPU_TEST_LIMIT  seconds the test step may take (default 240; a cold
-#                kernel cache with the search on takes longer)
+#                kernel cache takes longer)
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
 #   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
 #   GPU_SWEEP_RULES  if set, stage sweep then runs the sizes whose searched
-#                shape is not the rules' again with GPUFFT_OPENCL_SEARCH=0
+#                shape is not the rules' again with GPUFFT_OPENCL_PLANNER=search=0
 #                (sweep-rules.json)
 #   GPU_CANDIDATES the sizes of stage candidates (default 8192,16384)
 #   GPU_HOST_SIZES the sizes of stage host (default gpufft-bench's: 64..65536 and
 #                1000,2400,3000,4410,6000)
 #
 # Stage sweep (not in the default stages): --device-resident alone over the
-# sizes of GPU_SWEEP, then plot_sweep.py's table (sweep.md) and plot (sweep.png).
+# sizes of GPU_SWEEP, each plan searching (GPUFFT_OPENCL_PLANNER=search=1: a
+# device_plan does not tune otherwise), then plot_sweep.py's table (sweep.md) and plot (sweep.png).
 # Stage candidates (not in the default stages): every plan-time search
 # candidate of each GPU_CANDIDATES size forced in turn
-# (GPUFFT_OPENCL_CANDIDATE) until one fails (beyond the list),
+# (GPUFFT_OPENCL_PLANNER=candidate=K) until one fails (beyond the list),
 # --device-resident --repeats 7, into
 # candidates.json: what the search weighs, candidate by candidate.
 # Stage host (not in the default stages either): the simd backend
@@ -163,7 +164,7 @@ if want sweep; then
   sweep_sizes=$(grep -v '^#' "${GPU_SWEEP:-$root/scripts/device/sweep-sizes.txt}" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
   step "gpufft-bench --device-resident over $(echo "$sweep_sizes" | tr ',' '\n' | wc -l) sizes on '$device'" | tee -a "$out/sweep.log"
   # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
-  step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
+  GPUFFT_OPENCL_PLANNER=search=1 step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
     --sizes "$sweep_sizes" --threads "$(nproc)" --json "$out/sweep.json" ${GPU_BENCH:-} &&
     python3 "$root/scripts/device/plot_sweep.py" "$out/sweep.json" --md "$out/sweep.md" --png "$out/sweep.png"
   if [ -n "${GPU_SWEEP_RULES:-}" ] && [ -f "$out/sweep.json" ]; then
@@ -176,9 +177,9 @@ print(",".join(str(r["n"]) for r in rows if r["engine"] == "gpufft"
                and re.search(r"searched: candidate [1-9]", r.get("describe", ""))))
 PY
 )
-    step "the same with GPUFFT_OPENCL_SEARCH=0 at ${searched:-no size}" | tee -a "$out/sweep.log"
+    step "the same with GPUFFT_OPENCL_PLANNER=search=0 at ${searched:-no size}" | tee -a "$out/sweep.log"
     # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
-    [ -z "$searched" ] || GPUFFT_OPENCL_SEARCH=0 step_run 300 sweep.log "$bench" --device-resident \
+    [ -z "$searched" ] || GPUFFT_OPENCL_PLANNER=search=0 step_run 300 sweep.log "$bench" --device-resident \
       --opencl-device "$device" --sizes "$searched" --threads "$(nproc)" --json "$out/sweep-rules.json" ${GPU_BENCH:-}
   fi
 fi
@@ -187,7 +188,7 @@ if want candidates; then
   rm -f /tmp/candidate-*.json
   for n in $(tr ',' ' ' <<<"${GPU_CANDIDATES:-8192,16384}"); do
     for k in $(seq 0 15); do
-      GPUFFT_OPENCL_CANDIDATE=$k timeout --kill-after=10 120 "$bench" --device-resident \
+      GPUFFT_OPENCL_PLANNER=candidate=$k timeout --kill-after=10 120 "$bench" --device-resident \
         --opencl-device "$device" --sizes "$n" --repeats 7 --threads "$(nproc)" \
         --json "/tmp/candidate-$n-$k.json" >>"$out/candidates.log" 2>&1 ||
         { rm -f "/tmp/candidate-$n-$k.json"; break; }

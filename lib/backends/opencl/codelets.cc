@@ -13,7 +13,7 @@ namespace {
 
 // The largest composite radix. Each work-item holds one butterfly's points
 // in registers (up to 49 float2 here, within the H100's 255 registers a
-// thread; fft_plan.cc takes fewer in one-kernel plans); a Mali (64 registers
+// thread; planner.cc takes fewer in one-kernel plans); a Mali (64 registers
 // a thread at full occupancy) would want 16.
 constexpr std::size_t composite_radix_cap = 49;
 

@@ -41,6 +41,37 @@ T device_value(cl_device_id d, cl_device_info what)
 }
 
 /*!
+ * Calls fn(key, value) for each NAME=COUNT item of environment variable
+ * `var` (comma-separated, COUNT a whole number); throws gpufft::error
+ * naming the item and the form (`want`) when one is malformed or fn
+ * returns false (an unknown name or a value out of range).
+ */
+template <class F>
+void for_each_setting(const char* var, const char* want, F fn)
+{
+    const char* env = std::getenv(var);
+    if (!env || !*env)
+        return;
+    const std::string spec = env;
+    const auto bad = [&](const std::string& why) {
+        return error(std::string("gpufft: opencl: ") + var + "=\"" + spec + "\": " + why +
+                     " (want " + want + ")");
+    };
+    std::size_t at = 0;
+    while (at <= spec.size()) {
+        const std::size_t end = std::min(spec.find(',', at), spec.size());
+        const std::string item = spec.substr(at, end - at);
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq), value = eq == item.npos ? "" : item.substr(eq + 1);
+        if (value.empty() || value.find_first_not_of("0123456789") != value.npos || value.size() > 12)
+            throw bad("\"" + item + "\" is not NAME=WHOLE_NUMBER");
+        if (!fn(key, std::size_t(std::stoull(value))))
+            throw bad("\"" + item + "\" is no setting here");
+        at = end + 1;
+    }
+}
+
+/*!
  * GPUFFT_OPENCL_LIMITS="local_memory=BYTES,work_group=ITEMS" (either or
  * both) lowers every device's limits to plan as a smaller device would, e.g.
  * an H100's 49152 and 1024 or a Mali's 32768 and 256 on PoCL; it never
@@ -51,34 +82,20 @@ T device_value(cl_device_id d, cl_device_info what)
 void apply_limits(device_entry& e)
 {
     device_info& i = e.info;
-    const char* env = std::getenv("GPUFFT_OPENCL_LIMITS");
-    if (!env || !*env)
-        return;
-    const std::string spec = env;
-    const auto bad = [&](const std::string& why) {
-        return error("gpufft: opencl: GPUFFT_OPENCL_LIMITS=\"" + spec + "\": " + why +
-                     " (want local_memory=BYTES,work_group=ITEMS,kernel_work_group=ITEMS)");
-    };
-    std::size_t at = 0;
-    while (at <= spec.size()) {
-        const std::size_t end = std::min(spec.find(',', at), spec.size());
-        const std::string item = spec.substr(at, end - at);
-        const std::size_t eq = item.find('=');
-        const std::string key = item.substr(0, eq), value = eq == item.npos ? "" : item.substr(eq + 1);
-        if (value.empty() || value.find_first_not_of("0123456789") != value.npos ||
-            value.size() > 12 || std::stoull(value) == 0)
-            throw bad("\"" + item + "\" is not NAME=POSITIVE_INTEGER");
-        const std::size_t v = std::stoull(value);
-        if (key == "local_memory")
-            i.local_memory = std::min(i.local_memory, v);
-        else if (key == "work_group")
-            i.max_work_group = std::min(i.max_work_group, v);
-        else if (key == "kernel_work_group")
-            e.kernel_work_group_cap = std::min(e.kernel_work_group_cap, v);
-        else
-            throw bad("unknown limit \"" + key + "\"");
-        at = end + 1;
-    }
+    for_each_setting("GPUFFT_OPENCL_LIMITS", "local_memory=BYTES,work_group=ITEMS,kernel_work_group=ITEMS",
+                     [&](const std::string& key, std::size_t v) {
+                         if (v == 0)
+                             return false;
+                         if (key == "local_memory")
+                             i.local_memory = std::min(i.local_memory, v);
+                         else if (key == "work_group")
+                             i.max_work_group = std::min(i.max_work_group, v);
+                         else if (key == "kernel_work_group")
+                             e.limits.kernel_work_group = std::min(e.limits.kernel_work_group, v);
+                         else
+                             return false;
+                         return true;
+                     });
 }
 
 device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
@@ -107,6 +124,17 @@ device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
     i.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
     i.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
     apply_limits(e);
+    device_limits& l = e.limits;
+    l.name = e.label();
+    l.local_memory = i.local_memory;
+    l.max_work_group = i.max_work_group;
+    // OpenCL does not say how many registers a work-item has: devices of
+    // fewer than 1024 work-items a group are taken for a Mali's 64 at full
+    // occupancy, others for the 255 of NVIDIA's and AMD's desktop GPUs.
+    l.registers = i.max_work_group < 1024 ? 64 : 255;
+    l.compute_units = i.compute_units;
+    l.gpu = e.is_gpu();
+    l.unified_memory = i.unified_memory;
     return e;
 }
 
@@ -166,6 +194,47 @@ std::string device_list()
 }
 
 } // namespace
+
+planner_override read_planner_override()
+{
+    planner_override o;
+    planner_knobs& k = o.knobs;
+    for_each_setting("GPUFFT_OPENCL_PLANNER",
+                     "odd_shapes=0|1|2,rader=0|1|2,register_from=N,register_exchange=N,group_local=BYTES,"
+                     "search=0|1,candidate=K",
+                     [&](const std::string& key, std::size_t v) {
+                         if (key == "odd_shapes" || key == "rader") {
+                             if (v > 2)
+                                 return false;
+                             (key == "rader" ? k.rader : k.odd_shapes) = int(v);
+                         } else if (key == "search") {
+                             if (v > 1)
+                                 return false;
+                             o.search = int(v);
+                         } else if (key == "candidate") {
+                             o.candidate = v;
+                         } else if (v == 0) {
+                             return false;
+                         } else if (key == "register_from") {
+                             k.register_from = v;
+                         } else if (key == "register_exchange") {
+                             k.register_exchange = v;
+                         } else if (key == "group_local") {
+                             k.group_local = v;
+                         } else {
+                             return false;
+                         }
+                         return true;
+                     });
+    return o;
+}
+
+device_limits planning_limits(const device_entry& d)
+{
+    device_limits l = d.limits;
+    l.knobs = read_planner_override().knobs;
+    return l;
+}
 
 const std::vector<device_entry>& all_devices()
 {

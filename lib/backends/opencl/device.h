@@ -4,6 +4,7 @@
 #define GPUFFT_LIB_OPENCL_DEVICE_H
 
 #include "cl_handle.h"
+#include "device_limits.h"
 #include <gpufft/opencl.h>
 #include <condition_variable>
 #include <cstdint>
@@ -25,8 +26,9 @@ struct device_entry {
     unsigned clock_mhz = 0;
     std::size_t max_alloc = 0;
     unsigned preferred_float_width = 1;
-    //! GPUFFT_OPENCL_LIMITS' kernel_work_group (device.cc, apply_limits).
-    std::size_t kernel_work_group_cap = SIZE_MAX;
+    //! What the planner knows of it (GPUFFT_OPENCL_LIMITS lowered; device.cc,
+    //! apply_limits), the knobs the rules'.
+    device_limits limits;
     bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
     bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
     //! "platform: name", what a selector's substring is matched against.
@@ -38,6 +40,23 @@ struct device_entry {
  * gpufft::error naming the cause (no loader, no platform) when there is none.
  */
 const std::vector<device_entry>& all_devices();
+
+/*!
+ * GPUFFT_OPENCL_PLANNER, the one override for experiments with the planner
+ * (docs/backend-opencl.md): comma-separated NAME=VALUE of planner_knobs'
+ * fields, and search=0|1 (plan-time search off or on whatever the plan
+ * asks) and candidate=K (take the search's candidate K untimed). Read
+ * afresh at every call; throws gpufft::error naming a bad item.
+ */
+struct planner_override {
+    planner_knobs knobs;
+    int search = -1; //!< -1: as the plan asks
+    std::size_t candidate = SIZE_MAX;
+};
+planner_override read_planner_override();
+
+//! What d's plans are made for: d.limits with GPUFFT_OPENCL_PLANNER's knobs.
+GPUFFT_API device_limits planning_limits(const device_entry& d);
 
 //! Device indices, best first: GPUs before other devices, each by compute
 //! units x clock.

@@ -115,7 +115,7 @@ std::string device_transform::unsupported(const device_entry& d, const problem& 
     auto dims = p.shape();
     if (p.kind != transform_kind::c2c)
         dims.pop_back();
-    return multi_dim_unsupported(d, dims);
+    return multi_dim_unsupported(planning_limits(d), dims);
 }
 
 device_transform::device_transform(device_context& ctx,
@@ -139,8 +139,8 @@ device_transform::device_transform(device_context& ctx,
         plan_c2c_layouts(timing_queue);
         return;
     }
-    const chain_shape shape = calls ? with_callbacks(plan_chain(ctx.device, p.n, p.dir, false), callbacks)
-                                    : searched_chain(ctx, p.n, p.dir, p.batch);
+    const chain_shape shape = calls ? with_callbacks(plan_chain(planning_limits(ctx.device), p.n, p.dir, false), callbacks)
+                                    : searched_chain(ctx, p.n, p.dir, p.batch, false);
     step s;
     s.chain = std::make_unique<fft_chain>(ctx, shape, p.batch, p.stride(), p.stride(), callbacks);
     d_steps.push_back(std::move(s));
@@ -162,8 +162,8 @@ void device_transform::plan_c2c_layouts(cl_command_queue timing_queue)
 {
     const device_entry& dev = d_ctx.device;
     const std::vector<std::vector<axis_chain>> layouts = {
-        plan_strided(dev, d_problem.dims, d_problem.dir),
-        plan_transposed(dev, d_problem.dims, d_problem.dir)
+        plan_strided(planning_limits(dev), d_problem.dims, d_problem.dir),
+        plan_transposed(planning_limits(dev), d_problem.dims, d_problem.dir)
     };
     const std::size_t points = d_problem.points();
     const std::size_t batch = std::min(d_problem.batch, std::max<std::size_t>(1, timing_points / points));
@@ -201,13 +201,13 @@ void device_transform::plan_real()
         rows_io.load = forward;
         rows_io.store = !forward;
     }
-    const chain_shape shape = direct ? plan_chain(dev, fft_n, p.dir)
-                                     : with_callbacks(plan_chain(dev, fft_n, p.dir, false), rows_io);
+    const chain_shape shape = direct ? plan_chain(planning_limits(dev), fft_n, p.dir)
+                                     : with_callbacks(plan_chain(planning_limits(dev), fft_n, p.dir, false), rows_io);
     d_rows = std::make_unique<fft_chain>(d_ctx, shape, d_odd ? pairs : rows, fft_n, fft_n, rows_io);
     if (dims.size() > 1) {
         std::vector<std::size_t> complex_dims = dims;
         complex_dims.back() = d_n / 2 + 1;
-        d_steps = make_steps(plan_strided(dev, complex_dims, p.dir, false), p.batch);
+        d_steps = make_steps(plan_strided(planning_limits(dev), complex_dims, p.dir, false), p.batch);
         if (!forward)
             d_columns = make_buffer(d_ctx, 8 * p.batch * p.complex_extent());
         d_buffer_bytes += forward ? 0 : 8 * p.batch * p.complex_extent();

@@ -40,7 +40,7 @@ std::string mib(std::size_t bytes) { return std::to_string((bytes + (1 << 20) - 
 
 } // namespace
 
-host_executor::host_executor(const problem& p, const std::string& selector)
+host_executor::host_executor(const problem& p, const std::string& selector, bool tune)
     : d_problem(p),
       d_variant(selector),
       d_ctx(context_for(select(selector))),
@@ -53,15 +53,15 @@ host_executor::host_executor(const problem& p, const std::string& selector)
     std::vector<std::vector<axis_chain>> layouts;
     if (p.rank() == 1) {
         axis_chain whole;
-        whole.shape = searched_chain(d_ctx, p.n, p.dir, d_chunk);
+        whole.shape = searched_chain(d_ctx, p.n, p.dir, d_chunk, tune);
         whole.dist = p.n;
         layouts.push_back({ whole });
     } else {
-        const std::string why = multi_dim_unsupported(dev, p.dims);
+        const std::string why = multi_dim_unsupported(planning_limits(dev), p.dims);
         if (!why.empty())
             throw error("gpufft: " + why);
-        layouts.push_back(plan_strided(dev, p.dims, p.dir));
-        layouts.push_back(plan_transposed(dev, p.dims, p.dir));
+        layouts.push_back(plan_strided(planning_limits(dev), p.dims, p.dir));
+        layouts.push_back(plan_transposed(planning_limits(dev), p.dims, p.dir));
     }
     const std::size_t slots = d_unified ? 1 : 2;
 

@@ -10,7 +10,7 @@
  * downloaded and copied out: at most one chunk in flight beyond the one
  * being filled. The chunk size bounds the device memory a plan takes.
  *
- * Multi-dimensional c2c runs one of fft_plan.h's two layouts (strided
+ * Multi-dimensional c2c runs one of planner.h's two layouts (strided
  * column passes or transposing passes); the constructor times both on the
  * plan's own buffers and keeps the faster. */
 #ifndef GPUFFT_LIB_OPENCL_HOST_EXECUTOR_H
@@ -25,7 +25,8 @@ namespace gpufft::opencl::detail {
 class host_executor final : public executor
 {
 public:
-    host_executor(const problem& p, const std::string& selector);
+    //! tune: a 1-D plan times the search's candidates (shape_search.h).
+    host_executor(const problem& p, const std::string& selector, bool tune);
     ~host_executor() override;
     void execute(const complex* in, complex* out) override;
     std::string variant() const override { return d_variant; }

@@ -50,7 +50,7 @@ public:
 
     // Any kind and rank, where every dimension but the last fits one kernel
     // (the last runs as whole chains, with four-step and Bluestein); for
-    // c2c the last too (fft_plan.h). Checked on the default device.
+    // c2c the last too (planner.h). Checked on the default device.
     std::string unsupported(const problem& p) const override
     {
         if (p.rank() == 1)
@@ -59,7 +59,7 @@ public:
         if (p.kind != transform_kind::c2c)
             dims.pop_back();
         try {
-            return multi_dim_unsupported(select(""), dims);
+            return multi_dim_unsupported(planning_limits(select("")), dims);
         } catch (const std::exception& e) {
             return e.what();
         }
@@ -76,7 +76,7 @@ public:
                 return 1e300;
             const double points = double(p.n) * double(p.batch);
             const double passes =
-                p.rank() > 1 ? double(p.rank()) : double(plan_chain(d, p.n, p.dir).passes.size());
+                p.rank() > 1 ? double(p.rank()) : double(plan_chain(planning_limits(d), p.n, p.dir).passes.size());
             // About 10 GB/s of memory bandwidth per compute unit and GHz
             // (H100: 132 x 1.98 GHz, 3 TB/s), at most 20 GB/s for memory
             // shared with the host.
@@ -94,13 +94,13 @@ public:
 
     std::unique_ptr<executor> make_executor(const problem& p,
                                             const std::string& variant,
-                                            const plan_options&) override
+                                            const plan_options& options) override
     {
         if (const std::string why = unsupported(p); !why.empty())
             throw error("gpufft: " + why);
         if (p.kind != transform_kind::c2c)
             return std::make_unique<real_executor>(p, variant);
-        return std::make_unique<host_executor>(p, variant);
+        return std::make_unique<host_executor>(p, variant, options.tune);
     }
 };
 

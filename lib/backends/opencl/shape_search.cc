@@ -2,11 +2,11 @@
 /* gr-gpufft OpenCL backend: the plan-time search over kernel shapes. */
 #include "shape_search.h"
 #include "program_cache.h"
+#include "../../core/wisdom.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -36,47 +36,36 @@ constexpr int most_enqueues_a_sample = 256;
 // contiguous transforms; a chain's shape does not depend on their distance).
 const char* const layout_class = "c2c contiguous";
 
-std::string env_text(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v ? v : "";
-}
-
-//! What a cached choice depends on, written at the head of its entry.
-std::string entry_key(const device_entry& d, std::size_t n, direction dir, std::size_t batch)
+//! The wisdom key of a choice: what it depends on, on one line.
+std::string wisdom_key(const device_entry& d, std::size_t n, direction dir, std::size_t batch)
 {
     std::ostringstream k;
-    k << "gpufft shape search, candidates version " << shape_candidates_version << '\n'
-      << d.info.platform << '\n'
-      << d.info.name << '\n'
-      << d.info.driver << '\n'
-      << d.info.version << '\n'
-      << "local memory " << d.info.local_memory << ", work-group " << d.info.max_work_group << '\n'
-      << n << " points " << (dir == direction::forward ? "forward" : "inverse") << ", "
-      << layout_class << ", timed on a batch of " << batch << '\n';
-    return k.str();
+    k << "opencl shape v" << shape_candidates_version << " " << d.info.platform << " | " << d.info.name
+      << " | " << d.info.driver << " | " << d.info.version << " | local memory " << d.info.local_memory
+      << ", work-group " << d.info.max_work_group << " | " << n << " points "
+      << (dir == direction::forward ? "forward" : "inverse") << ", " << layout_class
+      << ", timed on a batch of " << batch;
+    std::string key = k.str();
+    // The wisdom file is one "key<TAB>value" a line.
+    std::replace_if(
+        key.begin(), key.end(), [](char ch) { return ch == '\t' || ch == '\n'; }, ' ');
+    return key;
 }
 
-//! The cached choice among `candidates`, or -1 where the entry is missing,
-//! foreign (another key) or does not name one of them as it is now.
-long cached_choice(const std::string& path,
-                   const std::string& key,
-                   const std::vector<chain_shape>& candidates)
+std::string wisdom_value(const std::vector<chain_shape>& candidates, std::size_t k)
 {
-    const std::string text = read_cache_file(path);
-    if (text.compare(0, key.size(), key) != 0)
-        return -1;
-    std::istringstream in(text.substr(key.size()));
-    std::string word, of, shape;
-    long k = -1;
-    std::size_t count = 0;
-    if (!(in >> word >> k >> of >> count) || word != "candidate" || of != "of" ||
-        count != candidates.size() || k < 0 || std::size_t(k) >= count)
-        return -1;
-    in.ignore(1);
-    if (!std::getline(in, shape) || shape != candidates[std::size_t(k)].describe())
-        return -1;
-    return k;
+    return "candidate " + std::to_string(k) + " of " + std::to_string(candidates.size()) + ": " +
+           candidates[k].describe();
+}
+
+//! The choice among `candidates` a wisdom value names, or -1 where it names
+//! none of them as they are now.
+long wisdom_choice(const std::string& value, const std::vector<chain_shape>& candidates)
+{
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+        if (value == wisdom_value(candidates, k))
+            return long(k);
+    return -1;
 }
 
 //! Seconds a batch of each chain takes on the device (infinity for one that
@@ -141,37 +130,26 @@ std::string microseconds(double s)
 
 } // namespace
 
-bool shape_search_on(const device_entry& d)
-{
-    const std::string v = env_text("GPUFFT_OPENCL_SEARCH");
-    if (v.empty())
-        return d.is_gpu();
-    if (v != "0" && v != "1")
-        throw error("gpufft: opencl: GPUFFT_OPENCL_SEARCH=\"" + v + "\" is neither 0 nor 1");
-    return v == "1";
-}
-
-chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, std::size_t max_batch)
+chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, std::size_t max_batch, bool tune)
 {
     const device_entry& d = ctx.device;
-    const std::string forced = env_text("GPUFFT_OPENCL_CANDIDATE");
-    if (forced.empty() && !shape_search_on(d))
-        return plan_chain(d, n, dir);
-    const std::vector<chain_shape> candidates = shape_candidates(d, n, dir);
+    const planner_override o = read_planner_override();
+    const device_limits limits = planning_limits(d);
+    if (o.search == 0)
+        return plan_chain(limits, n, dir);
+    const std::vector<chain_shape> candidates = shape_candidates(limits, n, dir);
     const std::string of = " of " + std::to_string(candidates.size());
     const auto noted = [&](std::size_t k, const std::string& how, const std::string& detail = "") {
         chain_shape c = candidates[k];
         c.search_note = how + ": candidate " + std::to_string(k) + of + detail;
         return c;
     };
-    if (!forced.empty()) {
-        if (forced.find_first_not_of("0123456789") != std::string::npos || forced.size() > 6 ||
-            std::stoul(forced) >= candidates.size())
-            throw error("gpufft: opencl: GPUFFT_OPENCL_CANDIDATE=\"" + forced +
-                        "\" is not one of the " + std::to_string(candidates.size()) +
-                        " candidates (0 first) for " + std::to_string(n) + " points on " +
-                        d.label());
-        return noted(std::stoul(forced), "forced");
+    if (o.candidate != SIZE_MAX) {
+        if (o.candidate >= candidates.size())
+            throw error("gpufft: opencl: GPUFFT_OPENCL_PLANNER's candidate=" + std::to_string(o.candidate) +
+                        " is not one of the " + std::to_string(candidates.size()) +
+                        " candidates (0 first) for " + std::to_string(n) + " points on " + d.label());
+        return noted(o.candidate, "forced");
     }
     if (candidates.size() == 1)
         return candidates.front();
@@ -182,12 +160,12 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
                                        d.info.global_memory / timed_memory_share /
                                            (2 + candidates.size()) });
     const std::size_t batch = std::max<std::size_t>(1, std::min(max_batch, cap / (8 * n)));
-    const std::string key = entry_key(d, n, dir, batch);
-    const std::string path = kernel_cache_dir() + "/shapes/" + cache_hash(key) + ".txt";
-    const long cached = cached_choice(path, key, candidates);
-    if (cached >= 0)
-        return noted(std::size_t(cached), "search cache");
-
+    const std::string key = wisdom_key(d, n, dir, batch);
+    if (!tune && o.search < 0) {
+        const auto value = gpufft::detail::wisdom_lookup(key);
+        const long k = value ? wisdom_choice(*value, candidates) : -1;
+        return k >= 0 ? noted(std::size_t(k), "wisdom") : candidates.front();
+    }
     const std::size_t bytes = batch * n * 8;
     mem_handle in = device_buffer(ctx, bytes), out = device_buffer(ctx, bytes);
     const queue_handle q = make_queue(ctx);
@@ -235,8 +213,7 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     const std::size_t best = std::size_t(std::min_element(seconds.begin(), seconds.end()) - seconds.begin());
     if (!(seconds[best] < std::numeric_limits<double>::infinity()))
         return candidates.front();
-    write_cache_file(path, key + "candidate " + std::to_string(best) + of + '\n' +
-                               candidates[best].describe() + '\n');
+    gpufft::detail::wisdom_store(key, wisdom_value(candidates, best));
     return noted(best, "searched", ", " + microseconds(seconds[best]) + " a batch of " +
                                        std::to_string(batch) + " against " +
                                        microseconds(seconds[0]) + " for candidate 0");
