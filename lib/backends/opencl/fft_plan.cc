@@ -21,6 +21,8 @@ namespace {
 
 using exact::bluestein_spectrum;
 using exact::chirp;
+using exact::is_prime;
+using exact::rader_spectrum;
 using exact::roots;
 
 // The planner's tuning knobs, all here (scripts/device/sweep-sizes.txt is
@@ -791,74 +793,12 @@ std::vector<std::size_t> bluestein_lengths(std::size_t n)
     return { power };
 }
 
-//! b^e mod m.
-std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t m)
-{
-    std::uint64_t r = 1;
-    for (b %= m; e; e >>= 1, b = b * b % m)
-        if (e & 1)
-            r = r * b % m;
-    return r;
-}
-
-//! Whether n is prime (trial division: n is at most a few million here).
-bool is_prime(std::size_t n)
-{
-    if (n < 2)
-        return false;
-    for (std::size_t q = 2; q * q <= n; ++q)
-        if (n % q == 0)
-            return false;
-    return true;
-}
-
-//! The smallest generator of the multiplicative group mod the prime p: g
-//! with g^((p - 1) / q) != 1 for every prime q dividing p - 1.
-std::size_t generator_mod(std::size_t p)
-{
-    std::vector<std::size_t> factors;
-    std::size_t rest = p - 1;
-    for (std::size_t q = 2; q * q <= rest; ++q)
-        if (rest % q == 0) {
-            factors.push_back(q);
-            while (rest % q == 0)
-                rest /= q;
-        }
-    if (rest > 1)
-        factors.push_back(rest);
-    for (std::size_t g = 2;; ++g)
-        if (std::all_of(factors.begin(), factors.end(),
-                        [&](std::size_t q) { return power_mod(g, (p - 1) / q, p) != 1; }))
-            return g;
-}
-
-//! Rader's permutation of the prime p: g^(s q) mod p for q < p - 1, as
-//! indices in float2 tables' x (exact below 2^24).
+//! Rader's permutation (exact_dft.h) as indices in float2 tables' x (exact
+//! below 2^24).
 std::vector<std::complex<double>> rader_indices(std::size_t p, std::size_t g, int s)
 {
-    const std::uint64_t step = s > 0 ? g : power_mod(g, p - 2, p);
-    std::vector<std::complex<double>> out(p - 1);
-    std::uint64_t x = 1;
-    for (auto& v : out) {
-        v = double(x);
-        x = x * step % p;
-    }
-    return out;
-}
-
-//! Rader's kernel spectrum: the (p - 1)-point forward DFT of
-//! w^(g^-q), w = exp(sign 2 pi i / p), divided by p - 1.
-std::vector<std::complex<double>> rader_spectrum(std::size_t p, std::size_t g, int sign)
-{
-    const auto w = roots(p, sign);
-    const auto at = rader_indices(p, g, -1);
-    std::vector<std::complex<double>> b(p - 1), spectrum(p - 1);
-    for (std::size_t q = 0; q + 1 < p; ++q)
-        b[q] = w[std::size_t(at[q].real())];
-    exact::dft(b.data(), 1, spectrum.data(), p - 1, exact::roots(p - 1, -1));
-    for (auto& x : spectrum)
-        x /= double(p - 1);
-    return spectrum;
+    const auto at = exact::rader_indices(p, g, s);
+    return { at.begin(), at.end() };
 }
 
 std::string radices_text(const std::vector<std::size_t>& r)
@@ -1033,7 +973,7 @@ chain_shape plan_chain(const device_entry& d, std::size_t n, direction dir, bool
             r.passes.clear();
             r.scratch_points[0] = r.scratch_points[1] = 0;
             r.convolution_m = n - 1;
-            r.rader_generator = generator_mod(n);
+            r.rader_generator = exact::generator(n);
             const auto fewer_stages = [&] {
                 return c.passes.size() > 1 ||
                        r.passes.front().radices.size() <= c.passes.front().radices.size();
