@@ -13,6 +13,9 @@ set(GPUFFT_FULL_TESTS
     qa_spectrum_live 90
     qa_opencl_shapes_mali 75
     qa_opencl_shapes_h100 55
+    qa_opencl_search_h100 50
+    qa_opencl_sizes_h100 30
+    qa_opencl_sizes_mali 30
     qa_qpu_shaders_qpu_shader_signals 50
     qa_qpu_shaders_qpu_shader_interleave_batches 50
     qa_examples 45
