@@ -12,6 +12,10 @@ set(GPUFFT_FULL_TESTS
     qa_qpu_shaders_qpu_shader_sizes 100
     qa_spectrum_live 90
     qa_opencl_search 60
+    qa_opencl_search_h100 50
+    qa_opencl_search_mali 50
+    qa_opencl_sizes_h100 30
+    qa_opencl_sizes_mali 30
     qa_qpu_shaders_qpu_shader_signals 50
     qa_qpu_shaders_qpu_shader_interleave_batches 50
     qa_examples 45

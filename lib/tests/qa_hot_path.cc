@@ -91,13 +91,13 @@ class qa_hot_path : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE_END();
 
     // Each scheme of the simd backend (fused codelet, passes, lane batches,
-    // Bluestein, four-step, real, multi-dimensional, strided), one thread
+    // Rader, Bluestein, four-step, real, multi-dimensional, strided), one thread
     // and two, with and without input weights, on every variant. Other
     // backends are not held to it here.
     void execute_allocates_nothing()
     {
         std::vector<gpufft::problem> problems;
-        for (std::size_t n : { 64, 1000, 1024, 4099, 1 << 17 })
+        for (std::size_t n : { 64, 97, 1000, 1024, 4099, 1 << 17 })
             for (std::size_t batch : { 1, 5 })
                 problems.push_back(gpufft::problem{ n, direction::forward, batch });
         // Lane batches on AVX-512 and AVX2 (and their rest), codelet and passes.

@@ -494,7 +494,7 @@ class qa_opencl_shapes : public CppUnit::TestFixture
     {
         run_checks("opencl rader signals", [](failures& f) {
             setenv("GPUFFT_OPENCL_PLANNER", "rader=2", 1);
-            for (std::size_t n : { 97, 8191, 16381 }) {
+            for (std::size_t n : { 97, 8191, 16381, 65537 }) {
                 std::printf("  %zu: %s\n", n, gpufft::plan(n, direction::forward, 1, 0, target).describe().c_str());
                 check_signals(f, target, n);
             }

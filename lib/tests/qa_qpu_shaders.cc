@@ -7,6 +7,7 @@
  *                          within qpu_vs_fftwf times FFTW float's; batch 1,
  *                          and batch 10 up to 2^16
  *   qpu_shader_signals     impulses, tones, inverse(forward(x)) = N x,
+ *                          the size suites' structured inputs (qa_common.h),
  *                          hello_fft's test at or below GPU_FFT 3.0's
  *                          published error, and the model times that are 1.3
  *                          times below GPU_FFT's published ones
@@ -33,6 +34,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace {
 
@@ -199,6 +201,7 @@ class qa_qpu_shader_signals : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE(qa_qpu_shader_signals);
     CPPUNIT_TEST(impulses_and_tones);
     CPPUNIT_TEST(round_trips);
+    CPPUNIT_TEST(structured_inputs);
     CPPUNIT_TEST(hello_fft_test);
     CPPUNIT_TEST(model_times);
     CPPUNIT_TEST_SUITE_END();
@@ -262,6 +265,35 @@ public:
             CPPUNIT_ASSERT_MESSAGE("round trip n=" + std::to_string(n),
                                    err.rel() <= qpu_vs_fftwf * std::max(err_fftwf.rel(), qa::error_floor));
         }
+    }
+
+    // The size suites' inputs besides noise (qa_common.h, signal: an
+    // impulse, a spike over noise, a constant, strong DC, a full-scale
+    // tone), where noise hides lost digits: 4096 points of each, as 16
+    // transforms of 2^8 and one of 2^12, both directions, within
+    // qpu_vs_fftwf times FFTW float's error.
+    void structured_inputs()
+    {
+        emulated_pi e;
+        const std::pair<qa::signal, const char*> signals[] = {
+            { qa::signal::impulse, "impulse" },
+            { qa::signal::spike, "spike" },
+            { qa::signal::constant, "constant" },
+            { qa::signal::dc, "dc" },
+            { qa::signal::tone, "tone" },
+        };
+        for (unsigned log2n : { 8, 12 })
+            for (const auto& [s, name] : signals)
+                for (qa_dir dir : { qa_dir::forward, qa_dir::inverse }) {
+                    const std::size_t n = std::size_t(1) << log2n, batch = 4096 / n;
+                    const std::string what = std::string(name) + " " + size_name(n, dir, batch);
+                    std::vector<cf> in(n * batch);
+                    for (std::size_t j = 0; j < batch; ++j)
+                        qa::fill_signal(in.data() + j * n, n, s, what + " " + std::to_string(j));
+                    const auto t0 = std::chrono::steady_clock::now();
+                    const std::vector<cf> out = run_backend(e, in, n, dir, batch);
+                    expect_accurate(what, in, out, n, dir, seconds_since(t0));
+                }
     }
 
     // hello_fft.c's test, the one behind GPU_FFT's published error figures:

@@ -96,17 +96,19 @@ class qa_sizes_special : public CppUnit::TestFixture
     }
 
     // An impulse, a constant, a tone and strong DC (qa_common.h, signal):
-    // trivial sizes, radices, primes as direct DFTs and by Bluestein's
-    // algorithm. Not 97: Bluestein's two extra float FFTs leave a round trip
-    // of an impulse or a constant there 1.4e-7 to 1.8e-7 off (the floor's
-    // bound is 1.2e-7), and a direct DFT (primes to 64, planner.cc) misses
-    // the bound on noise at 97 (1.9e-7 against FFTW float's 8e-8).
+    // trivial sizes, radices, primes as direct DFTs, by Bluestein's
+    // algorithm and by Rader's; and primes whose p - 1 has only factors
+    // with codelets (97, 101, 163 = 2 x 81 + 1, 65537: Rader's), where
+    // FFTW float, by Rader, is exact on an impulse and Bluestein's float
+    // FFTs missed the bound (101, a round trip of a constant: 1.7e-7 where
+    // FFTW float's is 8.3e-8; 65537, an impulse: 1.7e-7 where it is exact).
     void signals()
     {
         for_each_target("signals", targets(), [](failures& f, const std::string& t) {
             for (std::size_t n : signal_sizes)
-                if (n != 97)
-                    check_signals(f, t, n);
+                check_signals(f, t, n);
+            for (std::size_t n : { 101, 163, 65537 })
+                check_signals(f, t, n);
         });
     }
 

@@ -134,8 +134,8 @@ class qa_weights : public CppUnit::TestFixture
      * Every scheme's first pass on every variant: powers of two (the fused
      * codelets up to 32 lanes' worth, Stockham first passes, 2^17 four-step),
      * mixed sizes (1000, 2400, 6000), sizes without a codelet for a factor
-     * (61 and 183: generic passes) and primes beyond them (97, 4099:
-     * Bluestein); batches of 1, 4 and 17 (17 fills 8 lanes twice with one
+     * (61 and 183: generic passes) and primes beyond them (97: Rader,
+     * 4099: Bluestein); batches of 1, 4 and 17 (17 fills 8 lanes twice with one
      * left: lane batches and their rest), both directions, in place and out.
      */
     void weighted_c2c()

@@ -21,6 +21,7 @@ namespace {
 
 using exact::bluestein_spectrum;
 using exact::chirp;
+using exact::rader_spectrum;
 using exact::roots;
 
 //! Where each stage's twiddles and (prime radices above 7) roots start in
@@ -146,33 +147,12 @@ std::vector<std::complex<double>> four_step_twiddles(std::size_t n, std::size_t 
     return w;
 }
 
-//! Rader's permutation of the prime p: g^(s q) mod p for q < p - 1, as
-//! indices in float2 tables' x (exact below 2^24).
+//! Rader's permutation (exact_dft.h) as indices in float2 tables' x (exact
+//! below 2^24).
 std::vector<std::complex<double>> rader_indices(std::size_t p, std::size_t g, int s)
 {
-    const std::uint64_t step = s > 0 ? g : power_mod(g, p - 2, p);
-    std::vector<std::complex<double>> out(p - 1);
-    std::uint64_t x = 1;
-    for (auto& v : out) {
-        v = double(x);
-        x = x * step % p;
-    }
-    return out;
-}
-
-//! Rader's kernel spectrum: the (p - 1)-point forward DFT of
-//! w^(g^-q), w = exp(sign 2 pi i / p), divided by p - 1.
-std::vector<std::complex<double>> rader_spectrum(std::size_t p, std::size_t g, int sign)
-{
-    const auto w = roots(p, sign);
-    const auto at = rader_indices(p, g, -1);
-    std::vector<std::complex<double>> b(p - 1), spectrum(p - 1);
-    for (std::size_t q = 0; q + 1 < p; ++q)
-        b[q] = w[std::size_t(at[q].real())];
-    exact::dft(b.data(), 1, spectrum.data(), p - 1, exact::roots(p - 1, -1));
-    for (auto& x : spectrum)
-        x /= double(p - 1);
-    return spectrum;
+    const auto at = exact::rader_indices(p, g, s);
+    return { at.begin(), at.end() };
 }
 
 } // namespace

@@ -3,6 +3,7 @@
  * limits (device_limits.h) and the problem: no OpenCL call here. */
 #include "planner.h"
 #include "codelets.h"
+#include "../../core/exact_dft.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <cmath>
@@ -602,38 +603,6 @@ std::vector<std::size_t> bluestein_lengths(std::size_t n)
 }
 
 
-//! Whether n is prime (trial division: n is at most a few million here).
-bool is_prime(std::size_t n)
-{
-    if (n < 2)
-        return false;
-    for (std::size_t q = 2; q * q <= n; ++q)
-        if (n % q == 0)
-            return false;
-    return true;
-}
-
-//! The smallest generator of the multiplicative group mod the prime p: g
-//! with g^((p - 1) / q) != 1 for every prime q dividing p - 1.
-std::size_t generator_mod(std::size_t p)
-{
-    std::vector<std::size_t> factors;
-    std::size_t rest = p - 1;
-    for (std::size_t q = 2; q * q <= rest; ++q)
-        if (rest % q == 0) {
-            factors.push_back(q);
-            while (rest % q == 0)
-                rest /= q;
-        }
-    if (rest > 1)
-        factors.push_back(rest);
-    for (std::size_t g = 2;; ++g)
-        if (std::all_of(factors.begin(), factors.end(),
-                        [&](std::size_t q) { return power_mod(g, (p - 1) / q, p) != 1; }))
-            return g;
-}
-
-
 /*!
  * n's stages of the hand-written butterflies: the powers of two in as few
  * stages of at most 16 as there can be, evened out, then 7, 5, 3, then the
@@ -712,15 +681,6 @@ std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
 bool has_dft_radix(std::size_t r)
 {
     return std::find(std::begin(dft_radices), std::end(dft_radices), r) != std::end(dft_radices);
-}
-
-std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t m)
-{
-    std::uint64_t r = 1;
-    for (b %= m; e; e >>= 1, b = b * b % m)
-        if (e & 1)
-            r = r * b % m;
-    return r;
 }
 
 std::string radices_text(const std::vector<std::size_t>& r)
@@ -819,13 +779,13 @@ chain_shape plan_chain(const device_limits& d, std::size_t n, direction dir, boo
         // stages or more (on the H200 97 by Rader 1.77 of cuFFT against
         // 1.37, 1009 0.81 in 16x7x3x3 against 0.90 in 16x16x8).
         const int level = rader ? d.knobs.rader : 0;
-        if (level > 0 && is_prime(n) && has_stages_on(d, n - 1) &&
+        if (level > 0 && exact::is_prime(n) && has_stages_on(d, n - 1) &&
             (level == 2 || whole_convolution(d, n - 1))) {
             chain_shape r = c;
             r.passes.clear();
             r.scratch_points[0] = r.scratch_points[1] = 0;
             r.convolution_m = n - 1;
-            r.rader_generator = generator_mod(n);
+            r.rader_generator = exact::generator(n);
             const auto fewer_stages = [&] {
                 return c.passes.size() > 1 ||
                        r.passes.front().radices.size() <= c.passes.front().radices.size();

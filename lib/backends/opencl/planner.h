@@ -194,8 +194,6 @@ std::vector<std::size_t> radices_for(const device_limits& d, std::size_t n,
 bool has_dft_radix(std::size_t r);
 //! Radices as "8x4x3".
 std::string radices_text(const std::vector<std::size_t>& r);
-//! b^e mod m.
-std::uint64_t power_mod(std::uint64_t b, std::uint64_t e, std::uint64_t m);
 
 } // namespace gpufft::opencl::detail
 

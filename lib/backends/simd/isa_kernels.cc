@@ -34,6 +34,7 @@ namespace {
 #include "codelets.inc"
 #include "stockham.h"
 #include "bluestein.h"
+#include "rader.h"
 #include "four_step.h"
 #include "lane_batch.h"
 #include "columns.h"
@@ -76,6 +77,14 @@ std::unique_ptr<transform> make_bluestein(std::size_t n, bool forward, std::size
     return std::make_unique<bluestein>(
         n, forward, fft_len, std::move(forward_fft), std::move(inverse_fft), weights);
 }
+
+std::unique_ptr<transform> make_rader(std::size_t p, bool forward,
+                                      std::unique_ptr<transform> forward_fft,
+                                      std::unique_ptr<transform> inverse_fft,
+                                      const std::vector<float>& weights)
+{
+    return std::make_unique<rader>(p, forward, std::move(forward_fft), std::move(inverse_fft), weights);
+}
 } // namespace
 } // namespace gpufft::simd::GPUFFT_ISA
 
@@ -91,6 +100,7 @@ const isa_kernels GPUFFT_CONCAT(kernels_, GPUFFT_ISA) = {
     GPUFFT_ISA::make_four_step,
     GPUFFT_ISA::make_lane_batch,
     GPUFFT_ISA::make_bluestein,
+    GPUFFT_ISA::make_rader,
     GPUFFT_ISA::move_columns,
     GPUFFT_ISA::r2c_post,
     GPUFFT_ISA::c2r_pre,

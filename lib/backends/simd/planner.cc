@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: factoring sizes into codelet passes. */
 #include "planner.h"
+#include "../../core/exact_dft.h"
 #include <algorithm>
 #include <cstdlib>
 #include <gpufft/error.h>
@@ -29,6 +30,37 @@ std::size_t bluestein_length(std::size_t min_len)
 // this size, costing about p/4 multiply-adds per point; beyond it Bluestein is
 // faster, though less accurate by about one float FFT's rounding.
 constexpr std::size_t max_generic_radix = 64;
+
+/*
+ * Whether the prime n takes Rader's algorithm (rader.h) rather than
+ * Bluestein's: where every prime factor of n - 1 has a codelet on isa. Its
+ * convolution is then half as long, and it leaves x[0] out: an impulse is
+ * exact and a dominant first element loses no digits, where Bluestein's
+ * round trip of an impulse at 97 points was off by 1.5e-7, FFTW float's
+ * (Rader's too) by 4.8e-8. A factor of n - 1 in a direct-DFT pass makes
+ * Rader slower, and there FFTW float is no more accurate than Bluestein.
+ * AVX-512, gpufft-bench --regimes l2, median of 31, Bluestein -> Rader (ns):
+ * 97 270 -> 170, 257 778 -> 425, 1009 2890 -> 2320, 65537 858000 ->
+ * 388000; where p - 1 is twice an odd number its FFTs get two lanes, 8191
+ * 45500 -> 56300 to 63300, a price the accuracy is worth (163 = 2 x 81 + 1
+ * missed the bound by Bluestein); with direct-DFT passes 233 (232 = 8 x
+ * 29) 612 -> 740, 83 (82 = 2 x 41) 268 -> 978, 431 (2 x 5 x 43) 1270 ->
+ * 5790.
+ */
+bool rader_suits(std::size_t n, const isa_kernels& isa)
+{
+    if (!exact::is_prime(n))
+        return false;
+    std::size_t m = n - 1;
+    for (std::size_t p = 2; p <= m; ++p)
+        if (m % p == 0) {
+            if (!isa.has_codelet(int(p)))
+                return false;
+            while (m % p == 0)
+                m /= p;
+        }
+    return true;
+}
 
 // Columns larger than this (a quarter of a 1 MiB L2) get radix-8 passes.
 constexpr std::size_t large_columns_bytes = 256 * 1024;
@@ -354,6 +386,9 @@ std::unique_ptr<transform> make_transform(const std::vector<const isa_kernels*>&
         return isa->make_mixed_radix({ n, forward, radices, weights });
     }
     const isa_kernels* widest = isas.front();
+    if (rader_suits(n, *widest))
+        return widest->make_rader(n, forward, make_transform(isas, n - 1, true, style),
+                                  make_transform(isas, n - 1, false, style), weights);
     const std::size_t len = bluestein_length(2 * n - 1);
     return widest->make_bluestein(n, forward, len, make_transform({ widest }, len, true, style),
                                   make_transform({ widest }, len, false, style), weights);

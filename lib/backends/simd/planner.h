@@ -34,7 +34,8 @@ std::size_t four_step_split(std::size_t n, const isa_kernels& isa);
 /*!
  * A transform for n on the widest of the given instruction sets (widest first)
  * whose lane count divides n; sizes with large prime factors go through
- * Bluestein on the widest one. `batch` is how many transforms a run() call
+ * Rader (primes p whose p - 1 has codelet factors) or Bluestein on the
+ * widest one. `batch` is how many transforms a run() call
  * will usually get: batches that fill the lanes of small sizes run one
  * transform per lane (lane_batch.h). `weights`, empty or n of them, multiply
  * the input points in the pass that first reads them

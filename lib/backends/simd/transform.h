@@ -82,6 +82,13 @@ struct isa_kernels {
                                                  std::unique_ptr<transform> forward_fft,
                                                  std::unique_ptr<transform> inverse_fft,
                                                  const std::vector<float>& weights);
+    //! Rader's algorithm for the prime p, convolving with transforms of
+    //! p - 1 points in both directions; `weights` are applied as the input
+    //! is permuted.
+    std::unique_ptr<transform> (*make_rader)(std::size_t p, bool forward,
+                                             std::unique_ptr<transform> forward_fft,
+                                             std::unique_ptr<transform> inverse_fft,
+                                             const std::vector<float>& weights);
     //! Columns [0, w) of a length x inner row-major matrix to w columns of
     //! `length` points `pitch` apart in block (to_block), or back.
     void (*move_columns)(complex* matrix, std::size_t inner, std::size_t length, std::size_t w,
