@@ -279,6 +279,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST(readout_at_the_tone);
     CPPUNIT_TEST(waterfall_readout_has_the_rows_age);
+    CPPUNIT_TEST(time_axis_has_the_rows_age);
     CPPUNIT_TEST(min_hold_below_the_average);
     CPPUNIT_TEST(linear_average_reduces_the_spread);
     CPPUNIT_TEST(exponential_average_time_constant);
@@ -848,6 +849,29 @@ public:
         f.hover(f.waterfall_pane(), tone_x, wf.top()); // the newest: the floor here
         CPPUNIT_ASSERT_DOUBLES_EQUAL(floor_db, parse_readout(f.widget->readout(), f.widget->level_unit()).second, 0.5);
         CPPUNIT_ASSERT(f.widget->readout().endsWith("  0 frames"));
+    }
+
+    // The waterfall's time axis: every 60 rows, how many frames before the
+    // newest that row's newest frame came (against the frames pushed, one
+    // row per read, a different count each).
+    void time_axis_has_the_rows_age()
+    {
+        fixture f;
+        std::vector<std::size_t> newest; // each row's newest frame, oldest row first
+        std::size_t seen = 0;
+        for (std::size_t k = 0; k < 130; ++k) {
+            f.push(tone_bin, 1 + k % 4);
+            newest.push_back(seen += 1 + k % 4);
+        }
+        f.grab("time_axis");
+        CPPUNIT_ASSERT(f.widget->waterfall_plot_rect().height() > 128);
+        const auto& labels = f.widget->time_axis();
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), labels.size());
+        for (std::size_t k = 0; k < labels.size(); ++k) {
+            const std::size_t row = 60 * (k + 1);
+            const QString want = QString::number(-double(seen - newest[newest.size() - 1 - row]), 'f', 0) + " fr";
+            CPPUNIT_ASSERT_EQUAL(want.toStdString(), labels[k].toStdString());
+        }
     }
 
     // Min-hold: the least of every frame's column value (against the frames

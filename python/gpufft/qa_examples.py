@@ -153,7 +153,7 @@ class qa_examples(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         constructor = read_text(os.path.join(self.tmp, "display_cpp", "display_cpp.cpp"))
         self.assertIn("this->resize(std::max(this->width(), 1100), std::max(this->height(), 860));", constructor)
-        for name in ("display", "display_spectra"):
+        for name in ("display", "display_spectra", "spectrum_live"):
             r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq,
                                 "--samp-rate", "2.048e6", "--center-freq", "1e9", "--device", "driver=gpufftsim"],
                                env=env, capture_output=True, text=True, timeout=60)
@@ -182,10 +182,10 @@ class qa_examples(unittest.TestCase):
         self.assertEqual(lines[-2:], ["exponential 10.0", "exponential 4.0"], r.stdout)
 
     def test_display_live_source(self):
-        """--device: the display examples show a SoapySDR radio (the
-        simulated one), their axes at the rate and centre it read back (it
-        tunes in 300 kHz steps: 100.1 MHz asked, 100.2 MHz tuned), not the
-        options'."""
+        """--device: the display examples and spectrum_live show a SoapySDR
+        radio (the simulated one), their axes at the rate and centre it read
+        back (it tunes in 300 kHz steps: 100.1 MHz asked, 100.2 MHz tuned),
+        not the options'."""
         plugins = os.environ.get("SOAPY_SDR_PLUGIN_PATH", "")
         if not any(os.path.exists(os.path.join(d, "libgpufftsim.so")) for d in plugins.split(":") if d):
             self.skipTest("the simulated radio (libgpufftsim.so) is not on SOAPY_SDR_PLUGIN_PATH")
@@ -203,6 +203,17 @@ class qa_examples(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
                 self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6, 2.5e6, 100.2e6], r.stdout)
+        # spectrum_live's QT GUI sink follows no tag: its program sets the
+        # flowgraph's rate and centre (the sink's axis) to the radio's.
+        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
+                 "import spectrum_live as s; tb = s.spectrum_live(samp_rate=2.5e6, center_freq=100.1e6, "
+                 "device='driver=gpufftsim,tune_step=300e3'); s.snippets_main_after_init(tb); "
+                 "print(tb.get_samp_rate(), tb.get_center_freq())") % EXAMPLES
+        r = subprocess.run([sys.executable, "-c", probe], env=self.env, cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+        self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6], r.stdout)
 
     def test_radar_targets_in_their_cells(self):
         """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""
