@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: live display
 # Author: gr-gpufft
-# Description: IQ (a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency
+# Description: IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -39,6 +39,9 @@ from PyQt5 import QtCore
 
 
 def snipfcn_checks_and_size(self):
+    if self.iq_file and self.device:
+        sys.stderr.write('display.py: --iq-file and --device are two sources: give one\n')
+        sys.exit(2)
     # A capture's rate and centre are its own: the demo's would mislabel the axis.
     if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
         sys.stderr.write('display.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
@@ -55,7 +58,7 @@ from gnuradio import qtgui
 
 class display(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=2.4e6, iq_file='', device='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: live display", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live display")
@@ -91,6 +94,7 @@ class display(gr.top_block, Qt.QWidget):
         ##################################################
         self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.device = device
         self.center_freq = center_freq
 
         ##################################################
@@ -98,6 +102,7 @@ class display(gr.top_block, Qt.QWidget):
         ##################################################
         self.fft_size = fft_size = 2048
         self.decay = decay = 0.98
+        self.average_frames = average_frames = 10
 
         ##################################################
         # Blocks
@@ -106,8 +111,11 @@ class display(gr.top_block, Qt.QWidget):
         self._decay_range = Range(0.5, 0.999, 0.001, 0.98, 200)
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
-        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False, density='log')
+        self._average_frames_range = Range(1, 100, 1, 10, 200)
+        self._average_frames_win = RangeWidget(self._average_frames_range, self.set_average_frames, "Average line's time constant (frames)", "counter_slider", float, QtCore.Qt.Horizontal)
+        self.top_layout.addWidget(self._average_frames_win)
+        self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
+        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=average_frames, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
         self.clicked_freq = blocks.message_debug(True)
@@ -141,6 +149,12 @@ class display(gr.top_block, Qt.QWidget):
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
 
+    def get_device(self):
+        return self.device
+
+    def set_device(self, device):
+        self.device = device
+
     def get_center_freq(self):
         return self.center_freq
 
@@ -162,20 +176,30 @@ class display(gr.top_block, Qt.QWidget):
         self.decay = decay
         self.display_sink.set_decay(self.decay)
 
+    def get_average_frames(self):
+        return self.average_frames
+
+    def set_average_frames(self, average_frames):
+        self.average_frames = average_frames
+        self.display_sink.set_average('exponential', self.average_frames)
+
 
 
 def argument_parser():
-    description = 'IQ (a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency'
+    description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+        help="Set Sample rate of the IQ (S/s; the axis spans it; a radio's: asked for) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
+        "--device", dest="device", type=str, default='',
+        help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
+    parser.add_argument(
         "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
+        help="Set Centre frequency of the IQ (Hz; the x axis; a radio's: asked for) [default=%(default)r]")
     return parser
 
 
@@ -188,7 +212,7 @@ def main(top_block_cls=display, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, device=options.device, center_freq=options.center_freq)
 
     tb.start()
 

@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: display of precomputed spectra
 # Author: gr-gpufft
-# Description: IQ into gpufft.spectrum_c (dB spectra, shifted), shown by gpufft.display_sink_f with a Hz axis: the way spectra from a file or ZeroMQ are shown
+# Description: IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c (dB spectra, shifted), shown by gpufft.display_sink_f with a Hz axis: the way spectra from a file or ZeroMQ are shown
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -38,6 +38,9 @@ from PyQt5 import QtCore
 
 
 def snipfcn_checks_and_size(self):
+    if self.iq_file and self.device:
+        sys.stderr.write('display_spectra.py: --iq-file and --device are two sources: give one\n')
+        sys.exit(2)
     # A capture's rate and centre are its own: the demo's would mislabel the axis.
     if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
         sys.stderr.write('display_spectra.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
@@ -54,7 +57,7 @@ from gnuradio import qtgui
 
 class display_spectra(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=2.4e6, iq_file='', device='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: display of precomputed spectra", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: display of precomputed spectra")
@@ -90,6 +93,7 @@ class display_spectra(gr.top_block, Qt.QWidget):
         ##################################################
         self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.device = device
         self.center_freq = center_freq
 
         ##################################################
@@ -105,7 +109,7 @@ class display_spectra(gr.top_block, Qt.QWidget):
         self._decay_range = Range(0.5, 0.999, 0.001, 0.98, 200)
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
-        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
         self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
         self.display_sink = gpufft.display_sink_f(fft_size, samp_rate, center_freq, ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
@@ -141,6 +145,12 @@ class display_spectra(gr.top_block, Qt.QWidget):
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
 
+    def get_device(self):
+        return self.device
+
+    def set_device(self, device):
+        self.device = device
+
     def get_center_freq(self):
         return self.center_freq
 
@@ -164,17 +174,20 @@ class display_spectra(gr.top_block, Qt.QWidget):
 
 
 def argument_parser():
-    description = 'IQ into gpufft.spectrum_c (dB spectra, shifted), shown by gpufft.display_sink_f with a Hz axis: the way spectra from a file or ZeroMQ are shown'
+    description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c (dB spectra, shifted), shown by gpufft.display_sink_f with a Hz axis: the way spectra from a file or ZeroMQ are shown'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+        help="Set Sample rate of the IQ (S/s; the axis spans it; a radio's: asked for) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
+        "--device", dest="device", type=str, default='',
+        help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
+    parser.add_argument(
         "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
+        help="Set Centre frequency of the IQ (Hz; the x axis; a radio's: asked for) [default=%(default)r]")
     return parser
 
 
@@ -187,7 +200,7 @@ def main(top_block_cls=display_spectra, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, device=options.device, center_freq=options.center_freq)
 
     tb.start()
 

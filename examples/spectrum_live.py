@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: live spectrum
 # Author: gr-gpufft
-# Description: IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis
+# Description: IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -39,6 +39,9 @@ from PyQt5 import QtCore
 
 
 def snipfcn_checks_and_size(self):
+    if self.iq_file and self.device:
+        sys.stderr.write('spectrum_live.py: --iq-file and --device are two sources: give one\n')
+        sys.exit(2)
     # A capture's rate and centre are its own: the demo's would mislabel the axis.
     if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
         sys.stderr.write('spectrum_live.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
@@ -47,6 +50,15 @@ def snipfcn_checks_and_size(self):
     if not self.settings.contains('geometry'):
         self.resize(1100, 700)
 
+def snipfcn_radio_axis(self):
+    # The vector sink's axis at what the radio read back (it follows no rx_freq tag).
+    if self.device:
+        self.set_samp_rate(self.iq_source.samp_rate())
+        self.set_center_freq(self.iq_source.center_freq())
+
+
+def snippets_main_after_init(tb):
+    snipfcn_radio_axis(tb)
 
 def snippets_init_before_blocks(tb):
     snipfcn_checks_and_size(tb)
@@ -55,7 +67,7 @@ from gnuradio import qtgui
 
 class spectrum_live(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=2.4e6, iq_file='', device='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: live spectrum", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live spectrum")
@@ -91,6 +103,7 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         ##################################################
         self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.device = device
         self.center_freq = center_freq
 
         ##################################################
@@ -145,7 +158,7 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
-        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
         self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
 
 
@@ -178,6 +191,12 @@ class spectrum_live(gr.top_block, Qt.QWidget):
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
 
+    def get_device(self):
+        return self.device
+
+    def set_device(self, device):
+        self.device = device
+
     def get_center_freq(self):
         return self.center_freq
 
@@ -202,17 +221,20 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
 
 def argument_parser():
-    description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
+    description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
     parser = ArgumentParser(description=description)
     parser.add_argument(
         "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+        help="Set Sample rate of the IQ (S/s; the axis spans it; a radio's: asked for) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
+        "--device", dest="device", type=str, default='',
+        help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
+    parser.add_argument(
         "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
+        help="Set Centre frequency of the IQ (Hz; the x axis; a radio's: asked for) [default=%(default)r]")
     return parser
 
 
@@ -225,8 +247,8 @@ def main(top_block_cls=spectrum_live, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
-
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, device=options.device, center_freq=options.center_freq)
+    snippets_main_after_init(tb)
     tb.start()
 
     tb.show()

@@ -37,12 +37,24 @@ from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
 
 
+def snipfcn_checks_and_size(self):
+    # A capture's rate and centre are its own: the demo's would mislabel the axis.
+    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
+        sys.stderr.write('waterfall.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+        sys.exit(2)
+    # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the plot reads at.
+    if not self.settings.contains('geometry'):
+        self.resize(1100, 860)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_checks_and_size(tb)
 
 from gnuradio import qtgui
 
 class waterfall(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file='', center_freq=0):
+    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
         gr.top_block.__init__(self, "gr-gpufft: waterfall", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: waterfall")
@@ -76,20 +88,20 @@ class waterfall(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.samp_rate = samp_rate
         self.iq_file = iq_file
         self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
-        self.samp_rate = samp_rate = 2.4e6
         self.frame_rate = frame_rate = 30
         self.fft_size = fft_size = 1024
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self.qtgui_time_raster_sink_x_0 = qtgui.time_raster_sink_f(
             frame_rate,
             200,
@@ -148,6 +160,13 @@ class waterfall(gr.top_block, Qt.QWidget):
 
         event.accept()
 
+    def get_samp_rate(self):
+        return self.samp_rate
+
+    def set_samp_rate(self, samp_rate):
+        self.samp_rate = samp_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
+
     def get_iq_file(self):
         return self.iq_file
 
@@ -159,13 +178,6 @@ class waterfall(gr.top_block, Qt.QWidget):
 
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
-
-    def get_samp_rate(self):
-        return self.samp_rate
-
-    def set_samp_rate(self, samp_rate):
-        self.samp_rate = samp_rate
-        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
 
     def get_frame_rate(self):
         return self.frame_rate
@@ -187,10 +199,13 @@ def argument_parser():
     description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink'
     parser = ArgumentParser(description=description)
     parser.add_argument(
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
+        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+    parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
-        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
         help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
     return parser
 
@@ -204,7 +219,7 @@ def main(top_block_cls=waterfall, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file, center_freq=options.center_freq)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

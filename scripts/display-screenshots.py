@@ -12,8 +12,9 @@ on PoCL), grabbed from the X server after a few seconds.
 
 writes display_vs_fosphor.png and display_vs_stock.png (each window's
 picture side by side, labelled), display_density.png (ours with the
-density log, linear and frames) and display_demo.png (ours alone: the
-README's picture). A window that cannot be shown (gr-fosphor
+density log, linear and frames), display_demo.png (ours alone: the
+README's picture) and display_zoom.png (ours in the viridis map, zoomed 4x
+and panned by keys to 100.0 - 100.6 MHz). A window that cannot be shown (gr-fosphor
 without OpenGL or OpenCL) is left out and its error printed.
 """
 
@@ -27,6 +28,7 @@ from display_bench import start_xvfb  # noqa: E402
 
 FS, FC, N = 2.4e6, 100e6, 1024
 SIZE = (1024, 700)
+ZOOMED = "ours (viridis, zoomed)"
 
 
 def main():
@@ -47,6 +49,7 @@ def main():
         compose(shots, ["ours (log density)", "ours (linear density)", "ours (frames density)"],
                 os.path.join(out_dir, "display_density.png"))
         shots["ours (log density)"].save(os.path.join(out_dir, "display_demo.png"))
+        shots[ZOOMED].save(os.path.join(out_dir, "display_zoom.png"))
     finally:
         xvfb.terminate()
     # Without tearing the widgets down: deleting them after the flowgraph here crashed.
@@ -55,7 +58,7 @@ def main():
 
 
 def run():
-    from PyQt5 import Qt, QtCore
+    from PyQt5 import Qt, QtCore, QtTest
     from gnuradio import gpufft, gr, qtgui
     from gnuradio.fft import window
     import sip
@@ -79,6 +82,12 @@ def run():
         sink = gpufft.display_sink_c(N, FS, FC, "simd", db_range=100.0, density=density)
         tb.connect(src, sink)
         show(sink.pyqwidget(), "ours (%s density)" % density, (0, 0))
+    sink = gpufft.display_sink_c(N, FS, FC, "simd", db_range=100.0, colormap="viridis")
+    tb.connect(src, sink)
+    show(sink.pyqwidget(), ZOOMED, (0, 0))
+    # + zooms 2x around the view's centre, Right pans a tenth of the view.
+    for key in [QtCore.Qt.Key_Plus] * 2 + [QtCore.Qt.Key_Right] * 5:
+        QtTest.QTest.keyClick(windows[ZOOMED], key)
     freq = qtgui.freq_sink_c(N, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
     fall = qtgui.waterfall_sink_c(N, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
     for s in (freq, fall):

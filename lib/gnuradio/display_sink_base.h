@@ -6,7 +6,10 @@
 #define GPUFFT_GNURADIO_DISPLAY_SINK_BASE_H
 
 #include "display_sink_core.h"
+#include <gnuradio/logger.h>
+#include <gnuradio/tags.h>
 #include <pmt/pmt.h>
+#include <vector>
 
 namespace gr::gpufft {
 
@@ -95,6 +98,37 @@ protected:
     {
         d_core->on_click(nullptr);
         d_core->on_transform(nullptr, nullptr);
+    }
+
+    /*!
+     * The axis follows the rx_freq and rx_rate stream tags among the next
+     * \p n items: what a radio source read back (gr-soapy's and gr-uhd's
+     * sources tag their first sample and every retune with them; the QT GUI
+     * sinks follow rx_freq). A tag that is no number the setter takes is
+     * logged and ignored: a source's bad tag must not stop the flowgraph.
+     */
+    void follow_radio_tags(int n)
+    {
+        static const pmt::pmt_t freq_key = pmt::intern("rx_freq"), rate_key = pmt::intern("rx_rate");
+        std::vector<gr::tag_t> tags;
+        this->get_tags_in_window(tags, 0, 0, uint64_t(n));
+        for (const auto& t : tags) {
+            const bool freq = pmt::eq(t.key, freq_key);
+            if (!freq && !pmt::eq(t.key, rate_key))
+                continue;
+            try {
+                if (!pmt::is_number(t.value) || pmt::is_complex(t.value))
+                    throw std::invalid_argument("not a real number");
+                const double v = pmt::to_double(t.value);
+                if (freq)
+                    set_center_freq(v);
+                else
+                    set_samp_rate(v);
+            } catch (const std::exception& e) {
+                this->d_logger->warn("{:s} tag at item {:d} ignored: {:s}", freq ? "rx_freq" : "rx_rate",
+                                     t.offset, e.what());
+            }
+        }
     }
 
     std::shared_ptr<display_sink_core<Engine>> d_core;

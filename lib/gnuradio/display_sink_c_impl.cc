@@ -36,16 +36,11 @@ display_sink_c::sptr display_sink_c::make(int fft_size,
                                           const std::string& colormap,
                                           int width,
                                           int height,
-                                          const std::string& average,
-                                          double average_frames,
-                                          bool min_hold,
-                                          const std::string& density,
                                           QWidget* parent)
 {
     const display_sink_c_impl::spectrum_params p{ fft_size, window, backend, format };
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
-                                   frame_rate,  colormap,  width,     height,   "dBFS",
-                                   average,     average_frames, min_hold, density };
+                                   frame_rate, colormap, width, height, "dBFS" };
     return gnuradio::make_block_sptr<display_sink_c_impl>(p, s, parent);
 }
 
@@ -134,6 +129,7 @@ int display_sink_c_impl::work(int noutput_items,
                               gr_vector_const_void_star& input_items,
                               gr_vector_void_star&)
 {
+    follow_radio_tags(noutput_items);
     const void* in = input_items[0];
     const std::size_t bytes = std::size_t(noutput_items) * d_itemsize;
     d_core->with_engine([&](::gpufft::spectrum_display& e) { e.push_bytes(in, bytes); });

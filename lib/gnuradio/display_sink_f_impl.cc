@@ -23,16 +23,11 @@ display_sink_f::sptr display_sink_f::make(int vlen,
                                           const std::string& colormap,
                                           int width,
                                           int height,
-                                          const std::string& average,
-                                          double average_frames,
-                                          bool min_hold,
-                                          const std::string& density,
                                           QWidget* parent)
 {
     // The input's levels are the caller's (dBFS from spectrum_c by default).
     const display_sink_settings s{ center_freq, samp_rate, ref_level, db_range, decay,
-                                   frame_rate,  colormap,  width,     height,   "dB",
-                                   average,     average_frames, min_hold, density };
+                                   frame_rate, colormap, width, height, "dB" };
     return gnuradio::make_block_sptr<display_sink_f_impl>(vlen, s, parent);
 }
 
@@ -63,6 +58,7 @@ int display_sink_f_impl::work(int noutput_items,
                               gr_vector_const_void_star& input_items,
                               gr_vector_void_star&)
 {
+    follow_radio_tags(noutput_items);
     const auto* in = static_cast<const float*>(input_items[0]);
     d_core->with_engine([&](::gpufft::display& e) { e.push(in, std::size_t(noutput_items)); });
     return noutput_items;

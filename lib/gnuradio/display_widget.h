@@ -276,6 +276,8 @@ public:
 
     //! The hover readout ("" when the pointer is off the plots).
     QString readout() const { return d_readout; }
+    //! The waterfall's time axis as last painted, top down (every 60 rows).
+    const std::vector<QString>& time_axis() const { return d_time_labels; }
     //! "gpufft" or "fosphor" (see the class comment); throws gpufft::error naming another.
     void set_keymap(const std::string& name);
     std::string keymap() const { return d_keymap; }

@@ -45,6 +45,7 @@
 #include <random>
 #include <regex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using gr::gpufft::display_sink_core;
@@ -278,6 +279,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(zoom_resolves_tones_within_a_column);
     CPPUNIT_TEST(readout_at_the_tone);
     CPPUNIT_TEST(waterfall_readout_has_the_rows_age);
+    CPPUNIT_TEST(time_axis_has_the_rows_age);
     CPPUNIT_TEST(min_hold_below_the_average);
     CPPUNIT_TEST(linear_average_reduces_the_spread);
     CPPUNIT_TEST(exponential_average_time_constant);
@@ -849,6 +851,29 @@ public:
         CPPUNIT_ASSERT(f.widget->readout().endsWith("  0 frames"));
     }
 
+    // The waterfall's time axis: every 60 rows, how many frames before the
+    // newest that row's newest frame came (against the frames pushed, one
+    // row per read, a different count each).
+    void time_axis_has_the_rows_age()
+    {
+        fixture f;
+        std::vector<std::size_t> newest; // each row's newest frame, oldest row first
+        std::size_t seen = 0;
+        for (std::size_t k = 0; k < 130; ++k) {
+            f.push(tone_bin, 1 + k % 4);
+            newest.push_back(seen += 1 + k % 4);
+        }
+        f.grab("time_axis");
+        CPPUNIT_ASSERT(f.widget->waterfall_plot_rect().height() > 128);
+        const auto& labels = f.widget->time_axis();
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), labels.size());
+        for (std::size_t k = 0; k < labels.size(); ++k) {
+            const std::size_t row = 60 * (k + 1);
+            const QString want = QString::number(-double(seen - newest[newest.size() - 1 - row]), 'f', 0) + " fr";
+            CPPUNIT_ASSERT_EQUAL(want.toStdString(), labels[k].toStdString());
+        }
+    }
+
     // Min-hold: the least of every frame's column value (against the frames
     // themselves), hence at or below the average line everywhere; drawn.
     void min_hold_below_the_average()
@@ -1338,6 +1363,7 @@ class qa_display_sink_params : public CppUnit::TestFixture
     CPPUNIT_TEST_SUITE(qa_display_sink_params);
     CPPUNIT_TEST(bad_parameters);
     CPPUNIT_TEST(bad_setters_change_nothing);
+    CPPUNIT_TEST(parent_last);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -1360,12 +1386,35 @@ public:
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "rainbow", 512, 128), "colormap");
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 0, 128), "width");
         expect_error(c(1024, 1e6, "simd", "cf32", 120, 0.9, 30, "grey", 512, 0), "height");
-        expect_error([] { display_sink_c::make(1024, 1e6, 0.0, "simd", "cf32", "hann", 0.0, 120.0, 0.9, 30.0, "grey",
-                                               512, 128, "exponential", 10.0, false, "shiny"); }, "density");
         expect_error([] { display_sink_f::make(0, 1e6); }, "vlen");
         expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 1.5); }, "decay");
         expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "grey", 0); }, "width");
         expect_error([] { display_sink_f::make(1024, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "jet"); }, "colormap");
+    }
+
+    // make's parent comes last, after height, as in GNU Radio's QT GUI
+    // sinks' make (the lines and the density are set by setters): a caller's
+    // parent cannot land in another parameter (a pointer would convert to a
+    // bool, a null one to a string).
+    void parent_last()
+    {
+        using gr::gpufft::display_sink_c;
+        using gr::gpufft::display_sink_f;
+        using s = const std::string&;
+        static_assert(std::is_invocable_v<decltype(&display_sink_c::make), int, double, double, s, s, s, double,
+                                          double, double, double, s, int, int, QWidget*>);
+        static_assert(!std::is_invocable_v<decltype(&display_sink_c::make), int, double, double, s, s, s, double,
+                                           double, double, double, s, int, int, const char*, double, QWidget*>);
+        static_assert(std::is_invocable_v<decltype(&display_sink_f::make), int, double, double, double, double,
+                                          double, double, s, int, int, QWidget*>);
+        static_assert(!std::is_invocable_v<decltype(&display_sink_f::make), int, double, double, double, double,
+                                           double, double, s, int, int, const char*, double, QWidget*>);
+        QWidget parent;
+        auto c = display_sink_c::make(256, 1e6, 0.0, "simd", "cf32", "hann", 0.0, 120.0, 0.9, 30.0, "grey", 256, 64,
+                                      &parent);
+        CPPUNIT_ASSERT(c->qwidget()->parentWidget() == &parent);
+        auto f = display_sink_f::make(256, 1e6, 0.0, 0.0, 120.0, 0.9, 30.0, "grey", 256, 64, &parent);
+        CPPUNIT_ASSERT(f->qwidget()->parentWidget() == &parent);
     }
 
     void bad_setters_change_nothing()

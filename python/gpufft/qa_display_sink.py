@@ -258,6 +258,31 @@ class qa_display_sink(gr_unittest.TestCase):
         tone_y = sp.top() + int(np.argmax(img[sp.top() : sp.bottom() + 1, expected_x]))
         self.assertLessEqual(abs(tone_y - row_of(-30.0, sp, 0.0, 120.0)), sp.height() / 200 + 1)
 
+    def test_radio_tags_set_the_axis(self):
+        """rx_freq and rx_rate stream tags (what a radio source read back, as
+        gr-soapy's tags its first sample and each retune) set the axis, as
+        the QT GUI sinks follow rx_freq; a tag that is no number is ignored
+        and the flowgraph runs to its end."""
+        for make in (lambda: self.sink_c(), lambda: gpufft.display_sink_f(self.n, self.fs, self.fc)):
+            with self.subTest(sink=make().name()):
+                sink = make()
+                vlen = 1 if sink.name() == "display_sink_c" else self.n
+                items = 8 * self.n // vlen
+                tags = [gr.tag_utils.python_to_tag((0, pmt.intern("rx_rate"), pmt.from_double(2.5e6))),
+                        gr.tag_utils.python_to_tag((0, pmt.intern("rx_freq"), pmt.from_double(100.2e6))),
+                        gr.tag_utils.python_to_tag((items // 2, pmt.intern("rx_freq"), pmt.intern("tuned"))),
+                        gr.tag_utils.python_to_tag((items // 2, pmt.intern("rx_rate"), pmt.from_double(-1.0)))]
+                if vlen == 1:
+                    src = blocks.vector_source_c(self.tone(8).tolist(), False, 1, tags)
+                else:
+                    src = blocks.vector_source_f([-90.0] * (items * vlen), False, vlen, tags)
+                tb = gr.top_block()
+                tb.connect(src, sink)
+                tb.run()
+                self.assertEqual((sink.samp_rate(), sink.center_freq()), (2.5e6, 100.2e6))
+                w = shown(sink)
+                self.assertTrue(wait_for(lambda: abs(w.property("view_lo") - band(100.2e6, 2.5e6, self.n)[0]) < 1e-3, 2))
+
     def test_runtime_setters(self):
         sink = self.sink_c()
         w = sink.pyqwidget()

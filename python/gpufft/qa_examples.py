@@ -126,7 +126,7 @@ class qa_examples(unittest.TestCase):
                  "import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
                  "w = tb.display_sink.pyqwidget() if hasattr(tb, 'display_sink') else None; "
                  "w and print(w.property('spectrum_plot').height(), w.property('annotation'))") % EXAMPLES
-        for name in ("display", "display_spectra", "spectrum_live"):
+        for name in ("display", "display_spectra", "spectrum_live", "waterfall"):
             with self.subTest(example=name):
                 r = subprocess.run([sys.executable, "-c", probe.format(name)], env=env, cwd=self.tmp,
                                    capture_output=True, text=True, timeout=60)
@@ -135,7 +135,7 @@ class qa_examples(unittest.TestCase):
                 width, height = lines[0].split()
                 self.assertGreaterEqual(int(width), 1000, r.stdout)
                 self.assertGreaterEqual(int(height), 700, r.stdout)
-                if name != "spectrum_live":
+                if name.startswith("display"):
                     plot, annotation = lines[1].split(" ", 1)
                     self.assertGreaterEqual(int(plot), 250, r.stdout)
                     self.assertIn("Centre 100.000 MHz   Span 2.400 MHz", annotation)
@@ -145,6 +145,20 @@ class qa_examples(unittest.TestCase):
                                     "--samp-rate", "2.048e6"], env=env, capture_output=True, text=True, timeout=60)
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertIn("--center-freq", r.stderr)
+        # GRC's C++ QT GUI flowgraphs keep no window geometry: the display
+        # sink's C++ template opens its window at that size (qa_examples_cpp
+        # builds and runs it).
+        r = subprocess.run([shutil.which("grcc") or "grcc", "-o", self.tmp, os.path.join(EXAMPLES, "display_cpp.grc")],
+                           env=self.env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        constructor = read_text(os.path.join(self.tmp, "display_cpp", "display_cpp.cpp"))
+        self.assertIn("this->resize(std::max(this->width(), 1100), std::max(this->height(), 860));", constructor)
+        for name in ("display", "display_spectra", "spectrum_live"):
+            r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq,
+                                "--samp-rate", "2.048e6", "--center-freq", "1e9", "--device", "driver=gpufftsim"],
+                               env=env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--iq-file and --device", r.stderr)
         # The vector sink's axis: absolute frequency in MHz, levels in dBFS.
         with open(os.path.join(EXAMPLES, "spectrum_live.grc")) as f:
             blocks = {b["name"]: b for b in yaml.safe_load(f)["blocks"]}
@@ -153,6 +167,53 @@ class qa_examples(unittest.TestCase):
         self.assertAlmostEqual(eval(vector["x_start"], {}, names), 98.8)
         self.assertEqual((vector["x_units"], vector["y_units"]), ('"MHz"', '"dBFS"'))
         self.assertTrue(os.access(os.path.join(EXAMPLES, "zmq_collector.py"), os.X_OK))
+
+    def test_display_average_from_grc(self):
+        """The display sink's average line as a GRC parameter and callback:
+        display's slider variable sets the sink's time constant."""
+        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
+                 "import display; tb = display.display(); s = tb.display_sink; "
+                 "print(s.average(), s.average_frames()); tb.set_average_frames(4); "
+                 "print(s.average(), s.average_frames())") % EXAMPLES
+        r = subprocess.run([sys.executable, "-c", probe], env=self.env, cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+        self.assertEqual(lines[-2:], ["exponential 10.0", "exponential 4.0"], r.stdout)
+
+    def test_display_live_source(self):
+        """--device: the display examples and spectrum_live show a SoapySDR
+        radio (the simulated one), their axes at the rate and centre it read
+        back (it tunes in 300 kHz steps: 100.1 MHz asked, 100.2 MHz tuned),
+        not the options'."""
+        plugins = os.environ.get("SOAPY_SDR_PLUGIN_PATH", "")
+        if not any(os.path.exists(os.path.join(d, "libgpufftsim.so")) for d in plugins.split(":") if d):
+            self.skipTest("the simulated radio (libgpufftsim.so) is not on SOAPY_SDR_PLUGIN_PATH")
+        probe = ("import sys, time; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
+                 "import {0}; tb = {0}.{0}(samp_rate=2.5e6, center_freq=100.1e6, "
+                 "device='driver=gpufftsim,tune_step=300e3,tones=100.5e6:-30'); tb.start(); s = tb.display_sink; "
+                 "end = time.time() + 20\n"
+                 "while s.center_freq() != 100.2e6 and time.time() < end: time.sleep(0.05)\n"
+                 "print(s.samp_rate(), s.center_freq(), tb.iq_source.samp_rate(), tb.iq_source.center_freq()); "
+                 "tb.stop(); tb.wait()") % EXAMPLES
+        for name in ("display", "display_spectra"):
+            with self.subTest(example=name):
+                r = subprocess.run([sys.executable, "-c", probe.format(name)], env=self.env, cwd=self.tmp,
+                                   capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+                self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6, 2.5e6, 100.2e6], r.stdout)
+        # spectrum_live's QT GUI sink follows no tag: its program sets the
+        # flowgraph's rate and centre (the sink's axis) to the radio's.
+        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
+                 "import spectrum_live as s; tb = s.spectrum_live(samp_rate=2.5e6, center_freq=100.1e6, "
+                 "device='driver=gpufftsim,tune_step=300e3'); s.snippets_main_after_init(tb); "
+                 "print(tb.get_samp_rate(), tb.get_center_freq())") % EXAMPLES
+        r = subprocess.run([sys.executable, "-c", probe], env=self.env, cwd=self.tmp, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+        self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6], r.stdout)
 
     def test_radar_targets_in_their_cells(self):
         """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""

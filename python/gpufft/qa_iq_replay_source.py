@@ -3,7 +3,8 @@
 """
 QA for gpufft.iq_replay_source: files of every format replayed in a loop (and
 once), the format from the extension, the pace when throttled, the demo
-signal equal to gpufft.demo_signal's, bad arguments.
+signal equal to gpufft.demo_signal's, bad arguments; and gpufft.iq_source
+over it (a radio through it: qa_examples).
 
 Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 """
@@ -134,6 +135,28 @@ class qa_iq_replay_source(gr_unittest.TestCase):
                 with self.assertRaises(ValueError) as cm:
                     gpufft.iq_replay_source(**kwargs)
                 self.assertIn(word, str(cm.exception))
+
+    def test_iq_source(self):
+        """gpufft.iq_source: a file or the demo signal as iq_replay_source
+        gives them (its rate and centre the ones given); both a file and a
+        device, a rate <= 0 or a device SoapySDR cannot open raise
+        gpufft.error naming them."""
+        path, want = self.write("cs16", 1000)
+        src = gpufft.iq_source(path, samp_rate=1e6, center_freq=433.92e6)
+        self.assertEqual((src.samp_rate(), src.center_freq()), (1e6, 433.92e6))
+        np.testing.assert_array_equal(collect(src, 1000), want)
+        np.testing.assert_array_equal(collect(gpufft.iq_source(samp_rate=1e6), 64),
+                                      collect(gpufft.iq_replay_source("", sample_rate=1e6), 64))
+        for kwargs, words in (
+            (dict(iq_file=path, device="driver=gpufftsim"), ("iq_file", "device")),
+            (dict(samp_rate=0.0), ("samp_rate",)),
+            (dict(device="driver=no_such_driver_here"), ("driver=no_such_driver_here",)),
+        ):
+            with self.subTest(**kwargs):
+                with self.assertRaises(gpufft.error) as cm:
+                    gpufft.iq_source(**kwargs)
+                for word in words:
+                    self.assertIn(word, str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -56,19 +56,9 @@ public:
      * \param colormap "fosphor", "viridis" or "grey".
      * \param width display columns W (the images' width), >= 1.
      * \param height persistence histogram rows H, >= 1.
-     * \param average the average line: "off", "exponential" (time constant
-     *        average_frames frames: each frame weighs 1 - exp(-1 / average_frames))
-     *        or "linear" (the mean of the newest average_frames frames).
-     * \param average_frames the exponential's time constant in frames, in
-     *        [1, 1e6]; the linear's frames, a whole number in [1, 512].
-     * \param min_hold keep the min-hold line (the least of every frame per column).
-     * \param density the persistence's colours: "log" (a log scale of each
-     *        cell's density relative to the most frequent level of a typical
-     *        column, the median over the columns of each one's densest cell:
-     *        it and denser cells get the colour map's top; three decades),
-     *        "linear" (relative to it, linear) or "frames" (a log scale of the share of frames that hit
-     *        a cell, the top a cell hit by every frame).
-     * \param parent the widget's Qt parent.
+     * \param parent the widget's Qt parent: last, as in GNU Radio's QT GUI
+     *        sinks' make; the lines and the density (set_average,
+     *        set_min_hold, set_density) are set as theirs are, by setters.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
      */
@@ -85,10 +75,6 @@ public:
                      const std::string& colormap = "fosphor",
                      int width = 1024,
                      int height = 256,
-                     const std::string& average = "exponential",
-                     double average_frames = 10.0,
-                     bool min_hold = false,
-                     const std::string& density = "log",
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -106,11 +92,26 @@ public:
     virtual void set_decay(double decay) = 0;
     virtual void set_frame_rate(double frame_rate) = 0;
     virtual void set_colormap(const std::string& colormap) = 0;
-    //! The average line's mode and frames (as make's); the line restarts.
+    /*!
+     * The average line: "off", "exponential" (time constant average_frames
+     * frames: each frame weighs 1 - exp(-1 / average_frames)) or "linear"
+     * (the mean of the newest average_frames frames). average_frames: the
+     * exponential's time constant in frames, in [1, 1e6]; the linear's
+     * frames, a whole number in [1, 512]. The line restarts. At first
+     * "exponential", 10.
+     */
     virtual void set_average(const std::string& average, double average_frames) = 0;
-    //! On: the min-hold line starts at the next frame; off: none.
+    //! On: the min-hold line (the least of every frame per column) starts at
+    //! the next frame; off (at first): none.
     virtual void set_min_hold(bool on) = 0;
-    //! The persistence's density mapping (as make's).
+    /*!
+     * The persistence's colours: "log" (at first: a log scale of each cell's
+     * density relative to the most frequent level of a typical column, the
+     * median over the columns of each one's densest cell: it and denser
+     * cells get the colour map's top; three decades), "linear" (relative to
+     * it, linear) or "frames" (a log scale of the share of frames that hit a
+     * cell, the top a cell hit by every frame).
+     */
     virtual void set_density(const std::string& density) = 0;
 
     virtual int fft_size() const = 0;

@@ -35,7 +35,8 @@ public:
      * \param vlen bins per spectrum N, >= 1.
      * \param samp_rate the band the spectra span, Hz, > 0.
      * \param center_freq the band's centre, Hz.
-     * Other parameters as display_sink_c's. Throws std::invalid_argument
+     * Other parameters as display_sink_c's (parent last; the lines and the
+     * density by their setters). Throws std::invalid_argument
      * (gpufft::error) naming the bad parameter.
      */
     static sptr make(int vlen,
@@ -48,10 +49,6 @@ public:
                      const std::string& colormap = "fosphor",
                      int width = 1024,
                      int height = 256,
-                     const std::string& average = "exponential",
-                     double average_frames = 10.0,
-                     bool min_hold = false,
-                     const std::string& density = "log",
                      QWidget* parent = nullptr);
 
     virtual QWidget* qwidget() = 0;
@@ -66,7 +63,7 @@ public:
     virtual void set_colormap(const std::string& colormap) = 0;
     virtual void set_average(const std::string& average, double average_frames) = 0;
     virtual void set_min_hold(bool on) = 0;
-    //! The persistence's density mapping (as make's).
+    //! The persistence's density mapping (as display_sink_c's).
     virtual void set_density(const std::string& density) = 0;
 
     virtual int vlen() const = 0;

@@ -26,6 +26,16 @@ py::object py_widget(Block& b)
     return py::module::import("sip").attr("wrapinstance")(widget_address(b), widgets.attr("QWidget"));
 }
 
+// The constructor's keywords the C++ make leaves to setters (its parent comes last, as the QT GUI sinks').
+template <class Block>
+void apply_lines(Block& b, const std::string& average, double average_frames, bool min_hold,
+                 const std::string& density)
+{
+    b.set_average(average, average_frames);
+    b.set_min_hold(min_hold);
+    b.set_density(density);
+}
+
 // The setters and getters both blocks have.
 template <class Block, class Class>
 void bind_display_settings(Class& c)
@@ -84,9 +94,10 @@ void bind_display_sinks(py::module& m)
                       double db_range, double decay, double frame_rate, const std::string& colormap,
                       int width, int height, const std::string& average, double average_frames, bool min_hold,
                       const std::string& density) {
-              return display_sink_c::make(fft_size, samp_rate, center_freq, backend, format, window,
-                                          ref_level, db_range, decay, frame_rate, colormap, width, height,
-                                          average, average_frames, min_hold, density);
+              auto b = display_sink_c::make(fft_size, samp_rate, center_freq, backend, format, window,
+                                            ref_level, db_range, decay, frame_rate, colormap, width, height);
+              apply_lines(*b, average, average_frames, min_hold, density);
+              return b;
           }),
           py::arg("fft_size"),
           py::arg("samp_rate"),
@@ -125,9 +136,10 @@ void bind_display_sinks(py::module& m)
                       double decay, double frame_rate, const std::string& colormap, int width, int height,
                       const std::string& average, double average_frames, bool min_hold,
                       const std::string& density) {
-              return display_sink_f::make(vlen, samp_rate, center_freq, ref_level, db_range, decay,
-                                          frame_rate, colormap, width, height, average, average_frames, min_hold,
-                                          density);
+              auto b = display_sink_f::make(vlen, samp_rate, center_freq, ref_level, db_range, decay,
+                                            frame_rate, colormap, width, height);
+              apply_lines(*b, average, average_frames, min_hold, density);
+              return b;
           }),
           py::arg("vlen"),
           py::arg("samp_rate"),
