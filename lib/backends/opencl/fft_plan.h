@@ -34,9 +34,10 @@ chain_shape with_callbacks(chain_shape c, const device_callbacks& callbacks);
 
 /*!
  * \brief A planned chain on one device: kernels, tables and scratch for up
- * to max_batch transforms a call.
+ * to max_batch transforms a call. Exported (not installed) for qa_opencl's
+ * shapes suite, which builds the plans the planner makes for other devices.
  */
-class fft_chain
+class GPUFFT_API fft_chain
 {
 public:
     //! `callbacks` as with_callbacks gave them to `shape`; throws
