@@ -46,14 +46,17 @@ if [ -x "$spectrum" ]; then # only where libpng was found
   module=$(find "$prefix" -path '*/SoapySDR/modules*/libgpufftdemo.so' | head -1)
   [ -n "$module" ] || fail "libgpufftdemo.so was not installed in a SoapySDR/modules folder under $prefix"
   export SOAPY_SDR_PLUGIN_PATH=${module%/*}
+  # Outputs captured before grep: grep -q leaves at its first match, and the
+  # writer's SIGPIPE would fail the pipeline under pipefail.
   if command -v SoapySDRUtil >/dev/null; then
-    SoapySDRUtil --find=driver=gpufftdemo | grep -q "driver = gpufftdemo" \
+    found=$(SoapySDRUtil --find=driver=gpufftdemo)
+    grep -q "driver = gpufftdemo" <<<"$found" \
       || fail "SoapySDRUtil --find does not find driver=gpufftdemo in $SOAPY_SDR_PLUGIN_PATH"
   else
     echo "test-install: no SoapySDRUtil (Debian package soapysdr-tools): its check of the demo radio skipped"
   fi
-  (cd "$prefix" && "$spectrum" --device driver=gpufftdemo --center 100M --duration 0.2 --png none --quiet) \
-    | grep -Eq " 100(199|200)[0-9]{3}\.[0-9]+ Hz" || fail "gpufft-spectrum on the installed demo radio did not find its 100.2 MHz tone"
+  report=$(cd "$prefix" && "$spectrum" --device driver=gpufftdemo --center 100M --duration 0.2 --png none --quiet)
+  grep -Eq " 100(199|200)[0-9]{3}\.[0-9]+ Hz" <<<"$report" || fail "gpufft-spectrum on the installed demo radio did not find its 100.2 MHz tone"
   unset SOAPY_SDR_PLUGIN_PATH
 fi
 

@@ -83,6 +83,8 @@ void fill_random(cf* x, std::size_t count, const std::string& tag);
  * the floor holds.
  */
 enum class signal { noise, impulse, spike, constant, dc, tone };
+//! "noise", "impulse", ...
+const char* signal_name(signal s);
 
 //! Fills one transform of n points with s, its noise from `tag`'s stream.
 void fill_signal(cf* x, std::size_t n, signal s, const std::string& tag);
@@ -233,6 +235,9 @@ void check_round_trip(failures& f, const std::string& backend, std::size_t n);
  * signal has no noise).
  */
 void check_signals(failures& f, const std::string& backend, std::size_t n);
+//! The criterion over all transforms of a case: ours within bound_for(FFTW
+//! float's), noted in f.
+void check_total(failures& f, const std::string& name, const l2_error& ours, const l2_error& fftwf);
 //! The sizes a size suite checks check_signals at.
 extern const std::vector<std::size_t> signal_sizes;
 
@@ -261,5 +266,19 @@ void for_each_target(const std::string& label, const std::vector<std::string>& t
 
 //! Fails the current CppUnit test with the collected summary, if any.
 #define QA_ASSERT_NO_FAILURES(f) CPPUNIT_ASSERT_MESSAGE((f).summary(), (f).empty())
+
+namespace qa {
+
+//! Runs fn(failures&) and reports its failures under `label`.
+template <class F>
+void run_checks(const std::string& label, F fn)
+{
+    failures f;
+    fn(f);
+    f.report(label);
+    QA_ASSERT_NO_FAILURES(f);
+}
+
+} // namespace qa
 
 #endif

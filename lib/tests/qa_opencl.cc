@@ -56,16 +56,6 @@ void check_all_ways(failures& f, std::size_t n)
     check_round_trip(f, target, n);
 }
 
-//! Runs fn and reports its failures under `label`.
-template <class F>
-void run_checks(const std::string& label, F fn)
-{
-    failures f;
-    fn(f);
-    f.report(label);
-    QA_ASSERT_NO_FAILURES(f);
-}
-
 void cl_check(cl_int err, const char* what)
 {
     if (err != CL_SUCCESS)
@@ -142,11 +132,7 @@ void check_on_buffers(failures& f,
             fftwf.add(yf.data(), exact.data(), n);
             ours.add(out_b, exact.data(), n);
         }
-        const double bound = bound_for(fftwf.rel());
-        f.note(name, ours.rel(), bound);
-        if (!(ours.rel() <= bound))
-            f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
-                  std::to_string(bound));
+        check_total(f, name, ours, fftwf);
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }
@@ -159,25 +145,6 @@ std::vector<float> read_back(const ocl::device_plan& plan, cl_mem m, std::size_t
     cl_check(clEnqueueReadBuffer(plan.queue(), m, CL_TRUE, 0, bytes, v.data(), 0, nullptr, nullptr),
              "clEnqueueReadBuffer");
     return v;
-}
-
-const char* signal_name(signal s)
-{
-    switch (s) {
-    case signal::noise:
-        return "noise";
-    case signal::impulse:
-        return "impulse";
-    case signal::spike:
-        return "spike";
-    case signal::constant:
-        return "constant";
-    case signal::dc:
-        return "dc";
-    case signal::tone:
-        return "tone";
-    }
-    return "?";
 }
 
 /*!
@@ -289,11 +256,7 @@ void check_device_shaped(failures& f, gpufft::problem p, bool in_place = false,
             fftwf.add(yf.data(), exact.data(), got.size());
             ours.add(got.data(), exact.data(), got.size());
         }
-        const double bound = bound_for(fftwf.rel());
-        f.note(name, ours.rel(), bound);
-        if (!(ours.rel() <= bound))
-            f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
-                  std::to_string(bound));
+        check_total(f, name, ours, fftwf);
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }
@@ -681,11 +644,7 @@ class qa_opencl_device : public CppUnit::TestFixture
                         fftwf.add(yf.data(), exact.data(), n);
                         ours.add(got.data(), exact.data(), n);
                     }
-                    const double bound = bound_for(fftwf.rel());
-                    f.note(name, ours.rel(), bound);
-                    if (!(ours.rel() <= bound))
-                        f.add(name + ": rel L2 error " + std::to_string(ours.rel()) + " > bound " +
-                              std::to_string(bound));
+                    check_total(f, name, ours, fftwf);
                 } catch (const std::exception& e) {
                     f.add(name + ": threw: " + e.what());
                 }

@@ -44,14 +44,6 @@ void expect_start(failures& f, const plan_target& t, std::size_t n, const std::s
         f.add(at(t, n) + " is planned as \"" + plan + "\", not \"" + start + "...\"");
 }
 
-template <class F>
-void run_checks(const std::string& label, F fn)
-{
-    failures f;
-    fn(f);
-    f.report(label);
-    QA_ASSERT_NO_FAILURES(f);
-}
 
 } // namespace
 
@@ -286,10 +278,9 @@ class qa_opencl_planner : public CppUnit::TestFixture
 
     /*!
      * Rader's algorithm (planner.cc, append_convolution). With the rules'
-     * knobs only where its convolution is one pass and Bluestein's is not
-     * or has as many stages: 97 (8x4x3 against 8x5x5), 257, 2053
-     * (Bluestein's 4320 beyond the cap) where local memory holds 2052
-     * points; not 1009 (16x7x3x3 against 16x16x8) nor 65537. A convolution
+     * knobs wherever its convolution is one pass: 97, 109 (3 stages against
+     * Bluestein's 16x16), 257, 1009 (16x7x3x3 against 16x16x8), and 2053
+     * where local memory holds 2052 points; not 65537. A convolution
      * local memory holds (Rader's 256, Bluestein's 540 for 263) is one pass.
      * With rader 2 for every prime whose p - 1 has stages, on any device.
      */
@@ -304,8 +295,9 @@ class qa_opencl_planner : public CppUnit::TestFixture
                     expect_start(f, t, 2053,
                                  t.limits.local_memory >= 32 * 1024 ? "rader via 2052 " : "bluestein via ",
                                  inverse);
-                    for (std::size_t n : { 1009, 65537 })
-                        expect_start(f, t, n, "bluestein via ", inverse);
+                    for (std::size_t n : { 109, 1009 })
+                        expect_start(f, t, n, "rader via " + std::to_string(n - 1) + " ", inverse);
+                    expect_start(f, t, 65537, "bluestein via ", inverse);
                     for (std::size_t n : { 257, 263 }) {
                         f.checked();
                         const ocl::chain_shape c = rules(t, n);

@@ -210,14 +210,7 @@ void check_shaped(failures& f, const std::string& backend, gpufft::problem p, bo
                 }
             }
         }
-        const double err = ours.rel(), bound = bound_for(fftwf.rel());
-        f.note(name, err, bound);
-        if (!(err <= bound)) {
-            std::ostringstream s;
-            s << name << ": rel L2 error " << err << " > bound " << bound << " (FFTW float "
-              << fftwf.rel() << ")";
-            f.add(s.str());
-        }
+        check_total(f, name, ours, fftwf);
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }

@@ -23,9 +23,8 @@ struct planner_knobs {
     //! before those); 1: both; 2: also the register mode for sizes with odd
     //! factors in a few stages (fft_plan rules in planner.cc).
     int odd_shapes = 1;
-    //! 0: never Rader; 1: where its convolution is one pass and
-    //! Bluestein's is not or has as many stages; 2: wherever p - 1 has
-    //! stages and moves no more points than Bluestein's.
+    //! 0: never Rader; 1: where its convolution is one pass; 2: also
+    //! wherever p - 1 has stages and moves no more points than Bluestein's.
     int rader = 1;
     //! Sizes of at least this many points take the register mode wherever
     //! it fits.

@@ -774,25 +774,24 @@ chain_shape plan_chain(const device_limits& d, std::size_t n, direction dir, boo
         // its passes move no more points through device memory than
         // Bluestein's (passes times length; n - 1 is under half of
         // Bluestein's m, so the same number of passes or one more at most
-        // half as long); at level 1 only where its convolution is one pass
-        // (whole_convolution) and Bluestein's is not, or is in as many
-        // stages or more (on the H200 97 by Rader 1.77 of cuFFT against
-        // 1.37, 1009 0.81 in 16x7x3x3 against 0.90 in 16x16x8).
+        // half as long); at either level wherever its convolution is one
+        // pass (whole_convolution). Accuracy decides level 1: x[0] stays out of
+        // Rader's convolution and its kernel is exact (exact_dft.h), so an
+        // impulse or a constant comes out exact, where Bluestein's chirp
+        // leaves about 1e-7 on them (109 by Bluestein via 256 missed twice
+        // scipy float32's error on a constant). Speed mostly agrees (on the
+        // H200 97 by Rader 1.77 of cuFFT against 1.37) but not always (1009
+        // 0.81 in 16x7x3x3 against 0.90 in 16x16x8).
         const int level = rader ? d.knobs.rader : 0;
-        if (level > 0 && exact::is_prime(n) && has_stages_on(d, n - 1) &&
-            (level == 2 || whole_convolution(d, n - 1))) {
+        const bool whole = level > 0 && whole_convolution(d, n - 1);
+        if (level > 0 && exact::is_prime(n) && has_stages_on(d, n - 1) && (level == 2 || whole)) {
             chain_shape r = c;
             r.passes.clear();
             r.scratch_points[0] = r.scratch_points[1] = 0;
             r.convolution_m = n - 1;
             r.rader_generator = exact::generator(n);
-            const auto fewer_stages = [&] {
-                return c.passes.size() > 1 ||
-                       r.passes.front().radices.size() <= c.passes.front().radices.size();
-            };
             if (append_convolution(r, d, n - 1, true) &&
-                (!ok || (level == 2 ? r.passes.size() * (n - 1) <= c.passes.size() * c.convolution_m
-                                    : fewer_stages()))) {
+                (!ok || whole || r.passes.size() * (n - 1) <= c.passes.size() * c.convolution_m)) {
                 c = r;
                 ok = true;
             }
