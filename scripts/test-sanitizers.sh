@@ -44,8 +44,9 @@ TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 #   same host code (fft_chain) that qa_opencl_sizes, _layout and _search run
 #   here; the planner itself runs here for every preset in qa_opencl_planner;
 # - the OpenCL suites again under an H100's and a Mali's limits (_h100,
-#   _mali): other plans through the same host code as the plain suites.
-ASAN_NATIVE_ONLY='^(install_private_prefix|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_shapes|qa_opencl_(sizes|layout|device|search)_(h100|mali))$'
+#   _mali) or with the search on (_search): other plans through the same
+#   host code as the plain suites.
+ASAN_NATIVE_ONLY='^(install_private_prefix|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_shapes|qa_opencl_(sizes|layout|device|search)_(h100|mali)|qa_opencl_(layout|device)_search)$'
 
 launcher=()
 if command -v ccache >/dev/null; then

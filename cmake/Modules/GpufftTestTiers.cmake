@@ -16,6 +16,8 @@ set(GPUFFT_FULL_TESTS
     qa_opencl_search_mali 50
     qa_opencl_sizes_h100 30
     qa_opencl_sizes_mali 30
+    qa_opencl_layout_search 30
+    qa_opencl_device_search 30
     qa_qpu_shaders_qpu_shader_signals 50
     qa_qpu_shaders_qpu_shader_interleave_batches 50
     qa_examples 45
