@@ -227,6 +227,25 @@ SIGMF_SCHEMA = {
 }
 
 
+class subscriber:
+    """A ZeroMQ SUB socket on address taking every message; recv() waits at
+    most timeout_ms (then zmq.Again)."""
+
+    def __init__(self, address, timeout_ms):
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.SUB)
+        self.socket.setsockopt(zmq.SUBSCRIBE, b"")
+        self.socket.setsockopt(zmq.RECONNECT_IVL, 10)
+        self.socket.setsockopt(zmq.RCVTIMEO, timeout_ms)
+        self.socket.connect(address)
+
+    def recv(self):
+        return self.socket.recv()
+
+    def close(self):
+        self.socket.close()
+        self.context.term()
+
 class qa_spectrum_radio(gr_unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -459,11 +478,7 @@ class qa_spectrum_radio(gr_unittest.TestCase):
     def test_sweep_zmq_pub(self):
         address = f"tcp://127.0.0.1:{free_port()}"
         proc = self.sweep_process("--zmq-pub", address, "--gain", "6")
-        context = zmq.Context()
-        sub = context.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.setsockopt(zmq.RCVTIMEO, 20000)
-        sub.connect(address)
+        sub = subscriber(address, 20000)
         try:
             for _ in range(3):  # a message per whole sweep
                 tags, db = parse_message(sub.recv())
@@ -476,7 +491,6 @@ class qa_spectrum_radio(gr_unittest.TestCase):
                 self.check_band(tags["f0_hz"], tags["bin_hz"], db, gain=6)
         finally:
             sub.close()
-            context.term()
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
@@ -539,12 +553,7 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         # their samples were read, spans at least half the signal's time),
         # the -20 dBFS tone in its place, until SIGINT (exit 130).
         address = f"tcp://127.0.0.1:{free_port()}"
-        context = zmq.Context()
-        sub = context.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.setsockopt(zmq.RECONNECT_IVL, 10)
-        sub.setsockopt(zmq.RCVTIMEO, 20000)
-        sub.connect(address)
+        sub = subscriber(address, 20000)
         proc = subprocess.Popen([EXE, "--demo", "--realtime", "--loop", "--fps", "25", "--png", "none", "--quiet",
                                  "--zmq-pub", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         times = []
@@ -556,7 +565,6 @@ class qa_spectrum_radio(gr_unittest.TestCase):
                     break
         finally:
             sub.close()
-            context.term()
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 130, err)
@@ -583,12 +591,7 @@ class qa_spectrum_radio(gr_unittest.TestCase):
         iq[0::2], iq[1::2] = np.round(127.5 + 127 * x.real), np.round(127.5 + 127 * x.imag)
         iq.tofile(base + ".sigmf-data")
         address = f"tcp://127.0.0.1:{free_port()}"
-        context = zmq.Context()
-        sub = context.socket(zmq.SUB)
-        sub.setsockopt(zmq.SUBSCRIBE, b"")
-        sub.setsockopt(zmq.RECONNECT_IVL, 10)
-        sub.setsockopt(zmq.RCVTIMEO, 5000)
-        sub.connect(address)
+        sub = subscriber(address, 5000)
         proc = subprocess.Popen([EXE, base, "--fft", "1024", "--fps", "100", "--png", "none", "--zmq-pub", address],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         seen = []
@@ -601,7 +604,6 @@ class qa_spectrum_radio(gr_unittest.TestCase):
             pass
         finally:
             sub.close()
-            context.term()
         _, err = proc.communicate(timeout=30)
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(sorted({c for c, _ in seen}), [100e6, 433.92e6], seen[:3])
