@@ -116,28 +116,33 @@ class qa_examples(unittest.TestCase):
                 if grc == "headless_recorder.grc":
                     self.assertGreater(os.path.getsize(out_file), 0, "no spectra recorded")
 
+    def run_probe(self, code, env=None):
+        """Runs code in a Python with the examples importable and a
+        QApplication `app`; returns its output lines but GNU Radio's log."""
+        r = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); from PyQt5 import Qt; "
+                            "app = Qt.QApplication([]); " % EXAMPLES + code], env=env or self.env, cwd=self.tmp,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+
     def test_display_examples_open_readable(self):
         """The display examples open, the first time (no saved geometry), at
         a size with a usable spectrum plot; a file needs its own rate and
         centre (exit 2 naming both); the ZeroMQ collector is executable."""
         home = tempfile.mkdtemp(dir=self.tmp)  # QSettings: no geometry saved yet
         env = dict(self.env, XDG_CONFIG_HOME=home, HOME=home)
-        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
-                 "import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
+        probe = ("import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
                  "w = tb.display_sink.pyqwidget() if hasattr(tb, 'display_sink') else None; "
-                 "w and print(w.property('spectrum_plot').height(), w.property('annotation'))") % EXAMPLES
+                 "w and print(w.property('spectrum_plot').height(), w.property('annotation'))")
         for name in ("display", "display_spectra", "spectrum_live", "waterfall"):
             with self.subTest(example=name):
-                r = subprocess.run([sys.executable, "-c", probe.format(name)], env=env, cwd=self.tmp,
-                                   capture_output=True, text=True, timeout=60)
-                self.assertEqual(r.returncode, 0, r.stderr)
-                lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
+                lines = self.run_probe(probe.format(name), env)
                 width, height = lines[0].split()
-                self.assertGreaterEqual(int(width), 1000, r.stdout)
-                self.assertGreaterEqual(int(height), 700, r.stdout)
+                self.assertGreaterEqual(int(width), 1000, lines)
+                self.assertGreaterEqual(int(height), 700, lines)
                 if name.startswith("display"):
                     plot, annotation = lines[1].split(" ", 1)
-                    self.assertGreaterEqual(int(plot), 250, r.stdout)
+                    self.assertGreaterEqual(int(plot), 250, lines)
                     self.assertIn("Centre 100.000 MHz   Span 2.400 MHz", annotation)
                 iq = os.path.join(self.tmp, "capture.cf32")
                 np.zeros(4096, np.complex64).tofile(iq)
@@ -171,15 +176,10 @@ class qa_examples(unittest.TestCase):
     def test_display_average_from_grc(self):
         """The display sink's average line as a GRC parameter and callback:
         display's slider variable sets the sink's time constant."""
-        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
-                 "import display; tb = display.display(); s = tb.display_sink; "
-                 "print(s.average(), s.average_frames()); tb.set_average_frames(4); "
-                 "print(s.average(), s.average_frames())") % EXAMPLES
-        r = subprocess.run([sys.executable, "-c", probe], env=self.env, cwd=self.tmp, capture_output=True, text=True,
-                           timeout=60)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
-        self.assertEqual(lines[-2:], ["exponential 10.0", "exponential 4.0"], r.stdout)
+        lines = self.run_probe("import display; tb = display.display(); s = tb.display_sink; "
+                               "print(s.average(), s.average_frames()); tb.set_average_frames(4); "
+                               "print(s.average(), s.average_frames())")
+        self.assertEqual(lines[-2:], ["exponential 10.0", "exponential 4.0"], lines)
 
     def test_display_live_source(self):
         """--device: the display examples and spectrum_live show a SoapySDR
@@ -189,31 +189,22 @@ class qa_examples(unittest.TestCase):
         plugins = os.environ.get("SOAPY_SDR_PLUGIN_PATH", "")
         if not any(os.path.exists(os.path.join(d, "libgpufftsim.so")) for d in plugins.split(":") if d):
             self.skipTest("the simulated radio (libgpufftsim.so) is not on SOAPY_SDR_PLUGIN_PATH")
-        probe = ("import sys, time; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
-                 "import {0}; tb = {0}.{0}(samp_rate=2.5e6, center_freq=100.1e6, "
+        probe = ("import time, {0}; tb = {0}.{0}(samp_rate=2.5e6, center_freq=100.1e6, "
                  "device='driver=gpufftsim,tune_step=300e3,tones=100.5e6:-30'); tb.start(); s = tb.display_sink; "
                  "end = time.time() + 20\n"
                  "while s.center_freq() != 100.2e6 and time.time() < end: time.sleep(0.05)\n"
                  "print(s.samp_rate(), s.center_freq(), tb.iq_source.samp_rate(), tb.iq_source.center_freq()); "
-                 "tb.stop(); tb.wait()") % EXAMPLES
+                 "tb.stop(); tb.wait()")
         for name in ("display", "display_spectra"):
             with self.subTest(example=name):
-                r = subprocess.run([sys.executable, "-c", probe.format(name)], env=self.env, cwd=self.tmp,
-                                   capture_output=True, text=True, timeout=60)
-                self.assertEqual(r.returncode, 0, r.stderr)
-                lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
-                self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6, 2.5e6, 100.2e6], r.stdout)
+                lines = self.run_probe(probe.format(name))
+                self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6, 2.5e6, 100.2e6], lines)
         # spectrum_live's QT GUI sink follows no tag: its program sets the
         # flowgraph's rate and centre (the sink's axis) to the radio's.
-        probe = ("import sys; sys.path.insert(0, %r); from PyQt5 import Qt; app = Qt.QApplication([]); "
-                 "import spectrum_live as s; tb = s.spectrum_live(samp_rate=2.5e6, center_freq=100.1e6, "
-                 "device='driver=gpufftsim,tune_step=300e3'); s.snippets_main_after_init(tb); "
-                 "print(tb.get_samp_rate(), tb.get_center_freq())") % EXAMPLES
-        r = subprocess.run([sys.executable, "-c", probe], env=self.env, cwd=self.tmp, capture_output=True, text=True,
-                           timeout=60)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        lines = [l for l in r.stdout.splitlines() if not l.startswith("log :")]
-        self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6], r.stdout)
+        lines = self.run_probe("import spectrum_live as s; tb = s.spectrum_live(samp_rate=2.5e6, center_freq=100.1e6, "
+                               "device='driver=gpufftsim,tune_step=300e3'); s.snippets_main_after_init(tb); "
+                               "print(tb.get_samp_rate(), tb.get_center_freq())")
+        self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6], lines)
 
     def test_radar_targets_in_their_cells(self):
         """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""
