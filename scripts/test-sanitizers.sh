@@ -106,7 +106,8 @@ run_asan() {
   export ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:intercept_tls_get_addr=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   # Qt's platform screens, left at exit by a QApplication that lives until
-  # then (scripts/lsan-qt.supp says which and why).
+  # then, and PoCL's kernel cache check (scripts/lsan-qt.supp says which and
+  # why).
   export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan-qt.supp:print_suppressions=0
   local cxx python
   cxx=$(test_names "$dir" cxx)
