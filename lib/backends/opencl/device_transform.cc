@@ -160,10 +160,10 @@ std::vector<device_transform::step> device_transform::make_steps(const std::vect
 // (the timing does not depend on the values), the faster built for p.batch.
 void device_transform::plan_c2c_layouts(cl_command_queue timing_queue)
 {
-    const device_entry& dev = d_ctx.device;
+    const device_limits limits = planning_limits(d_ctx.device);
     const std::vector<std::vector<axis_chain>> layouts = {
-        plan_strided(planning_limits(dev), d_problem.dims, d_problem.dir),
-        plan_transposed(planning_limits(dev), d_problem.dims, d_problem.dir)
+        plan_strided(limits, d_problem.dims, d_problem.dir),
+        plan_transposed(limits, d_problem.dims, d_problem.dir)
     };
     const std::size_t points = d_problem.points();
     const std::size_t batch = std::min(d_problem.batch, std::max<std::size_t>(1, timing_points / points));
@@ -201,13 +201,14 @@ void device_transform::plan_real()
         rows_io.load = forward;
         rows_io.store = !forward;
     }
-    const chain_shape shape = direct ? plan_chain(planning_limits(dev), fft_n, p.dir)
-                                     : with_callbacks(plan_chain(planning_limits(dev), fft_n, p.dir, false), rows_io);
+    const device_limits limits = planning_limits(dev);
+    const chain_shape shape = direct ? plan_chain(limits, fft_n, p.dir)
+                                     : with_callbacks(plan_chain(limits, fft_n, p.dir, false), rows_io);
     d_rows = std::make_unique<fft_chain>(d_ctx, shape, d_odd ? pairs : rows, fft_n, fft_n, rows_io);
     if (dims.size() > 1) {
         std::vector<std::size_t> complex_dims = dims;
         complex_dims.back() = d_n / 2 + 1;
-        d_steps = make_steps(plan_strided(planning_limits(dev), complex_dims, p.dir, false), p.batch);
+        d_steps = make_steps(plan_strided(limits, complex_dims, p.dir, false), p.batch);
         if (!forward)
             d_columns = make_buffer(d_ctx, 8 * p.batch * p.complex_extent());
         d_buffer_bytes += forward ? 0 : 8 * p.batch * p.complex_extent();
