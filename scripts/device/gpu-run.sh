@@ -21,12 +21,17 @@
 #                shape is not the rules' again with GPUFFT_OPENCL_PLANNER=search=0
 #                (sweep-rules.json)
 #   GPU_CANDIDATES the sizes of stage candidates (default 8192,16384)
+#   GPU_SHAPES   the c2c shapes of stage shapes (default the 2-D and 3-D shapes
+#                the device-resident goals name, and three others)
 #   GPU_HOST_SIZES the sizes of stage host (default gpufft-bench's: 64..65536 and
 #                1000,2400,3000,4410,6000)
 #
 # Stage sweep (not in the default stages): --device-resident alone over the
 # sizes of GPU_SWEEP, each plan searching (GPUFFT_OPENCL_PLANNER=search=1: a
 # device_plan does not tune otherwise), then plot_sweep.py's table (sweep.md) and plot (sweep.png).
+# Stage shapes (not in the default stages): --device-resident over GPU_SHAPES
+# (c2c), then r2c at N 1000, 4096, 65536, 2^20 and 256^3, beside cuFFT and
+# VkFFT: shapes-c2c.json, r2c.json.
 # Stage candidates (not in the default stages): every plan-time search
 # candidate of each GPU_CANDIDATES size forced in turn
 # (GPUFFT_OPENCL_PLANNER=candidate=K) until one fails (beyond the list),
@@ -182,6 +187,19 @@ PY
     [ -z "$searched" ] || GPUFFT_OPENCL_PLANNER=search=0 step_run 300 sweep.log "$bench" --device-resident \
       --opencl-device "$device" --sizes "$searched" --threads "$(nproc)" --json "$out/sweep-rules.json" ${GPU_BENCH:-}
   fi
+fi
+if want shapes; then
+  shapes=${GPU_SHAPES:-64x64x64,128x128x128,256x256x256,512x512x512,1024x1024,4096x4096,96x96x96,100x100x100,3000x3000}
+  step "gpufft-bench --device-resident --shapes $shapes, then r2c, on '$device'" | tee -a "$out/shapes.log"
+  # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+  step_run 240 shapes.log "$bench" --device-resident --opencl-device "$device" --shapes "$shapes" \
+    --threads "$(nproc)" --json "$out/shapes-c2c.json" ${GPU_BENCH:-}
+  # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+  step_run 120 shapes.log "$bench" --device-resident --opencl-device "$device" --kind r2c \
+    --sizes 1000,4096,65536,1048576 --threads "$(nproc)" --json "$out/r2c.json" ${GPU_BENCH:-}
+  # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
+  step_run 60 shapes.log "$bench" --device-resident --opencl-device "$device" --kind r2c \
+    --shapes 256x256x256 --threads "$(nproc)" --json "$out/r2c-3d.json" ${GPU_BENCH:-}
 fi
 if want candidates; then
   step "every search candidate of ${GPU_CANDIDATES:-8192,16384} on '$device'" | tee -a "$out/candidates.log"
