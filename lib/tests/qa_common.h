@@ -64,6 +64,10 @@ constexpr std::size_t emulated_min_points = 1024;
 //! Seed of this run: GPUFFT_TEST_SEED if set, else from std::random_device.
 std::uint64_t run_seed();
 
+//! "" where planning n points is refused with gpufft::error, else what went
+//! wrong (qa_bad_input; `qa_gpufft --plan-verdict N` prints it).
+std::string plan_verdict(std::size_t n);
+
 //! A generator whose stream depends only on the run seed and `tag`.
 std::mt19937_64 rng_for(const std::string& tag);
 
