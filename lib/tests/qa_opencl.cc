@@ -545,6 +545,9 @@ class qa_opencl_device : public CppUnit::TestFixture
             check_device_shaped(f, shaped(c2c, { 32, 32 }, 2, direction::inverse), true);
             check_device_shaped(f, shaped(c2c, { 16, 12, 10 }, 2));
             check_device_shaped(f, shaped(c2c, { 8, 8, 8 }, 1, direction::inverse), true);
+            // 1-D given by dims alone (n = 0), as gpufft-bench --shapes 64 plans it.
+            check_device_shaped(f, shaped(c2c, { 64 }, 3));
+            check_device_shaped(f, shaped(c2c, { 1000 }, 2, direction::inverse));
             for (signal s : { signal::noise, signal::impulse, signal::dc, signal::tone })
                 check_device_shaped(f, shaped(r2c, { 1000 }, 3), false, s);
             check_device_shaped(f, shaped(r2c, { 999 }, 5));

@@ -85,6 +85,17 @@ class qa_opencl_planner : public CppUnit::TestFixture
                             f.add(at(t, n) + ": plan_chain threw: " + e.what());
                         }
                     }
+            // No stages for 0 points: refused, not planned (or looped on).
+            for (const plan_target& t : plan_targets()) {
+                f.checked();
+                try {
+                    ocl::plan_chain(t.limits, 0, direction::forward);
+                    f.add(at(t, 0) + ": plan_chain planned 0 points");
+                } catch (const gpufft::error& e) {
+                    if (std::string(e.what()).find("0-point") == std::string::npos)
+                        f.add(at(t, 0) + ": refused without naming the size: " + e.what());
+                }
+            }
         });
     }
 

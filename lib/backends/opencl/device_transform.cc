@@ -125,6 +125,7 @@ device_transform::device_transform(device_context& ctx,
     : d_ctx(ctx), d_problem(p)
 {
     p.validate();
+    d_problem.n = p.points(); // a 1-D problem may be given by dims alone
     if (const std::string why = unsupported(ctx.device, p); !why.empty())
         throw error("gpufft: " + why);
     const bool calls = callbacks.load || callbacks.store || !callbacks.input_weights.empty();
@@ -139,8 +140,8 @@ device_transform::device_transform(device_context& ctx,
         plan_c2c_layouts(timing_queue);
         return;
     }
-    const chain_shape shape = calls ? with_callbacks(plan_chain(planning_limits(ctx.device), p.n, p.dir, false), callbacks)
-                                    : searched_chain(ctx, p.n, p.dir, p.batch, false);
+    const chain_shape shape = calls ? with_callbacks(plan_chain(planning_limits(ctx.device), d_problem.n, p.dir, false), callbacks)
+                                    : searched_chain(ctx, d_problem.n, p.dir, p.batch, false);
     step s;
     s.chain = std::make_unique<fft_chain>(ctx, shape, p.batch, p.stride(), p.stride(), callbacks);
     d_steps.push_back(std::move(s));

@@ -743,6 +743,10 @@ std::string chain_shape::describe() const
 
 chain_shape plan_chain(const device_limits& d, std::size_t n, direction dir, bool rader)
 {
+    // A 0-point transform has no stages: refused, never planned (the radix
+    // splitting below would not end).
+    if (n == 0)
+        throw error("gpufft: opencl: cannot plan a 0-point transform");
     chain_shape c;
     c.n = n;
     c.dir = dir;
