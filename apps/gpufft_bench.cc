@@ -221,6 +221,7 @@ std::vector<regime> parse_regimes(const std::string& flag, const std::string& te
 options parse(int argc, char** argv)
 {
     options o;
+    bool sizes_given = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i], value;
         bool has_value = false;
@@ -242,6 +243,7 @@ options parse(int argc, char** argv)
             std::exit(0);
         } else if (a == "--sizes") {
             o.sizes = parse_sizes(a, arg());
+            sizes_given = true;
         } else if (a == "--shapes") {
             for (const auto& text : gpufft::apps::split_commas(arg())) {
                 std::vector<std::size_t> dims;
@@ -347,6 +349,8 @@ options parse(int argc, char** argv)
     if (o.device_resident && o.inverse)
         throw usage_error("--inverse with --device-resident: it times forward c2c and r2c, and c2r "
                           "(--kind c2r)");
+    if (sizes_given && !o.shapes.empty())
+        throw usage_error("--sizes and --shapes: give one of them (a 1-D shape is a size)");
     if (!o.shapes.empty() && (o.streaming || o.display || o.qpu_check))
         throw usage_error("--shapes is for the CPU comparison and --device-resident");
     if ((o.r2c || o.c2r) && (o.streaming || o.display || o.qpu_check))

@@ -127,6 +127,16 @@ class qa_gpufft_bench(gr_unittest.TestCase):
                 # clFFT's engine plans 1-D c2c only.
                 self.assertNotEqual(r["engine"], "clFFT", f"{kind} {r['shape']}")
 
+    def test_device_resident_sizes(self):
+        # 1-D c2c through --sizes: the device plan's 1-D problem comes from
+        # dims alone (n = 0), which once sent the planner into an endless loop.
+        out, doc = self.run_device("--sizes", "24,64", "--points", "2048")
+        ours = {r["n"]: r for r in doc["device_resident"] if r["engine"] == "gpufft"}
+        self.assertEqual(sorted(ours), [24, 64], out)
+        for n, r in ours.items():
+            self.assertEqual(r["status"], "ok", f"{n}: {r}")
+            self.assertLess(r["max_rel_err"], 1e-5, n)
+
     def test_bad_device_options(self):
         for args, message in (
                 (["--kind", "c2r"], "--kind c2r is for --device-resident"),
@@ -134,7 +144,8 @@ class qa_gpufft_bench(gr_unittest.TestCase):
                 (["--device-resident", "--inverse"], "--inverse with --device-resident"),
                 (["--streaming", "--shapes", "8x8"], "--shapes is for the CPU comparison"),
                 (["--streaming", "--kind", "r2c"], "--kind is for the CPU comparison"),
-                (["--device-resident", "--shapes", "8x0"], "--shapes")):
+                (["--device-resident", "--shapes", "8x0"], "--shapes"),
+                (["--device-resident", "--sizes", "64", "--shapes", "8x8"], "--sizes and --shapes")):
             r = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)

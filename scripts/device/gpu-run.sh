@@ -17,6 +17,8 @@
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
 #   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
+#   GPU_SWEEP_SEARCH  1 (default): the sweep's plans search; 0: the planner's
+#                rules alone (quicker: no candidates built and timed)
 #   GPU_SWEEP_RULES  if set, stage sweep then runs the sizes whose searched
 #                shape is not the rules' again with GPUFFT_OPENCL_PLANNER=search=0
 #                (sweep-rules.json)
@@ -169,7 +171,7 @@ if want sweep; then
   sweep_sizes=$(grep -v '^#' "${GPU_SWEEP:-$root/scripts/device/sweep-sizes.txt}" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
   step "gpufft-bench --device-resident over $(echo "$sweep_sizes" | tr ',' '\n' | wc -l) sizes on '$device'" | tee -a "$out/sweep.log"
   # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
-  GPUFFT_OPENCL_PLANNER=search=1 step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
+  GPUFFT_OPENCL_PLANNER=search=${GPU_SWEEP_SEARCH:-1} step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
     --sizes "$sweep_sizes" --threads "$(nproc)" --json "$out/sweep.json" ${GPU_BENCH:-} &&
     python3 "$root/scripts/device/plot_sweep.py" "$out/sweep.json" --md "$out/sweep.md" --png "$out/sweep.png"
   if [ -n "${GPU_SWEEP_RULES:-}" ] && [ -f "$out/sweep.json" ]; then
