@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
 --serve (the page in headless Chromium: pixels, zoom, hover readout and
-controls, two browsers with their own views, a phone's width; two clients, a
+controls, two pages with their own views, a phone's width; two clients, a
 stalled client, a port in use; hostile origins and Host names, client
 limits, a descriptor-starved run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
 examples/zmq_collector.py merging two receivers, bad endpoints).
@@ -229,8 +229,8 @@ class devtools_session:
 
 class chromium_browser:
     """Headless Chromium driven through the DevTools protocol (--screenshot alone does not wait for
-    WebSocket frames). The suite's tests share one: a start is seconds of CPU, and each test's pages
-    get a browser context of their own, as fresh as a new profile."""
+    WebSocket frames). The suite's tests share one (a start is seconds on a loaded machine), and each
+    test's pages get a browser context of their own, as fresh as a new profile."""
 
     def __init__(self, chromium, workdir):
         # Port 0: Chromium takes a free port and writes it, with the browser's DevTools path, to
@@ -286,8 +286,8 @@ class chromium_page:
         return self.devtools.call(method, **params)
 
     def evaluate(self, expression):
-        """The value of a JavaScript expression in the page."""
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        """The value of a JavaScript expression in the page (a promise's once it settles)."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in result:
             raise AssertionError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
