@@ -9,7 +9,8 @@ examples/zmq_collector.py merging two receivers, bad endpoints).
 
     GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
 
-GPUFFT_SHOTS=DIR keeps the screenshots there."""
+GPUFFT_SHOTS=DIR keeps the screenshots there. The sanitizer job sets GPUFFT_TEST_BROWSER=0 (no Chromium
+pages) and GPUFFT_TEST_TIMING=0 (one round of the stalled client, no time comparison)."""
 
 import base64
 import hashlib
