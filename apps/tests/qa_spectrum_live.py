@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """QA for gpufft-spectrum's live outputs, the program in subprocesses:
 --serve (the page in headless Chromium: pixels, zoom, hover readout and
-controls, two browsers with their own views, a phone's width; two clients, a
+controls, two pages with their own views, a phone's width; two clients, a
 stalled client, a port in use; hostile origins and Host names, client
 limits, a descriptor-starved run) and --zmq-pub (GNU Radio's ZMQ SUB Source with pass_tags,
 examples/zmq_collector.py merging two receivers, bad endpoints).
 
     GPUFFT_SPECTRUM=build/apps/gpufft-spectrum /usr/bin/python3 apps/tests/qa_spectrum_live.py
 
-GPUFFT_SHOTS=DIR keeps the screenshots there."""
+GPUFFT_SHOTS=DIR keeps the screenshots there. The sanitizer job sets GPUFFT_TEST_BROWSER=0 (no Chromium
+pages) and GPUFFT_TEST_TIMING=0 (one round of the stalled client, no time comparison)."""
 
 import base64
 import hashlib
@@ -204,51 +205,90 @@ class ws_client:
         self.sock.close()
 
 
-class chromium_page:
-    """A page of headless Chromium at `url` in a `width` x `height` window, driven through the
-    DevTools protocol (--screenshot alone does not wait for WebSocket frames)."""
+class devtools_session:
+    """A DevTools protocol session on a WebSocket (the browser's or a page's)."""
 
-    def __init__(self, chromium, url, width, height, workdir):
-        port = free_port()
-        self.browser = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                         "--force-device-scale-factor=1", f"--window-size={width},{height}",
-                                         f"--remote-debugging-port={port}", f"--user-data-dir={workdir}", url],
+    def __init__(self, hostport, path):
+        self.socket = ws_client(hostport, path=path)
+        self.socket.sock.settimeout(60)
+        self.calls = 0
+
+    def call(self, method, **params):
+        """A DevTools command's result (events in between are skipped)."""
+        self.calls += 1
+        self.socket.send_text(json.dumps({"id": self.calls, "method": method, "params": params}))
+        while True:
+            reply = json.loads(self.socket.message()[1])
+            if reply.get("id") == self.calls:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def close(self):
+        self.socket.close()
+
+
+class chromium_browser:
+    """Headless Chromium driven through the DevTools protocol (--screenshot alone does not wait for
+    WebSocket frames). The suite's tests share one (a start is seconds on a loaded machine), and each
+    test's pages get a browser context of their own, as fresh as a new profile."""
+
+    def __init__(self, chromium, workdir):
+        # Port 0: Chromium takes a free port and writes it, with the browser's DevTools path, to
+        # DevToolsActivePort in its profile.
+        self.process = subprocess.Popen([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                         "--force-device-scale-factor=1", "--remote-debugging-port=0",
+                                         f"--user-data-dir={workdir}", "about:blank"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.session = None
         try:
+            active, lines = os.path.join(workdir, "DevToolsActivePort"), []
             deadline = time.monotonic() + 60
-            pages = []
-            while not pages:
-                if time.monotonic() > deadline:
-                    raise AssertionError("chromium's DevTools did not list the page")
-                time.sleep(0.2)
-                try:
-                    listing = http_get(f"127.0.0.1:{port}", "/json/list")
-                    pages = [p for p in json.loads(listing.split("\r\n\r\n", 1)[1]) if p.get("type") == "page"]
-                except (OSError, ValueError, IndexError):
-                    pass
-            self.devtools = ws_client(f"127.0.0.1:{port}",
-                                      path=pages[0]["webSocketDebuggerUrl"].split(str(port), 1)[1])
-            self.devtools.sock.settimeout(60)
-            self.calls = 0
+            while len(lines) < 2:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    raise AssertionError("chromium wrote no DevTools port")
+                time.sleep(0.1)
+                if os.path.exists(active):
+                    with open(active) as f:
+                        lines = f.read().split()
+            self.hostport = f"127.0.0.1:{lines[0]}"
+            self.session = devtools_session(self.hostport, lines[1])
+        except BaseException:
+            self.close()
+            raise
+
+    def alive(self):
+        return self.process.poll() is None
+
+    def close(self):
+        if self.session:
+            self.session.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+class chromium_page:
+    """A page of the browser at `url` in a `width` x `height` window of its own, in a browser
+    context of its own."""
+
+    def __init__(self, browser, url, width, height):
+        self.browser, self.devtools = browser, None
+        self.context = browser.session.call("Target.createBrowserContext")["browserContextId"]
+        try:
+            target = browser.session.call("Target.createTarget", url=url, width=width, height=height,
+                                          newWindow=True, browserContextId=self.context)["targetId"]
+            self.devtools = devtools_session(browser.hostport, f"/devtools/page/{target}")
             self.wait_for("document.readyState === 'complete' && typeof received === 'number'")  # the page's script ran
         except BaseException:
             self.close()
             raise
 
     def call(self, method, **params):
-        """A DevTools command's result (events in between are skipped)."""
-        self.calls += 1
-        self.devtools.send_text(json.dumps({"id": self.calls, "method": method, "params": params}))
-        while True:
-            reply = json.loads(self.devtools.message()[1])
-            if reply.get("id") == self.calls:
-                if "error" in reply:
-                    raise AssertionError(f"{method}: {reply['error']}")
-                return reply["result"]
+        return self.devtools.call(method, **params)
 
     def evaluate(self, expression):
-        """The value of a JavaScript expression in the page."""
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        """The value of a JavaScript expression in the page (a promise's once it settles)."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in result:
             raise AssertionError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -297,10 +337,11 @@ class chromium_page:
         self.call("Input.dispatchKeyEvent", type="keyUp", key=key)
 
     def close(self):
-        if getattr(self, "devtools", None):
+        """Closes its window (the browser context's every page)."""
+        if self.devtools:
             self.devtools.close()
-        self.browser.terminate()
-        self.browser.wait(timeout=30)
+        if self.browser.alive():
+            self.browser.session.call("Target.disposeBrowserContext", browserContextId=self.context)
 
 
 def page_layout(page):
@@ -366,6 +407,14 @@ def decode_png(data):
 
 
 class qa_spectrum_live(gr_unittest.TestCase):
+    browser = None  # the Chromium the page tests share, started by the first
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.browser:
+            cls.browser.close()
+            shutil.rmtree(cls.browser_profile, ignore_errors=True)
+            cls.browser = None
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="qa_spectrum_live_")
@@ -496,7 +545,10 @@ class qa_spectrum_live(gr_unittest.TestCase):
                  "stall+read+read": ["stall", "read", "read"]}
         runs = {name: [] for name in cases}
         names = list(cases)
-        for r in range(3):  # rounds of every case, each in another order, so that load hits them alike
+        # GPUFFT_TEST_TIMING=0 (the sanitizer job): one round, every mix of clients through the
+        # server; the time comparison below is the plain build's.
+        timed = os.environ.get("GPUFFT_TEST_TIMING") != "0"
+        for r in range(3 if timed else 1):  # rounds of every case, each in another order, so that load hits them alike
             for name in names[r:] + names[:r]:
                 clients = cases[name]
                 seconds, received = self.run_fixed_input(block, 64, clients)
@@ -504,6 +556,8 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 if name == "stall+read+read":  # the stalled one lost rows, the others did not wait for it
                     self.assertLess(received[0], min(received[1:]) / 2, received)
                 self.assertTrue(all(n > 10 for n in received), (name, received))
+        if not timed:
+            return
         times = {name: min(r) for name, r in runs.items()}
         print("\nfixed input, best of 3 (s): " + ", ".join(f"{k} {v:.2f}" for k, v in times.items()),
               file=sys.stderr)
@@ -767,7 +821,13 @@ class qa_spectrum_live(gr_unittest.TestCase):
         chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         if not chromium:
             self.skipTest("no chromium")
-        return chromium
+        cls = type(self)
+        if cls.browser and not cls.browser.alive():  # one that died fails its own test, not the next ones
+            self.tearDownClass()
+        if not cls.browser:
+            cls.browser_profile = tempfile.mkdtemp(prefix="qa_spectrum_live_chromium_")
+            cls.browser = chromium_browser(chromium, cls.browser_profile)
+        return cls.browser
 
     def shot(self, name, png):
         """Keeps a screenshot where GPUFFT_SHOTS says; returns it decoded."""
@@ -777,14 +837,14 @@ class qa_spectrum_live(gr_unittest.TestCase):
         return decode_png(png)
 
     def test_page_in_chromium(self):
-        chromium = self.chromium()
+        browser = self.chromium()
         tone = 256 * BIN  # at 3/4 of the band
         rx = receiver("--serve", "127.0.0.1:0")
         rx.feed(tone)
         try:
             L = page_layout(http_get(rx.url))
             width, height = 1000, 700
-            page = chromium_page(chromium, f"http://{rx.url}/", width, height, os.path.join(self.tmp, "chromium"))
+            page = chromium_page(browser, f"http://{rx.url}/", width, height)
             try:
                 page.frames_drawn(50)
                 png = page.screenshot()
@@ -871,7 +931,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # Zoom, hover readout, pause, max-hold reset and range on one page,
         # checked at the pixels where the tone and the noise floor must land
         # and against what the JSON feed says.
-        chromium = self.chromium()
+        browser = self.chromium()
         tone_offset = 128 * BIN  # at 5/8 of the band: at 3/4 of the plot once zoomed in twice about the centre
         tone_hz = 100e6 + tone_offset
         rx = receiver("--serve", "127.0.0.1:0")
@@ -887,8 +947,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 """The JSON feed's newest row: the tone's level and the median (the floor)."""
                 _, _, _, rows = parse_frame(feed.binary(b"GFSP"))
                 return float(rows[0][column]), float(np.median(rows[0]))
-            page = chromium_page(chromium, f"http://{rx.url}/?min=-100&max=0", 1000, 700,
-                                 os.path.join(self.tmp, "chromium"))
+            page = chromium_page(browser, f"http://{rx.url}/?min=-100&max=0", 1000, 700)
             try:
                 page.frames_drawn(50)
                 canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
@@ -979,7 +1038,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
     def test_band_edges_in_chromium(self):
         # A sweep of the simulated radio: the page marks each edge between
         # hops (the metadata's hop_edges_hz) with a line where it maps.
-        chromium = self.chromium()
+        browser = self.chromium()
         proc, url = start_served(["--device", "driver=gpufftsim,tones=100.1e6:-30", "--sweep", "88M:108M:10k",
                                   "--serve", "127.0.0.1:0", "--png", "none", "--quiet"])
         try:
@@ -989,7 +1048,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
             feed.close()
             edges = np.array(meta["hop_edges_hz"])
             self.assertGreater(len(edges), 5)
-            page = chromium_page(chromium, f"http://{url}/", 1000, 700, os.path.join(self.tmp, "chromium"))
+            page = chromium_page(browser, f"http://{url}/", 1000, 700)
             try:
                 page.frames_drawn(2)
                 canvas = page.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
@@ -1013,7 +1072,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # Two clients at once, each zoomed its own way, one of them 400 px
         # wide: each draws the tone where its own view puts it; the narrow one
         # has no horizontal scroll; a key on one leaves the other's view.
-        chromium = self.chromium()
+        browser = self.chromium()
         tone_offset = 128 * BIN
         tone_hz = 100e6 + tone_offset
         rx = receiver("--serve", "127.0.0.1:0")
@@ -1029,8 +1088,8 @@ class qa_spectrum_live(gr_unittest.TestCase):
             feed.close()
             views = ((100e6, 100.25e6), (99.95e6, 100.3e6))
             for i, (view, width) in enumerate(zip(views, (1000, 400))):
-                pages.append(chromium_page(chromium, f"http://{rx.url}/?min=-100&max=0&f={view[0]:.0f}:{view[1]:.0f}",
-                                           max(width, 500), 700, os.path.join(self.tmp, f"chromium{i}")))
+                pages.append(chromium_page(browser, f"http://{rx.url}/?min=-100&max=0&f={view[0]:.0f}:{view[1]:.0f}",
+                                           max(width, 500), 700))
                 if width < 500:
                     pages[-1].phone(width, 700)
             for i, (page, view) in enumerate(zip(pages, views)):
