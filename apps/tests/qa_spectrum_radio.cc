@@ -1417,8 +1417,15 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("gpufft-spectrum ") + gpufft::version() + " (gr-gpufft)\n") == 0);
         CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("\nlibgpufft ") + gpufft::version() + "\n") != std::string::npos);
-        for (const auto& b : gpufft::backends())
+        for (const auto& b : gpufft::backends()) {
             CPPUNIT_ASSERT_MESSAGE(out, out.find("  " + b.name + ": ") != std::string::npos);
+            // A device index alone says nothing: the device's name and driver, as read from it, follow.
+            if (b.device_api == "opencl" && b.usable) {
+                const std::string line = out.substr(out.find("  " + b.name + ": "));
+                CPPUNIT_ASSERT_MESSAGE(out, line.find("variants " + b.variants.front() + " (") != std::string::npos &&
+                                                line.find(", driver ") < line.find('\n'));
+            }
+        }
     }
 
     //! --linear: the -30 dBFS tone reads 1e-3 (within 1 dB) in every file output, each labelled.
