@@ -129,7 +129,7 @@ class fft_dropin(gr.top_block, Qt.QWidget):
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
         self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.gpufft_fft_vcc_0 = gpufft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1, backend='auto', batch=64)
+        self.gpufft_fft_vcc_0 = gpufft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1, backend='auto', batch=64, tune=False)
         self.blocks_stream_to_vector_0 = blocks.stream_to_vector(gr.sizeof_gr_complex*1, fft_size)
         self.blocks_nlog10_ff_0 = blocks.nlog10_ff(10, fft_size, (-20 * math.log10(fft_size)))
         self.blocks_complex_to_mag_squared_0 = blocks.complex_to_mag_squared(fft_size)

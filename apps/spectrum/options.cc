@@ -138,8 +138,9 @@ std::string version_text(const char* program)
                     gpufft::version() + "\nbackends built in:\n";
     for (const auto& b : gpufft::backends()) {
         std::string variants;
-        for (const auto& v : b.variants)
-            variants += (variants.empty() ? "" : ", ") + v;
+        for (std::size_t i = 0; i < b.variants.size(); ++i)
+            variants += (i ? ", " : "") + b.variants[i] +
+                        (i < b.variant_notes.size() ? " (" + b.variant_notes[i] + ")" : "");
         const std::string state = b.usable ? "usable here" + (variants.empty() ? "" : "; variants " + variants)
                                            : "not usable here: " + b.reason;
         s += "  " + b.name + ": " + state + "\n";

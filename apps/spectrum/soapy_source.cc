@@ -151,17 +151,41 @@ void list_devices(std::FILE* out)
 
 namespace {
 
-std::string ranges_text(const SoapySDR::RangeList& list, std::string (*text)(double), double offset = 0)
+std::string ranges_text(const SoapySDR::RangeList& list, std::string (*text)(double))
 {
     std::string s;
     for (const auto& r : list) {
-        s += (s.empty() ? "" : ", ") + text(r.minimum() + offset);
+        s += (s.empty() ? "" : ", ") + text(r.minimum());
         if (r.maximum() != r.minimum())
-            s += " to " + text(r.maximum() + offset);
+            s += " to " + text(r.maximum());
         if (r.step() > 0)
             s += " (step " + text(r.step()) + ")";
     }
     return s.empty() ? "not reported" : s;
+}
+
+/*
+ * The device's frequency ranges on the sky side (plus --lnb-offset), from
+ * 0 Hz up: an upconverter's offset beyond the device's lowest frequency
+ * would put part of them below 0 Hz, where there is no sky frequency, so
+ * that part is left out and the line says so. Throws usage_error when
+ * nothing is left: no sky frequency can be tuned with that offset.
+ */
+std::string sky_ranges_text(const SoapySDR::RangeList& list, double offset)
+{
+    const span device = span_of(list);
+    if (device.known && device.hi + offset < 0)
+        throw usage_error("--lnb-offset " + hz_text(offset) + ": the device's frequencies, " + hz_text(device.lo) +
+                          " to " + hz_text(device.hi) + ", are all below 0 Hz on the sky side");
+    SoapySDR::RangeList sky;
+    for (const auto& r : list)
+        if (r.maximum() + offset >= 0)
+            sky.emplace_back(std::max(r.minimum() + offset, 0.0), r.maximum() + offset, r.step());
+    std::string text = ranges_text(sky, hz_text);
+    if (device.known && device.lo + offset < 0)
+        text += " (from 0 Hz: the device's lowest, " + hz_text(device.lo) + ", is " + hz_text(device.lo + offset) +
+                " on the sky side)";
+    return text;
 }
 
 std::string args_text(const SoapySDR::ArgInfoList& list, const std::function<std::string(const std::string&)>& read)
@@ -220,7 +244,7 @@ void print_device_info(const radio_options& r, std::FILE* out)
             text += "  frequencies: " + ranges_text(dev.getFrequencyRange(rx, ch), hz_text) + "\n";
             if (r.lnb_offset != 0)
                 text += "  sky frequencies (--lnb-offset " + hz_text(r.lnb_offset) +
-                        "): " + ranges_text(dev.getFrequencyRange(rx, ch), hz_text, r.lnb_offset) + "\n";
+                        "): " + sky_ranges_text(dev.getFrequencyRange(rx, ch), r.lnb_offset) + "\n";
             text += "  gain: " + ranges_text({ dev.getGainRange(rx, ch) }, db_text) +
                     (dev.hasGainMode(rx, ch) ? ", automatic gain available" : ", no automatic gain") + "\n";
             for (const auto& name : dev.listGains(rx, ch))
@@ -243,6 +267,8 @@ void print_device_info(const radio_options& r, std::FILE* out)
                 text += "  channel settings, current values:\n" +
                         args_text(channel_settings, [&](const std::string& k) { return dev.readSetting(rx, ch, k); });
         }
+    } catch (const usage_error&) {
+        throw;
     } catch (const std::exception& e) {
         throw app_error("--device \"" + r.device + "\": " + e.what());
     }
@@ -274,7 +300,10 @@ soapy_radio::soapy_radio(const radio_options& r, double rate, std::optional<doub
         // labelled with what was asked.
         const span rates = span_of(dev.getSampleRateRange(rx, ch));
         span tuning = span_of(dev.getFrequencyRange(rx, ch));
-        tuning.lo += d_lnb_offset, tuning.hi += d_lnb_offset; // the sky's
+        tuning.lo += d_lnb_offset, tuning.hi += d_lnb_offset; // the sky's, from 0 Hz (sky_ranges_text)
+        if (tuning.known && d_lnb_offset != 0)
+            sky_ranges_text(dev.getFrequencyRange(rx, ch), d_lnb_offset); // refuses an offset that leaves none
+        tuning.lo = std::max(tuning.lo, 0.0);
         refuse_outside("--rate " + hz_text(rate), rate, rates, hz_text);
         if (center)
             refuse_outside("--center " + hz_text(*center) +

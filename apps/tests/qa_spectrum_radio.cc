@@ -1382,7 +1382,12 @@ public:
         CPPUNIT_ASSERT_MESSAGE(err, status == 2 && err.find("only with --crop 51.6% or more") != std::string::npos);
     }
 
-    //! --info: what the sim reports, as text, exit 0; with --lnb-offset its sky range too.
+    /*
+     * --info: what the sim reports, as text, exit 0; with --lnb-offset its
+     * sky range too: from 0 Hz up where an upconverter's offset puts the
+     * device's lowest below it (said on the line), refused (exit 2) where
+     * it puts all of them there.
+     */
     void device_info()
     {
         const auto [status, out, err] = app({ "--info", "--device", sim, "--lnb-offset", "9.75G" });
@@ -1394,6 +1399,15 @@ public:
                "VGA: 0 dB to 30 dB (step 1 dB)\n", "bandwidths: 200 kHz to 56 MHz\n", "antennas: RX, TEST\n",
                "native CS16, full scale 2048" })
             CPPUNIT_ASSERT_MESSAGE(std::string(line) + " not in " + out, out.find(line) != std::string::npos);
+        const auto [up, up_out, up_err] = app({ "--info", "--device", sim, "--lnb-offset", "-125M" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(up_err, 0, up);
+        const std::string sky = "sky frequencies (--lnb-offset -125 MHz): 0 Hz to 5.875 GHz (from 0 Hz: the device's "
+                                "lowest, 1 MHz, is -124 MHz on the sky side)\n";
+        CPPUNIT_ASSERT_MESSAGE(up_out, up_out.find(sky) != std::string::npos);
+        const auto [none, none_out, none_err] = app({ "--info", "--device", sim, "--lnb-offset", "-7G" });
+        CPPUNIT_ASSERT_EQUAL_MESSAGE(none_err, 2, none);
+        CPPUNIT_ASSERT_MESSAGE(none_err, none_err.find("--lnb-offset -7 GHz: the device's frequencies, 1 MHz to 6 GHz, "
+                                                       "are all below 0 Hz on the sky side") != std::string::npos);
     }
 
     //! --version: the program's and the library's version and every backend built in.
@@ -1403,8 +1417,15 @@ public:
         CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
         CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("gpufft-spectrum ") + gpufft::version() + " (gr-gpufft)\n") == 0);
         CPPUNIT_ASSERT_MESSAGE(out, out.find(std::string("\nlibgpufft ") + gpufft::version() + "\n") != std::string::npos);
-        for (const auto& b : gpufft::backends())
+        for (const auto& b : gpufft::backends()) {
             CPPUNIT_ASSERT_MESSAGE(out, out.find("  " + b.name + ": ") != std::string::npos);
+            // A device index alone says nothing: the device's name and driver, as read from it, follow.
+            if (b.device_api == "opencl" && b.usable) {
+                const std::string line = out.substr(out.find("  " + b.name + ": "));
+                CPPUNIT_ASSERT_MESSAGE(out, line.find("variants " + b.variants.front() + " (") != std::string::npos &&
+                                                line.find(", driver ") < line.find('\n'));
+            }
+        }
     }
 
     //! --linear: the -30 dBFS tone reads 1e-3 (within 1 dB) in every file output, each labelled.

@@ -70,6 +70,10 @@ struct GPUFFT_API availability {
     bool usable = false;
     std::string reason;                //!< empty when usable
     std::vector<std::string> variants; //!< e.g. instruction sets or devices, best first
+    //! Empty, or one line on each variant as the hardware reports it where
+    //! the variant's name does not say (an OpenCL device index: its name
+    //! and driver).
+    std::vector<std::string> variant_notes;
 };
 
 /*!

@@ -91,14 +91,24 @@ struct GPUFFT_API callbacks {
  * All kernels, twiddles and scratch are made in the constructor (kernel
  * binaries come from the on-disk cache when they can). enqueue() only sets
  * arguments and enqueues kernels in queue(); it does not wait.
+ *
+ * `tune`, as gpufft::plan_options::tune: a 1-D c2c plan times the plan-time
+ * search's kernel shapes on the device and keeps the fastest in the wisdom
+ * file, which later plans of the same problem on the same device and driver
+ * take without timing (docs/backend-opencl.md). The other problems have no
+ * shape to search (multi-dimensional layouts are timed whether or not), nor
+ * have plans with callbacks: tune throws gpufft::error for them.
  */
 class GPUFFT_API device_plan
 {
 public:
-    explicit device_plan(const problem& p, const std::string& device_selector = "");
+    explicit device_plan(const problem& p, const std::string& device_selector = "", bool tune = false);
     //! With the caller's load/store callbacks (1-D c2c only; throws
     //! gpufft::error for another problem).
-    device_plan(const problem& p, const callbacks& cb, const std::string& device_selector = "");
+    device_plan(const problem& p,
+                const callbacks& cb,
+                const std::string& device_selector = "",
+                bool tune = false);
     ~device_plan();
     device_plan(const device_plan&) = delete;
     device_plan& operator=(const device_plan&) = delete;

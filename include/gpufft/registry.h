@@ -19,6 +19,7 @@ struct GPUFFT_API backend_info {
     std::string reason;                //!< why not usable
     std::vector<std::string> variants; //!< best first
     std::string device_api;            //!< backend::device_api(): "opencl", or empty
+    std::vector<std::string> variant_notes; //!< availability::variant_notes
 };
 
 //! Every compiled-in backend, usable or not, in registration order.

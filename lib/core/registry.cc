@@ -103,7 +103,8 @@ std::vector<backend_info> backends()
                         r.probed.usable,
                         r.probed.reason,
                         r.probed.variants,
-                        r.impl->device_api() });
+                        r.impl->device_api(),
+                        r.probed.variant_notes });
     return out;
 }
 

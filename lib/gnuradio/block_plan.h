@@ -21,14 +21,16 @@ inline int checked_positive(const std::string& block, int v, const char* what)
 }
 
 //! `batch` transforms of n points, each input point times its weight (none
-//! if empty); a plan that cannot be made names the block and the backend.
+//! if empty), tuned if asked (plan_options::tune); a plan that cannot be
+//! made names the block and the backend.
 inline ::gpufft::plan block_plan(const std::string& block,
                                  std::size_t n,
                                  bool forward,
                                  std::size_t batch,
                                  int threads,
                                  const std::string& backend,
-                                 const std::vector<float>& weights = {})
+                                 const std::vector<float>& weights = {},
+                                 bool tune = false)
 {
     ::gpufft::problem p;
     p.n = n;
@@ -38,6 +40,7 @@ inline ::gpufft::plan block_plan(const std::string& block,
     o.backend = backend;
     o.threads = unsigned(threads);
     o.input_weights = weights;
+    o.tune = tune;
     try {
         return ::gpufft::plan(p, o);
     } catch (const ::gpufft::error& e) {

@@ -64,11 +64,12 @@ typename fft_v<T>::sptr fft_v<T>::make(int fft_size,
                                        bool shift,
                                        int nthreads,
                                        const std::string& backend,
-                                       int batch)
+                                       int batch,
+                                       bool tune)
 {
     checked_size<T>(fft_size); // before the io signatures see it
     return gnuradio::make_block_sptr<fft_v_impl<T>>(
-        fft_size, forward, window, shift, nthreads, backend, batch);
+        fft_size, forward, window, shift, nthreads, backend, batch, tune);
 }
 
 template <class T>
@@ -92,7 +93,8 @@ fft_v_impl<T>::fft_v_impl(int fft_size,
                           bool shift,
                           int nthreads,
                           const std::string& backend,
-                          int batch)
+                          int batch,
+                          bool tune)
     : gr::sync_block(block_name<T>,
                      gr::io_signature::make(1, 1, checked_size<T>(fft_size) * sizeof(T)),
                      gr::io_signature::make(1, 1, std::size_t(fft_size) * sizeof(gr_complex))),
@@ -101,10 +103,11 @@ fft_v_impl<T>::fft_v_impl(int fft_size,
       d_shift(shift),
       d_nthreads(detail::checked_positive(block_name<T>, nthreads, "nthreads")),
       d_batch(effective_batch(d_n, std::size_t(detail::checked_positive(block_name<T>, batch, "batch")))),
+      d_tune(tune),
       d_taps(taps_for(checked_window(window))),
       d_plan_batch((route_log_to_gnuradio(),
                     detail::block_plan(
-                        block_name<T>, d_n, forward, d_batch, nthreads, backend, plan_weights(d_taps))))
+                        block_name<T>, d_n, forward, d_batch, nthreads, backend, plan_weights(d_taps), tune)))
 {
     d_backend = d_plan_batch.backend();
     d_plan_rest = make_rest(nthreads, plan_weights(d_taps));
@@ -127,7 +130,7 @@ std::vector<::gpufft::plan> fft_v_impl<T>::make_rest(int threads, const std::vec
     while (top * 2 < d_batch)
         top *= 2;
     for (std::size_t b = top; b >= 1 && b < d_batch; b /= 2)
-        rest.push_back(detail::block_plan(block_name<T>, d_n, d_forward, b, threads, d_backend, weights));
+        rest.push_back(detail::block_plan(block_name<T>, d_n, d_forward, b, threads, d_backend, weights, d_tune));
     return rest;
 }
 
@@ -136,7 +139,7 @@ void fft_v_impl<T>::replan(int threads, std::vector<float> taps)
 {
     // Planning (and freeing the old plans) happens here, not in work().
     std::vector<float> weights = plan_weights(taps);
-    auto batch = detail::block_plan(block_name<T>, d_n, d_forward, d_batch, threads, d_backend, weights);
+    auto batch = detail::block_plan(block_name<T>, d_n, d_forward, d_batch, threads, d_backend, weights, d_tune);
     auto rest = make_rest(threads, weights);
     std::lock_guard<std::mutex> lock(d_mutex);
     std::swap(d_plan_batch, batch);

@@ -22,7 +22,8 @@ public:
                  bool shift,
                  int nthreads,
                  const std::string& backend,
-                 int batch);
+                 int batch,
+                 bool tune);
 
     using fft_v<T>::set_window;
     bool set_window(const std::vector<float>& window) override;
@@ -31,6 +32,7 @@ public:
     int nthreads() const override { return d_nthreads.load(); }
     int batch() const override { return int(d_batch); }
     std::string backend() const override { return d_backend; }
+    bool tune() const override { return d_tune; }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -61,6 +63,7 @@ private:
     const bool d_shift;
     std::atomic<int> d_nthreads;
     const std::size_t d_batch;
+    const bool d_tune;
     std::string d_backend;       // with its variant, as the first plan chose it
     std::vector<float> d_taps;   // see taps_for()
     ::gpufft::plan d_plan_batch; // d_batch vectors

@@ -14,6 +14,7 @@
 #include "qa_shaped_reference.h"
 
 // The planner's internals (lib/backends/opencl), linked from its static library.
+#include "device_transform.h"
 #include "fft_plan.h"
 #include "opencl_plan_table.h"
 #include <gpufft/opencl.h>
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -515,6 +517,7 @@ class qa_opencl_device : public CppUnit::TestFixture
     CPPUNIT_TEST(device_plans);
     CPPUNIT_TEST(device_plan_kinds);
     CPPUNIT_TEST(device_plan_callbacks);
+    CPPUNIT_TEST(twin); // after device_plan_kinds, whose kernels it takes
     CPPUNIT_TEST(selection);
     CPPUNIT_TEST(faults);
     CPPUNIT_TEST(auto_choice);
@@ -535,6 +538,57 @@ class qa_opencl_device : public CppUnit::TestFixture
     // Every kind and rank: half-size rows (even N, packed or through the
     // load/store callback where the rows have gaps), paired rows (odd N),
     // Rader and Bluestein rows, 2-D and 3-D column passes or transposes.
+    /*!
+     * device_transform::twin(), the second slot of a plan on host buffers
+     * (discrete GPUs only, so not otherwise run here): the first's chains
+     * without a second search or timing (the same description, timings
+     * included) and the same output, bit for bit.
+     */
+    void twin()
+    {
+        using gpufft::transform_kind;
+        namespace detail = ocl::detail;
+        run_checks("opencl device_transform twin", [](failures& f) {
+            detail::device_context& ctx = detail::context_for(detail::select(""));
+            const detail::queue_handle q = detail::make_queue(ctx);
+            const std::pair<gpufft::problem, bool> cases[] = {
+                // Problems device_plan_kinds builds too: no kernels of their own.
+                { gpufft::problem{ 64, direction::forward, 3, 0 }, true },
+                { shaped(transform_kind::c2c, { 24, 40 }, 3), false },
+                { shaped(transform_kind::c2c, { 16, 12, 10 }, 2), false },
+                { shaped(transform_kind::r2c, { 24, 30 }, 2), false },
+            };
+            for (const auto& [p, tune] : cases) {
+                const std::string name = p.describe() + (tune ? " tuned" : "");
+                try {
+                    detail::device_transform first(ctx, p, q.get(), {}, tune);
+                    const std::unique_ptr<detail::device_transform> second = first.twin();
+                    f.checked();
+                    if (second->describe() != first.describe())
+                        f.add(name + ": the twin is \"" + second->describe() + "\", not \"" + first.describe() + "\"");
+                    const std::size_t in_bytes = p.kind == transform_kind::r2c ? 4 * p.real_span() : 8 * p.span();
+                    std::vector<float> x(in_bytes / 4);
+                    fill_random(reinterpret_cast<cf*>(x.data()), x.size() / 2, name);
+                    const detail::mem_handle in = detail::make_buffer(ctx, in_bytes, x.data());
+                    std::vector<std::vector<float>> got;
+                    for (detail::device_transform* t : { &first, second.get() }) {
+                        const detail::mem_handle out = detail::make_buffer(ctx, 8 * p.span());
+                        t->enqueue(q.get(), in.get(), out.get(), p.batch);
+                        got.emplace_back(2 * p.span());
+                        cl_check(clEnqueueReadBuffer(q.get(), out.get(), CL_TRUE, 0, 8 * p.span(), got.back().data(),
+                                                     0, nullptr, nullptr),
+                                 "clEnqueueReadBuffer");
+                    }
+                    f.checked();
+                    if (std::memcmp(got[0].data(), got[1].data(), 8 * p.span()) != 0)
+                        f.add(name + ": the twin's output differs from the first's");
+                } catch (const std::exception& e) {
+                    f.add(name + ": threw: " + e.what());
+                }
+            }
+        });
+    }
+
     void device_plan_kinds()
     {
         using gpufft::transform_kind;
@@ -760,11 +814,41 @@ class qa_opencl_device : public CppUnit::TestFixture
  * qa_opencl_shapes' and qa_opencl_planner's (every candidate of every
  * preset).
  */
+//! Runs fn with GPUFFT_WISDOM naming a fresh file of this run, then removes
+//! the file and puts GPUFFT_WISDOM back as it was.
+void with_wisdom_file(const std::string& name, const std::function<void(const std::filesystem::path&)>& fn)
+{
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / ("gpufft-qa-" + name + "-" + std::to_string(run_seed()));
+    fs::remove(file);
+    const char* was = std::getenv("GPUFFT_WISDOM");
+    const std::string saved = was ? was : "";
+    setenv("GPUFFT_WISDOM", file.c_str(), 1);
+    fn(file);
+    fs::remove(file);
+    if (was)
+        setenv("GPUFFT_WISDOM", saved.c_str(), 1);
+    else
+        unsetenv("GPUFFT_WISDOM");
+}
+
+//! The wisdom file's line of the search's choice for n points forward, or empty.
+std::string search_wisdom_line(const std::filesystem::path& file, std::size_t n)
+{
+    std::ifstream in(file);
+    std::string entry;
+    for (std::string line; std::getline(in, line);)
+        if (line.find("opencl shape") == 0 && line.find(" " + std::to_string(n) + " points forward") != std::string::npos)
+            entry = line;
+    return entry;
+}
+
 class qa_opencl_search : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_search);
     CPPUNIT_TEST(searched_sizes);
     CPPUNIT_TEST(choice_in_wisdom);
+    CPPUNIT_TEST(device_plan_tunes);
     CPPUNIT_TEST(off_keeps_the_rules);
     CPPUNIT_TEST_SUITE_END();
 
@@ -828,62 +912,87 @@ class qa_opencl_search : public CppUnit::TestFixture
     void choice_in_wisdom()
     {
         run_checks("opencl search wisdom", [](failures& f) {
-            namespace fs = std::filesystem;
-            const fs::path file = fs::temp_directory_path() /
-                                  ("gpufft-qa-search-wisdom-" + std::to_string(run_seed()));
-            fs::remove(file);
-            const char* was = std::getenv("GPUFFT_WISDOM");
-            const std::string saved = was ? was : "";
-            setenv("GPUFFT_WISDOM", file.c_str(), 1);
-            const std::size_t n = 1296;
-            const auto says = [&](const std::string& when, const std::string& shape, const std::string& how) {
-                std::printf("  %s: %s\n", when.c_str(), shape.c_str());
+            with_wisdom_file("search-wisdom", [&](const std::filesystem::path& file) {
+                const std::size_t n = 1296;
+                const auto says = [&](const std::string& when, const std::string& shape, const std::string& how) {
+                    std::printf("  %s: %s\n", when.c_str(), shape.c_str());
+                    f.checked();
+                    if (shape.find("(" + how + ": candidate ") == std::string::npos)
+                        f.add(when + ": the plan does not say \"" + how + "\": " + shape);
+                    return candidate_in(shape);
+                };
+                const std::string won = says("tuned", shape_of(n, true), "searched");
+                check_transform(f, target, n, direction::forward);
                 f.checked();
-                if (shape.find("(" + how + ": candidate ") == std::string::npos)
-                    f.add(when + ": the plan does not say \"" + how + "\": " + shape);
-                return candidate_in(shape);
-            };
-            const std::string won = says("tuned", shape_of(n, true), "searched");
-            check_transform(f, target, n, direction::forward);
-            f.checked();
-            if (says("not tuned", shape_of(n), "wisdom") != won)
-                f.add("this process's wisdom did not give back the search's " + won);
-            f.checked();
-            if (says("another process", child_shape(n), "wisdom") != won)
-                f.add("the wisdom file did not give back the search's " + won);
+                if (says("not tuned", shape_of(n), "wisdom") != won)
+                    f.add("this process's wisdom did not give back the search's " + won);
+                f.checked();
+                if (says("another process", child_shape(n), "wisdom") != won)
+                    f.add("the wisdom file did not give back the search's " + won);
 
-            std::string entry;
-            {
-                std::ifstream in(file);
-                for (std::string line; std::getline(in, line);)
-                    if (line.find("opencl shape") == 0 && line.find(std::to_string(n) + " points forward") != std::string::npos)
-                        entry = line;
-            }
-            f.checked();
-            if (entry.empty()) {
-                f.add("no wisdom line for " + std::to_string(n) + " points in " + file.string());
-                return;
-            }
-            const std::string line = won.substr(0, won.find(" of"));
-            std::string beyond = entry, foreign = entry;
-            beyond.replace(beyond.find(line), line.size(), "candidate 99");
-            const std::string points = std::to_string(n) + " points";
-            foreign.replace(foreign.find(points), points.size(), std::to_string(n + 1) + " points");
-            const std::string key = entry.substr(0, entry.find('\t'));
-            for (const auto& [what, text] : { std::pair<std::string, std::string>{ "garbage", key + "\tnot a choice" },
-                                              { "a candidate beyond the list", beyond },
-                                              { "a foreign key", foreign } }) {
-                std::ofstream(file, std::ios::trunc) << text << '\n';
-                const std::string shape = child_shape(n);
+                const std::string entry = search_wisdom_line(file, n);
                 f.checked();
-                if (shape.empty() || shape.find("candidate") != std::string::npos)
-                    f.add("over " + what + " the plan is not the rules': \"" + shape + "\"");
-            }
-            fs::remove(file);
-            if (was)
-                setenv("GPUFFT_WISDOM", saved.c_str(), 1);
-            else
-                unsetenv("GPUFFT_WISDOM");
+                if (entry.empty()) {
+                    f.add("no wisdom line for " + std::to_string(n) + " points in " + file.string());
+                    return;
+                }
+                const std::string line = won.substr(0, won.find(" of"));
+                std::string beyond = entry, foreign = entry;
+                beyond.replace(beyond.find(line), line.size(), "candidate 99");
+                const std::string points = std::to_string(n) + " points";
+                foreign.replace(foreign.find(points), points.size(), std::to_string(n + 1) + " points");
+                const std::string key = entry.substr(0, entry.find('\t'));
+                for (const auto& [what, text] : { std::pair<std::string, std::string>{ "garbage", key + "\tnot a choice" },
+                                                  { "a candidate beyond the list", beyond },
+                                                  { "a foreign key", foreign } }) {
+                    std::ofstream(file, std::ios::trunc) << text << '\n';
+                    const std::string shape = child_shape(n);
+                    f.checked();
+                    if (shape.empty() || shape.find("candidate") != std::string::npos)
+                        f.add("over " + what + " the plan is not the rules': \"" + shape + "\"");
+                }
+            });
+        });
+    }
+
+    /*!
+     * device_plan's tune as plan_options::tune: a tuned 1-D c2c plan times
+     * the candidates (on a CPU device too) and keeps its choice in the
+     * wisdom, which a device_plan that does not tune takes; tune where there
+     * is no shape to search (a real plan, callbacks) is refused.
+     */
+    void device_plan_tunes()
+    {
+        run_checks("opencl device_plan tune", [](failures& f) {
+            with_wisdom_file("device-plan-tune", [&](const std::filesystem::path& file) {
+                const std::size_t n = 1296;
+                const gpufft::problem p{ n, direction::forward, 3, 0 };
+                ocl::device_plan tuned(p, "", true);
+                const std::string shape = tuned.describe(), won = candidate_in(shape);
+                std::printf("  tuned device_plan: %s\n", shape.c_str());
+                f.checked();
+                if (shape.find("(searched: candidate ") == std::string::npos)
+                    f.add("a device_plan with tune did not search: " + shape);
+                check_on_buffers(f, "tuned device_plan", p, false, tuned.context(), tuned.queue(),
+                                 [&](cl_mem in, cl_mem out) { tuned.enqueue(in, out); });
+                const std::string entry = search_wisdom_line(file, n);
+                f.checked();
+                if (won.empty() || entry.find("\t" + won + ":") == std::string::npos)
+                    f.add("the wisdom file has not the tuned device_plan's " + won + ": \"" + entry + "\"");
+                ocl::device_plan later(p);
+                f.checked();
+                if (later.describe().find("(wisdom: " + won + ")") == std::string::npos)
+                    f.add("an untuned device_plan did not take " + won + " from the wisdom: " + later.describe());
+            });
+            expect_error(f, "tune on an r2c device_plan", { "tune", "1-D c2c" },
+                         [] { ocl::device_plan(shaped(gpufft::transform_kind::r2c, { 64 }, 1), "", true); });
+            expect_error(f, "tune on a 2-D device_plan", { "tune", "1-D c2c" },
+                         [] { ocl::device_plan(shaped(gpufft::transform_kind::c2c, { 8, 8 }, 1), "", true); });
+            expect_error(f, "tune with callbacks", { "tune", "callbacks" }, [] {
+                ocl::callbacks cb;
+                cb.input_weights.assign(64, 0.5f);
+                ocl::device_plan(gpufft::problem{ 64, direction::forward, 1, 0 }, cb, "", true);
+            });
         });
     }
 

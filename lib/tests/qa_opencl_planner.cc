@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ class qa_opencl_planner : public CppUnit::TestFixture
     CPPUNIT_TEST(rader);
     CPPUNIT_TEST(search_candidates);
     CPPUNIT_TEST(presets);
+    CPPUNIT_TEST(pass_count_named);
     CPPUNIT_TEST_SUITE_END();
 
     //! n = 1..64 and every size of the rules, both ways, on every target:
@@ -369,6 +371,29 @@ class qa_opencl_planner : public CppUnit::TestFixture
             expect_error(
                 "an unknown preset", [] { ocl::limit_preset("no-such-gpu"); },
                 { "no-such-gpu", "mali-g", "nvidia-h100" });
+        });
+    }
+
+    //! describe() counts a chain's passes as they are: a transposed 3-D
+    //! chain is three, a 2-D one two, one transform one kernel.
+    void pass_count_named()
+    {
+        run_checks("planner: pass count named", [](failures& f) {
+            const std::pair<std::vector<std::size_t>, const char*> cases[] = {
+                { { 8, 6, 10 }, "three passes: " }, { { 8, 6 }, "two passes: " }, { { 8, 6, 10, 4 }, "four passes: " }
+            };
+            for (const plan_target& t : plan_targets())
+                for (const auto& [dims, start] : cases) {
+                    f.checked();
+                    const ocl::chain_shape c = ocl::plan_transposed(t.limits, dims, direction::forward).front().shape;
+                    const std::string text = c.describe();
+                    if (c.passes.size() != dims.size() || text.rfind(start, 0) != 0)
+                        f.add(t.name + ", transposed " + std::to_string(dims.size()) + "-D: " +
+                              std::to_string(c.passes.size()) + " passes described as \"" + text + "\"");
+                }
+            f.checked();
+            if (rules(plan_targets().front(), 1024).describe().rfind("one kernel: ", 0) != 0)
+                f.add("1024 points are not \"one kernel: ...\"");
         });
     }
 };

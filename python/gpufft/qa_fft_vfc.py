@@ -27,9 +27,9 @@ SIZES = (1, 2, 7, 16, 100, 256, 1024, 4096)
 GRC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grc")
 
 
-def grc_flowgraph(chains, n):
+def grc_flowgraph(chains, n, fft_parameters=None):
     """A no-GUI flowgraph: per chain (name, input type, window expression, data),
-    vector source -> gpufft_fft_vcc block -> file sink <name>.c64."""
+    vector source -> gpufft_fft_vcc block (with fft_parameters over its own) -> file sink <name>.c64."""
     blocks_, connections = [], []
     for name, kind, window, data in chains:
         blocks_ += [
@@ -38,7 +38,8 @@ def grc_flowgraph(chains, n):
                             "repeat": "False", "tags": "[]"}},
             {"name": f"fft_{name}", "id": "gpufft_fft_vcc",
              "parameters": {"type": kind, "fft_size": str(n), "forward": "True", "window": window,
-                            "shift": "False", "nthreads": "1", "backend": "auto", "batch": "4"}},
+                            "shift": "False", "nthreads": "1", "backend": "auto", "batch": "4",
+                            **(fft_parameters or {})}},
             {"name": f"sink_{name}", "id": "blocks_file_sink",
              "parameters": {"type": "complex", "file": repr(f"{name}.c64"), "vlen": str(n),
                             "unbuffered": "False", "append": "False"}},
@@ -164,6 +165,42 @@ class qa_fft_vfc(gr_unittest.TestCase):
                 self.assert_close(got, want, n, f"GRC {name}: {window}")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_grc_tune(self):
+        """The GRC block's Tune reaches the plans: tuned, they time their candidates and keep the
+        choice in the wisdom file (simd: every machine has it); untuned, the file gets nothing."""
+        n = 96
+        data = {"complex": self.complex(n * 6), "float": self.real(n * 6)}
+        for tune in ("True", "False"):
+            tmp = tempfile.mkdtemp(prefix="gpufft_qa_fft_tune_")
+            try:
+                chains = [(f"tune_{kind}", kind, "window.WIN_HANN", x) for kind, x in data.items()]
+                with open(os.path.join(tmp, "grc_windows.grc"), "w") as f:
+                    yaml.safe_dump(grc_flowgraph(chains, n, {"backend": "simd", "tune": tune}), f)
+                r = subprocess.run([shutil.which("grcc") or "grcc", "-o", tmp, os.path.join(tmp, "grc_windows.grc")],
+                                   env=dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR), capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                wisdom = os.path.join(tmp, "wisdom")
+                r = subprocess.run([sys.executable, os.path.join(tmp, "grc_windows.py")], cwd=tmp,
+                                   env=dict(os.environ, GPUFFT_WISDOM=wisdom), capture_output=True, text=True,
+                                   timeout=120)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                for name, _, _, x in chains:
+                    got = np.fromfile(os.path.join(tmp, f"{name}.c64"), np.complex64).reshape(-1, n)
+                    want = np.fft.fft(x.reshape(-1, n).astype(np.complex128) * grwin.hann(n), axis=1)
+                    self.assert_close(got, want, n, f"GRC tune={tune} {name}")
+                lines = []
+                if os.path.exists(wisdom):
+                    with open(wisdom) as f:
+                        lines = f.read().splitlines()
+                tuned = [line for line in lines if line.startswith("simd ") and f" {n} forward" in line]
+                if tune == "True":
+                    self.assertTrue(tuned, f"no simd wisdom for {n} points after a tuned block: {lines}")
+                else:
+                    self.assertEqual(tuned, [], "an untuned block wrote wisdom")
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def test_set_window_both_forms(self):
         n = 64

@@ -120,12 +120,16 @@ class qa_plan(gr_unittest.TestCase):
         self.assertIsInstance(infos, list)
         self.assertGreater(len(infos), 0)
         for b in infos:
-            self.assertEqual(set(b), {"name", "description", "usable", "reason", "variants"})
+            self.assertEqual(set(b), {"name", "description", "usable", "reason", "variants", "variant_notes"})
             self.assertIsInstance(b["name"], str)
             self.assertIsInstance(b["description"], str)
             self.assertIsInstance(b["usable"], bool)
             self.assertIsInstance(b["reason"], str)
             self.assertIsInstance(b["variants"], list)
+            # Empty, or a line on each variant (an OpenCL device's name and driver).
+            self.assertIn(len(b["variant_notes"]), (0, len(b["variants"])))
+            if b["name"] == "opencl" and b["usable"]:
+                self.assertTrue(all(", driver " in note for note in b["variant_notes"]), b["variant_notes"])
             if b["usable"]:
                 self.assertEqual(b["reason"], "")
             else:

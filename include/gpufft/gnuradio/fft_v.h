@@ -59,6 +59,9 @@ public:
      * \param backend "auto", "simd", "simd:avx2", "opencl", ... (see gpufft::backends()).
      * \param batch vectors per backend call, >= 1 (at most what the output
      *        buffer holds: larger values are lowered to that; see batch()).
+     * \param tune time the backend's candidate algorithms when the plans
+     *        are made and keep the fastest in the wisdom file, which later
+     *        plans take untimed (gpufft::plan_options::tune).
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter:
      * fft_size <= 0, a window of another length, nthreads or batch < 1, an
@@ -70,7 +73,8 @@ public:
                      bool shift = false,
                      int nthreads = 1,
                      const std::string& backend = "auto",
-                     int batch = 64);
+                     int batch = 64,
+                     bool tune = false);
 
     /*!
      * make() with the window window_taps(window, fft_size). A template, so
@@ -83,9 +87,10 @@ public:
                      bool shift = false,
                      int nthreads = 1,
                      const std::string& backend = "auto",
-                     int batch = 64)
+                     int batch = 64,
+                     bool tune = false)
     {
-        return make(fft_size, forward, window_taps(window, fft_size), shift, nthreads, backend, batch);
+        return make(fft_size, forward, window_taps(window, fft_size), shift, nthreads, backend, batch, tune);
     }
 
     /*!
@@ -113,6 +118,8 @@ public:
     virtual int batch() const = 0;
     //! The backend that runs the plan, with its variant, e.g. "simd:avx512".
     virtual std::string backend() const = 0;
+    //! Whether the plans are tuned (make()'s tune).
+    virtual bool tune() const = 0;
 };
 
 using fft_vcc = fft_v<gr_complex>;

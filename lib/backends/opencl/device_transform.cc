@@ -121,8 +121,9 @@ std::string device_transform::unsupported(const device_entry& d, const problem& 
 device_transform::device_transform(device_context& ctx,
                                    const problem& p,
                                    cl_command_queue timing_queue,
-                                   const device_callbacks& callbacks)
-    : d_ctx(ctx), d_problem(p)
+                                   const device_callbacks& callbacks,
+                                   bool tune)
+    : d_ctx(ctx), d_problem(p), d_callbacks(callbacks)
 {
     p.validate();
     d_problem.n = p.points(); // a 1-D problem may be given by dims alone
@@ -132,6 +133,12 @@ device_transform::device_transform(device_context& ctx,
     if (calls && !p.is_1d_c2c())
         throw error("gpufft: opencl: load/store callbacks go on 1-D c2c plans only, not " +
                     p.describe());
+    // Only a 1-D c2c chain without callbacks has its shape searched; the
+    // multi-dimensional layouts are timed whether or not the plan tunes.
+    if (tune && (calls || !p.is_1d_c2c()))
+        throw error("gpufft: opencl: tune (the plan-time search over kernel shapes) takes 1-D c2c "
+                    "plans without callbacks only, not " +
+                    p.describe() + (calls ? " with callbacks" : ""));
     if (p.kind != transform_kind::c2c) {
         plan_real();
         return;
@@ -140,11 +147,30 @@ device_transform::device_transform(device_context& ctx,
         plan_c2c_layouts(timing_queue);
         return;
     }
-    const chain_shape shape = calls ? with_callbacks(plan_chain(planning_limits(ctx.device), d_problem.n, p.dir, false), callbacks)
-                                    : searched_chain(ctx, d_problem.n, p.dir, p.batch, false);
-    step s;
-    s.chain = std::make_unique<fft_chain>(ctx, shape, p.batch, p.stride(), p.stride(), callbacks);
-    d_steps.push_back(std::move(s));
+    axis_chain whole;
+    whole.shape = calls ? with_callbacks(plan_chain(planning_limits(ctx.device), d_problem.n, p.dir, false), callbacks)
+                        : searched_chain(ctx, d_problem.n, p.dir, p.batch, tune);
+    whole.dist = p.stride();
+    d_chosen = { whole };
+    d_steps = make_steps(d_chosen, p.batch);
+}
+
+device_transform::device_transform(twin_of t)
+    : d_ctx(t.like.d_ctx),
+      d_problem(t.like.d_problem),
+      d_callbacks(t.like.d_callbacks),
+      d_layout(t.like.d_layout),
+      d_chosen(t.like.d_chosen)
+{
+    if (d_problem.kind != transform_kind::c2c)
+        plan_real(); // the rules' chains: nothing timed or searched
+    else
+        d_steps = make_steps(d_chosen, d_problem.batch);
+}
+
+std::unique_ptr<device_transform> device_transform::twin() const
+{
+    return std::unique_ptr<device_transform>(new device_transform(twin_of{ *this }));
 }
 
 std::vector<device_transform::step> device_transform::make_steps(const std::vector<axis_chain>& layout,
@@ -152,8 +178,9 @@ std::vector<device_transform::step> device_transform::make_steps(const std::vect
 {
     std::vector<step> steps;
     for (const axis_chain& c : layout)
-        steps.push_back(
-            { std::make_unique<fft_chain>(d_ctx, c.shape, batch * c.entries, c.dist, c.dist), c.entries });
+        steps.push_back({ std::make_unique<fft_chain>(d_ctx, c.shape, batch * c.entries, c.dist, c.dist,
+                                                      d_callbacks),
+                          c.entries });
     return steps;
 }
 
@@ -178,7 +205,8 @@ void device_transform::plan_c2c_layouts(cl_command_queue timing_queue)
         }));
     }
     const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
-    d_steps = make_steps(layouts[best], d_problem.batch);
+    d_chosen = layouts[best];
+    d_steps = make_steps(d_chosen, d_problem.batch);
     d_layout = layout_note(times, best, batch);
 }
 
@@ -339,19 +367,22 @@ struct device_plan::impl {
     queue_handle queue;
     device_transform transform;
 
-    impl(const gpufft::problem& p, const callbacks& cb, const std::string& selector)
-        : ctx(context_for(select(selector))), queue(make_queue(ctx)), transform(ctx, p, queue.get(), cb)
+    impl(const gpufft::problem& p, const callbacks& cb, const std::string& selector, bool tune)
+        : ctx(context_for(select(selector))), queue(make_queue(ctx)), transform(ctx, p, queue.get(), cb, tune)
     {
     }
 };
 
-device_plan::device_plan(const gpufft::problem& p, const std::string& device_selector)
-    : device_plan(p, callbacks{}, device_selector)
+device_plan::device_plan(const gpufft::problem& p, const std::string& device_selector, bool tune)
+    : device_plan(p, callbacks{}, device_selector, tune)
 {
 }
 
-device_plan::device_plan(const gpufft::problem& p, const callbacks& cb, const std::string& device_selector)
-    : d_impl(std::make_unique<impl>(p, cb, device_selector))
+device_plan::device_plan(const gpufft::problem& p,
+                         const callbacks& cb,
+                         const std::string& device_selector,
+                         bool tune)
+    : d_impl(std::make_unique<impl>(p, cb, device_selector, tune))
 {
 }
 

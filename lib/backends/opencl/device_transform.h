@@ -34,7 +34,7 @@ namespace gpufft::opencl::detail {
 
 //! A read-write device buffer of `bytes` (at least 8), or a read-only one
 //! holding a copy of `init`.
-mem_handle make_buffer(device_context& ctx, std::size_t bytes, const void* init = nullptr);
+GPUFFT_API mem_handle make_buffer(device_context& ctx, std::size_t bytes, const void* init = nullptr);
 
 //! The median of 5 runs of `run` (which enqueues into q) after a warm-up, in
 //! milliseconds of wall time to clFinish.
@@ -47,19 +47,30 @@ double median_run_ms(cl_command_queue q, const std::function<void()>& run);
  */
 std::string layout_note(const std::vector<double>& ms, std::size_t kept, std::size_t transforms);
 
-class device_transform
+//! Exported (not installed) for qa_opencl, which checks twin() directly.
+class GPUFFT_API device_transform
 {
 public:
     /*!
      * Kernels, tables and internal buffers for up to p.batch transforms a
      * call. `callbacks` (1-D c2c only) go on the first load and the last
      * store. Multi-dimensional c2c layouts are timed in `timing_queue`.
+     * `tune` (1-D c2c without callbacks only: the one chain whose shape is
+     * searched) times the search's candidates (shape_search.h).
      * Throws gpufft::error naming what p asks that cannot be planned.
      */
     device_transform(device_context& ctx,
                      const problem& p,
                      cl_command_queue timing_queue,
-                     const device_callbacks& callbacks = {});
+                     const device_callbacks& callbacks = {},
+                     bool tune = false);
+
+    /*!
+     * Another transform of the same problem on the same context, with the
+     * chains this one chose and no search or timing: one for each queue
+     * that runs the problem at once (host_executor's slots).
+     */
+    std::unique_ptr<device_transform> twin() const;
 
     /*!
      * Enqueues `batch` (<= problem().batch) transforms from in to out (may be
@@ -86,6 +97,10 @@ private:
         std::unique_ptr<fft_chain> chain;
         std::size_t entries = 1;
     };
+    struct twin_of {
+        const device_transform& like;
+    };
+    explicit device_transform(twin_of t);
     std::vector<step> make_steps(const std::vector<axis_chain>& layout, std::size_t batch) const;
     void plan_c2c_layouts(cl_command_queue timing_queue);
     void plan_real();
@@ -93,8 +108,10 @@ private:
 
     device_context& d_ctx;
     problem d_problem;
-    std::string d_layout;      //!< multi-dimensional c2c: the layout kept and the timings
-    std::vector<step> d_steps; //!< c2c: every step; real: the column passes
+    device_callbacks d_callbacks;      //!< 1-D c2c: on the chain's first load and last store
+    std::string d_layout;              //!< multi-dimensional c2c: the layout kept and the timings
+    std::vector<axis_chain> d_chosen;  //!< c2c: what d_steps are built from (twin() builds them again)
+    std::vector<step> d_steps;         //!< c2c: every step; real: the column passes
     // Real problems.
     std::unique_ptr<fft_chain> d_rows; //!< the row chain
     std::size_t d_n = 0;               //!< the last dimension, in reals

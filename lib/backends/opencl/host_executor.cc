@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft OpenCL backend: gpufft::plan's executor, on host buffers. */
 #include "host_executor.h"
-#include "device_transform.h"
-#include "shape_search.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <cstring>
@@ -50,40 +48,31 @@ host_executor::host_executor(const problem& p, const std::string& selector, bool
     if (d_variant.empty())
         d_variant = std::to_string(dev.info.index);
     d_chunk = std::min(p.batch, std::max<std::size_t>(1, chunk_points / p.n));
-    std::vector<std::vector<axis_chain>> layouts;
-    if (p.rank() == 1) {
-        axis_chain whole;
-        whole.shape = searched_chain(d_ctx, p.n, p.dir, d_chunk, tune);
-        whole.dist = p.n;
-        layouts.push_back({ whole });
-    } else {
-        const std::string why = multi_dim_unsupported(planning_limits(dev), p.dims);
-        if (!why.empty())
-            throw error("gpufft: " + why);
-        layouts.push_back(plan_strided(planning_limits(dev), p.dims, p.dir));
-        layouts.push_back(plan_transposed(planning_limits(dev), p.dims, p.dir));
-    }
+    // A chunk's transforms lie back to back on the device (copy_in packs them).
+    problem chunk = p;
+    chunk.batch = d_chunk;
+    chunk.distance = 0;
     const std::size_t slots = d_unified ? 1 : 2;
+    const std::size_t bytes = d_chunk * p.n * sizeof(complex);
+    d_slots[0].queue = make_queue(d_ctx);
+    // tune searches a 1-D shape; other problems have none to search.
+    d_slots[0].transform =
+        std::make_unique<device_transform>(d_ctx, chunk, d_slots[0].queue.get(), device_callbacks{},
+                                           tune && p.rank() == 1);
 
-    // Device memory: per slot the data and the most scratch a layout needs.
-    std::size_t scratch = 0;
-    for (const auto& layout : layouts) {
-        std::size_t points = 0;
-        for (const axis_chain& c : layout)
-            points = std::max(points, c.entries * (c.shape.scratch_points[0] + c.shape.scratch_points[1]));
-        scratch = std::max(scratch, points);
-    }
-    const std::size_t per_transform = 8 * (p.n + scratch);
-    const std::size_t need = slots * d_chunk * per_transform;
-    if (need > dev.info.global_memory || d_chunk * p.n * 8 > dev.max_alloc)
+    // Device memory: per slot the data and what the transform holds.
+    const std::size_t need = slots * (bytes + d_slots[0].transform->device_bytes());
+    if (need > dev.info.global_memory || bytes > dev.max_alloc)
         throw error("gpufft: opencl: " + p.describe() + " needs " + mib(need) + " on " +
                     dev.label() + ", which has " + mib(dev.info.global_memory) +
                     " (largest buffer " + mib(dev.max_alloc) + ")");
 
-    const std::size_t bytes = d_chunk * p.n * sizeof(complex);
     for (std::size_t i = 0; i < slots; ++i) {
         slot& s = d_slots[i];
-        s.queue = make_queue(d_ctx);
+        if (i > 0) {
+            s.queue = make_queue(d_ctx);
+            s.transform = d_slots[0].transform->twin();
+        }
         if (d_unified) {
             s.data = make_buffer(d_ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
         } else {
@@ -93,44 +82,6 @@ host_executor::host_executor(const problem& p, const std::string& selector, bool
                 map(s.queue.get(), s.staging.get(), CL_MAP_READ | CL_MAP_WRITE, bytes));
         }
     }
-    const std::size_t kept = layouts.size() > 1 ? choose_layout(layouts) : 0;
-    for (std::size_t i = 0; i < slots; ++i)
-        if (d_slots[i].steps.empty())
-            d_slots[i].steps = make_steps(layouts[kept]);
-}
-
-std::vector<host_executor::step> host_executor::make_steps(const std::vector<axis_chain>& layout) const
-{
-    std::vector<step> steps;
-    for (const axis_chain& c : layout)
-        steps.push_back({ std::make_unique<fft_chain>(d_ctx, c.shape, d_chunk * c.entries, c.dist,
-                                                      c.dist),
-                          c.entries });
-    return steps;
-}
-
-void host_executor::enqueue(slot& s, std::size_t count)
-{
-    for (step& st : s.steps)
-        st.chain->enqueue(s.queue.get(), s.data.get(), s.data.get(), count * st.entries);
-}
-
-// The median of 5 runs of a full chunk after a warm-up, on whatever the
-// data buffer holds (timing does not depend on the values).
-std::size_t host_executor::choose_layout(const std::vector<std::vector<axis_chain>>& layouts)
-{
-    slot& s = d_slots[0];
-    std::vector<double> times;
-    std::vector<std::vector<step>> built;
-    for (const auto& layout : layouts) {
-        s.steps = make_steps(layout);
-        times.push_back(median_run_ms(s.queue.get(), [&] { enqueue(s, d_chunk); }));
-        built.push_back(std::move(s.steps));
-    }
-    const std::size_t best = std::size_t(std::min_element(times.begin(), times.end()) - times.begin());
-    s.steps = std::move(built[best]);
-    d_layout = layout_note(times, best, d_chunk);
-    return best;
 }
 
 host_executor::~host_executor()
@@ -151,11 +102,7 @@ std::string host_executor::describe() const
     const std::string io =
         d_unified ? "zero-copy mapped buffers"
                   : "double-buffered chunks of " + std::to_string(d_chunk) + " transforms";
-    std::string passes;
-    for (const step& st : d_slots[0].steps)
-        passes += (passes.empty() ? "" : " then ") + st.chain->shape().describe();
-    return (d_layout.empty() ? "" : d_layout + ": ") + passes + "; " + io + " on " +
-           d_ctx.device.label();
+    return d_slots[0].transform->describe() + "; " + io + " on " + d_ctx.device.label();
 }
 
 // Device buffers hold the chunk's transforms back to back; the caller's may
@@ -191,7 +138,7 @@ void host_executor::run_unified(const complex* in, complex* out)
         void* p = map(q, s.data.get(), CL_MAP_WRITE_INVALIDATE_REGION, bytes);
         copy_in(in, s, static_cast<complex*>(p));
         unmap(q, s.data.get(), p);
-        enqueue(s, s.count);
+        s.transform->enqueue(q, s.data.get(), s.data.get(), s.count);
         p = map(q, s.data.get(), CL_MAP_READ, bytes);
         copy_out(s, static_cast<const complex*>(p), out);
         unmap(q, s.data.get(), p);
@@ -209,7 +156,7 @@ void host_executor::start(slot& s, const complex* in, std::size_t first, std::si
     const std::size_t bytes = count * d_problem.n * sizeof(complex);
     check(a.clEnqueueWriteBuffer(q, s.data.get(), CL_FALSE, 0, bytes, s.host, 0, nullptr, nullptr),
           "clEnqueueWriteBuffer");
-    enqueue(s, count);
+    s.transform->enqueue(q, s.data.get(), s.data.get(), count);
     check(a.clEnqueueReadBuffer(q, s.data.get(), CL_FALSE, 0, bytes, s.host, 0, nullptr, s.done.out()),
           "clEnqueueReadBuffer");
     check(a.clFlush(q), "clFlush");

@@ -10,13 +10,14 @@
  * downloaded and copied out: at most one chunk in flight beyond the one
  * being filled. The chunk size bounds the device memory a plan takes.
  *
- * Multi-dimensional c2c runs one of planner.h's two layouts (strided
- * column passes or transposing passes); the constructor times both on the
- * plan's own buffers and keeps the faster. */
+ * Each slot runs a device_transform (device_transform.h) of a chunk in
+ * place; slot 0's is planned (the 1-D shape searched where the plan tunes,
+ * the multi-dimensional layouts timed and the faster kept) and slot 1's is
+ * its twin, so the choice is made once. */
 #ifndef GPUFFT_LIB_OPENCL_HOST_EXECUTOR_H
 #define GPUFFT_LIB_OPENCL_HOST_EXECUTOR_H
 
-#include "fft_plan.h"
+#include "device_transform.h"
 #include <gpufft/backend.h>
 #include <memory>
 
@@ -33,14 +34,9 @@ public:
     std::string describe() const override;
 
 private:
-    //! A chain and how many times a transform it runs (see axis_chain).
-    struct step {
-        std::unique_ptr<fft_chain> chain;
-        std::size_t entries = 1;
-    };
     struct slot {
         queue_handle queue;
-        std::vector<step> steps;
+        std::unique_ptr<device_transform> transform;
         mem_handle data;    //!< device buffer, transformed in place
         mem_handle staging; //!< pinned host buffer (discrete devices)
         complex* host = nullptr; //!< staging, mapped for the plan's life
@@ -48,10 +44,6 @@ private:
         std::size_t first = 0, count = 0;
         bool busy = false;
     };
-    std::vector<step> make_steps(const std::vector<axis_chain>& layout) const;
-    void enqueue(slot& s, std::size_t count);
-    //! Times each layout on slot 0 and keeps the fastest there; returns it.
-    std::size_t choose_layout(const std::vector<std::vector<axis_chain>>& layouts);
     void copy_in(const complex* in, const slot& s, complex* dst) const;
     void copy_out(const slot& s, const complex* src, complex* out) const;
     void start(slot& s, const complex* in, std::size_t first, std::size_t count);
@@ -64,7 +56,6 @@ private:
     device_context& d_ctx;
     bool d_unified;
     std::size_t d_chunk; //!< transforms a chunk
-    std::string d_layout; //!< multi-dimensional: the layout kept and the timings
     slot d_slots[2];
 };
 

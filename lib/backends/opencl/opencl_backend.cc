@@ -36,8 +36,11 @@ public:
     {
         availability a;
         try {
-            for (std::size_t i : ranked_devices())
+            for (std::size_t i : ranked_devices()) {
                 a.variants.push_back(std::to_string(i));
+                const auto& d = all_devices()[i].info;
+                a.variant_notes.push_back(d.platform + ": " + d.name + ", driver " + d.driver);
+            }
             a.usable = true;
         } catch (const std::exception& e) {
             a.reason = e.what();

@@ -725,8 +725,12 @@ std::string chain_shape::describe() const
         s << "rader via " << convolution_m << " (generator " << rader_generator << "): ";
     else if (convolution_m)
         s << "bluestein via " << convolution_m << ": ";
+    else if (passes.size() == 1)
+        s << "one kernel: ";
+    else if (static const char* const count[] = { "two", "three", "four" }; passes.size() <= 4)
+        s << count[passes.size() - 2] << " passes: ";
     else
-        s << (passes.size() == 1 ? "one kernel: " : "two passes: ");
+        s << passes.size() << " passes: ";
     for (std::size_t i = 0; i < passes.size(); ++i) {
         const pass_spec& p = passes[i];
         s << (i ? " | " : "") << radices_text(p.radices) << ", " << p.g << " transform"

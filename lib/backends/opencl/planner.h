@@ -153,7 +153,7 @@ struct axis_chain {
 
 /*!
  * Multi-dimensional c2c on a packed row-major array, two ways (timed
- * per shape at plan time; host_executor keeps the faster):
+ * per shape at plan time; device_transform keeps the faster):
  *
  *   strided: a one-pass chain per axis, each in place: the contiguous last
  *     axis's rows, then every other axis as a column pass whose

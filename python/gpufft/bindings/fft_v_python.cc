@@ -46,11 +46,12 @@ void bind_one(py::module& m, const char* name, const char* doc)
                              bool shift,
                              int nthreads,
                              const std::string& backend,
-                             int batch) {
+                             int batch,
+                             bool tune) {
                  if (const auto type = window_type(w))
-                     return block::make(fft_size, forward, *type, shift, nthreads, backend, batch);
+                     return block::make(fft_size, forward, *type, shift, nthreads, backend, batch, tune);
                  return block::make(
-                     fft_size, forward, window_taps(w, name), shift, nthreads, backend, batch);
+                     fft_size, forward, window_taps(w, name), shift, nthreads, backend, batch, tune);
              }),
              py::arg("fft_size"),
              py::arg("forward") = true,
@@ -58,7 +59,8 @@ void bind_one(py::module& m, const char* name, const char* doc)
              py::arg("shift") = false,
              py::arg("nthreads") = 1,
              py::arg("backend") = "auto",
-             py::arg("batch") = 64)
+             py::arg("batch") = 64,
+             py::arg("tune") = false)
         .def(
             "set_window",
             [name](block& b, const py::object& w) {
@@ -74,7 +76,8 @@ void bind_one(py::module& m, const char* name, const char* doc)
         .def("fft_size", &block::fft_size)
         .def("nthreads", &block::nthreads)
         .def("batch", &block::batch)
-        .def("backend", &block::backend, "The backend running the plan, e.g. \"simd:avx512\".");
+        .def("backend", &block::backend, "The backend running the plan, e.g. \"simd:avx512\".")
+        .def("tune", &block::tune, "Whether the plans were tuned (the tune argument).");
 }
 
 } // namespace
@@ -86,7 +89,8 @@ void bind_fft_v(py::module& m)
         "fft_vcc",
         "Complex FFT of complex vectors, a drop-in for gnuradio.fft.fft_vcc(fft_size, forward,\n"
         "window, shift, nthreads) with the same outputs, plus backend (\"auto\", \"simd\",\n"
-        "\"simd:avx2\", \"opencl\", ...) and batch (vectors per backend call). window: taps,\n"
+        "\"simd:avx2\", \"opencl\", ...), batch (vectors per backend call) and tune (time the\n"
+        "backend's candidate algorithms at plan time, kept in the wisdom file). window: taps,\n"
         "or a gnuradio.fft.window.WIN_* value (built with fft_size taps).\n"
         "Raises gpufft.error (a ValueError) naming a bad parameter.");
     bind_one<float>(
@@ -94,7 +98,7 @@ void bind_fft_v(py::module& m)
         "fft_vfc",
         "Complex FFT of real vectors (fft_size complex outputs), a drop-in for\n"
         "gnuradio.fft.fft_vfc(fft_size, forward, window, shift, nthreads) with the same\n"
-        "outputs, plus backend and batch as gpufft.fft_vcc's. window: taps, or a\n"
+        "outputs, plus backend, batch and tune as gpufft.fft_vcc's. window: taps, or a\n"
         "gnuradio.fft.window.WIN_* value (built with fft_size taps).\n"
         "Raises gpufft.error (a ValueError) naming a bad parameter.");
 }

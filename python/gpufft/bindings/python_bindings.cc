@@ -30,6 +30,7 @@ py::list list_backends()
         d["usable"] = b.usable;
         d["reason"] = b.reason;
         d["variants"] = py::cast(b.variants);
+        d["variant_notes"] = py::cast(b.variant_notes);
         out.append(d);
     }
     return out;
@@ -47,7 +48,9 @@ PYBIND11_MODULE(gpufft_python, m)
     m.def("backends",
           &list_backends,
           "Every compiled-in backend, usable or not, as a list of dicts with keys\n"
-          "name, description, usable, reason (why not usable) and variants (best first).");
+          "name, description, usable, reason (why not usable), variants (best first) and\n"
+          "variant_notes (empty, or a line on each variant as the hardware reports it:\n"
+          "an OpenCL device's name and driver).");
     m.def(
         "usable_backend_names",
         [] {
