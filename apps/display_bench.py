@@ -379,10 +379,12 @@ def run_child(spec):
         tb.connect(head, sink)
         # Spectrum and waterfall in one window: the stock sinks' two windows' area.
         window = show(sink.pyqwidget(), "gpufft display", 800)
-        from PyQt5.QtWidgets import QWidget
+        from PyQt5.QtWidgets import QSplitter
 
-        # The two plot panes (plain QWidgets to Python): the only widgets that repaint at a redraw.
-        panes = [w for w in window.findChildren(QWidget) if type(w) is QWidget]
+        # The two plot panes, the splitter's (spectrum on top): the only widgets that repaint a
+        # picture at a redraw.
+        splitter = window.findChild(QSplitter)
+        panes = [splitter.widget(0), splitter.widget(1)]
         painted = paint_counter(panes)
         if spec.get("instrument"):
             # Once frames have come: a marker at the peak (K), a second by a
@@ -393,7 +395,7 @@ def run_child(spec):
             widget = window  # the name is the measured window's length further down
 
             def instrument():
-                pane = min(panes, key=lambda p: p.mapTo(widget, QtCore.QPoint(0, 0)).y())  # the spectrum, on top
+                pane = panes[0]
                 QtCore.QCoreApplication.sendEvent(widget, QtGui.QKeyEvent(QtCore.QEvent.KeyPress, QtCore.Qt.Key_K,
                                                                          QtCore.Qt.NoModifier, "k"))
                 at = QtCore.QPointF(pane.width() * 0.3, pane.height() * 0.5)
