@@ -81,7 +81,15 @@ What is counted, and how:
                         the saturated one.
 
 Each figure is the median of --repeats runs; ratios are against the stock
-sinks at the same N. The machine is shared with other work: CPU time is the
+sinks at the same N.
+
+--instrument-ab: ours-sink alone, with its instrument (two markers and their
+table, the pointer resting on the spectrum so that the readout is redone at
+every redraw; --instrument) off and on, alternated in one run: --repeats
+pairs, the order swapped every pair, throttled to 2.4 MS/s and saturated.
+It prints each side's medians (CPU seconds per second of signal: the CPU
+share over the share of 2.4 MS/s taken; frames used and drawn) and the
+on / off ratio, of the medians and pair by pair. The machine is shared with other work: CPU time is the
 steadier figure. Run from the source tree with the build's Python module:
 
     PYTHONPATH=build/test_modules /usr/bin/python3 apps/display_bench.py --quick
@@ -305,6 +313,7 @@ def run_child(spec):
     consumer = None  # the block whose nitems_read(0) is the input taken
     readouts = None
     painted = None  # () -> pixels asked to repaint so far
+    at_end = []  # called when the measured window closes
 
     def qt_app():
         from PyQt5 import Qt
@@ -370,10 +379,12 @@ def run_child(spec):
         tb.connect(head, sink)
         # Spectrum and waterfall in one window: the stock sinks' two windows' area.
         window = show(sink.pyqwidget(), "gpufft display", 800)
-        from PyQt5.QtWidgets import QWidget
+        from PyQt5.QtWidgets import QSplitter
 
-        # The two plot panes (plain QWidgets to Python): the only widgets that repaint at a redraw.
-        panes = [w for w in window.findChildren(QWidget) if type(w) is QWidget]
+        # The two plot panes, the splitter's (spectrum on top): the only widgets that repaint a
+        # picture at a redraw.
+        splitter = window.findChild(QSplitter)
+        panes = [splitter.widget(0), splitter.widget(1)]
         painted = paint_counter(panes)
         if spec.get("instrument"):
             # Once frames have come: a marker at the peak (K), a second by a
@@ -384,7 +395,7 @@ def run_child(spec):
             widget = window  # the name is the measured window's length further down
 
             def instrument():
-                pane = min(panes, key=lambda p: p.mapTo(widget, QtCore.QPoint(0, 0)).y())  # the spectrum, on top
+                pane = panes[0]
                 QtCore.QCoreApplication.sendEvent(widget, QtGui.QKeyEvent(QtCore.QEvent.KeyPress, QtCore.Qt.Key_K,
                                                                          QtCore.Qt.NoModifier, "k"))
                 at = QtCore.QPointF(pane.width() * 0.3, pane.height() * 0.5)
@@ -397,6 +408,9 @@ def run_child(spec):
                 out["instrumented"] = {"markers": widget.property("marker_table"), "readout": widget.property("readout")}
 
             QtCore.QTimer.singleShot(1000, instrument)
+            # Still on when the window closes: the readout and the table redone at every redraw.
+            at_end.append(lambda: out.update(instrumented_end={"markers": widget.property("marker_table"),
+                                                               "readout": widget.property("readout")}))
         # Redraws: the widget's reads that found new frames, each drawn once.
         drawn = lambda: float(sink.redraws())
         transformed = lambda: float(sink.frames_displayed())
@@ -478,7 +492,8 @@ def run_child(spec):
         from PyQt5 import QtCore
 
         QtCore.QTimer.singleShot(int(warmup * 1000), lambda: mark("start"))
-        QtCore.QTimer.singleShot(int((warmup + window) * 1000), lambda: (mark("end"), app.quit()))
+        QtCore.QTimer.singleShot(int((warmup + window) * 1000),
+                                 lambda: (mark("end"), [f() for f in at_end], app.quit()))
         app.exec_()
     else:
         time.sleep(warmup)
@@ -542,11 +557,11 @@ def start_xvfb():
 FOSPHOR_LOG = ("[+]", "[!]", "[w]", "CL Error", "GLFW", "glfw", "OpenCL", "GL")
 
 
-def run_once(args, env, case, n, mode, rate=None):
+def run_once(args, env, case, n, mode, rate=None, instrument=None):
     if rate is None:
         rate = RTL_RATE if mode == "rtl" else 0
-    spec = {"case": case, "fft": n, "mode": mode, "rate": rate,
-            "warmup": args.warmup, "seconds": args.seconds, "instrument": args.instrument}
+    spec = {"case": case, "fft": n, "mode": mode, "rate": rate, "warmup": args.warmup, "seconds": args.seconds,
+            "instrument": args.instrument if instrument is None else instrument}
     limit = 60 + 3 * (args.warmup + args.seconds)
     try:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
@@ -645,6 +660,74 @@ def summarize(n, sat, rtl):
     return s
 
 
+def cpu_per_signal_s(r):
+    """CPU seconds (process and X server) per second of signal taken: the
+    CPU share over the share of 2.4 MS/s the display took."""
+    if r.get("status") != "ok" or not r.get("input_msps"):
+        return None
+    return r["cpu_pct"] / 100.0 * RTL_RATE / (r["input_msps"] * 1e6)
+
+
+def gui_x_pct(r):
+    """CPU share of the GUI thread (the main one; Python names it after the
+    interpreter) and the X server: where the instrument's work is done."""
+    if r.get("status") != "ok":
+        return None
+    return r.get("cpu_threads_pct", {}).get("python3", 0.0) + (r.get("cpu_x_pct") or 0.0)
+
+
+def instrument_ab(args, env, n, log):
+    """ours-sink with the instrument (two markers, their table, the pointer's
+    readout) off and on, alternated in one run: --repeats pairs, the order
+    swapped every pair, each run a fresh process of the same build;
+    throttled to 2.4 MS/s (CPU) and saturated (every frame at 30 fps)."""
+    out = {}
+    for mode in args.ab_modes.split(","):
+        pairs = []
+        for i in range(args.repeats):
+            pair = {}
+            for on in ((False, True) if i % 2 == 0 else (True, False)):
+                pair["on" if on else "off"] = run_once(args, env, "ours-sink", n, mode, instrument=on)
+            pairs.append(pair)
+            print("  N=%d %s pair %d: off %s, on %s" % (n, mode, i + 1, brief(pair["off"], n), brief(pair["on"], n)),
+                  file=log, flush=True)
+        side = {}
+        for key in ("off", "on"):
+            runs = [p[key] for p in pairs]
+            ok = [r for r in runs if r.get("status") == "ok"]
+            med = lambda f: statistics.median(v for v in map(f, ok) if v is not None) if ok else None
+            side[key] = {
+                "runs_ok": len(ok), "runs": len(runs),
+                "cpu_pct": med(lambda r: r["cpu_pct"]),
+                "cpu_s_per_signal_s": med(cpu_per_signal_s),
+                "gui_x_pct": med(gui_x_pct),
+                "input_msps": med(lambda r: r["input_msps"]),
+                "drawn_per_s": med(lambda r: r["drawn_per_s"]),
+                "keeps_up": sum(keeps_up(r, n) for r in ok),
+                # Each on-run's instrument at the window's end: markers in the table and a readout shown.
+                "instrument_on_at_end": sum(bool((r.get("instrumented_end") or {}).get("markers")) and
+                                            bool((r.get("instrumented_end") or {}).get("readout")) for r in ok),
+            }
+        ratios = [cpu_per_signal_s(p["on"]) / cpu_per_signal_s(p["off"]) for p in pairs
+                  if cpu_per_signal_s(p["on"]) and cpu_per_signal_s(p["off"])]
+        gui = [gui_x_pct(p["on"]) / gui_x_pct(p["off"]) for p in pairs if gui_x_pct(p["on"]) and gui_x_pct(p["off"])]
+        out[mode] = {"off": side["off"], "on": side["on"], "pairs": pairs, "pair_ratios_gui_x": gui,
+                     "pair_ratios_cpu_per_signal_s": ratios,
+                     "ratio_of_medians_cpu_per_signal_s": (side["on"]["cpu_s_per_signal_s"] /
+                                                           side["off"]["cpu_s_per_signal_s"]
+                                                           if side["off"]["cpu_s_per_signal_s"] and
+                                                           side["on"]["cpu_s_per_signal_s"] else None)}
+    return out
+
+
+def brief(r, n):
+    if r.get("status") != "ok":
+        return r.get("status", "?")
+    return "CPU %.1f%% (%.4f s/s of signal; GUI thread + X %.1f%%), in %.3g MS/s, drawn %.1f/s%s" % (
+        r["cpu_pct"], cpu_per_signal_s(r) or 0, gui_x_pct(r) or 0, r["input_msps"], r["drawn_per_s"] or 0,
+        "" if keeps_up(r, n) else " (a frame missed or < 27 drawn/s)")
+
+
 def fmt(v, spec="%.3g"):
     return "-" if v is None else (spec % v if isinstance(v, (int, float)) else str(v))
 
@@ -652,7 +735,7 @@ def fmt(v, spec="%.3g"):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fft", default="1024,65536", help="FFT sizes (default %(default)s)")
-    ap.add_argument("--cases", default=",".join(CASES), help="default: all of " + ",".join(CASES))
+    ap.add_argument("--cases", help="default: all of " + ",".join(CASES))
     ap.add_argument("--repeats", type=int, default=3, help="runs per figure, median (default %(default)s)")
     ap.add_argument("--seconds", type=float, default=5.0, help="measured window of a run (default %(default)s)")
     ap.add_argument("--warmup", type=float, default=4.0,
@@ -665,6 +748,12 @@ def main():
     ap.add_argument("--instrument", action="store_true",
                     help="ours-sink: two markers placed and the pointer on the spectrum (its readout) "
                          "1 s into the run")
+    ap.add_argument("--instrument-ab", action="store_true",
+                    help="ours-sink only: --instrument off and on alternated in one run (--repeats pairs, the order "
+                         "swapped every pair), throttled and saturated; medians of CPU seconds per second of signal "
+                         "and their ratio, frames used and drawn")
+    ap.add_argument("--ab-modes", default="rtl,saturated",
+                    help="--instrument-ab's runs: rtl (throttled to 2.4 MS/s), saturated, or both (default %(default)s)")
     ap.add_argument("--json", nargs="?", const="-", help="JSON results to this file ('-' or none: standard output)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -674,7 +763,17 @@ def main():
     if args.quick:
         args.repeats, args.warmup, args.seconds, args.search = 1, 2.0, 3.0, 0
     sizes = [int(x) for x in args.fft.split(",")]
-    cases = args.cases.split(",")
+    if args.instrument_ab:
+        if args.instrument:
+            ap.error("--instrument-ab runs ours-sink with and without the instrument: drop --instrument")
+        if args.cases not in (None, "ours-sink"):
+            ap.error("--instrument-ab measures ours-sink only: drop --cases")
+        args.cases = "ours-sink"
+        if not args.ab_modes or any(m not in ("rtl", "saturated") for m in args.ab_modes.split(",")):
+            ap.error("--ab-modes: rtl, saturated or both, comma-separated (got %r)" % args.ab_modes)
+    elif args.ab_modes != ap.get_default("ab_modes"):
+        ap.error("--ab-modes applies to --instrument-ab only")
+    cases = (args.cases or ",".join(CASES)).split(",")
     for c in cases:
         if c not in CASES:
             ap.error("--cases: unknown case %r (known: %s)" % (c, ", ".join(CASES)))
@@ -704,6 +803,41 @@ def main():
                             "x_server": "Xvfb (started by the bench)" if xvfb else args.display},
                "sizes": {}}
     t0 = time.time()
+    if args.instrument_ab:
+        try:
+            results["instrument_ab"] = {}
+            for n in sizes:
+                ab = results["instrument_ab"][str(n)] = instrument_ab(args, env, n, log)
+                for mode, m in ab.items():
+                    what = "throttled to 2.4 MS/s" if mode == "rtl" else mode
+                    print("N=%d ours-sink, %s, instrument off / on (%d pairs alternated):" % (n, what, args.repeats),
+                          file=log)
+                    for key in ("off", "on"):
+                        x = m[key]
+                        print("  %-3s CPU %s%% = %s CPU s per s of signal (GUI thread + X %s%%), in %s MS/s, drawn "
+                              "%s/s; every frame at >= 27 drawn/s in %d of %d runs%s" % (
+                                  key, fmt(x["cpu_pct"]), fmt(x["cpu_s_per_signal_s"], "%.4f"), fmt(x["gui_x_pct"]),
+                                  fmt(x["input_msps"]),
+                                  fmt(x["drawn_per_s"]), x["keeps_up"], x["runs"],
+                                  "" if key == "off" else "; markers and readout on at the end in %d" %
+                                  x["instrument_on_at_end"]), file=log)
+                    r = m["pair_ratios_cpu_per_signal_s"]
+                    print("  on / off, CPU s per s of signal: %s (medians); pairs %s (median %s)" % (
+                        fmt(m["ratio_of_medians_cpu_per_signal_s"], "%.3f"), " ".join("%.3f" % v for v in r),
+                        fmt(statistics.median(r) if r else None, "%.3f")), file=log)
+                    g = m["pair_ratios_gui_x"]
+                    print("  on / off, GUI thread + X: pairs %s (median %s)" % (
+                        " ".join("%.3f" % v for v in g), fmt(statistics.median(g) if g else None, "%.3f")),
+                          file=log, flush=True)
+        finally:
+            if xvfb:
+                xvfb.terminate()
+                xvfb.wait()
+        results["wall_s"] = time.time() - t0
+        print("(%.0f s; CPU: one core = 100%%, process + X server; %d CPUs; load average %.1f at the start)" % (
+            results["wall_s"], os.cpu_count(), results["machine"]["load_avg_at_start"]), file=log)
+        write_json(args, results)
+        return
     try:
         for n in sizes:
             per_n = {}
@@ -772,6 +906,10 @@ def main():
                 fmt(s.get("rtl_cpu_vs_stock")), fmt(s.get("rtl_cpu_net_pct"), "%.2g"), fmt(s.get("rtl_cpu_net_vs_stock")),
                 fmt(s.get("rtl_drawn_per_s"))), file=log)
     print("(%.0f s; CPU: one core = 100%%, process + X server; %d CPUs)" % (results["wall_s"], os.cpu_count()), file=log)
+    write_json(args, results)
+
+
+def write_json(args, results):
     if args.json:
         text = json.dumps(results, indent=1)
         if args.json == "-":

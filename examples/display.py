@@ -39,12 +39,11 @@ from PyQt5 import QtCore
 
 
 def snipfcn_checks_and_size(self):
-    if self.iq_file and self.device:
-        sys.stderr.write('display.py: --iq-file and --device are two sources: give one\n')
-        sys.exit(2)
-    # A capture's rate and centre are its own: the demo's would mislabel the axis.
-    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
-        sys.stderr.write('display.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+    # The source's settings (gpufft.iq_settings), refused here before any block is made:
+    # raw samples or a radio without a rate and centre, or options contradicting a SigMF recording's.
+    error = gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq, options=True).error
+    if error:
+        sys.stderr.write('display.py: ' + error + '\n')
         sys.exit(2)
     # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the display reads at.
     if not self.settings.contains('geometry'):
@@ -58,7 +57,7 @@ from gnuradio import qtgui
 
 class display(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', device='', center_freq=100e6):
+    def __init__(self, samp_rate=0, iq_file='', device='', center_freq=0):
         gr.top_block.__init__(self, "gr-gpufft: live display", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live display")
@@ -100,6 +99,8 @@ class display(gr.top_block, Qt.QWidget):
         ##################################################
         # Variables
         ##################################################
+        self.iq_rate = iq_rate = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).samp_rate
+        self.iq_centre = iq_centre = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).center_freq
         self.fft_size = fft_size = 2048
         self.decay = decay = 0.98
         self.average_frames = average_frames = 10
@@ -115,7 +116,7 @@ class display(gr.top_block, Qt.QWidget):
         self._average_frames_win = RangeWidget(self._average_frames_range, self.set_average_frames, "Average line's time constant (frames)", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._average_frames_win)
         self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
-        self.display_sink = gpufft.display_sink_c(fft_size, samp_rate, center_freq, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=average_frames, min_hold=False, density='log')
+        self.display_sink = gpufft.display_sink_c(fft_size, iq_rate, iq_centre, 'auto', format='cf32', window='blackmanharris', ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=average_frames, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)
         self.clicked_freq = blocks.message_debug(True)
@@ -141,26 +142,46 @@ class display(gr.top_block, Qt.QWidget):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.display_sink.set_samp_rate(self.samp_rate)
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_iq_file(self):
         return self.iq_file
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_device(self):
         return self.device
 
     def set_device(self, device):
         self.device = device
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_center_freq(self):
         return self.center_freq
 
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
-        self.display_sink.set_center_freq(self.center_freq)
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
+
+    def get_iq_rate(self):
+        return self.iq_rate
+
+    def set_iq_rate(self, iq_rate):
+        self.iq_rate = iq_rate
+        self.display_sink.set_samp_rate(self.iq_rate)
+
+    def get_iq_centre(self):
+        return self.iq_centre
+
+    def set_iq_centre(self, iq_centre):
+        self.iq_centre = iq_centre
+        self.display_sink.set_center_freq(self.iq_centre)
 
     def get_fft_size(self):
         return self.fft_size
@@ -189,8 +210,8 @@ def argument_parser():
     description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.display_sink_c: persistence, spectrum lines and waterfall with a Hz axis; a click prints its frequency'
     parser = ArgumentParser(description=description)
     parser.add_argument(
-        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it; a radio's: asked for) [default=%(default)r]")
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Sample rate of the IQ, S/s (0: a SigMF recording's, or the demo's 2.4e6; raw samples and a radio need it) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
@@ -198,8 +219,8 @@ def argument_parser():
         "--device", dest="device", type=str, default='',
         help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
     parser.add_argument(
-        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis; a radio's: asked for) [default=%(default)r]")
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Centre frequency of the IQ, Hz (0: a SigMF recording's, or the demo's 100e6; raw samples and a radio need it) [default=%(default)r]")
     return parser
 
 

@@ -39,12 +39,11 @@ from PyQt5 import QtCore
 
 
 def snipfcn_checks_and_size(self):
-    if self.iq_file and self.device:
-        sys.stderr.write('spectrum_live.py: --iq-file and --device are two sources: give one\n')
-        sys.exit(2)
-    # A capture's rate and centre are its own: the demo's would mislabel the axis.
-    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
-        sys.stderr.write('spectrum_live.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+    # The source's settings (gpufft.iq_settings), refused here before any block is made:
+    # raw samples or a radio without a rate and centre, or options contradicting a SigMF recording's.
+    error = gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq, options=True).error
+    if error:
+        sys.stderr.write('spectrum_live.py: ' + error + '\n')
         sys.exit(2)
     # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the plot reads at.
     if not self.settings.contains('geometry'):
@@ -67,7 +66,7 @@ from gnuradio import qtgui
 
 class spectrum_live(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', device='', center_freq=100e6):
+    def __init__(self, samp_rate=0, iq_file='', device='', center_freq=0):
         gr.top_block.__init__(self, "gr-gpufft: live spectrum", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: live spectrum")
@@ -109,6 +108,8 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         ##################################################
         # Variables
         ##################################################
+        self.iq_rate = iq_rate = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).samp_rate
+        self.iq_centre = iq_centre = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).center_freq
         self.fft_size = fft_size = 4096
         self.alpha = alpha = 0.2
 
@@ -121,8 +122,8 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         self.top_layout.addWidget(self._alpha_win)
         self.qtgui_vector_sink_f_0 = qtgui.vector_sink_f(
             fft_size,
-            ((center_freq - samp_rate / 2) / 1e6),
-            (samp_rate / fft_size / 1e6),
+            ((iq_centre - iq_rate / 2) / 1e6),
+            (iq_rate / fft_size / 1e6),
             "Frequency",
             "Level",
             "Spectrum",
@@ -159,7 +160,7 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
         self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
 
 
         ##################################################
@@ -182,34 +183,54 @@ class spectrum_live(gr.top_block, Qt.QWidget):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
-        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_iq_file(self):
         return self.iq_file
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_device(self):
         return self.device
 
     def set_device(self, device):
         self.device = device
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_center_freq(self):
         return self.center_freq
 
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
-        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
+
+    def get_iq_rate(self):
+        return self.iq_rate
+
+    def set_iq_rate(self, iq_rate):
+        self.iq_rate = iq_rate
+        self.gpufft_spectrum_c_0.set_sample_rate(self.iq_rate)
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
+
+    def get_iq_centre(self):
+        return self.iq_centre
+
+    def set_iq_centre(self, iq_centre):
+        self.iq_centre = iq_centre
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
 
     def get_fft_size(self):
         return self.fft_size
 
     def set_fft_size(self, fft_size):
         self.fft_size = fft_size
-        self.qtgui_vector_sink_f_0.set_x_axis(((self.center_freq - self.samp_rate / 2) / 1e6), (self.samp_rate / self.fft_size / 1e6))
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
 
     def get_alpha(self):
         return self.alpha
@@ -224,8 +245,8 @@ def argument_parser():
     description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c, shown in a QT GUI Vector Sink with a frequency axis'
     parser = ArgumentParser(description=description)
     parser.add_argument(
-        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it; a radio's: asked for) [default=%(default)r]")
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Sample rate of the IQ, S/s (0: a SigMF recording's, or the demo's 2.4e6; raw samples and a radio need it) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
@@ -233,8 +254,8 @@ def argument_parser():
         "--device", dest="device", type=str, default='',
         help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
     parser.add_argument(
-        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis; a radio's: asked for) [default=%(default)r]")
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Centre frequency of the IQ, Hz (0: a SigMF recording's, or the demo's 100e6; raw samples and a radio need it) [default=%(default)r]")
     return parser
 
 

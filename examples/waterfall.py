@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: waterfall
 # Author: gr-gpufft
-# Description: IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink
+# Description: IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -37,15 +37,28 @@ from gnuradio.eng_arg import eng_float, intx
 from gnuradio import eng_notation
 
 
+def snipfcn_radio_axis(self):
+    # The raster sink follows no rx_freq tag, nor has GRC a callback for its x axis: the band,
+    # and spectrum_c's rate, at what the radio read back.
+    if self.device:
+        self.set_samp_rate(self.iq_source.samp_rate())
+        self.set_center_freq(self.iq_source.center_freq())
+        self.qtgui_time_raster_sink_x_0.set_x_range(*self.band_mhz)
+
 def snipfcn_checks_and_size(self):
-    # A capture's rate and centre are its own: the demo's would mislabel the axis.
-    if self.iq_file and not all(any(a.split('=')[0] == o for a in sys.argv[1:]) for o in ('--samp-rate', '--center-freq')):
-        sys.stderr.write('waterfall.py: --iq-file needs --samp-rate and --center-freq (the capture\'s, in S/s and Hz)\n')
+    # The source's settings (gpufft.iq_settings), refused here before any block is made:
+    # raw samples or a radio without a rate and centre, or options contradicting a SigMF recording's.
+    error = gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq, options=True).error
+    if error:
+        sys.stderr.write('waterfall.py: ' + error + '\n')
         sys.exit(2)
     # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the plot reads at.
     if not self.settings.contains('geometry'):
         self.resize(1100, 860)
 
+
+def snippets_main_after_init(tb):
+    snipfcn_radio_axis(tb)
 
 def snippets_init_before_blocks(tb):
     snipfcn_checks_and_size(tb)
@@ -54,7 +67,7 @@ from gnuradio import qtgui
 
 class waterfall(gr.top_block, Qt.QWidget):
 
-    def __init__(self, samp_rate=2.4e6, iq_file='', center_freq=100e6):
+    def __init__(self, samp_rate=0, iq_file='', device='', center_freq=0):
         gr.top_block.__init__(self, "gr-gpufft: waterfall", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: waterfall")
@@ -90,13 +103,17 @@ class waterfall(gr.top_block, Qt.QWidget):
         ##################################################
         self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.device = device
         self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
+        self.iq_rate = iq_rate = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).samp_rate
+        self.iq_centre = iq_centre = gpufft.iq_settings(iq_file, device, samp_rate, center_freq).center_freq
         self.frame_rate = frame_rate = 30
         self.fft_size = fft_size = 1024
+        self.band_mhz = band_mhz = ((iq_centre - iq_rate / 2) / 1e6, (iq_centre + iq_rate / 2) / 1e6)
 
         ##################################################
         # Blocks
@@ -118,7 +135,7 @@ class waterfall(gr.top_block, Qt.QWidget):
         self.qtgui_time_raster_sink_x_0.enable_grid(False)
         self.qtgui_time_raster_sink_x_0.enable_axis_labels(True)
         self.qtgui_time_raster_sink_x_0.set_x_label("Frequency (MHz)")
-        self.qtgui_time_raster_sink_x_0.set_x_range((center_freq - samp_rate / 2) / 1e6, (center_freq + samp_rate / 2) / 1e6)
+        self.qtgui_time_raster_sink_x_0.set_x_range(band_mhz[0], band_mhz[1])
         self.qtgui_time_raster_sink_x_0.set_y_label("Time (frame)")
         self.qtgui_time_raster_sink_x_0.set_y_range(0.0, 0.0)
 
@@ -139,8 +156,8 @@ class waterfall(gr.top_block, Qt.QWidget):
 
         self._qtgui_time_raster_sink_x_0_win = sip.wrapinstance(self.qtgui_time_raster_sink_x_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_time_raster_sink_x_0_win)
-        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, samp_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
         self.blocks_vector_to_stream_0 = blocks.vector_to_stream(gr.sizeof_float*1, fft_size)
 
 
@@ -165,19 +182,47 @@ class waterfall(gr.top_block, Qt.QWidget):
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.gpufft_spectrum_c_0.set_sample_rate(self.samp_rate)
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_iq_file(self):
         return self.iq_file
 
     def set_iq_file(self, iq_file):
         self.iq_file = iq_file
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
+
+    def get_device(self):
+        return self.device
+
+    def set_device(self, device):
+        self.device = device
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
 
     def get_center_freq(self):
         return self.center_freq
 
     def set_center_freq(self, center_freq):
         self.center_freq = center_freq
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, self.device, self.samp_rate, self.center_freq).center_freq)
+
+    def get_iq_rate(self):
+        return self.iq_rate
+
+    def set_iq_rate(self, iq_rate):
+        self.iq_rate = iq_rate
+        self.set_band_mhz(((self.iq_centre - self.iq_rate / 2) / 1e6, (self.iq_centre + self.iq_rate / 2) / 1e6))
+        self.gpufft_spectrum_c_0.set_sample_rate(self.iq_rate)
+
+    def get_iq_centre(self):
+        return self.iq_centre
+
+    def set_iq_centre(self, iq_centre):
+        self.iq_centre = iq_centre
+        self.set_band_mhz(((self.iq_centre - self.iq_rate / 2) / 1e6, (self.iq_centre + self.iq_rate / 2) / 1e6))
 
     def get_frame_rate(self):
         return self.frame_rate
@@ -193,20 +238,29 @@ class waterfall(gr.top_block, Qt.QWidget):
         self.fft_size = fft_size
         self.qtgui_time_raster_sink_x_0.set_num_cols(self.fft_size)
 
+    def get_band_mhz(self):
+        return self.band_mhz
+
+    def set_band_mhz(self, band_mhz):
+        self.band_mhz = band_mhz
+
 
 
 def argument_parser():
-    description = 'IQ (a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink'
+    description = 'IQ (a SoapySDR radio, a file replayed, or the demo signal) into gpufft.spectrum_c, shown as a waterfall by a QT GUI Time Raster Sink'
     parser = ArgumentParser(description=description)
     parser.add_argument(
-        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(2.4e6)),
-        help="Set Sample rate of the IQ (S/s; the axis spans it) [default=%(default)r]")
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Sample rate of the IQ, S/s (0: a SigMF recording's, or the demo's 2.4e6; raw samples and a radio need it) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
     parser.add_argument(
-        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(100e6)),
-        help="Set Centre frequency of the IQ (Hz; the x axis) [default=%(default)r]")
+        "--device", dest="device", type=str, default='',
+        help="Set SoapySDR device arguments, e.g. driver=rtlsdr (a live radio: the axis from what it reads back) [default=%(default)r]")
+    parser.add_argument(
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Centre frequency of the IQ, Hz (0: a SigMF recording's, or the demo's 100e6; raw samples and a radio need it) [default=%(default)r]")
     return parser
 
 
@@ -219,8 +273,8 @@ def main(top_block_cls=waterfall, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
-
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, device=options.device, center_freq=options.center_freq)
+    snippets_main_after_init(tb)
     tb.start()
 
     tb.show()

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QMenu>
 #include <QSaveFile>
@@ -116,6 +117,64 @@ const QColor max_hold_colour(255, 64, 64);
 const QColor min_hold_colour(64, 200, 255);
 
 } // namespace
+
+/*!
+ * One line of text, cut where it does not fit, for what changes at every
+ * redraw (the readout, the marker table): a new text repaints this widget
+ * alone, at most 10 times a second (the newest text then), as fast as
+ * anyone reads numbers. A QLabel asks its layout to recompute at every
+ * setText and repaints at once: a readout and two markers so cost the GUI
+ * thread about a third more than the display without them (docs/display.md,
+ * "What the instrument costs").
+ */
+class text_line : public QWidget
+{
+public:
+    text_line(QWidget* parent, Qt::Alignment align) : QWidget(parent), d_align(align | Qt::AlignVCenter)
+    {
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        d_pending.setSingleShot(true);
+        connect(&d_pending, &QTimer::timeout, this, [this] { repaint_now(); });
+        d_since.start();
+    }
+    const QString& text() const { return d_text; }
+    void set_text(const QString& text)
+    {
+        if (text == d_text)
+            return;
+        d_text = text;
+        const qint64 wait = min_interval_ms - d_since.elapsed();
+        if (wait <= 0)
+            repaint_now();
+        else if (!d_pending.isActive())
+            d_pending.start(int(wait));
+    }
+    QSize sizeHint() const override
+    {
+        const QMargins m = contentsMargins();
+        return { 0, fontMetrics().height() + m.top() + m.bottom() };
+    }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this); // the widget's font and text colour, as a QLabel's
+        p.drawText(contentsRect(), int(d_align) | Qt::TextSingleLine, d_text);
+    }
+
+private:
+    static constexpr qint64 min_interval_ms = 100;
+    void repaint_now()
+    {
+        d_since.restart();
+        update();
+    }
+    Qt::Alignment d_align;
+    QString d_text;
+    QTimer d_pending;      // the newest text, once min_interval_ms has passed
+    QElapsedTimer d_since; // since the last repaint asked for
+};
 
 //! One of the two plots: draws through the widget and turns the mouse into zoom, pan and clicks.
 class display_widget::pane : public QWidget
@@ -324,10 +383,8 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     save_menu->addAction("Traces (CSV)... Ctrl+E", this, [this] { save_with_dialog(false); });
     save->setMenu(save_menu);
     save->setToolTip("Save the picture as PNG (Ctrl+S) or the drawn lines over the view as CSV (Ctrl+E)");
-    d_readout_label = new QLabel(this);
     // Takes the row's free width and no more: a long readout is cut, the widget does not grow.
-    d_readout_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    d_readout_label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    d_readout_label = new text_line(this, Qt::AlignRight);
     auto* clear = new QPushButton("Clear", this);
     auto* full = new QPushButton("Full", this);
     d_colormap_box->setToolTip("Colour map (key C)");
@@ -367,8 +424,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
     controls_2->addWidget(new QLabel("Keys", this));
     controls_2->addWidget(d_keymap_box);
     controls_2->addWidget(d_readout_label, 1);
-    d_marker_label = new QLabel(this);
-    d_marker_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d_marker_label = new text_line(this, Qt::AlignLeft);
     d_marker_label->setContentsMargins(4, 0, 4, 2);
     d_marker_label->setToolTip("Markers: right click places, K peak, N next peak, X clears");
     d_marker_label->hide();
@@ -417,7 +473,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         } catch (const ::gpufft::error& e) {
             // Not thrown through Qt's event loop: the controls go back to
             // the display's values, the message shows where the readout does.
-            d_readout_label->setText(e.what());
+            d_readout_label->set_text(e.what());
         }
         refresh();
         sync_controls();
@@ -431,7 +487,7 @@ display_widget::display_widget(std::shared_ptr<display_feed> feed,
         try {
             change();
         } catch (const ::gpufft::error& e) {
-            d_readout_label->setText(e.what());
+            d_readout_label->set_text(e.what());
         }
         refresh();
         sync_controls();
@@ -673,9 +729,7 @@ void display_widget::refresh()
     if (d_hover_pane)
         update_readout();
     if (!d_markers.empty()) {
-        const QString table = marker_table();
-        if (d_marker_label->text() != table)
-            d_marker_label->setText(table);
+        d_marker_label->set_text(marker_table());
     }
     if (!(new_frames || new_band || new_range || new_geometry || new_bins))
         return;
@@ -803,8 +857,7 @@ void display_widget::update_readout()
         }
     }
     d_readout = text;
-    if (d_readout_label->text() != text) // a label repaints at every setText
-        d_readout_label->setText(text);
+    d_readout_label->set_text(text);
 }
 
 void display_widget::build_luts()
@@ -1575,7 +1628,7 @@ void display_widget::save_with_dialog(bool picture)
         else
             save_traces(path);
     } catch (const ::gpufft::error& e) {
-        d_readout_label->setText(e.what());
+        d_readout_label->set_text(e.what());
     }
 }
 
@@ -1666,7 +1719,7 @@ QString display_widget::marker_table() const
 
 void display_widget::markers_changed()
 {
-    d_marker_label->setText(marker_table());
+    d_marker_label->set_text(marker_table());
     d_marker_label->setVisible(!d_markers.empty());
     d_spectrum_layout = {}; // the marks are in the picture: drawn anew
     d_spectrum->update();

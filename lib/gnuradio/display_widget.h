@@ -28,6 +28,8 @@ class QTimer;
 
 namespace gr::gpufft {
 
+class text_line; // a line of text that repaints alone (display_widget.cc)
+
 //! One read-out of a display, copied under the block's lock.
 struct display_snapshot {
     //! Histogram levels: level = count * (levels - 1) * (1 - decay), so the
@@ -496,14 +498,14 @@ private:
     QCheckBox* d_min_box;
     QComboBox* d_average_mode_box;
     QDoubleSpinBox* d_average_frames_box;
-    QLabel* d_readout_label;
+    text_line* d_readout_label;
     QComboBox* d_keymap_box;
     QComboBox* d_density_box;
     QComboBox* d_fft_box;    // hidden where spectra come in
     QComboBox* d_window_box; // hidden where spectra come in
     QLabel* d_help; // over the panes, shown by ?
     std::vector<double> d_markers; // Hz
-    QLabel* d_marker_label;        // the table, hidden without markers
+    text_line* d_marker_label;     // the table, hidden without markers
 };
 
 } // namespace gr::gpufft

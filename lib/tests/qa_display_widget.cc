@@ -44,6 +44,7 @@
 #include <memory>
 #include <random>
 #include <regex>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -286,6 +287,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(colour_bars_match_the_plots);
     CPPUNIT_TEST(fosphor_keys);
     CPPUNIT_TEST(markers_find_the_peaks);
+    CPPUNIT_TEST(readout_and_markers_relayout_nothing);
     CPPUNIT_TEST(drag_moves_a_marker);
     CPPUNIT_TEST(choosers_set_the_transform);
     CPPUNIT_TEST(saved_traces_read_back);
@@ -1047,6 +1049,45 @@ public:
 
     // K puts the marker on the strongest tone, N on the second; a right
     // click adds one; the table reads their frequencies, levels and offsets.
+    // The readout and the marker table change at every redraw (the levels
+    // of noise): each repaints its own line, and asks no layout to
+    // recompute (the instrument's cost at 30 redraws a second:
+    // apps/display_bench.py --instrument-ab).
+    void readout_and_markers_relayout_nothing()
+    {
+        struct layout_requests : QObject {
+            int count = 0;
+            bool eventFilter(QObject*, QEvent* e) override
+            {
+                count += e->type() == QEvent::LayoutRequest;
+                return false;
+            }
+        } requests;
+        fixture f;
+        f.widget->set_show_average(true);
+        std::mt19937 rng(3);
+        f.noise(rng, 20, floor_db);
+        f.widget->refresh();
+        const QRect sp = f.widget->spectrum_plot_rect();
+        f.key(Qt::Key_K, "k");
+        f.hover(f.widget->spectrum_pane(), sp.center().x(), sp.center().y());
+        QApplication::processEvents();
+        f.widget->installEventFilter(&requests);
+        for (QWidget* w : f.widget->findChildren<QWidget*>())
+            w->installEventFilter(&requests);
+        std::set<QString> readouts, tables;
+        for (int k = 0; k < 10; ++k) {
+            f.noise(rng, 1, floor_db);
+            f.widget->refresh();
+            QApplication::processEvents();
+            readouts.insert(f.widget->readout());
+            tables.insert(f.widget->marker_table());
+        }
+        CPPUNIT_ASSERT_MESSAGE("the readout did not change", readouts.size() > 1);
+        CPPUNIT_ASSERT_MESSAGE("the marker table did not change", tables.size() > 1);
+        CPPUNIT_ASSERT_EQUAL(0, requests.count);
+    }
+
     void markers_find_the_peaks()
     {
         fixture f;

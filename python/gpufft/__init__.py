@@ -22,7 +22,8 @@ opencl): d.push(samples), then the same read-outs.
 The blocks: gpufft.fft_vcc and gpufft.fft_vfc (drop-ins for fft.fft_vcc and
 fft.fft_vfc), gpufft.range_doppler_c (a 2-D FFT of M vectors: a
 range-Doppler map), gpufft.spectrum_c (dB spectra), gpufft.iq_replay_source
-(an IQ file in a loop, or gpufft.demo_signal), gpufft.iq_source (that, or a
+(an IQ file in a loop, or gpufft.demo_signal), gpufft.iq_source (that, a
+SigMF recording at its rate and centre (gpufft.iq_settings), or a
 SoapySDR radio through gr-soapy), and the live displays
 gpufft.display_sink_c (I/Q in) and gpufft.display_sink_f (dB spectra in), Qt
 widgets with persistence, spectrum lines and waterfall. Importing this module
@@ -55,7 +56,7 @@ from .gpufft_python import (  # noqa: F401  (compiled pybind11 module)
     window,
     window_names,
 )
-from .iq_source import iq_source  # noqa: F401
+from .iq_source import iq_settings, iq_source  # noqa: F401
 from . import numpy_fft  # noqa: F401
 from .numpy_fft import (  # noqa: F401
     fft,
@@ -100,6 +101,7 @@ __all__ = [
     "ihfft2",
     "ihfftn",
     "iq_replay_source",
+    "iq_settings",
     "iq_source",
     "irfft",
     "irfft2",

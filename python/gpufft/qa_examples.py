@@ -7,6 +7,7 @@ flowgraph runs headless (Qt offscreen) for a few seconds without an error; the
 recorder's file gets spectra, also when it replays an rtl_sdr-style .cu8 file.
 """
 
+import json
 import os
 import shutil
 import socket
@@ -90,8 +91,9 @@ class qa_examples(unittest.TestCase):
         blocks = {b["name"]: b for b in flowgraph["blocks"]}
         raster = blocks["qtgui_time_raster_sink_x_0"]["parameters"]
         self.assertEqual(raster["x_label"], '"Frequency (MHz)"')
-        names = dict(samp_rate=2.4e6, center_freq=100e6)
         self.assertIn("center_freq", blocks)
+        names = dict(iq_rate=2.4e6, iq_centre=100e6)
+        names["band_mhz"] = eval(blocks["band_mhz"]["parameters"]["value"], {}, names)
         self.assertAlmostEqual(eval(raster["x_start_value"], {}, names), 98.8)
         self.assertAlmostEqual(eval(raster["x_end_value"], {}, names), 101.2)
 
@@ -146,10 +148,13 @@ class qa_examples(unittest.TestCase):
                     self.assertIn("Centre 100.000 MHz   Span 2.400 MHz", annotation)
                 iq = os.path.join(self.tmp, "capture.cf32")
                 np.zeros(4096, np.complex64).tofile(iq)
-                r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq,
-                                    "--samp-rate", "2.048e6"], env=env, capture_output=True, text=True, timeout=60)
-                self.assertEqual(r.returncode, 2, r.stderr)
-                self.assertIn("--center-freq", r.stderr)
+                # Raw samples carry no rate or centre: none stands in for them.
+                for given, missing in ((["--samp-rate", "2.048e6"], "--center-freq"),
+                                       (["--center-freq", "1e9"], "--samp-rate")):
+                    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq, *given],
+                                       env=env, capture_output=True, text=True, timeout=60)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(missing, r.stderr)
         # GRC's C++ QT GUI flowgraphs keep no window geometry: the display
         # sink's C++ template opens its window at that size (qa_examples_cpp
         # builds and runs it).
@@ -158,7 +163,7 @@ class qa_examples(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         constructor = read_text(os.path.join(self.tmp, "display_cpp", "display_cpp.cpp"))
         self.assertIn("this->resize(std::max(this->width(), 1100), std::max(this->height(), 860));", constructor)
-        for name in ("display", "display_spectra", "spectrum_live"):
+        for name in ("display", "display_spectra", "spectrum_live", "waterfall"):
             r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", iq,
                                 "--samp-rate", "2.048e6", "--center-freq", "1e9", "--device", "driver=gpufftsim"],
                                env=env, capture_output=True, text=True, timeout=60)
@@ -168,10 +173,48 @@ class qa_examples(unittest.TestCase):
         with open(os.path.join(EXAMPLES, "spectrum_live.grc")) as f:
             blocks = {b["name"]: b for b in yaml.safe_load(f)["blocks"]}
         vector = blocks["qtgui_vector_sink_f_0"]["parameters"]
-        names = dict(samp_rate=2.4e6, center_freq=100e6, fft_size=4096)
+        names = dict(iq_rate=2.4e6, iq_centre=100e6, fft_size=4096)
         self.assertAlmostEqual(eval(vector["x_start"], {}, names), 98.8)
         self.assertEqual((vector["x_units"], vector["y_units"]), ('"MHz"', '"dBFS"'))
         self.assertTrue(os.access(os.path.join(EXAMPLES, "zmq_collector.py"), os.X_OK))
+
+    def test_examples_read_sigmf(self):
+        """Given a SigMF recording, the display examples, spectrum_live and
+        waterfall label their axes with its core:sample_rate and first
+        capture's core:frequency (the display sinks' rate and centre, the
+        vector sink's and the raster's axis variables); --samp-rate or
+        --center-freq contradicting it exits with status 2 naming the
+        option and the recording's value; one agreeing is taken."""
+        data = os.path.join(self.tmp, "rec.sigmf-data")
+        (np.ones(8192, np.int16) * 100).tofile(data)
+        with open(os.path.join(self.tmp, "rec.sigmf-meta"), "w") as f:
+            json.dump({"global": {"core:datatype": "ci16_le", "core:sample_rate": 2.048e6, "core:version": "1.0.0"},
+                       "captures": [{"core:sample_start": 0, "core:frequency": 433.92e6}], "annotations": []}, f)
+        # One Python builds every example's flowgraph (each import costs seconds).
+        names = ("display", "display_spectra", "spectrum_live", "waterfall")
+        probe = "".join(
+            "import {0}; tb = {0}.{0}(iq_file=%r{1}); "
+            "print('{0}', tb.iq_source.samp_rate(), tb.iq_source.center_freq(), tb.get_iq_rate(), tb.get_iq_centre(), "
+            "*((tb.display_sink.samp_rate(), tb.display_sink.center_freq()) if hasattr(tb, 'display_sink') else ()), "
+            "*getattr(tb, 'band_mhz', ())); ".format(name, given) % data
+            for name in names for given in ("", ", samp_rate=2.048e6, center_freq=433.92e6"))
+        lines = [l.split() for l in self.run_probe(probe)]
+        self.assertEqual([l[0] for l in lines], [n for n in names for _ in range(2)], lines)
+        for line in lines:
+            want = [2.048e6, 433.92e6] * (3 if line[0].startswith("display") else 2)
+            if line[0] == "waterfall":
+                want += [432.896, 434.944]
+            self.assertEqual([float(v) for v in line[1:]], want, line)
+        for name, option, value, words in (
+                ("display", "--samp-rate", "2.4e6", ("--samp-rate 2400000", "2048000")),
+                ("display_spectra", "--center-freq", "100e6", ("--center-freq 100000000", "433920000")),
+                ("spectrum_live", "--samp-rate", "2.4e6", ("--samp-rate 2400000", "2048000")),
+                ("waterfall", "--center-freq", "100e6", ("--center-freq 100000000", "433920000"))):
+            r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", data, option, value],
+                               env=self.env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            for word in words:
+                self.assertIn(word, r.stderr)
 
     def test_display_average_from_grc(self):
         """The display sink's average line as a GRC parameter and callback:
@@ -182,10 +225,10 @@ class qa_examples(unittest.TestCase):
         self.assertEqual(lines[-2:], ["exponential 10.0", "exponential 4.0"], lines)
 
     def test_display_live_source(self):
-        """--device: the display examples and spectrum_live show a SoapySDR
-        radio (the simulated one), their axes at the rate and centre it read
-        back (it tunes in 300 kHz steps: 100.1 MHz asked, 100.2 MHz tuned),
-        not the options'."""
+        """--device: the display examples, spectrum_live and waterfall show a
+        SoapySDR radio (the simulated one), their axes at the rate and centre
+        it read back (it tunes in 300 kHz steps: 100.1 MHz asked, 100.2 MHz
+        tuned), not the options'."""
         plugins = os.environ.get("SOAPY_SDR_PLUGIN_PATH", "")
         if not any(os.path.exists(os.path.join(d, "libgpufftsim.so")) for d in plugins.split(":") if d):
             self.skipTest("the simulated radio (libgpufftsim.so) is not on SOAPY_SDR_PLUGIN_PATH")
@@ -205,6 +248,16 @@ class qa_examples(unittest.TestCase):
                                "device='driver=gpufftsim,tune_step=300e3'); s.snippets_main_after_init(tb); "
                                "print(tb.get_samp_rate(), tb.get_center_freq())")
         self.assertEqual([float(v) for v in lines[-1].split()], [2.5e6, 100.2e6], lines)
+        # waterfall's raster sink neither: its program sets its band (the x
+        # axis) and spectrum_c's rate to the radio's, and the rows come.
+        lines = self.run_probe("import time, waterfall as w; tb = w.waterfall(samp_rate=2.5e6, center_freq=100.1e6, "
+                               "device='driver=gpufftsim,tune_step=300e3'); w.snippets_main_after_init(tb); "
+                               "print(*tb.band_mhz, tb.gpufft_spectrum_c_0.sample_rate()); tb.start(); "
+                               "end = time.time() + 20\n"
+                               "while tb.gpufft_spectrum_c_0.nitems_written(0) < 3 and time.time() < end: time.sleep(0.05)\n"
+                               "print(tb.gpufft_spectrum_c_0.nitems_written(0) >= 3); tb.stop(); tb.wait()")
+        self.assertEqual([float(v) for v in lines[-2].split()], [100.2 - 1.25, 100.2 + 1.25, 2.5e6], lines)
+        self.assertEqual(lines[-1], "True", lines)
 
     def test_radar_targets_in_their_cells(self):
         """Each simulated target is a peak of the range-Doppler map in the cell its range and velocity give."""

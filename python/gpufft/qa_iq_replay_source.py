@@ -4,11 +4,12 @@
 QA for gpufft.iq_replay_source: files of every format replayed in a loop (and
 once), the format from the extension, the pace when throttled, the demo
 signal equal to gpufft.demo_signal's, bad arguments; and gpufft.iq_source
-over it (a radio through it: qa_examples).
+over it, SigMF recordings included (a radio through it: qa_examples).
 
 Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 """
 
+import json
 import os
 import shutil
 import tempfile
@@ -138,25 +139,94 @@ class qa_iq_replay_source(gr_unittest.TestCase):
 
     def test_iq_source(self):
         """gpufft.iq_source: a file or the demo signal as iq_replay_source
-        gives them (its rate and centre the ones given); both a file and a
-        device, a rate <= 0 or a device SoapySDR cannot open raise
-        gpufft.error naming them."""
+        gives them (its rate and centre the ones given, the demo's 2.4 MS/s
+        and 100 MHz by default); both a file and a device, a rate <= 0, raw
+        samples or a radio without a rate or centre, or a device SoapySDR
+        cannot open raise gpufft.error naming them."""
         path, want = self.write("cs16", 1000)
         src = gpufft.iq_source(path, samp_rate=1e6, center_freq=433.92e6)
         self.assertEqual((src.samp_rate(), src.center_freq()), (1e6, 433.92e6))
         np.testing.assert_array_equal(collect(src, 1000), want)
         np.testing.assert_array_equal(collect(gpufft.iq_source(samp_rate=1e6), 64),
                                       collect(gpufft.iq_replay_source("", sample_rate=1e6), 64))
+        # The demo's own rate and centre where none are given.
+        self.assertEqual((gpufft.iq_source().samp_rate(), gpufft.iq_source().center_freq()), (2.4e6, 100e6))
         for kwargs, words in (
             (dict(iq_file=path, device="driver=gpufftsim"), ("iq_file", "device")),
-            (dict(samp_rate=0.0), ("samp_rate",)),
-            (dict(device="driver=no_such_driver_here"), ("driver=no_such_driver_here",)),
+            (dict(samp_rate=-1.0), ("samp_rate",)),
+            # Raw samples and a radio: no stand-in rate or centre.
+            (dict(iq_file=path, center_freq=1e6), ("raw", "samp_rate")),
+            (dict(iq_file=path, samp_rate=1e6), ("raw", "center_freq")),
+            (dict(device="driver=gpufftsim"), ("radio", "samp_rate", "center_freq")),
+            (dict(device="driver=no_such_driver_here", samp_rate=1e6, center_freq=1e8), ("driver=no_such_driver_here",)),
         ):
             with self.subTest(**kwargs):
                 with self.assertRaises(gpufft.error) as cm:
                     gpufft.iq_source(**kwargs)
                 for word in words:
                     self.assertIn(word, str(cm.exception))
+
+    def write_sigmf(self, name, glob, captures):
+        """A SigMF recording: 1000 random ci16_le samples and the metadata
+        (global fields over ci16_le, captures as given); returns the data
+        file's path and the samples as read in ci16_le's own scale."""
+        path, want = self.write("cs16", 1000, name + ".sigmf-data")
+        with open(os.path.join(self.tmp, name + ".sigmf-meta"), "w") as f:
+            json.dump({"global": dict({"core:datatype": "ci16_le", "core:version": "1.0.0"}, **glob),
+                       "captures": captures, "annotations": []}, f)
+        return path, want
+
+    def test_iq_source_sigmf(self):
+        """A SigMF recording plays in its datatype at its core:sample_rate,
+        around its first capture's core:frequency, named by either file or
+        its base name; gpufft:full_scale scales the samples to full scale 1
+        (a 12-bit radio's ci16_le: 2048); a rate or centre given must agree
+        with the recording's, and stands in only where it has none;
+        metadata SigMF readers would refuse, a header inside the data file,
+        interleaved channels or captures at several frequencies raise
+        gpufft.error naming what."""
+        cap = [{"core:sample_start": 0, "core:frequency": 433.92e6}]
+        path, want = self.write_sigmf("rec", {"core:sample_rate": 2.048e6, "gpufft:full_scale": 2048}, cap)
+        base = path[: -len(".sigmf-data")]
+        for name in (path, base + ".sigmf-meta", base):
+            with self.subTest(iq_file=name):
+                src = gpufft.iq_source(name)
+                self.assertEqual((src.samp_rate(), src.center_freq()), (2.048e6, 433.92e6))
+                np.testing.assert_allclose(collect(src, 1000), want * (32768 / 2048), rtol=1e-6)
+        s = gpufft.iq_settings(path, samp_rate=2.048e6, center_freq=433.92e6)
+        self.assertEqual((s.samp_rate, s.center_freq, s.format, s.error), (2.048e6, 433.92e6, "cs16", None))
+        # Absent fields: the arguments stand in for them; absent and not given: refused.
+        path2, want2 = self.write_sigmf("bare", {}, [{"core:sample_start": 0}])
+        src = gpufft.iq_source(path2, samp_rate=1e6, center_freq=2.4e9)
+        self.assertEqual((src.samp_rate(), src.center_freq()), (1e6, 2.4e9))
+        np.testing.assert_array_equal(collect(src, 1000), want2)
+        bad = [
+            (dict(iq_file=path, samp_rate=2.4e6), ("samp_rate", "2400000", "2048000")),
+            (dict(iq_file=path, center_freq=100e6), ("center_freq", "100000000", "433920000")),
+            (dict(iq_file=path2, center_freq=1e6), ("core:sample_rate", "samp_rate")),
+            (dict(iq_file=path2, samp_rate=1e6), ("core:frequency", "center_freq")),
+        ]
+        for name, glob, caps, words in (
+            ("sweep", {}, [{"core:sample_start": 0, "core:frequency": 1e8},
+                           {"core:sample_start": 500, "core:frequency": 1.02e8}], ("2 frequencies",)),
+            ("header", {}, [{"core:sample_start": 0, "core:header_bytes": 16}], ("core:header_bytes",)),
+            ("channels", {"core:num_channels": 2}, cap, ("core:num_channels",)),
+            ("type", {"core:datatype": "ri16_le"}, cap, ("core:datatype", "ri16_le")),
+            ("start", {}, [{"core:frequency": 1e8}], ("core:sample_start",)),
+            ("scale", {"gpufft:full_scale": -1}, cap, ("gpufft:full_scale",)),
+        ):
+            self.write_sigmf(name, glob, caps)
+            bad.append((dict(iq_file=os.path.join(self.tmp, name + ".sigmf-data"), samp_rate=1e6), words))
+        with open(os.path.join(self.tmp, "broken.sigmf-meta"), "w") as f:
+            f.write("{\"global\": ")
+        bad.append((dict(iq_file=os.path.join(self.tmp, "broken.sigmf-meta")), ("malformed JSON",)))
+        for kwargs, words in bad:
+            with self.subTest(**kwargs):
+                with self.assertRaises(gpufft.error) as cm:
+                    gpufft.iq_source(**kwargs)
+                for word in words:
+                    self.assertIn(word, str(cm.exception))
+                self.assertEqual(gpufft.iq_settings(**kwargs).error, str(cm.exception))
 
 
 if __name__ == "__main__":
