@@ -8,6 +8,9 @@ Checks the layer rules of docs/architecture.md:
     headers in include/gpufft/);
   - no file under lib/core/, lib/backends/ or lib/spectrum/ includes a
     header of the GNU Radio blocks (lib/gnuradio/, include/gpufft/gnuradio/);
+  - no file under lib/spectrum/ includes an internal header of libgpufft
+    (lib/core/, lib/backends/): the spectrum library builds on libgpufft's
+    installed headers (include/gpufft/, e.g. opencl.h for a device pipeline);
   - include/gpufft/gpufft.h, followed through its includes, pulls in no
     spectrum header;
   - no test (lib/tests/, apps/tests/, qpu/tests/) includes a file under
@@ -52,18 +55,28 @@ def inside(path, folder):
 
 
 def layer_of_include(src, path, kind, name, spectrum_public):
-    """'spectrum', 'gnuradio' or None: the layer a header included by path belongs to."""
+    """'spectrum', 'gnuradio', 'core', 'backends' or None: the layer a header included by path belongs to."""
     if kind == "<":
         if name.startswith("gpufft/gnuradio/"):
             return "gnuradio"
         if name.startswith("gpufft/") and name[len("gpufft/"):] in spectrum_public:
             return "spectrum"
         return None
+    lib = os.path.join(src, "lib")
+    layers = ("spectrum", "gnuradio", "core", "backends")
     target = os.path.normpath(os.path.join(os.path.dirname(path), name))
-    for layer in ("spectrum", "gnuradio"):
-        folder = os.path.join(src, "lib", layer)
-        # Beside the file, or found through an include directory of that layer.
-        if inside(target, folder) or (not os.path.exists(target) and os.path.exists(os.path.join(folder, name))):
+    if not os.path.exists(target):
+        # Found through an include directory: a layer's folder, or a
+        # backend's (lib/backends/<name>/, where its internals live).
+        backends = os.path.join(lib, "backends")
+        folders = [os.path.join(lib, layer) for layer in ("spectrum", "gnuradio", "core")]
+        if os.path.isdir(backends):
+            folders += [os.path.join(backends, b) for b in sorted(os.listdir(backends))]
+        found = [os.path.join(f, name) for f in folders if os.path.exists(os.path.join(f, name))]
+        if found:
+            target = found[0]
+    for layer in layers:
+        if inside(target, os.path.join(lib, layer)):
             return layer
     return None
 
@@ -78,13 +91,15 @@ def check(src, spectrum_public, libgpufft):
     rules = {
         "core": ("spectrum", "gnuradio"),
         "backends": ("spectrum", "gnuradio"),
-        "spectrum": ("gnuradio",),
+        "spectrum": ("gnuradio", "core", "backends"),
     }
     for folder, banned in rules.items():
         for path in sources(os.path.join(lib, folder)):
             for line, kind, name in includes(path):
                 layer = layer_of_include(src, path, kind, name, spectrum_public)
-                if layer in banned:
+                if layer in ("core", "backends") and layer in banned:
+                    report(path, line, f"lib/{folder} includes {name}, an internal header of libgpufft (lib/{layer}/, not installed)")
+                elif layer in banned:
                     report(path, line, f"lib/{folder} includes {name}, a header of the {layer} layer above it")
 
     # gpufft.h and every FFT header it reaches.

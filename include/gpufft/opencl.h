@@ -5,7 +5,9 @@
  * This header is for programs that keep data on the device (their own OpenCL
  * pipeline, benchmarks of device-resident throughput): it lists devices and
  * plans transforms that run on cl_mem buffers in the plan's queue, with
- * the caller's load and store callbacks if asked. */
+ * the caller's load and store callbacks if asked, and lends such a pipeline
+ * the library's OpenCL runtime (the entry points it loaded, owning handles,
+ * programs through its kernel cache) for the kernels of its own. */
 #ifndef GPUFFT_OPENCL_H
 #define GPUFFT_OPENCL_H
 
@@ -14,6 +16,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -32,10 +35,15 @@ struct GPUFFT_API device_info {
     std::string version;          //!< device OpenCL version string
     std::string driver;           //!< driver version
     std::size_t global_memory = 0;   //!< bytes
+    std::size_t max_buffer = 0;      //!< bytes, the largest one buffer may have
     std::size_t local_memory = 0;    //!< bytes per work-group
     std::size_t max_work_group = 0;  //!< work-items
     unsigned compute_units = 0;
     bool unified_memory = false;  //!< host and device share memory (zero-copy buffers pay off)
+    cl_device_id id = nullptr;    //!< the OpenCL device, valid for the life of the process
+
+    //! "platform: name", what a selector's substring is matched against.
+    std::string label() const { return platform + ": " + name; }
 };
 
 /*!
@@ -140,6 +148,162 @@ private:
     struct impl;
     std::unique_ptr<impl> d_impl;
 };
+
+// The OpenCL 1.2 entry points of `functions`, X(name) each.
+#define GPUFFT_OPENCL_FUNCTIONS(X)  \
+    X(clGetPlatformIDs)             \
+    X(clGetPlatformInfo)            \
+    X(clGetDeviceIDs)               \
+    X(clGetDeviceInfo)              \
+    X(clCreateContext)              \
+    X(clReleaseContext)             \
+    X(clCreateCommandQueue)         \
+    X(clReleaseCommandQueue)        \
+    X(clCreateBuffer)               \
+    X(clReleaseMemObject)           \
+    X(clCreateProgramWithSource)    \
+    X(clCreateProgramWithBinary)    \
+    X(clBuildProgram)               \
+    X(clGetProgramInfo)             \
+    X(clGetProgramBuildInfo)        \
+    X(clReleaseProgram)             \
+    X(clRetainProgram)              \
+    X(clCreateKernel)               \
+    X(clReleaseKernel)              \
+    X(clSetKernelArg)               \
+    X(clGetKernelWorkGroupInfo)     \
+    X(clEnqueueNDRangeKernel)       \
+    X(clEnqueueWriteBuffer)         \
+    X(clEnqueueReadBuffer)          \
+    X(clEnqueueMapBuffer)           \
+    X(clEnqueueUnmapMemObject)      \
+    X(clEnqueueFillBuffer)          \
+    X(clEnqueueBarrierWithWaitList) \
+    X(clFlush)                      \
+    X(clFinish)                     \
+    X(clWaitForEvents)              \
+    X(clReleaseEvent)               \
+    X(clGetEventProfilingInfo)
+
+/*!
+ * \brief The OpenCL entry points the library loaded, one member a function
+ * of the same name.
+ *
+ * libgpufft links no OpenCL library: it opens the ICD loader (libOpenCL.so.1,
+ * then libOpenCL.so, or the file GPUFFT_OPENCL_LOADER names) on first use,
+ * so that it loads and runs where OpenCL is missing. A device pipeline
+ * around a device_plan calls OpenCL through this table for the same reason.
+ */
+struct functions {
+#define GPUFFT_OPENCL_MEMBER(name) decltype(&::name) name = nullptr;
+    GPUFFT_OPENCL_FUNCTIONS(GPUFFT_OPENCL_MEMBER)
+#undef GPUFFT_OPENCL_MEMBER
+};
+
+//! The loaded entry points; throws gpufft::error naming the cause when
+//! there is no usable loader. Loaded once, thread-safely.
+GPUFFT_API const functions& runtime();
+
+//! Throws gpufft::error "gpufft: opencl: <call> failed: <error name>"
+//! unless err is CL_SUCCESS.
+GPUFFT_API void check(cl_int err, const char* call);
+
+namespace detail {
+// How a handle drops its reference, per object type.
+template <class T>
+struct release;
+template <>
+struct release<cl_mem> {
+    static void run(cl_mem h) { runtime().clReleaseMemObject(h); }
+};
+template <>
+struct release<cl_kernel> {
+    static void run(cl_kernel h) { runtime().clReleaseKernel(h); }
+};
+template <>
+struct release<cl_program> {
+    static void run(cl_program h) { runtime().clReleaseProgram(h); }
+};
+template <>
+struct release<cl_command_queue> {
+    static void run(cl_command_queue h) { runtime().clReleaseCommandQueue(h); }
+};
+template <>
+struct release<cl_context> {
+    static void run(cl_context h) { runtime().clReleaseContext(h); }
+};
+template <>
+struct release<cl_event> {
+    static void run(cl_event h) { runtime().clReleaseEvent(h); }
+};
+} // namespace detail
+
+//! Owns one reference to an OpenCL object (released through runtime()); move-only.
+template <class T>
+class handle
+{
+public:
+    handle() = default;
+    explicit handle(T h) : d_h(h) {}
+    ~handle() { reset(); }
+    handle(handle&& o) noexcept : d_h(std::exchange(o.d_h, nullptr)) {}
+    handle& operator=(handle&& o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            d_h = std::exchange(o.d_h, nullptr);
+        }
+        return *this;
+    }
+    handle(const handle&) = delete;
+    handle& operator=(const handle&) = delete;
+
+    T get() const { return d_h; }
+    //! Where an OpenCL call that returns the object through a pointer writes it.
+    T* out()
+    {
+        reset();
+        return &d_h;
+    }
+    void reset(T h = nullptr)
+    {
+        if (d_h)
+            detail::release<T>::run(d_h);
+        d_h = h;
+    }
+
+private:
+    T d_h = nullptr;
+};
+
+using mem_handle = handle<cl_mem>;
+using kernel_handle = handle<cl_kernel>;
+using program_handle = handle<cl_program>;
+using queue_handle = handle<cl_command_queue>;
+using context_handle = handle<cl_context>;
+using event_handle = handle<cl_event>;
+
+/*!
+ * A new in-order queue on `device` (one of devices()), in the context every
+ * device_plan on it shares, so that its commands may use those plans'
+ * buffers and wait for their events. Throws gpufft::error when the device
+ * is not one of devices() or the queue cannot be made.
+ */
+GPUFFT_API queue_handle make_queue(const device_info& device);
+
+/*!
+ * A program built from OpenCL C `source` with build `options` for `device`
+ * (one of devices()), in the context its device_plans share, through the
+ * library's program cache: built once a process, its binary kept in the
+ * kernel cache on disk (docs/backend-opencl.md). Throws gpufft::error
+ * quoting the first lines of the build log when the source does not build,
+ * or when the device is not one of devices().
+ */
+GPUFFT_API program_handle build_program(const device_info& device, const std::string& source,
+                                        const std::string& options);
+
+//! The kernel `name` of a built program; throws gpufft::error when it has none.
+GPUFFT_API kernel_handle make_kernel(cl_program program, const char* name);
 
 } // namespace gpufft::opencl
 

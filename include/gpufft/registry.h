@@ -42,6 +42,12 @@ enum class log_level {
  */
 GPUFFT_API void set_log_handler(std::function<void(log_level, const std::string&)> handler);
 
+/*!
+ * Sends one line to that handler: the libraries built on this one (the
+ * spectrum library) log through it, so that one handler takes every line.
+ */
+GPUFFT_API void log_line(log_level level, const std::string& line);
+
 } // namespace gpufft
 
 #endif

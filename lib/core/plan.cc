@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: choosing a backend for a problem and running it. */
-#include "log.h"
 #include "registry.h"
 #include <gpufft/error.h>
 #include <gpufft/plan.h>
@@ -191,8 +190,8 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
     std::call_once(unusable_logged, [] {
         for (const auto& r : detail::registered_backends())
             if (!r.probed.usable)
-                detail::log_line(log_level::debug,
-                                 "backend " + r.impl->name() + " not used: " + r.probed.reason);
+                log_line(log_level::debug,
+                         "backend " + r.impl->name() + " not used: " + r.probed.reason);
     });
     std::vector<std::pair<double, const registered_backend*>> ranked;
     std::string unsupported;
@@ -215,10 +214,10 @@ chosen choose_automatically(const problem& prob, const plan_options& options)
             return { r.impl->make_executor(prob, "", options), r.impl->name() };
         } catch (const std::exception& e) {
             if (i + 1 < ranked.size())
-                detail::log_line(log_level::warning,
-                                 "backend " + r.impl->name() + " failed for " +
-                                 prob.describe() + " (" + e.what() + "), falling back to " +
-                                 ranked[i + 1].second->impl->name());
+                log_line(log_level::warning,
+                         "backend " + r.impl->name() + " failed for " +
+                             prob.describe() + " (" + e.what() + "), falling back to " +
+                             ranked[i + 1].second->impl->name());
             failures += "; " + r.impl->name() + ": " + e.what();
         }
     }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: backend registration, discovery and logging. */
 #include "registry.h"
-#include "log.h"
 #include <gpufft/error.h>
 #include <gpufft/registry.h>
 #include <iostream>
@@ -62,13 +61,6 @@ const std::vector<registered_backend>& registered_backends()
     return table;
 }
 
-void log_line(log_level level, const std::string& line)
-{
-    std::lock_guard<std::mutex> lock(log_mutex);
-    if (log_handler)
-        log_handler(level, line);
-}
-
 } // namespace detail
 
 backend::~backend() = default;
@@ -125,6 +117,13 @@ void set_log_handler(std::function<void(log_level, const std::string&)> handler)
 {
     std::lock_guard<std::mutex> lock(log_mutex);
     log_handler = std::move(handler);
+}
+
+void log_line(log_level level, const std::string& line)
+{
+    std::lock_guard<std::mutex> lock(log_mutex);
+    if (log_handler)
+        log_handler(level, line);
 }
 
 } // namespace gpufft

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft: the wisdom file. */
 #include "wisdom.h"
-#include "log.h"
+#include <gpufft/registry.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

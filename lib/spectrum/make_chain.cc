@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: which chain runs a setup. */
-#include "../core/log.h"
 #include "chain.h"
 #include <gpufft/registry.h>
 #ifdef GPUFFT_WITH_OPENCL

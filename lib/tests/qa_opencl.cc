@@ -521,6 +521,7 @@ class qa_opencl_device : public CppUnit::TestFixture
     CPPUNIT_TEST(selection);
     CPPUNIT_TEST(faults);
     CPPUNIT_TEST(auto_choice);
+    CPPUNIT_TEST(pipeline_runtime);
     CPPUNIT_TEST_SUITE_END();
 
     // One-kernel, two-pass and Bluestein on device buffers.
@@ -752,6 +753,71 @@ class qa_opencl_device : public CppUnit::TestFixture
             expect_error(f, "unknown index", { "devices:" }, [&] {
                 gpufft::plan p(64, direction::forward, 1, 0, "opencl:" + std::to_string(all.size()));
             });
+        });
+    }
+
+    // What <gpufft/opencl.h> lends a pipeline beside a device plan (the
+    // spectrum layer's device chain is built on it): a kernel of its own,
+    // from the program cache, run in a queue of its own on the plan's output.
+    void pipeline_runtime()
+    {
+        run_checks("opencl pipeline runtime", [](failures& f) {
+            const ocl::functions& cl = ocl::runtime();
+            const std::size_t n = 64;
+            ocl::device_plan p(gpufft::problem{ n, direction::forward, 1, 0 });
+            const ocl::device_info& dev = p.device();
+            std::size_t max_alloc = 0;
+            clGetDeviceInfo(device_id(), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(cl_ulong), &max_alloc, nullptr);
+            f.checked();
+            if (dev.id != device_id() || dev.max_buffer != max_alloc)
+                f.add("device_info's id or max_buffer is not the device's");
+
+            const std::string source =
+                "__kernel void scale(__global float2* x, float s) { x[get_global_id(0)] *= s; }";
+            const ocl::program_handle prog = ocl::build_program(dev, source, "-cl-std=CL1.2");
+            f.checked();
+            if (ocl::build_program(dev, source, "-cl-std=CL1.2").get() != prog.get())
+                f.add("the same source built twice is not the cached program");
+            const ocl::kernel_handle k = ocl::make_kernel(prog.get(), "scale");
+            const ocl::queue_handle q = ocl::make_queue(dev);
+
+            // An impulse transforms to ones (exactly), scaled by 2 in the other queue.
+            cl_int err = CL_SUCCESS;
+            const ocl::mem_handle buf(cl.clCreateBuffer(p.context(), CL_MEM_READ_WRITE, n * sizeof(cf), nullptr, &err));
+            ocl::check(err, "clCreateBuffer");
+            std::vector<cf> x(n);
+            x[0] = 1.0f;
+            ocl::check(cl.clEnqueueWriteBuffer(p.queue(), buf.get(), CL_TRUE, 0, n * sizeof(cf), x.data(), 0, nullptr,
+                                               nullptr),
+                       "clEnqueueWriteBuffer");
+            p.enqueue(buf.get(), buf.get());
+            p.finish();
+            const cl_mem m = buf.get();
+            const float two = 2.0f;
+            ocl::check(cl.clSetKernelArg(k.get(), 0, sizeof m, &m), "clSetKernelArg");
+            ocl::check(cl.clSetKernelArg(k.get(), 1, sizeof two, &two), "clSetKernelArg");
+            ocl::check(cl.clEnqueueNDRangeKernel(q.get(), k.get(), 1, nullptr, &n, nullptr, 0, nullptr, nullptr),
+                       "clEnqueueNDRangeKernel");
+            ocl::check(cl.clEnqueueReadBuffer(q.get(), buf.get(), CL_TRUE, 0, n * sizeof(cf), x.data(), 0, nullptr,
+                                              nullptr),
+                       "clEnqueueReadBuffer");
+            f.checked();
+            for (std::size_t i = 0; i < n; ++i)
+                if (x[i] != cf(2.0f, 0.0f)) {
+                    f.add("scaled transform of an impulse: element " + std::to_string(i) + " is not 2");
+                    break;
+                }
+
+            ocl::device_info forged = dev;
+            forged.id = nullptr;
+            expect_error(f, "a device_info not from devices()", { "not one of" },
+                         [&] { ocl::build_program(forged, source, ""); });
+            expect_error(f, "a queue for a device_info not from devices()", { "not one of" },
+                         [&] { ocl::make_queue(forged); });
+            expect_error(f, "a source that does not build", { "build failed", dev.label() },
+                         [&] { ocl::build_program(dev, "__kernel void broken( {", ""); });
+            expect_error(f, "a kernel the program lacks", { "clCreateKernel", "CL_INVALID_KERNEL_NAME" },
+                         [&] { ocl::make_kernel(prog.get(), "no_such_kernel"); });
         });
     }
 

@@ -46,7 +46,7 @@ const loaded& load()
             r.failure = "the OpenCL ICD loader lacks " #name;                      \
             return r;                                                              \
         }
-        GPUFFT_CL_FUNCTIONS(GPUFFT_CL_RESOLVE)
+        GPUFFT_OPENCL_FUNCTIONS(GPUFFT_CL_RESOLVE)
 #undef GPUFFT_CL_RESOLVE
         r.ok = true;
         return r;
@@ -119,12 +119,6 @@ std::string error_name(cl_int err)
     default:
         return "CL error " + std::to_string(err);
     }
-}
-
-void check(cl_int err, const char* call)
-{
-    if (err != CL_SUCCESS)
-        throw error(std::string("gpufft: opencl: ") + call + " failed: " + error_name(err));
 }
 
 } // namespace gpufft::opencl::detail

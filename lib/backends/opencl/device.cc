@@ -119,10 +119,12 @@ device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
     i.version = device_string(d, CL_DEVICE_VERSION);
     i.driver = device_string(d, CL_DRIVER_VERSION);
     i.global_memory = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+    i.max_buffer = e.max_alloc;
     i.local_memory = device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE);
     i.max_work_group = device_value<std::size_t>(d, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     i.compute_units = device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS);
     i.unified_memory = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+    i.id = d;
     apply_limits(e);
     device_limits& l = e.limits;
     l.name = e.label();

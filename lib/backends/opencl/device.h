@@ -3,7 +3,7 @@
 #ifndef GPUFFT_LIB_OPENCL_DEVICE_H
 #define GPUFFT_LIB_OPENCL_DEVICE_H
 
-#include "cl_handle.h"
+#include "cl_runtime.h"
 #include "device_limits.h"
 #include <gpufft/opencl.h>
 #include <condition_variable>
@@ -31,8 +31,7 @@ struct device_entry {
     device_limits limits;
     bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
     bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
-    //! "platform: name", what a selector's substring is matched against.
-    std::string label() const { return info.platform + ": " + info.name; }
+    std::string label() const { return info.label(); }
 };
 
 /*!
@@ -63,8 +62,7 @@ GPUFFT_API device_limits planning_limits(const device_entry& d);
 std::vector<std::size_t> ranked_devices();
 
 //! The device a selector names (see gpufft::opencl::select_device).
-// Exported from libgpufft for the spectrum layer's device pipelines
-// (lib/spectrum/opencl/); not installed, not a public interface.
+// Exported from libgpufft, as context_for and make_queue, for its tests.
 GPUFFT_API const device_entry& select(const std::string& selector);
 
 /*!

@@ -207,12 +207,4 @@ program_handle build_program(device_context& ctx, const std::string& source, con
     return copy;
 }
 
-kernel_handle make_kernel(cl_program program, const char* name)
-{
-    cl_int err = CL_SUCCESS;
-    kernel_handle k(need_api().clCreateKernel(program, name, &err));
-    check(err, "clCreateKernel");
-    return k;
-}
-
 } // namespace gpufft::opencl::detail

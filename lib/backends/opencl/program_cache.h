@@ -31,15 +31,9 @@ void write_cache_file(const std::string& path, const std::string& bytes);
 /*!
  * A built program for `source` with `options` (a new reference the caller
  * owns). Throws gpufft::error quoting the first lines of the build log when
- * the source does not build.
- * Exported, as make_kernel, for the spectrum layer's device pipelines.
+ * the source does not build. (gpufft::opencl::build_program for a device_info.)
  */
-GPUFFT_API program_handle build_program(device_context& ctx,
-                                        const std::string& source,
-                                        const std::string& options);
-
-//! A kernel of a built program.
-GPUFFT_API kernel_handle make_kernel(cl_program program, const char* name);
+program_handle build_program(device_context& ctx, const std::string& source, const std::string& options);
 
 } // namespace gpufft::opencl::detail
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft simd backend: generated codelets on the CPU's widest vectors. */
-#include "../../core/log.h"
+#include <gpufft/registry.h>
 #include "../../core/wisdom.h"
 #include "isa_table.h"
 #include "planner.h"
@@ -152,7 +152,7 @@ choice tune(const problem& p, const std::vector<const isa_kernels*>& allowed, st
                 best = c;
             }
         }
-    detail::log_line(log_level::info, "tuned " + p.describe() + ": " + wisdom_value(best));
+    log_line(log_level::info, "tuned " + p.describe() + ": " + wisdom_value(best));
     return best;
 }
 

@@ -4,16 +4,17 @@
 #include "display_stage.h"
 #include "../display_checks.h"
 #include "pipeline_kernels.h"
-#include "program_cache.h"
 #include <gpufft/error.h>
 #include <algorithm>
 #include <limits>
 
-namespace gpufft::opencl::detail {
+namespace gpufft::detail {
 
 namespace {
 
-using gpufft::detail::display_require;
+using opencl::check;
+using opencl::mem_handle;
+using opencl::runtime;
 
 // Work-items a group, one per column or cell; the kernels use no local
 // memory, so any size runs. 64 is a wavefront on AMD, two warps on NVIDIA,
@@ -25,10 +26,10 @@ constexpr double weight_floor = 1e-30;
 
 constexpr float nan_value = std::numeric_limits<float>::quiet_NaN();
 
-mem_handle buffer(device_context& ctx, std::size_t bytes, std::size_t& total)
+mem_handle buffer(cl_context ctx, std::size_t bytes, std::size_t& total)
 {
     cl_int err = CL_SUCCESS;
-    mem_handle m(api()->clCreateBuffer(ctx.context.get(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+    mem_handle m(runtime().clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err));
     check(err, "clCreateBuffer (display)");
     total += bytes;
     return m;
@@ -38,21 +39,22 @@ std::size_t rounded_up(std::size_t n, std::size_t group) { return (n + group - 1
 
 } // namespace
 
-device_display::device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames)
-    : d_queue(q), d_c(gpufft::detail::checked_display_config(c)), d_weights(max_frames + 1)
+opencl_display::opencl_display(const opencl::device_plan& fft, const display_config& c, std::size_t max_frames)
+    : d_queue(fft.queue()), d_c(checked_display_config(c)), d_weights(max_frames + 1)
 {
-    const device_entry& dev = ctx.device;
+    const opencl::device_info& dev = fft.device();
+    const cl_context ctx = fft.context();
     const std::size_t w = c.width, cells = w * c.height, ring = w * c.waterfall_rows;
     display_require(c.n < (std::size_t(1) << 32) && cells < (std::size_t(1) << 32),
                     "n and width x height must be below 2^32 on the opencl backend");
     const std::size_t need = 4 * ((w + 1) + cells + 2 * w + ring + max_frames + 1);
     const std::size_t largest = 4 * std::max(cells, ring);
-    if (need > dev.info.global_memory || largest > dev.max_alloc)
+    if (need > dev.global_memory || largest > dev.max_buffer)
         throw error("gpufft: opencl: the display (" + std::to_string(w) + " x " + std::to_string(c.height) +
                     ", " + std::to_string(c.waterfall_rows) + " waterfall rows) needs " +
                     std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
-                    std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
-                    std::to_string(dev.max_alloc >> 20) + " MiB)");
+                    std::to_string(dev.global_memory >> 20) + " MiB (largest buffer " +
+                    std::to_string(dev.max_buffer >> 20) + " MiB)");
 
     d_first = buffer(ctx, 4 * (w + 1), d_device_bytes);
     d_hist = buffer(ctx, 4 * cells, d_device_bytes);
@@ -63,13 +65,13 @@ device_display::device_display(device_context& ctx, cl_command_queue q, const di
 
     upload_columns();
 
-    program_handle prog = build_program(ctx, display_cl, "-cl-std=CL1.2");
-    d_decay = make_kernel(prog.get(), "display_decay");
-    d_frames = make_kernel(prog.get(), "display_frames");
+    const opencl::program_handle prog = opencl::build_program(dev, display_cl, "-cl-std=CL1.2");
+    d_decay = opencl::make_kernel(prog.get(), "display_decay");
+    d_frames = opencl::make_kernel(prog.get(), "display_frames");
     std::size_t allowed = display_group;
     for (cl_kernel k : { d_decay.get(), d_frames.get() }) {
         std::size_t a = 0;
-        check(api()->clGetKernelWorkGroupInfo(k, dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof a, &a, nullptr),
+        check(runtime().clGetKernelWorkGroupInfo(k, dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof a, &a, nullptr),
               "clGetKernelWorkGroupInfo");
         allowed = std::min(allowed, a);
     }
@@ -95,16 +97,16 @@ device_display::device_display(device_context& ctx, cl_command_queue q, const di
     set_settings();
     upload_weights();
     reset();
-    check(api()->clFinish(q), "clFinish (display setup)");
+    check(runtime().clFinish(d_queue), "clFinish (display setup)");
 }
 
-void device_display::set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
+void opencl_display::set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
 {
-    check(api()->clSetKernelArg(k, i, size, value), "clSetKernelArg (display)");
+    check(runtime().clSetKernelArg(k, i, size, value), "clSetKernelArg (display)");
 }
 
 // The arguments the setters change.
-void device_display::set_settings()
+void opencl_display::set_settings()
 {
     const cl_kernel k = d_frames.get();
     const float low = float(d_c.db_min), rows_per_db = float(double(d_c.height) / (d_c.db_max - d_c.db_min)),
@@ -120,45 +122,45 @@ void device_display::set_settings()
 }
 
 // The W + 1 column edges display_frames reads: the columns' first bins, then bin_end.
-void device_display::upload_columns()
+void opencl_display::upload_columns()
 {
     const std::size_t w = d_c.width;
     std::vector<cl_uint> first(w + 1);
     for (std::size_t col = 0; col < w; ++col)
-        first[col] = cl_uint(gpufft::detail::display_column_bins(d_c, col).first);
+        first[col] = cl_uint(display_column_bins(d_c, col).first);
     first[w] = cl_uint(d_c.bin_end);
-    check(api()->clEnqueueWriteBuffer(d_queue, d_first.get(), CL_TRUE, 0, 4 * (w + 1), first.data(), 0, nullptr,
-                                      nullptr),
+    check(runtime().clEnqueueWriteBuffer(d_queue, d_first.get(), CL_TRUE, 0, 4 * (w + 1), first.data(), 0, nullptr,
+                                         nullptr),
           "clEnqueueWriteBuffer (display columns)");
 }
 
-void device_display::upload_weights()
+void opencl_display::upload_weights()
 {
     double w = 1.0;
     for (float& v : d_weights) {
         v = w < weight_floor ? 0.0f : float(w);
         w *= d_c.decay;
     }
-    check(api()->clEnqueueWriteBuffer(d_queue, d_weights_dev.get(), CL_TRUE, 0, 4 * d_weights.size(),
-                                      d_weights.data(), 0, nullptr, nullptr),
+    check(runtime().clEnqueueWriteBuffer(d_queue, d_weights_dev.get(), CL_TRUE, 0, 4 * d_weights.size(),
+                                         d_weights.data(), 0, nullptr, nullptr),
           "clEnqueueWriteBuffer (display decay)");
 }
 
-void device_display::fill(const mem_handle& m, float value, std::size_t count)
+void opencl_display::fill(const mem_handle& m, float value, std::size_t count)
 {
-    check(api()->clEnqueueFillBuffer(d_queue, m.get(), &value, sizeof value, 0, 4 * count, 0, nullptr, nullptr),
+    check(runtime().clEnqueueFillBuffer(d_queue, m.get(), &value, sizeof value, 0, 4 * count, 0, nullptr, nullptr),
           "clEnqueueFillBuffer (display)");
 }
 
-void device_display::read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const
+void opencl_display::read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const
 {
-    check(api()->clEnqueueReadBuffer(d_queue, m.get(), CL_TRUE, 4 * offset, 4 * count, out, 0, nullptr, nullptr),
+    check(runtime().clEnqueueReadBuffer(d_queue, m.get(), CL_TRUE, 4 * offset, 4 * count, out, 0, nullptr, nullptr),
           "clEnqueueReadBuffer (display)");
 }
 
-void device_display::enqueue(cl_mem db, std::size_t frames)
+void opencl_display::enqueue(cl_mem db, std::size_t frames)
 {
-    const cl_api& a = *api();
+    const opencl::functions& a = runtime();
     // The average's frame count stops at 2^30 (so that it never wraps a
     // cl_uint): the linear mean's weight 1 / k is then below float's step.
     const cl_uint count = cl_uint(frames), avg_count = cl_uint(std::min<std::size_t>(d_avg_count, 1u << 30)),
@@ -183,7 +185,7 @@ void device_display::enqueue(cl_mem db, std::size_t frames)
     d_ring_next = (d_ring_next + frames) % d_c.waterfall_rows;
 }
 
-void device_display::reset()
+void opencl_display::reset()
 {
     fill(d_hist, 0.0f, d_c.width * d_c.height);
     fill(d_avg, nan_value, d_c.width);
@@ -195,54 +197,54 @@ void device_display::reset()
     d_peak_started = false;
 }
 
-void device_display::reset_max_hold()
+void opencl_display::reset_max_hold()
 {
     fill(d_peak, nan_value, d_c.width);
     d_peak_started = false;
 }
 
-void device_display::set_db_range(double db_min, double db_max)
+void opencl_display::set_db_range(double db_min, double db_max)
 {
-    gpufft::detail::check_db_range(db_min, db_max, d_c.height);
+    check_db_range(db_min, db_max, d_c.height);
     d_c.db_min = db_min;
     d_c.db_max = db_max;
     set_settings();
     fill(d_hist, 0.0f, d_c.width * d_c.height);
 }
 
-void device_display::set_decay(double decay)
+void opencl_display::set_decay(double decay)
 {
-    gpufft::detail::check_decay(decay);
+    check_decay(decay);
     d_c.decay = decay;
     upload_weights();
 }
 
-void device_display::set_resample(display_resample mode)
+void opencl_display::set_resample(display_resample mode)
 {
-    gpufft::detail::check_resample(mode);
+    check_resample(mode);
     d_c.resample = mode;
     set_settings();
 }
 
-void device_display::set_average(display_average mode, double alpha)
+void opencl_display::set_average(display_average mode, double alpha)
 {
-    gpufft::detail::check_average(mode, alpha);
+    check_average(mode, alpha);
     d_c.average = mode;
     d_c.alpha = alpha;
     d_avg_count = 0;
     set_settings();
 }
 
-void device_display::set_max_hold(bool on)
+void opencl_display::set_max_hold(bool on)
 {
     d_c.max_hold = on;
     set_settings();
     reset_max_hold();
 }
 
-void device_display::set_bin_range(std::size_t begin, std::size_t end)
+void opencl_display::set_bin_range(std::size_t begin, std::size_t end)
 {
-    gpufft::detail::check_bin_range(begin, end, d_c.n);
+    check_bin_range(begin, end, d_c.n);
     d_c.bin_begin = begin;
     d_c.bin_end = end;
     upload_columns(); // blocking: no frame in flight reads the old edges after it
@@ -251,53 +253,53 @@ void device_display::set_bin_range(std::size_t begin, std::size_t end)
     d_count = frames;
 }
 
-void device_display::read_histogram(float* out) const
+void opencl_display::read_histogram(float* out) const
 {
     display_require(out != nullptr, "read_histogram: null output");
     read(d_hist, 0, d_c.width * d_c.height, out);
 }
 
-void device_display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
+void opencl_display::read_histogram_levels(std::uint16_t* out, float scale, std::uint16_t top,
                                            std::uint8_t* lit_rows) const
 {
-    gpufft::detail::check_levels_read(out, scale);
+    check_levels_read(out, scale);
     const std::size_t w = d_c.width;
     d_levels_cells.resize(w * d_c.height);
     read(d_hist, 0, d_levels_cells.size(), d_levels_cells.data());
     for (std::size_t r = 0; r < d_c.height; ++r) {
-        const bool lit = gpufft::detail::histogram_levels(&d_levels_cells[r * w], w, 1.0f, scale, top, out + r * w);
+        const bool lit = histogram_levels(&d_levels_cells[r * w], w, 1.0f, scale, top, out + r * w);
         if (lit_rows)
             lit_rows[r] = lit ? 1 : 0;
     }
 }
 
-void device_display::read_average(float* out) const
+void opencl_display::read_average(float* out) const
 {
     display_require(out != nullptr, "read_average: null output");
     read(d_avg, 0, d_c.width, out);
 }
 
-void device_display::read_max_hold(float* out) const
+void opencl_display::read_max_hold(float* out) const
 {
     display_require(out != nullptr, "read_max_hold: null output");
     read(d_peak, 0, d_c.width, out);
 }
 
-void device_display::read_waterfall_max(float* out, std::size_t rows) const
+void opencl_display::read_waterfall_max(float* out, std::size_t rows) const
 {
     const std::size_t w = d_c.width;
-    gpufft::detail::check_waterfall_read(out, rows, d_c.waterfall_rows);
+    check_waterfall_read(out, rows, d_c.waterfall_rows);
     d_max_rows.resize(rows * w);
     read_waterfall(d_max_rows.data(), rows);
     std::copy(d_max_rows.begin(), d_max_rows.begin() + std::ptrdiff_t(w), out);
     for (std::size_t j = 1; j < rows; ++j)
-        gpufft::detail::max_into(out, &d_max_rows[j * w], w);
+        max_into(out, &d_max_rows[j * w], w);
 }
 
-void device_display::read_waterfall(float* out, std::size_t rows) const
+void opencl_display::read_waterfall(float* out, std::size_t rows) const
 {
     const std::size_t total = d_c.waterfall_rows, w = d_c.width;
-    gpufft::detail::check_waterfall_read(out, rows, total);
+    check_waterfall_read(out, rows, total);
     // The newest `rows` ring rows, oldest first: at most two runs of the ring.
     const std::size_t start = (d_ring_next + total - rows) % total, head = std::min(rows, total - start);
     read(d_ring, start * w, head * w, out);
@@ -305,4 +307,4 @@ void device_display::read_waterfall(float* out, std::size_t rows) const
         read(d_ring, 0, (rows - head) * w, out + head * w);
 }
 
-} // namespace gpufft::opencl::detail
+} // namespace gpufft::detail

@@ -5,23 +5,24 @@
 #define GPUFFT_LIB_SPECTRUM_OPENCL_DISPLAY_STAGE_H
 
 #include "../chain.h"
-#include "device.h"
+#include <gpufft/opencl.h>
 #include <cstddef>
 #include <vector>
 
-namespace gpufft::opencl::detail {
+namespace gpufft::detail {
 
 /*!
  * The histogram, traces and waterfall ring in device buffers, fed by
  * enqueue() with dB frames that stay on the device; the read-outs copy the
  * display-sized images back. Every buffer is made and every kernel built
- * in the constructor. Runs in the chain's in-order queue.
+ * in the constructor. Runs in the spectrum chain's in-order queue, its
+ * FFT's, on that plan's device and in its context.
  */
-class device_display final : public gpufft::detail::display_stage
+class opencl_display final : public display_stage
 {
 public:
     //! Up to max_frames frames a call; throws gpufft::error naming what does not fit.
-    device_display(device_context& ctx, cl_command_queue q, const display_config& c, std::size_t max_frames);
+    opencl_display(const opencl::device_plan& fft, const display_config& c, std::size_t max_frames);
 
     //! Enqueues `frames` (1 to max_frames) frames of n dB values at `db`; does not wait.
     void enqueue(cl_mem db, std::size_t frames);
@@ -49,8 +50,8 @@ public:
 
 private:
     void set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value);
-    void fill(const mem_handle& m, float value, std::size_t count);
-    void read(const mem_handle& m, std::size_t offset, std::size_t count, float* out) const;
+    void fill(const opencl::mem_handle& m, float value, std::size_t count);
+    void read(const opencl::mem_handle& m, std::size_t offset, std::size_t count, float* out) const;
     void upload_weights();
     void upload_columns();
     void set_settings();
@@ -61,8 +62,8 @@ private:
     std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
     mutable std::vector<float> d_levels_cells;      //!< the histogram read back for its levels
     mutable std::vector<float> d_max_rows;          //!< waterfall rows read back for their max
-    mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
-    kernel_handle d_decay, d_frames;
+    opencl::mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
+    opencl::kernel_handle d_decay, d_frames;
     std::size_t d_group = 1;
     std::size_t d_ring_next = 0;  //!< the ring row the next frame writes
     std::size_t d_count = 0;      //!< frames since reset
@@ -70,6 +71,6 @@ private:
     bool d_peak_started = false;
 };
 
-} // namespace gpufft::opencl::detail
+} // namespace gpufft::detail
 
 #endif

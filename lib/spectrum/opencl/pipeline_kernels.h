@@ -5,11 +5,11 @@
 #ifndef GPUFFT_LIB_SPECTRUM_OPENCL_PIPELINE_KERNELS_H
 #define GPUFFT_LIB_SPECTRUM_OPENCL_PIPELINE_KERNELS_H
 
-namespace gpufft::opencl::detail {
+namespace gpufft::detail {
 
 extern const char* const spectrum_cl;
 extern const char* const display_cl;
 
-} // namespace gpufft::opencl::detail
+} // namespace gpufft::detail
 
 #endif

@@ -36,7 +36,6 @@
 #include "spectrum_chain.h"
 #include "display_stage.h"
 #include "pipeline_kernels.h"
-#include "program_cache.h"
 #include <gpufft/error.h>
 #include <gpufft/opencl.h>
 #include <algorithm>
@@ -44,19 +43,25 @@
 #include <cstring>
 #include <utility>
 
-namespace gpufft::opencl::detail {
+namespace gpufft::detail {
 
 namespace {
 
-using gpufft::detail::chain_setup;
+using opencl::callbacks;
+using opencl::check;
+using opencl::device_plan;
+using opencl::event_handle;
+using opencl::mem_handle;
+using opencl::queue_handle;
+using opencl::runtime;
 
 // Work-items a group of the averaging kernel, one per bin: any size does.
 constexpr std::size_t average_group = 64;
 
-mem_handle device_buffer(device_context& ctx, cl_mem_flags flags, std::size_t bytes)
+mem_handle device_buffer(cl_context ctx, cl_mem_flags flags, std::size_t bytes)
 {
     cl_int err = CL_SUCCESS;
-    mem_handle m(api()->clCreateBuffer(ctx.context.get(), flags, bytes, nullptr, &err));
+    mem_handle m(runtime().clCreateBuffer(ctx, flags, bytes, nullptr, &err));
     check(err, "clCreateBuffer");
     return m;
 }
@@ -67,45 +72,44 @@ constexpr std::size_t ring_slots = 3;
 
 // Whether the chain runs the kernels on mapped staging (unified memory)
 // rather than uploading from it.
-bool runs_on_staging(const device_context& ctx)
+bool runs_on_staging(const opencl::device_info& dev)
 {
     const char* upload = std::getenv("GPUFFT_OPENCL_SPECTRUM_UPLOAD");
-    return ctx.device.info.unified_memory && !(upload && std::string(upload) == "1");
+    return dev.unified_memory && !(upload && std::string(upload) == "1");
 }
 
-class spectrum_chain final : public gpufft::detail::chain
+class opencl_chain final : public chain
 {
 public:
-    spectrum_chain(const chain_setup& s, const std::string& selector)
+    opencl_chain(const chain_setup& s, const std::string& selector)
         : d_s(s),
-          d_ctx(context_for(select(selector))),
           d_fft(make_fft(s, selector)),
+          d_ctx(d_fft->context()),
           d_queue(d_fft->queue()),
-          d_unified(runs_on_staging(d_ctx)),
+          d_unified(runs_on_staging(d_fft->device())),
           d_raw_bytes(((s.batch - 1) * s.hop + s.n) * sample_bytes(s.format)),
           d_out_bytes(s.batch * s.n * sizeof(float))
     {
-        const device_entry& dev = d_ctx.device;
-        d_backend = "opencl:" + (selector.empty() ? std::to_string(dev.info.index) : selector);
+        const opencl::device_info& dev = d_fft->device();
+        d_backend = "opencl:" + (selector.empty() ? std::to_string(dev.index) : selector);
 
         const std::size_t state_bytes = s.n * sizeof(float);
         const std::size_t need = ring_slots * d_raw_bytes + 2 * d_out_bytes + 2 * state_bytes +
                                  d_fft->device_bytes();
-        if (need > dev.info.global_memory || std::max(d_raw_bytes, d_out_bytes) > dev.max_alloc)
+        if (need > dev.global_memory || std::max(d_raw_bytes, d_out_bytes) > dev.max_buffer)
             throw error("gpufft: opencl: the spectrum chain for " + std::to_string(s.batch) +
                         " frames of " + std::to_string(s.n) + " points needs " +
                         std::to_string(need >> 20) + " MiB on " + dev.label() + ", which has " +
-                        std::to_string(dev.info.global_memory >> 20) + " MiB (largest buffer " +
-                        std::to_string(dev.max_alloc >> 20) + " MiB)");
-        const cl_command_queue q = d_queue;
+                        std::to_string(dev.global_memory >> 20) + " MiB (largest buffer " +
+                        std::to_string(dev.max_buffer >> 20) + " MiB)");
         if (!d_unified)
-            d_upload = make_queue(d_ctx);
+            d_upload = opencl::make_queue(dev);
         d_power = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
         for (mem_handle& m : d_state)
             m = device_buffer(d_ctx, CL_MEM_READ_WRITE, state_bytes);
         d_out = device_buffer(d_ctx, CL_MEM_READ_WRITE, d_out_bytes);
         if (s.display)
-            d_display = std::make_unique<device_display>(d_ctx, q, *s.display, s.batch);
+            d_display = std::make_unique<opencl_display>(*d_fft, *s.display, s.batch);
         for (slot& sl : d_slots) {
             sl.raw = device_buffer(d_ctx, (d_unified ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE) |
                                               CL_MEM_ALLOC_HOST_PTR,
@@ -119,12 +123,12 @@ public:
             }
         }
 
-        program_handle prog =
-            build_program(d_ctx, spectrum_cl, "-cl-std=CL1.2 -DSPECTRUM_AVERAGE");
-        d_average = make_kernel(prog.get(), "spectrum_average");
+        const opencl::program_handle prog =
+            opencl::build_program(dev, spectrum_cl, "-cl-std=CL1.2 -DSPECTRUM_AVERAGE");
+        d_average = opencl::make_kernel(prog.get(), "spectrum_average");
         std::size_t allowed = 0;
-        check(api()->clGetKernelWorkGroupInfo(d_average.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
-                                              sizeof allowed, &allowed, nullptr),
+        check(runtime().clGetKernelWorkGroupInfo(d_average.get(), dev.id, CL_KERNEL_WORK_GROUP_SIZE,
+                                                 sizeof allowed, &allowed, nullptr),
               "clGetKernelWorkGroupInfo");
         d_group = std::max<std::size_t>(1, std::min(average_group, allowed));
         const cl_mem power = d_power.get(), out = d_out.get();
@@ -142,19 +146,19 @@ public:
         set_arg(13, sizeof s.scale, &s.scale);
     }
 
-    ~spectrum_chain() override
+    ~opencl_chain() override
     {
         const cl_command_queue q = d_queue;
         if (d_upload.get())
-            api()->clFinish(d_upload.get());
-        api()->clFinish(q);
+            runtime().clFinish(d_upload.get());
+        runtime().clFinish(q);
         for (slot& sl : d_slots) {
             if (sl.host)
-                api()->clEnqueueUnmapMemObject(q, sl.raw.get(), sl.host, 0, nullptr, nullptr);
+                runtime().clEnqueueUnmapMemObject(q, sl.raw.get(), sl.host, 0, nullptr, nullptr);
             if (sl.out_host)
-                api()->clEnqueueUnmapMemObject(q, sl.out.get(), sl.out_host, 0, nullptr, nullptr);
+                runtime().clEnqueueUnmapMemObject(q, sl.out.get(), sl.out_host, 0, nullptr, nullptr);
         }
-        api()->clFinish(q);
+        runtime().clFinish(q);
     }
 
     unsigned char* input() override { return d_slots[d_next].host; }
@@ -192,7 +196,7 @@ public:
     }
 
     const std::string& backend() const override { return d_backend; }
-    gpufft::detail::display_stage* display() override { return d_display.get(); }
+    display_stage* display() override { return d_display.get(); }
 
 private:
     struct slot {
@@ -212,15 +216,15 @@ private:
 
     void set_arg(cl_uint i, std::size_t size, const void* value)
     {
-        check(api()->clSetKernelArg(d_average.get(), i, size, value), "clSetKernelArg");
+        check(runtime().clSetKernelArg(d_average.get(), i, size, value), "clSetKernelArg");
     }
 
     //! Maps a whole buffer, waiting for it.
     void* map(cl_mem m, cl_map_flags flags, std::size_t bytes)
     {
         cl_int err = CL_SUCCESS;
-        void* p = api()->clEnqueueMapBuffer(d_queue, m, CL_TRUE, flags, 0, bytes, 0, nullptr,
-                                            nullptr, &err);
+        void* p = runtime().clEnqueueMapBuffer(d_queue, m, CL_TRUE, flags, 0, bytes, 0, nullptr,
+                                               nullptr, &err);
         check(err, "clEnqueueMapBuffer");
         return p;
     }
@@ -229,7 +233,7 @@ private:
     {
         const cl_event ev = e.get();
         if (ev)
-            check(api()->clWaitForEvents(1, &ev), what);
+            check(runtime().clWaitForEvents(1, &ev), what);
     }
 
     // Waits for a slot's outputs and delivers them; returns how many.
@@ -250,8 +254,8 @@ private:
     void abandon()
     {
         if (d_upload.get())
-            api()->clFinish(d_upload.get());
-        api()->clFinish(d_queue);
+            runtime().clFinish(d_upload.get());
+        runtime().clFinish(d_queue);
         for (slot& sl : d_slots) {
             sl.outputs = 0;
             if (!sl.host)
@@ -262,7 +266,7 @@ private:
     std::size_t run_frames(std::size_t frames, std::size_t used, std::size_t held,
                            const spectrum::sink& deliver)
     {
-        const cl_api& a = *api();
+        const opencl::functions& a = runtime();
         const cl_command_queue q = d_queue;
         slot& cur = d_slots[d_next];
         slot& next = d_slots[(d_next + 1) % ring_slots];
@@ -357,8 +361,8 @@ private:
     }
 
     const chain_setup d_s;
-    device_context& d_ctx;
     std::unique_ptr<device_plan> d_fft;
+    cl_context d_ctx;         //!< d_fft's
     cl_command_queue d_queue; //!< d_fft's
     queue_handle d_upload; //!< discrete: the uploads, beside the kernels' queue
     bool d_unified;
@@ -369,8 +373,8 @@ private:
     bool d_flip = false;                       //!< which state buffer holds it
     slot d_slots[ring_slots];
     std::size_t d_next = 0;                    //!< the slot input() hands out
-    std::unique_ptr<device_display> d_display; //!< with setup.display: takes the outputs
-    kernel_handle d_average;
+    std::unique_ptr<opencl_display> d_display; //!< with setup.display: takes the outputs
+    opencl::kernel_handle d_average;
     std::size_t d_group = 1;
     std::size_t d_count = 0; //!< frames in the current output
     bool d_started = false;  //!< exponential: the average holds a frame
@@ -378,15 +382,11 @@ private:
 
 } // namespace
 
-} // namespace gpufft::opencl::detail
-
-namespace gpufft::detail {
-
 std::unique_ptr<chain> make_opencl_chain(const chain_setup& setup)
 {
     const std::string& b = setup.plan.backend;
     const auto colon = b.find(':');
-    return std::make_unique<opencl::detail::spectrum_chain>(
+    return std::make_unique<opencl_chain>(
         setup, colon == std::string::npos ? "" : b.substr(colon + 1));
 }
 
