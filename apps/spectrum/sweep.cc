@@ -393,6 +393,19 @@ int run_sweep(const options& o, soapy_radio& radio)
     for (std::size_t h = 1; h < plan.centers.size(); ++h)
         hop_edges.push_back(plan.hz(h * plan.kept) - plan.bin_hz / 2);
     band.hop_edges_hz = &hop_edges;
+    // --dc replace: the replaced bins each hop keeps, by their frequencies in the band.
+    std::vector<std::pair<double, double>> dc_replaced;
+    if (sweep.dc_lobe()) {
+        const std::size_t lobe = sweep.dc_lobe() - 1; // bins each side, as replace_dc() takes them
+        const std::size_t lo = std::max(dc_bin >= lobe ? dc_bin - lobe : 0, plan.first_kept),
+                          hi = std::min({ dc_bin + lobe, plan.fft_size - 1, plan.first_kept + plan.kept - 1 });
+        for (std::size_t h = 0; h < plan.centers.size() && lo <= hi; ++h) {
+            const std::size_t first = h * plan.kept + (lo - plan.first_kept);
+            if (first < total)
+                dc_replaced.emplace_back(plan.hz(first), plan.hz(std::min(total - 1, first + (hi - lo))));
+        }
+        band.dc_replaced_hz = &dc_replaced;
+    }
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();
