@@ -29,7 +29,6 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
-#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
