@@ -378,8 +378,11 @@ public:
     void add(const float* db, std::size_t len)
     {
         std::copy(db, db + len, d_tone.begin());
-        if (d_dc_lobe) // before every output: the peaks, images and live views see no spike either
+        if (d_dc_lobe) { // before every output: the peaks, images and live views see no spike either
             d_dc_replaced = replace_dc(d_tone.data(), len, d_dc_lobe);
+            const double f0 = d_center + d_engine.bin_hz(0);
+            d_dc_replaced_hz = { { f0 + double(d_dc_replaced.first) * d_df, f0 + double(d_dc_replaced.second) * d_df } };
+        }
         const float* v = d_tone.data();
         ++d_spectra;
         d_nonfinite_spectra += d_engine.output_nonfinite_samples() > 0;
@@ -420,8 +423,8 @@ public:
                          "\"%s\":\"%s\",",
                          t, utc.c_str(), d_center, f0, d_df, d_options.linear ? "power_scale" : "db_scale", value_scale());
             if (d_dc_lobe) // the bins --dc replace wrote, by their frequencies
-                std::fprintf(d_jsonl->get(), "\"dc_replaced_hz\":[%.3f,%.3f],", f0 + double(d_dc_replaced.first) * d_df,
-                             f0 + double(d_dc_replaced.second) * d_df);
+                std::fprintf(d_jsonl->get(), "\"dc_replaced_hz\":[%.3f,%.3f],", d_dc_replaced_hz[0].first,
+                             d_dc_replaced_hz[0].second);
             std::fputs(d_jsonl_radio.c_str(), d_jsonl->get());
             write_annotations(first, end);
             if (const std::size_t bad = d_engine.output_nonfinite_samples()) // taken as 0 (docs/receiver.md)
@@ -463,6 +466,11 @@ public:
 
     //! The newest spectrum (tone dBFS).
     const float* latest() const { return d_tone.data(); }
+    //! --dc replace: the bins the newest spectrum had replaced, by their frequencies; null without it.
+    const std::vector<std::pair<double, double>>* dc_replaced_hz() const
+    {
+        return d_dc_lobe ? &d_dc_replaced_hz : nullptr;
+    }
     //! The centre frequency of the current segment.
     double center() const { return d_center; }
     std::size_t spectra() const { return d_spectra; }
@@ -626,6 +634,7 @@ private:
     std::vector<float> d_tone;
     std::size_t d_dc_lobe;                             // --dc replace: the window's main lobe, bins; 0: none
     std::pair<std::size_t, std::size_t> d_dc_replaced; // the bins it replaced
+    std::vector<std::pair<double, double>> d_dc_replaced_hz; // and their frequencies (one run)
     std::size_t d_spectra = 0, d_run_spectra = 0, d_segment_spectra = 0, d_nonfinite_spectra = 0;
     std::uint64_t d_segment_start = 0, d_run_first = 0;
     capture d_capture;
@@ -942,6 +951,7 @@ int receive(const options& o)
         s.lost_s = double(lost) / c.sample_rate;
         s.nonfinite_samples = engine.nonfinite_samples();
         s.radio = src.radio ? &*src.radio : nullptr;
+        s.dc_replaced_hz = out.dc_replaced_hz();
         live.publish(s, out.seconds());
     };
     progress_line progress(o.progress == 1 || (o.progress == -1 && isatty(2)), c, out);

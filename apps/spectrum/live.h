@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpufft_app {
@@ -31,6 +32,12 @@ struct live_spectrum {
     const radio_settings* radio = nullptr; //!< a radio's gain as read back; none for a file or the demo
     //! A sweep's band edges: where one hop's kept bins end and the next's begin, Hz; none for one capture.
     const std::vector<double>* hop_edges_hz = nullptr;
+    /*!
+     * --dc replace: the bins it replaced, each run [lo, hi] by the
+     * frequencies of its first and last bin (one for a capture, one a hop
+     * whose replaced bins are kept in a sweep); none without --dc replace.
+     */
+    const std::vector<std::pair<double, double>>* dc_replaced_hz = nullptr;
 };
 
 //! A spectrum of `engine` tuned to `center_hz`: all but db, unix_time and index.

@@ -209,7 +209,8 @@ public:
     //! Tunes to sky frequency `hz` (the device to hz - --lnb-offset) and reads it back (center()); warns once if it differs by more than the device's step.
     void tune(double hz);
     /*!
-     * Reads up to `samples` into `buf` (waits at most 0.1 s); returns the
+     * Reads up to `samples` into `buf` (waits at most 0.1 s: ask for at most
+     * an MTU or what arrives well within that); returns the
      * count, 0 on a timeout, never more than asked (a driver that returns
      * more is reported once); sets `overflow` when the device dropped
      * samples before these. Throws app_error naming the device when its

@@ -493,7 +493,7 @@ std::size_t soapy_radio::read(void* buf, std::size_t samples, bool& overflow)
     void* buffs[] = { buf };
     int flags = 0;
     long long time_ns = 0;
-    const std::size_t asked = std::min(samples, d_mtu);
+    const std::size_t asked = samples;
     int got = 0;
     try {
         got = d_handle->device->readStream(d_handle->stream, buffs, asked, flags, time_ns, 100000);

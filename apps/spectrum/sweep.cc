@@ -46,11 +46,7 @@ class sweeper
 public:
     //! `recorder`, if any, gets each hop's measured samples as a capture of their own.
     sweeper(const options& o, soapy_radio& radio, const sweep_plan& plan, sigmf_recorder* recorder)
-        : d_radio(radio), d_plan(plan), d_recorder(recorder), d_engine(config(o, radio, plan)),
-          d_samples_per_hop(d_engine.fft_size() + (d_engine.frames_per_output() - 1) * d_engine.hop()),
-          d_settle_samples(std::size_t(std::llround(o.radio.settle * radio.rate()))),
-          d_buf(radio.mtu() * gpufft::sample_bytes(radio.format())),
-          d_hop(plan.fft_size)
+        : d_radio(radio), d_plan(plan), d_recorder(recorder), d_engine(config(o, radio, plan)), d_samples_per_hop(d_engine.fft_size() + (d_engine.frames_per_output() - 1) * d_engine.hop()), d_settle_samples(std::size_t(std::llround(o.radio.settle * radio.rate()))), d_read_max(read_max(radio, d_settle_samples + d_samples_per_hop)), d_buf(d_read_max * gpufft::sample_bytes(radio.format())), d_hop(plan.fft_size)
     {
         if (o.radio.dc == radio_options::dc_mode::replace)
             d_dc_lobe = dc_lobe_bins(o, plan.fft_size);
@@ -76,9 +72,8 @@ public:
             throw app_error("the device tuned to " + hz_text(d_radio.center()) + " for the hop at " +
                             hz_text(d_plan.centers[h]) + ", more than half a bin (" + hz_text(d_plan.bin_hz / 2) +
                             ") away: the band's bins would be misplaced (ask for wider bins)");
+        const std::size_t bps = gpufft::sample_bytes(d_radio.format());
         for (std::size_t overflows_in_a_row = 0;;) {
-            if (!discard(d_settle_samples, overflows_in_a_row))
-                return false;
             d_engine.reset();
             if (d_recorder) // a new capture: a retried hop's samples are not contiguous with the failed try's
                 d_recorder->retune(d_radio.center());
@@ -87,17 +82,29 @@ public:
                 std::copy(db, db + n, d_hop.begin());
                 done = true;
             };
-            const std::size_t bps = gpufft::sample_bytes(d_radio.format());
-            for (std::size_t have = 0; have < d_samples_per_hop && !overflow;) {
+            // The settling samples, dropped, then the hop's, read back to back: a
+            // paced device's reader wakes once a read, so fewer reads cost less CPU.
+            const std::size_t total = d_settle_samples + d_samples_per_hop;
+            for (std::size_t have = 0; have < total && !overflow;) {
                 if (stop_signal())
                     return false;
-                const std::size_t got = timed_read(d_samples_per_hop - have, overflow);
-                if (d_recorder)
-                    d_recorder->write(d_buf.data(), got * bps);
-                const auto t = clock_type::now();
-                d_engine.push_bytes(d_buf.data(), got * bps, sink);
-                d_fft_s += seconds_since(t);
+                bool gap = false;
+                const std::size_t got = timed_read(total - have, gap);
+                if (gap && have < d_settle_samples) { // the gap came while settling: dropped with it
+                    count_overflow(overflows_in_a_row);
+                    gap = false;
+                }
+                overflow = gap;
+                const std::size_t settling = have < d_settle_samples ? std::min(got, d_settle_samples - have) : 0;
+                const unsigned char* measured = d_buf.data() + settling * bps;
                 have += got;
+                if (overflow || got == settling)
+                    continue;
+                if (d_recorder)
+                    d_recorder->write(measured, (got - settling) * bps);
+                const auto t = clock_type::now();
+                d_engine.push_bytes(measured, (got - settling) * bps, sink);
+                d_fft_s += seconds_since(t);
             }
             if (overflow) { // the spectrum would straddle a gap: measure the hop again
                 count_overflow(overflows_in_a_row);
@@ -130,10 +137,20 @@ private:
         return c;
     }
 
+    /*!
+     * Samples a read may ask for: the settling and the hop's samples at
+     * once, but at least an MTU and at most what arrives well within
+     * read()'s wait (50 ms at the device's rate).
+     */
+    static std::size_t read_max(const soapy_radio& radio, std::size_t wanted)
+    {
+        return std::max(radio.mtu(), std::min(wanted, std::size_t(radio.rate() * 0.05)));
+    }
+
     std::size_t timed_read(std::size_t want, bool& overflow)
     {
         const auto t = clock_type::now();
-        const std::size_t got = d_radio.read(d_buf.data(), std::min(want, d_radio.mtu()), overflow);
+        const std::size_t got = d_radio.read(d_buf.data(), std::min(want, d_read_max), overflow);
         d_device_s += seconds_since(t);
         return got;
     }
@@ -152,25 +169,11 @@ private:
                             std::to_string(d_samples_per_hop) + " samples: lower --dwell or --rate");
     }
 
-    //! Reads and drops `n` samples (the tuner settling); false on a stop signal. Overflows count in `in_a_row`.
-    bool discard(std::size_t n, std::size_t& in_a_row)
-    {
-        for (std::size_t have = 0; have < n;) {
-            if (stop_signal())
-                return false;
-            bool overflow = false;
-            have += timed_read(n - have, overflow);
-            if (overflow)
-                count_overflow(in_a_row);
-        }
-        return true;
-    }
-
     soapy_radio& d_radio;
     const sweep_plan& d_plan;
     sigmf_recorder* d_recorder;
     gpufft::spectrum d_engine;
-    std::size_t d_samples_per_hop, d_settle_samples;
+    std::size_t d_samples_per_hop, d_settle_samples, d_read_max;
     std::vector<unsigned char> d_buf;
     std::vector<float> d_hop;
     std::size_t d_dc_lobe = 0;
@@ -393,6 +396,19 @@ int run_sweep(const options& o, soapy_radio& radio)
     for (std::size_t h = 1; h < plan.centers.size(); ++h)
         hop_edges.push_back(plan.hz(h * plan.kept) - plan.bin_hz / 2);
     band.hop_edges_hz = &hop_edges;
+    // --dc replace: the replaced bins each hop keeps, by their frequencies in the band.
+    std::vector<std::pair<double, double>> dc_replaced;
+    if (sweep.dc_lobe()) {
+        const std::size_t lobe = sweep.dc_lobe() - 1; // bins each side, as replace_dc() takes them
+        const std::size_t lo = std::max(dc_bin >= lobe ? dc_bin - lobe : 0, plan.first_kept),
+                          hi = std::min({ dc_bin + lobe, plan.fft_size - 1, plan.first_kept + plan.kept - 1 });
+        for (std::size_t h = 0; h < plan.centers.size() && lo <= hi; ++h) {
+            const std::size_t first = h * plan.kept + (lo - plan.first_kept);
+            if (first < total)
+                dc_replaced.emplace_back(plan.hz(first), plan.hz(std::min(total - 1, first + (hi - lo))));
+        }
+        band.dc_replaced_hz = &dc_replaced;
+    }
     std::vector<double> sum(total, 0.0); // linear power, for the mean spectrum's peaks
     std::size_t sweeps = 0, hops = 0;
     const auto start = clock_type::now();

@@ -6,12 +6,16 @@
  * persistence histogram (docs/receiver.md, "Web view"; docs/web-view.md). Boost.Beast on
  * a thread of its own; every client has a short queue of its own where the
  * newest row wins, so a slow or stalled browser only loses frames itself.
+ * A client may ask for a frequency window (its page's zoom): its rows are
+ * then that window's bins in up to 2048 columns, not the band's columns
+ * stretched.
  * Whom it serves (docs/web-view.md): requests whose Host names this server
  * (no DNS rebinding), WebSockets from its own page or an allowed origin (no
  * other page the user visits), a bounded number of clients and connections,
  * and nothing but control frames from a client. */
 #include "live.h"
 #include "persistence.h"
+#include "plot.h"
 
 #include <gpufft/display.h>
 #include <boost/asio.hpp>
@@ -25,6 +29,8 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sys/resource.h>
 #include <thread>
@@ -53,6 +59,8 @@ constexpr std::size_t max_columns = 2048;
 constexpr std::size_t max_queued_rows = 4;
 // The binary frame: "GFSP", columns, traces, spectrum index (uint32 each), time (float64), then the traces.
 constexpr char frame_magic[4] = { 'G', 'F', 'S', 'P' };
+// A client's window: "GFSV", the same header and its edges (float64 f_lo_hz, f_hi_hz), then the traces.
+constexpr char view_magic[4] = { 'G', 'F', 'S', 'V' };
 constexpr std::uint32_t traces = 3; // waterfall row (the newest spectrum), average, max-hold
 // The histogram frame: "GFPH", columns, rows, spectrum index (uint32 each), time (float64), then a byte per cell.
 constexpr char histogram_magic[4] = { 'G', 'F', 'P', 'H' };
@@ -79,6 +87,45 @@ constexpr std::chrono::milliseconds accept_backoff{ 100 };
 struct frame {
     std::shared_ptr<const std::string> bytes;
     bool text;
+};
+
+//! A client's frequency window, [lo, hi] Hz, as its page asked.
+using view = std::pair<double, double>;
+
+/*!
+ * A client's message: {"view":[LO,HI]} (Hz, finite, LO < HI) asks for that
+ * window, {"view":null} for the band; `parsed` says which. False for
+ * anything else (ignored: the page sends nothing else).
+ */
+bool parse_view(const std::string& text, std::optional<view>& parsed)
+{
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object() || j.size() != 1 || !j.contains("view"))
+        return false;
+    const nlohmann::json& v = j["view"];
+    if (v.is_null()) {
+        parsed.reset();
+        return true;
+    }
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
+        return false;
+    const double lo = v[0].get<double>(), hi = v[1].get<double>();
+    if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+        return false;
+    parsed = view{ lo, hi };
+    return true;
+}
+
+//! What the clients want now: the band's rows (a client without a window) and the windows asked for.
+struct wanted_rows {
+    bool band = false;
+    std::vector<view> views;
+};
+
+//! One row for every client: the band's frame and each window's.
+struct rows_batch {
+    frame band;
+    std::vector<std::pair<view, frame>> views;
 };
 
 class hub;
@@ -127,6 +174,9 @@ public:
         if (!d_writing)
             write_next();
     }
+    //! The window this client asked for; none: the band.
+    const std::optional<view>& window() const { return d_view; }
+    void set_window(const std::optional<view>& v) { d_view = v; }
 
 private:
     void write_next()
@@ -149,6 +199,7 @@ private:
     beast::flat_buffer d_in{ max_client_message };
     std::deque<frame> d_queue;
     bool d_writing = false;
+    std::optional<view> d_view;
 };
 
 //! The clients, touched only on the server's thread, and the metadata a new one gets first.
@@ -161,10 +212,17 @@ public:
             s->send(d_meta);
         d_sessions.insert(s);
         ++clients;
+        update_wanted();
     }
     void leave(const std::shared_ptr<ws_session>& s)
     {
         clients -= d_sessions.erase(s) ? 1 : 0;
+        update_wanted();
+    }
+    void set_window(const std::shared_ptr<ws_session>& s, const std::optional<view>& v)
+    {
+        s->set_window(v);
+        update_wanted();
     }
     void broadcast(const frame& f)
     {
@@ -173,15 +231,54 @@ public:
         for (const auto& s : d_sessions)
             s->send(f);
     }
+    //! Each client its row: the band's, or its window's (none if it asked for another one since the batch was made).
+    void send_rows(const rows_batch& b)
+    {
+        for (const auto& s : d_sessions) {
+            if (!s->window()) {
+                if (b.band.bytes)
+                    s->send(b.band);
+                continue;
+            }
+            for (const auto& [v, f] : b.views)
+                if (v == *s->window()) {
+                    s->send(f);
+                    break;
+                }
+        }
+    }
     void clear() { d_sessions.clear(); }
+    //! For the capture thread: the rows to make.
+    wanted_rows wanted() const
+    {
+        const std::lock_guard<std::mutex> lock(d_wanted_mutex);
+        return d_wanted;
+    }
 
     std::atomic<int> clients{ 0 }; //!< joined: read by the capture thread
     std::size_t connections = 0;   //!< open sockets, HTTP and WebSocket
     std::size_t websockets = 0;    //!< WebSocket sessions alive, joined or not
 
 private:
+    void update_wanted()
+    {
+        std::set<view> views;
+        bool band = false;
+        for (const auto& s : d_sessions) {
+            if (s->window())
+                views.insert(*s->window());
+            else
+                band = true;
+        }
+        const std::lock_guard<std::mutex> lock(d_wanted_mutex);
+        d_wanted.band = band;
+        d_wanted.views.assign(views.begin(), views.end());
+    }
+
     std::set<std::shared_ptr<ws_session>> d_sessions;
     frame d_meta;
+    mutable std::mutex d_wanted_mutex;
+    wanted_rows d_wanted;
 };
 
 ws_session::ws_session(tcp::socket&& socket, hub& h)
@@ -202,8 +299,8 @@ void ws_session::start(http::request<http::string_body> request)
     });
 }
 
-// The page sends nothing, but reading answers pings and notices a close; a
-// message beyond max_client_message ends the session (Beast closes with 1009).
+// The page sends its window, if zoomed; reading also answers pings and notices a
+// close; a message beyond max_client_message ends the session (Beast closes with 1009).
 void ws_session::read()
 {
     d_ws.async_read(d_in, [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -211,6 +308,9 @@ void ws_session::read()
             self->d_hub.leave(self);
             return;
         }
+        std::optional<view> v;
+        if (self->d_ws.got_text() && parse_view(beast::buffers_to_string(self->d_in.data()), v))
+            self->d_hub.set_window(self, v);
         self->d_in.clear();
         self->read();
     });
@@ -472,22 +572,39 @@ public:
         else if (s.overflows != d_overflows || s.nonfinite_samples != d_nonfinite) // the page shows the counts
             post_meta(s);
         d_display->push(s.db, 1);
+        // The average and max-hold of every bin, so that a client's window has them at its own columns.
+        if (d_spectra++ == 0) {
+            d_average.assign(s.db, s.db + s.bins);
+            d_max_hold.assign(s.db, s.db + s.bins);
+        } else {
+            const float alpha = float(d_display->config().alpha);
+            for (std::size_t i = 0; i < s.bins; ++i) {
+                d_average[i] += alpha * (s.db[i] - d_average[i]);
+                d_max_hold[i] = std::max(d_max_hold[i], s.db[i]);
+            }
+        }
         const auto now = std::chrono::steady_clock::now();
         if (d_hub.clients.load() == 0 || now - d_last_frame < std::chrono::duration<double>(1 / max_frames_per_second))
             return;
         d_last_frame = now;
-        const std::size_t columns = d_display->config().width;
-        auto bytes = std::make_shared<std::string>(24 + traces * columns * sizeof(float), '\0');
-        char* p = bytes->data();
-        const std::uint32_t head[3] = { std::uint32_t(columns), traces, std::uint32_t(s.index) };
-        std::memcpy(p, frame_magic, 4);
-        std::memcpy(p + 4, head, sizeof head);
-        std::memcpy(p + 16, &s.unix_time, 8);
-        float* rows = reinterpret_cast<float*>(p + 24);
-        d_display->read_waterfall(rows, 1);
-        d_display->read_average(rows + columns);
-        d_display->read_max_hold(rows + 2 * columns);
-        post({ std::move(bytes), false });
+        const wanted_rows wanted = d_hub.wanted();
+        rows_batch batch;
+        const auto band = [&] {
+            if (!batch.band.bytes)
+                batch.band = { row_frame(s, 0, s.bins, false), false };
+            return batch.band;
+        };
+        if (wanted.band)
+            band();
+        const double f_lo = s.f0_hz - s.bin_hz / 2; // the left edge of bin 0
+        for (const view& v : wanted.views) {
+            // The bins the window touches, at least one; the whole band is the band's frame.
+            const double first = std::floor((v.first - f_lo) / s.bin_hz), end = std::ceil((v.second - f_lo) / s.bin_hz);
+            const std::size_t b0 = std::size_t(std::clamp(first, 0.0, double(s.bins - 1)));
+            const std::size_t b1 = std::size_t(std::clamp(end, double(b0 + 1), double(s.bins)));
+            batch.views.emplace_back(v, b0 == 0 && b1 == s.bins ? band() : frame{ row_frame(s, b0, b1, true), false });
+        }
+        net::post(d_io, [this, batch = std::move(batch)] { d_hub.send_rows(batch); });
         if (now - d_last_histogram >= std::chrono::duration<double>(1 / max_histograms_per_second)) {
             d_last_histogram = now;
             post({ histogram_frame(s), false });
@@ -495,6 +612,36 @@ public:
     }
 
 private:
+    /*!
+     * A row of bins [b0, b1) in min(b1 - b0, max_columns) columns, each the
+     * highest of its bins (gpufft::display's columns), for the newest
+     * spectrum, the average and the max-hold; a window's (`window`) carries its edges.
+     */
+    std::shared_ptr<const std::string> row_frame(const live_spectrum& s, std::size_t b0, std::size_t b1, bool window)
+    {
+        const std::size_t m = b1 - b0, columns = std::min(m, max_columns), head_bytes = window ? 40 : 24;
+        auto bytes = std::make_shared<std::string>(head_bytes + traces * columns * sizeof(float), '\0');
+        char* p = bytes->data();
+        const std::uint32_t head[3] = { std::uint32_t(columns), traces, std::uint32_t(s.index) };
+        std::memcpy(p, window ? view_magic : frame_magic, 4);
+        std::memcpy(p + 4, head, sizeof head);
+        std::memcpy(p + 16, &s.unix_time, 8);
+        if (window) { // the left edge of bin b0, the right edge of bin b1 - 1
+            const double edges[2] = { s.f0_hz + (double(b0) - 0.5) * s.bin_hz, s.f0_hz + (double(b1) - 0.5) * s.bin_hz };
+            std::memcpy(p + 24, edges, sizeof edges);
+        }
+        float* out = reinterpret_cast<float*>(p + head_bytes);
+        const float* sources[traces] = { s.db, d_average.data(), d_max_hold.data() };
+        for (const float* from : sources) {
+            for (std::size_t c = 0; c < columns; ++c) {
+                const auto [c0, c1] = column_bins(c, m, columns);
+                out[c] = *std::max_element(from + b0 + c0, from + b0 + c1);
+            }
+            out += columns;
+        }
+        return bytes;
+    }
+
     void accept()
     {
         d_acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
@@ -569,7 +716,9 @@ private:
         c.waterfall_rows = 1;
         c.average = gpufft::display_average::exponential;
         c.alpha = 0.1;
+        c.max_hold = false; // the traces are the bins' own (publish())
         d_display = std::make_unique<gpufft::display>(c);
+        d_spectra = 0;
         post_meta(s);
     }
 
@@ -607,6 +756,12 @@ private:
         };
         nlohmann::json message = meta; // and a sweep's band edges (none for one capture)
         message["hop_edges_hz"] = s.hop_edges_hz ? nlohmann::json(*s.hop_edges_hz) : nlohmann::json::array();
+        if (s.dc_replaced_hz) { // --dc replace: the runs of bins it replaced, [first, last] bin's Hz
+            nlohmann::json runs = nlohmann::json::array();
+            for (const auto& [lo, hi] : *s.dc_replaced_hz)
+                runs.push_back({ lo, hi });
+            message["dc_replaced_hz"] = runs;
+        }
         post({ std::make_shared<const std::string>(message.dump()), true });
     }
 
@@ -625,6 +780,8 @@ private:
     std::uint64_t d_nonfinite = 0;
     double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0;
     std::vector<float> d_histogram;
+    std::vector<float> d_average, d_max_hold; // of every bin, tone dBFS
+    std::size_t d_spectra = 0;                // since the display was made
     std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};
 };
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace gpufft_app {
 
@@ -24,8 +25,8 @@ constexpr std::uint16_t gr_header_magic = 0x5FF0;
 constexpr std::uint8_t gr_header_version = 0x01;
 
 // PMT serialization type codes and big-endian numbers (gnuradio-runtime/lib/pmt/pmt_serialize.cc).
-constexpr unsigned char pst_false = 0x01, pst_symbol = 0x02, pst_double = 0x04, pst_uint64 = 0x0b,
-                        pst_tuple = 0x0c;
+constexpr unsigned char pst_false = 0x01, pst_symbol = 0x02, pst_double = 0x04, pst_uniform_vector = 0x0a,
+                        pst_uint64 = 0x0b, pst_tuple = 0x0c, uvi_f64 = 0x09;
 
 template <typename T>
 void put_host(std::string& out, T v)
@@ -58,6 +59,21 @@ void pmt_uint64(std::string& out, std::uint64_t v)
 {
     out.push_back(char(pst_uint64));
     put_big_endian(out, v, 8);
+}
+
+//! An f64vector: its element type, length, one byte of padding length and the padding (1), then the doubles.
+void pmt_f64vector(std::string& out, const std::vector<double>& v)
+{
+    out.push_back(char(pst_uniform_vector));
+    out.push_back(char(uvi_f64));
+    put_big_endian(out, v.size(), 4);
+    out.push_back(char(1));
+    out.push_back(char(0));
+    for (double d : v) {
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        put_big_endian(out, bits, 8);
+    }
 }
 
 //! gr-uhd's rx_time: (whole seconds as uint64, fraction as double).
@@ -130,7 +146,7 @@ public:
         put_host(d_message, gr_header_magic);
         put_host(d_message, gr_header_version);
         put_host(d_message, std::uint64_t(s.index)); // this message's item (vector) offset
-        put_host(d_message, std::uint64_t(s.radio ? 9 : 8)); // tags, all on this vector
+        put_host(d_message, std::uint64_t(8 + (s.radio ? 1 : 0) + (s.dc_replaced_hz ? 1 : 0))); // tags, all on this vector
         const auto tag = [&](const char* key) {
             put_host(d_message, std::uint64_t(s.index));
             pmt_symbol(d_message, key);
@@ -146,6 +162,12 @@ public:
         tag("db_scale"), pmt_symbol(d_message, "tone dBFS"), source(); // what the floats are
         if (s.radio) // the gain in force as the radio read it back, dB
             tag("rx_gain"), pmt_double(d_message, s.radio->gain_db), source();
+        if (s.dc_replaced_hz) { // --dc replace: each run of replaced bins as its first and last bin's Hz
+            d_replaced.clear();
+            for (const auto& [lo, hi] : *s.dc_replaced_hz)
+                d_replaced.insert(d_replaced.end(), { lo, hi });
+            tag("dc_replaced_hz"), pmt_f64vector(d_message, d_replaced), source();
+        }
         d_message.append(reinterpret_cast<const char*>(s.db), s.bins * sizeof(float));
         // PUB drops a message rather than block when a subscriber's queue is full.
         (void)d_socket.send(zmq::buffer(d_message), zmq::send_flags::dontwait);
@@ -156,6 +178,7 @@ private:
     zmq::context_t d_context{ 1 };
     zmq::socket_t d_socket{ d_context, zmq::socket_type::pub };
     std::string d_message;
+    std::vector<double> d_replaced;
 };
 
 } // namespace

@@ -378,22 +378,36 @@ private:
         const double gain = gain_factor();
         d_work.resize(n);
         const float noise = float(d_noise_amplitude * gain);
-        std::size_t at = d_rng() % d_noise.size();
-        for (std::size_t i = 0; i < n; ++i, at = (at + 1) % d_noise.size())
-            d_work[i] = noise * d_noise[at];
+        const std::size_t at = d_rng() % d_noise.size();
+        // The table from `at` on, wrapping, in runs (a radio's driver costs little a
+        // sample: so should its stand-in, whose CPU counts to every program it feeds).
+        for (std::size_t i = 0, from = at; i < n; from = 0) {
+            const std::size_t run = std::min(n - i, d_noise.size() - from);
+            for (std::size_t k = 0; k < run; ++k)
+                d_work[i + k] = noise * d_noise[from + k];
+            i += run;
+        }
         for (auto& t : d_channel ? d_tones1 : d_tones) {
             if (std::abs(t.hz - d_center) >= d_rate / 2 || (d_bandwidth > 0 && std::abs(t.hz - d_center) >= d_bandwidth / 2))
                 continue;
-            const std::complex<double> step = std::polar(1.0, 2 * M_PI * (t.hz - d_center) / d_rate);
-            const double a = t.amplitude * gain, sr = step.real(), si = step.imag();
-            double pr = t.phasor.real(), pi = t.phasor.imag();
-            for (std::size_t i = 0; i < n; ++i) {
-                d_work[i] += std::complex<float>(float(a * pr), float(a * pi));
-                const double r = pr * sr - pi * si;
-                pi = pr * si + pi * sr;
-                pr = r;
-            }
-            t.phasor = std::complex<double>(pr, pi) / std::hypot(pr, pi); // |phasor| stays 1 against rounding
+            // Four phasors a quarter of the samples each (sample i + k of every
+            // fourth from phasor k), so that the recurrences run side by side.
+            const double w = 2 * M_PI * (t.hz - d_center) / d_rate, a = t.amplitude * gain;
+            const std::complex<double> step4 = std::polar(1.0, 4 * w);
+            std::complex<double> p[4];
+            for (int k = 0; k < 4; ++k)
+                p[k] = t.phasor * std::polar(1.0, k * w);
+            std::size_t i = 0;
+            for (; i + 4 <= n; i += 4)
+                for (int k = 0; k < 4; ++k) {
+                    d_work[i + k] += std::complex<float>(float(a * p[k].real()), float(a * p[k].imag()));
+                    p[k] *= step4;
+                }
+            for (int k = 0; i < n; ++i, ++k)
+                d_work[i] += std::complex<float>(float(a * p[k].real()), float(a * p[k].imag()));
+            // The next call's first phasor, sample n's: p[0] is sample n - n % 4's.
+            const std::complex<double> next = p[0] * std::polar(1.0, double(n % 4) * w);
+            t.phasor = next / std::abs(next); // |phasor| stays 1 against rounding
         }
         for (std::size_t i = 0; i < n && d_dc_amplitude > 0; ++i)
             d_work[i] += float(d_dc_amplitude);
@@ -416,8 +430,13 @@ private:
         }
         const bool cs16 = d_format == SOAPY_SDR_CS16;
         const float lo = cs16 ? -32768.0f : -128.0f, hi = cs16 ? 32767.0f : 127.0f;
-        // NaN (the nan_after fault) would make lrint undefined: integer formats read it as 0.
-        const auto quantize = [&](float v) { return std::isnan(v) ? 0L : std::lrint(std::clamp(v * scale, lo, hi)); };
+        // Rounded to nearest, ties to even, as lrint, inline: adding and taking away
+        // 1.5 * 2^23 leaves no fraction bits for values within the clamp.
+        // NaN (the nan_after fault) would make the conversion undefined: integer formats read it as 0.
+        const auto quantize = [&](float v) {
+            constexpr float shift = 12582912.0f;
+            return std::isnan(v) ? 0L : long((std::clamp(v * scale, lo, hi) + shift) - shift);
+        };
         for (std::size_t i = 0; i < n; ++i) {
             if (cs16) {
                 static_cast<int16_t*>(out)[2 * i] = int16_t(quantize(d_work[i].real()));

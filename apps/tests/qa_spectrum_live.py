@@ -41,10 +41,11 @@ BIN = RATE / FFT  # tones on bin centres: no scalloping, a tone reads its power
 
 
 def tone_iq(samples, tone_hz, seed, amplitude=0.5, noise=0.01, start=0):
-    """cf32 bytes: a complex tone at tone_hz (relative to the centre) plus Gaussian noise."""
+    """cf32 bytes: a complex tone at tone_hz (relative to the centre; or a tone at each of a list) plus
+    Gaussian noise."""
     rng = np.random.default_rng(seed)
     n = np.arange(start, start + samples)
-    x = amplitude * np.exp(2j * np.pi * tone_hz / RATE * n)
+    x = sum(amplitude * np.exp(2j * np.pi * f / RATE * n) for f in np.atleast_1d(tone_hz))
     x += noise * (rng.standard_normal(samples) + 1j * rng.standard_normal(samples))
     return x.astype(np.complex64).tobytes()
 
@@ -358,6 +359,30 @@ def parse_frame(payload):
     return columns, index, t, rows
 
 
+def parse_window_frame(payload):
+    """A client's window's frame: (columns, f_lo_hz, f_hi_hz, {trace: float32 row})."""
+    magic, columns, traces, index, t, f_lo, f_hi = struct.unpack_from("<4sIIIddd", payload)
+    assert magic == b"GFSV", magic
+    return columns, f_lo, f_hi, np.frombuffer(payload, dtype="<f4", offset=40).reshape(traces, columns)
+
+
+def peaks_above(row, level):
+    """The runs of consecutive columns above `level` dB: how many peaks a row shows."""
+    above = np.asarray(row) > level
+    return int(np.count_nonzero(above[1:] & ~above[:-1]) + above[0])
+
+
+# Two tones 9 bins apart within one of the band's 2048 columns (16 bins of a
+# 32768-point FFT each): one peak at the band's columns, two in a window of a
+# few hundred bins, one column a bin.
+FINE_FFT = 32768
+FINE_BIN = RATE / FINE_FFT
+FINE_TONES = ((17603 - FINE_FFT // 2) * FINE_BIN, (17612 - FINE_FFT // 2) * FINE_BIN)  # bins 3 and 12 of column 1100
+# Bins 17500 to 17699: their edges, and a window a quarter bin inside them (it touches those bins only).
+FINE_EDGES = (100e6 + (17500 - FINE_FFT // 2 - 0.5) * FINE_BIN, 100e6 + (17700 - FINE_FFT // 2 - 0.5) * FINE_BIN)
+FINE_VIEW = (FINE_EDGES[0] + FINE_BIN / 4, FINE_EDGES[1] - FINE_BIN / 4)
+
+
 def parse_histogram(payload):
     """The histogram frame: (index, unix time, H x W uint8 cells, row 0 the lowest dB)."""
     magic, columns, rows, index, t = struct.unpack_from("<4sIIId", payload)
@@ -473,6 +498,90 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 self.assertLess(int(np.median(cells.max(axis=0))), 230)
             for c in clients:
                 c.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+    def test_client_window(self):
+        # A client that asks for a window gets its bins, a column each (up to
+        # 2048): two tones that share a column of the band are two peaks; a
+        # client that asked for nothing keeps the band's columns; malformed
+        # messages are ignored; {"view": null} is the band again.
+        rx = receiver("--serve", "127.0.0.1:0", "--fft", str(FINE_FFT), fps=None)
+        rx.feed(FINE_TONES)
+        try:
+            zoomed, band = ws_client(rx.url), ws_client(rx.url)
+            meta = json.loads(zoomed.message()[1])
+            json.loads(band.message()[1])
+            self.assertEqual((meta["bins"], meta["columns"]), (FINE_FFT, 2048))
+            for junk in ("x", "{}", '{"view":[2,1]}', '{"view":[1,"a"]}', '{"view":1e999}'):
+                zoomed.send_text(junk)
+            zoomed.send_text(json.dumps({"view": FINE_VIEW}))
+            for _ in range(3):
+                columns, f_lo, f_hi, rows = parse_window_frame(zoomed.binary(b"GFSV"))
+                self.assertEqual(columns, 200)  # bins 17500 to 17699
+                self.assertAlmostEqual(f_lo, FINE_EDGES[0], delta=1e-3)
+                self.assertAlmostEqual(f_hi, FINE_EDGES[1], delta=1e-3)
+                for trace in rows:  # newest, average, max-hold: each tone in its bin, a valley between
+                    self.assertEqual(peaks_above(trace, -30), 2, trace)
+                    self.assertEqual(sorted(np.argsort(trace)[-2:]), [103, 112])
+                    self.assertLess(float(trace[107]), -60)
+                columns, _, _, rows = parse_frame(band.binary(b"GFSP"))  # the other client: the band's columns
+                self.assertEqual(columns, 2048)
+                for trace in rows:
+                    self.assertEqual(peaks_above(trace, -30), 1)
+                    self.assertEqual(int(np.argmax(trace)), 1100)
+            zoomed.send_text('{"view":null}')
+            self.assertEqual(parse_frame(zoomed.binary(b"GFSP"))[0], 2048)
+            zoomed.close()
+            band.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+    def test_dc_replace_flagged(self):
+        # --dc replace: the metadata names the bins it replaced as the JSON lines do.
+        jsonl = os.path.join(self.tmp, "out.jsonl")
+        rx = receiver("--serve", "127.0.0.1:0", "--dc", "replace", "--jsonl", jsonl)
+        rx.feed(125 * BIN)
+        try:
+            c = ws_client(rx.url)
+            meta = json.loads(c.message()[1])
+            c.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+        with open(jsonl) as f:
+            line = json.loads(f.readline())
+        # blackmanharris: the centre bin and 3 each side
+        np.testing.assert_allclose(line["dc_replaced_hz"], [100e6 - 3 * BIN, 100e6 + 3 * BIN], rtol=0, atol=1e-3)
+        self.assertEqual(len(meta["dc_replaced_hz"]), 1)
+        np.testing.assert_allclose(meta["dc_replaced_hz"][0], line["dc_replaced_hz"], rtol=0, atol=1e-3)
+        # A sweep: a run for each hop, its centre bin and 3 each side, within the hop's kept bins.
+        proc, url = start_served(["--device", "driver=gpufftsim", "--sweep", "88M:108M:10k", "--dc", "replace",
+                                  "--crop", "30%", "--serve", "127.0.0.1:0", "--png", "none", "--quiet"])
+        try:
+            c = ws_client(url)
+            meta = json.loads(c.message()[1])
+            c.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        edges = [meta["f_lo_hz"], *meta["hop_edges_hz"], meta["f_hi_hz"]]
+        runs = meta["dc_replaced_hz"]
+        self.assertEqual(len(runs), len(edges) - 1)
+        for h, ((lo, hi), hop_lo, hop_hi) in enumerate(zip(runs, edges, edges[1:])):
+            self.assertAlmostEqual(hi - lo, 6 * meta["bin_hz"], delta=1e-3)
+            self.assertTrue(hop_lo < lo < hi < hop_hi, (h, lo, hi, hop_lo, hop_hi))
+            if h + 1 < len(runs):  # the last hop's kept bins end with the band
+                self.assertAlmostEqual((lo + hi) / 2, (hop_lo + hop_hi) / 2, delta=meta["bin_hz"])
+        # Without it, no such member.
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(125 * BIN)
+        try:
+            c = ws_client(rx.url)
+            self.assertNotIn("dc_replaced_hz", json.loads(c.message()[1]))
+            c.close()
         finally:
             rc, out, err = rx.finish()
         self.assertEqual(rc, 0, err)
@@ -1113,12 +1222,55 @@ class qa_spectrum_live(gr_unittest.TestCase):
         self.assertEqual(rc, 0, err)
 
 
+    def test_zoom_resolves_bins_in_chromium(self):
+        # Zoomed to 200 bins (narrower than the band's 2048 columns of 16
+        # bins), the page's rows are those bins: two tones that are one peak
+        # at the whole band are two; the other page, on the whole band, keeps
+        # its columns. Then the zoomed page's + key zooms it further: its
+        # rows follow, the other's stay.
+        chromium = self.chromium()
+        rx = receiver("--serve", "127.0.0.1:0", "--fft", str(FINE_FFT), fps=None)
+        rx.feed(FINE_TONES)
+        pages = []
+        data = "[win.lo, win.hi, win.cols, Array.from(traces.waterfall), Array.from(traces.max_hold)]"
+        try:
+            for i, query in enumerate((f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}", "")):
+                pages.append(chromium_page(chromium, f"http://{rx.url}/{query}", 1000, 700,
+                                           os.path.join(self.tmp, f"chromium{i}")))
+            zoomed, whole = pages
+            zoomed.wait_for("win !== null && win.cols === 200")
+            zoomed.frames_drawn(3)
+            lo, hi, cols, row, held = zoomed.evaluate(data)
+            self.assertAlmostEqual(lo, FINE_EDGES[0], delta=1e-3)
+            self.assertAlmostEqual(hi, FINE_EDGES[1], delta=1e-3)
+            for trace in (row, held):
+                self.assertEqual(peaks_above(trace, -30), 2, trace)
+                self.assertEqual(sorted(np.argsort(trace)[-2:]), [103, 112])
+            whole.frames_drawn(3)
+            meta = whole.evaluate("meta")
+            lo, hi, cols, row, held = whole.evaluate(data)
+            self.assertEqual([lo, hi, cols], [meta["f_lo_hz"], meta["f_hi_hz"], 2048])
+            for trace in (row, held):
+                self.assertEqual(peaks_above(trace, -30), 1, trace)
+                self.assertEqual(int(np.argmax(trace)), 1100)
+            zoomed.key("+")  # 100 bins about the middle
+            zoomed.wait_for("win.cols === 100")
+            self.assertEqual(whole.evaluate("[win.cols, shown().lo, shown().hi]"), [2048, meta["f_lo_hz"], meta["f_hi_hz"]])
+            whole.frames_drawn(3)
+            self.assertEqual(whole.evaluate("win.cols"), 2048)
+        finally:
+            for page in pages:
+                page.close()
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+
+
 class qa_spectrum_zmq(gr_unittest.TestCase):
 
     def test_gnuradio_sub_source(self):
         tone, center = -204 * BIN, 433.92e6
         address = f"tcp://127.0.0.1:{free_port()}"
-        rx = receiver("--zmq-pub", address, "--name", "north", center=center)
+        rx = receiver("--zmq-pub", address, "--name", "north", "--dc", "replace", center=center)
         tb = gr.top_block()
         src = zeromq.sub_source(gr.sizeof_float, FFT, address, 100, True, -1, "")
         head = blocks.head(gr.sizeof_float * FFT, 20)
@@ -1139,8 +1291,8 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         tags = {}
         for t in sink.tags():
             tags.setdefault(gr.pmt.symbol_to_string(t.key), []).append((t.offset, t.value))
-        self.assertEqual(sorted(tags), ["bin_hz", "db_scale", "f0_hz", "fft_size", "name", "rx_freq", "rx_rate",
-                                        "rx_time"])
+        self.assertEqual(sorted(tags), ["bin_hz", "db_scale", "dc_replaced_hz", "f0_hz", "fft_size", "name", "rx_freq",
+                                        "rx_rate", "rx_time"])
         for key, values in tags.items():
             self.assertEqual([o for o, _ in values], list(range(20)), key)  # one of each on every vector
         pmt = gr.pmt
@@ -1151,6 +1303,9 @@ class qa_spectrum_zmq(gr_unittest.TestCase):
         self.assertEqual(pmt.to_uint64(tags["fft_size"][0][1]), FFT)
         self.assertEqual(pmt.symbol_to_string(tags["name"][0][1]), "north")
         self.assertEqual(pmt.symbol_to_string(tags["db_scale"][0][1]), "tone dBFS")
+        # --dc replace: the first and last bin it replaced (blackmanharris: the centre and 3 each side).
+        np.testing.assert_allclose(pmt.f64vector_elements(tags["dc_replaced_hz"][0][1]),
+                                   [center - 3 * bin_hz, center + 3 * bin_hz], rtol=0, atol=1e-6)
         times = [pmt.to_uint64(pmt.tuple_ref(v, 0)) + pmt.to_double(pmt.tuple_ref(v, 1)) for _, v in tags["rx_time"]]
         self.assertLess(abs(times[0] - time.time()), 30)
         self.assertEqual(times, sorted(times))
