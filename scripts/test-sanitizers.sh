@@ -43,14 +43,15 @@ TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 #   the qa_qpu_host suites and qa_qpu_check run the backend and driver over
 #   the fake Pi; sizes, signals, interleave_batches and large run the same
 #   emulator code for minutes more (large alone over 10 under ASan);
-# - qa_opencl_shapes, which builds one plan of each kind that the planner
-#   makes for every device preset: minutes of PoCL compiling kernels, the
+# - qa_opencl_shapes and qa_opencl_candidates, which build one plan of each
+#   kind that the planner makes for every device preset and every search
+#   candidate at the signal sizes: minutes of PoCL compiling kernels, the
 #   same host code (fft_chain) that qa_opencl_sizes, _layout and _search run
 #   here; the planner itself runs here for every preset in qa_opencl_planner;
 # - the OpenCL suites again under an H100's and a Mali's limits (_h100,
 #   _mali) or with the search on (_search): other plans through the same
 #   host code as the plain suites.
-ASAN_NATIVE_ONLY='^(install_private_prefix|qa_examples_cpp|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_shapes|qa_opencl_(sizes|layout|device|search)_(h100|mali)|qa_opencl_(layout|device)_search)$'
+ASAN_NATIVE_ONLY='^(install_private_prefix|qa_examples_cpp|qa_qpu_shaders_qpu_shader_(sizes|signals|interleave_batches|large)|qa_opencl_(shapes|candidates)|qa_opencl_(sizes|layout|device|search)_(h100|mali)|qa_opencl_(layout|device)_search)$'
 
 launcher=()
 if command -v ccache >/dev/null; then

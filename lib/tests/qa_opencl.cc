@@ -4,7 +4,7 @@
  *
  *   qa_opencl                 every suite
  *   qa_opencl SUITE...        opencl_sizes, opencl_shapes, opencl_layout, opencl_device,
- *                             opencl_cache, opencl_search
+ *                             opencl_cache, opencl_search, opencl_candidates
  *
  * The device is GPUFFT_OPENCL_DEVICE's, else the best one. Exit status 77
  * (skipped) when no OpenCL device is usable here, saying why. Every transform
@@ -17,6 +17,7 @@
 #include "device_transform.h"
 #include "fft_plan.h"
 #include "opencl_plan_table.h"
+#include "shape_search.h"
 #include <gpufft/opencl.h>
 #include <cppunit/TextTestRunner.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -464,6 +465,88 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 check_signals(f, target, n);
             }
             unsetenv("GPUFFT_OPENCL_PLANNER");
+        });
+    }
+};
+
+/*!
+ * What the plan-time search (shape_search.h) can weigh at the sizes the
+ * size suites check structured inputs at (signal_sizes: one point, the
+ * radices, Rader's and Bluestein's primes, 1000 to 4099): every candidate
+ * of shape_candidates for this device's planning limits and for an H100's,
+ * an H200's and a Mali's (device_limits.h's presets), forward and inverse,
+ * each distinct one (shape_key) built on this device and checked against
+ * FFTW double as opencl_shapes checks its plans. Untimed: what the search
+ * picks, its threads and its wisdom are qa_opencl_search's. At every size
+ * of the size suite (926 distinct candidates) PoCL would take about 0.5 s
+ * of CPU a kernel with cold caches, beyond CI's time: qa_opencl_planner
+ * checks those shapes without a device. A candidate that cannot run on the
+ * device it was made for (shape_fault) fails; one beyond this device's
+ * limits only is counted, not built.
+ */
+class qa_opencl_candidates : public CppUnit::TestFixture
+{
+    CPPUNIT_TEST_SUITE(qa_opencl_candidates);
+    CPPUNIT_TEST(every_candidate_at_signal_sizes);
+    CPPUNIT_TEST_SUITE_END();
+
+    void every_candidate_at_signal_sizes()
+    {
+        run_checks("opencl every search candidate", [](failures& f) {
+            namespace detail = ocl::detail;
+            detail::device_context& ctx = detail::context_for(detail::select(""));
+            const detail::device_limits here = detail::planning_limits(ctx.device);
+            std::vector<detail::device_limits> targets = { here };
+            for (const char* preset : { "nvidia-h100", "nvidia-h200", "mali-g" })
+                targets.push_back(detail::limit_preset(preset));
+            std::set<std::string> seen;
+            std::size_t candidates = 0, beyond = 0;
+            for (const detail::device_limits& d : targets)
+                for (std::size_t n : signal_sizes)
+                    for (direction dir : { direction::forward, direction::inverse }) {
+                        const std::string what = d.name + " " + std::to_string(n) + " " + dir_name(dir);
+                        std::vector<detail::chain_shape> list;
+                        f.checked();
+                        try {
+                            list = detail::shape_candidates(d, n, dir);
+                        } catch (const std::exception& e) {
+                            f.add(what + ": shape_candidates threw: " + e.what());
+                            continue;
+                        }
+                        if (list.empty())
+                            f.add(what + ": no candidate");
+                        std::vector<std::size_t> fresh;
+                        for (std::size_t k = 0; k < list.size(); ++k) {
+                            ++candidates;
+                            if (!seen.insert(shape_key(list[k])).second)
+                                continue;
+                            const std::string fault = detail::shape_fault(d, list[k]);
+                            if (!fault.empty())
+                                f.add(what + ": candidate " + std::to_string(k) +
+                                      " cannot run where it was made for: " + fault + ": " +
+                                      list[k].describe());
+                            else if (detail::shape_fault(here, list[k]).empty())
+                                fresh.push_back(k);
+                            else
+                                ++beyond;
+                        }
+                        // Their kernels built on every core first, as the
+                        // search builds them; check_chain then takes the
+                        // programs from the context's and says what failed.
+                        const std::size_t batch = 2;
+                        std::vector<detail::chain_shape> shapes;
+                        for (std::size_t k : fresh)
+                            shapes.push_back(list[k]);
+                        try {
+                            detail::build_chains(ctx, shapes, batch, n + 3);
+                        } catch (const std::exception&) {
+                        }
+                        for (std::size_t k : fresh)
+                            check_chain(f, d.name + " candidate " + std::to_string(k), list[k], batch, n + 3,
+                                        dir == direction::inverse);
+                    }
+            std::printf("  %zu candidates, %zu distinct, %zu of them beyond this device\n", candidates,
+                        seen.size(), beyond);
         });
     }
 };
@@ -1263,6 +1346,7 @@ private:
 
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_sizes, "opencl_sizes");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_shapes, "opencl_shapes");
+CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_candidates, "opencl_candidates");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_layout, "opencl_layout");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_device, "opencl_device");
 CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_cache, "opencl_cache");
@@ -1274,7 +1358,7 @@ CPPUNIT_TEST_SUITE_NAMED_REGISTRATION(qa_opencl_work_group, "opencl_work_group")
 namespace {
 
 const char* const suite_names[] = { "opencl_device", "opencl_cache", "opencl_sizes", "opencl_shapes",
-                                    "opencl_layout", "opencl_search" };
+                                    "opencl_candidates", "opencl_layout", "opencl_search" };
 // Suites that want their CTest environment (lib/tests/CMakeLists.txt): by name only.
 const char* const environment_suite_names[] = { "opencl_work_group" };
 

@@ -130,6 +130,48 @@ std::string microseconds(double s)
 
 } // namespace
 
+std::vector<std::unique_ptr<fft_chain>> build_chains(device_context& ctx,
+                                                     const std::vector<chain_shape>& shapes,
+                                                     std::size_t max_batch,
+                                                     std::size_t dist)
+{
+    // On as many threads as the host has cores (a board's memory holds a
+    // few compilers at once, not every candidate's): a first plan waits for
+    // the slowest builds, not for all of them in turn.
+    std::vector<std::unique_ptr<fft_chain>> chains(shapes.size());
+    std::vector<std::exception_ptr> failures(shapes.size());
+    std::atomic<std::size_t> next{ 0 };
+    const auto build = [&] {
+        for (std::size_t k; (k = next++) < shapes.size();) {
+            try {
+                chains[k] = std::make_unique<fft_chain>(ctx, shapes[k], max_batch, dist, dist);
+            } catch (const error&) {
+                // A shape the device's compiler or limits refuse is not a choice.
+            } catch (...) {
+                failures[k] = std::current_exception();
+            }
+        }
+    };
+    // This thread builds too, and takes whatever is left where the system
+    // gives no more threads.
+    const std::size_t helpers =
+        std::min<std::size_t>(shapes.size(), std::max(1u, std::thread::hardware_concurrency())) -
+        std::min<std::size_t>(shapes.size(), 1);
+    std::vector<std::thread> builders;
+    try {
+        while (builders.size() < helpers)
+            builders.emplace_back(build);
+    } catch (const std::system_error&) {
+    }
+    build();
+    for (std::thread& t : builders)
+        t.join();
+    for (const std::exception_ptr& f : failures)
+        if (f)
+            std::rethrow_exception(f);
+    return chains;
+}
+
 chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, std::size_t max_batch, bool tune)
 {
     const device_entry& d = ctx.device;
@@ -173,42 +215,7 @@ chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, st
     check(api()->clEnqueueFillBuffer(q.get(), in.get(), &zero, sizeof zero, 0, bytes, 0, nullptr,
                                      nullptr),
           "clEnqueueFillBuffer");
-    // The candidates' kernels build on as many threads as the host has
-    // cores (a board's memory holds a few compilers at once, not every
-    // candidate's): a first plan waits for the slowest builds, not for all
-    // of them in turn.
-    std::vector<std::unique_ptr<fft_chain>> chains(candidates.size());
-    std::vector<std::exception_ptr> failures(candidates.size());
-    {
-        std::atomic<std::size_t> next{ 0 };
-        const auto build = [&] {
-            for (std::size_t k; (k = next++) < candidates.size();) {
-                try {
-                    chains[k] = std::make_unique<fft_chain>(ctx, candidates[k], batch, n, n);
-                } catch (const error&) {
-                    // A shape the device's compiler or limits refuse is not a choice.
-                } catch (...) {
-                    failures[k] = std::current_exception();
-                }
-            }
-        };
-        // This thread builds too, and takes whatever is left where the
-        // system gives no more threads.
-        const std::size_t helpers =
-            std::min<std::size_t>(candidates.size(), std::max(1u, std::thread::hardware_concurrency())) - 1;
-        std::vector<std::thread> builders;
-        try {
-            while (builders.size() < helpers)
-                builders.emplace_back(build);
-        } catch (const std::system_error&) {
-        }
-        build();
-        for (std::thread& t : builders)
-            t.join();
-    }
-    for (const std::exception_ptr& f : failures)
-        if (f)
-            std::rethrow_exception(f);
+    std::vector<std::unique_ptr<fft_chain>> chains = build_chains(ctx, candidates, batch, n);
     const std::vector<double> seconds = seconds_a_batch(chains, q.get(), batch, in.get(), out.get());
     const std::size_t best = std::size_t(std::min_element(seconds.begin(), seconds.end()) - seconds.begin());
     if (!(seconds[best] < std::numeric_limits<double>::infinity()))

@@ -13,6 +13,8 @@
 #define GPUFFT_LIB_OPENCL_SHAPE_SEARCH_H
 
 #include "fft_plan.h"
+#include <memory>
+#include <vector>
 
 namespace gpufft::opencl::detail {
 
@@ -26,6 +28,18 @@ namespace gpufft::opencl::detail {
  * a K beyond the list throws gpufft::error.
  */
 chain_shape searched_chain(device_context& ctx, std::size_t n, direction dir, std::size_t max_batch, bool tune);
+
+/*!
+ * fft_chains of `shapes` for batches of up to max_batch transforms `dist`
+ * points apart, built on as many threads as the host has cores; a null
+ * entry for a shape the device's compiler or limits refuse (gpufft::error),
+ * any other exception rethrown. Exported for qa_opencl, which builds every
+ * candidate of many sizes so.
+ */
+GPUFFT_API std::vector<std::unique_ptr<fft_chain>> build_chains(device_context& ctx,
+                                                                const std::vector<chain_shape>& shapes,
+                                                                std::size_t max_batch,
+                                                                std::size_t dist);
 
 } // namespace gpufft::opencl::detail
 
