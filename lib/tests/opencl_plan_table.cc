@@ -26,12 +26,15 @@ std::vector<plan_target> plan_targets()
 const std::vector<std::size_t>& rule_sizes()
 {
     static const std::vector<std::size_t> sizes = {
-        // The register mode, and Bluestein through it and in three passes.
+        // The register mode, and Bluestein through it and in three passes;
+        // one pass in rounds (radices 21 and 12 in registers).
         6000,
         8192,
         9152,
         10000,
+        11025,
         12000,
+        12288,
         15625,
         16384,
         6521,

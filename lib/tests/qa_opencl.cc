@@ -362,6 +362,7 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     CPPUNIT_TEST(radio_sizes);
     CPPUNIT_TEST(primes);
     CPPUNIT_TEST(signals);
+    CPPUNIT_TEST(register_rounds);
     CPPUNIT_TEST_SUITE_END();
 
     void every_n_to_64()
@@ -405,6 +406,19 @@ class qa_opencl_sizes : public CppUnit::TestFixture
         run_checks("opencl signals", [](failures& f) {
             for (std::size_t n : signal_sizes)
                 check_signals(f, target, n);
+        });
+    }
+
+    // 10000 points, which local memory cannot hold on NVIDIA's 48 KiB (nor
+    // PoCL's 8192-point one-kernel cap): one pass in one exchange round of
+    // composite radices there (planner.cc, shape_rounds_pass), two passes
+    // on a Mali; random input and the structured signals. opencl_shapes
+    // builds the planner table's other rounds plans (several rounds: 12288).
+    void register_rounds()
+    {
+        run_checks("opencl register rounds", [](failures& f) {
+            check_all_ways(f, 10000);
+            check_signals(f, target, 10000);
         });
     }
 };

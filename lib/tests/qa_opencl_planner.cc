@@ -54,6 +54,7 @@ class qa_opencl_planner : public CppUnit::TestFixture
     CPPUNIT_TEST(every_size_planned);
     CPPUNIT_TEST(every_candidate_runs);
     CPPUNIT_TEST(register_mode);
+    CPPUNIT_TEST(register_rounds);
     CPPUNIT_TEST(one_transform_a_group);
     CPPUNIT_TEST(odd_radices);
     CPPUNIT_TEST(grouped_columns);
@@ -149,8 +150,9 @@ class qa_opencl_planner : public CppUnit::TestFixture
     }
 
     /*!
-     * The one-kernel register mode (fft_pass.cl's XCHG): rounds of at most
-     * the knobs' register_exchange elements that divide n evenly; on an
+     * The one-kernel register mode (fft_pass.cl's XCHG): rounds that divide
+     * n evenly, at powers of two to 16384 of at most the knobs'
+     * register_exchange elements; on an
      * H100 8192 and 16384 in registers (exchanges of 4096 elements in two
      * and four rounds), on a Mali 16384 in two passes and 8191 and 4099 by
      * Bluestein in three; with the mode from 4097 points and odd_shapes 2,
@@ -166,7 +168,10 @@ class qa_opencl_planner : public CppUnit::TestFixture
                         if (!p.xchg)
                             continue;
                         f.checked();
-                        if (p.xchg > t.limits.knobs.register_exchange || p.n % p.xchg)
+                        // One pass in rounds (register_rounds) takes rounds
+                        // of what local memory holds (shape_fault checks).
+                        const bool rounds = p.n > 16384 || (p.n & (p.n - 1)) != 0;
+                        if ((!rounds && p.xchg > t.limits.knobs.register_exchange) || p.n % p.xchg)
                             f.add(at(t, n) + ": exchange rounds of " + std::to_string(p.xchg) +
                                   " elements (want at most " +
                                   std::to_string(t.limits.knobs.register_exchange) + ", dividing " +
@@ -205,6 +210,74 @@ class qa_opencl_planner : public CppUnit::TestFixture
                         if (c.passes.size() != 1 || !c.passes[0].xchg)
                             f.add(at(t, n) + ": not in registers: " + c.describe());
                     }
+                }
+            }
+        });
+    }
+
+    /*!
+     * One pass in rounds of exchange (planner.cc, shape_rounds_pass, the
+     * knobs' register_rounds): on NVIDIA's 48 KiB every size of the
+     * two-pass hole up to 32768 is one kernel in registers (its rounds as
+     * large as local memory holds and dividing n: 10000 in one, 15625 in
+     * five, 32768 in four), and two passes with
+     * register_rounds=0; on PoCL's limits above the 8192 points its local
+     * memory holds whole; an Intel iGPU's 512
+     * work-items hold 10000 and 12288 but not 15625 (625 work-items of 25
+     * points' stages). Wherever a size is one pass without the rule, and
+     * everywhere on a Mali (16 points a work-item in 64 registers, 256 of
+     * them: no more than its local memory holds), the plan is the same
+     * with it.
+     */
+    void register_rounds()
+    {
+        run_checks("planner: register rounds", [](failures& f) {
+            const std::vector<std::size_t> hole = { 6561, 7680, 10000, 11025, 12288,
+                                                    15625, 19683, 20480, 32768 };
+            std::vector<std::size_t> sizes = hole;
+            sizes.insert(sizes.end(), rule_sizes().begin(), rule_sizes().end());
+            for (std::size_t n = 4096; n <= 32768; n += 97)
+                sizes.push_back(n);
+            for (const plan_target& t : plan_targets()) {
+                ocl::device_limits off = t.limits;
+                off.knobs.register_rounds = 0;
+                for (std::size_t n : sizes) {
+                    const ocl::chain_shape on = rules(t, n), was = ocl::plan_chain(off, n, direction::forward);
+                    f.checked();
+                    if ((was.passes.size() == 1 || t.name.rfind("mali-g", 0) == 0) &&
+                        shape_key(on) != shape_key(was))
+                        f.add(at(t, n) + ": \"" + was.describe() + "\" became \"" + on.describe() + "\"");
+                }
+                const auto one_pass = [&](std::size_t n, bool want) {
+                    f.checked();
+                    const ocl::chain_shape c = rules(t, n);
+                    const bool is = c.passes.size() == 1 && c.passes[0].xchg && !c.convolution_m;
+                    if (is != want)
+                        f.add(at(t, n) + (want ? ": not" : ": ") + " one pass in registers: " + c.describe());
+                };
+                if (t.name == "nvidia-h100" || t.name == "nvidia-h200" || t.name == "pocl") {
+                    // Rounds of as much as local memory holds, dividing n.
+                    for (const auto& [n, xchg] : { std::pair<std::size_t, std::size_t>{ 10000, 10000 },
+                                                   { 15625, 3125 }, { 32768, 8192 } }) {
+                        f.checked();
+                        const ocl::chain_shape c = rules(t, n);
+                        if (t.name != "pocl" && (c.passes.size() != 1 || c.passes[0].xchg != xchg))
+                            f.add(at(t, n) + ": not exchanged " + std::to_string(xchg) +
+                                  " elements a round: " + c.describe());
+                    }
+                    for (std::size_t n : hole) {
+                        // PoCL's local memory holds up to 8192 points whole.
+                        if (t.name == "pocl" && n <= 8192)
+                            continue;
+                        one_pass(n, true);
+                        f.checked();
+                        if (t.name != "pocl" && ocl::plan_chain(off, n, direction::forward).passes.size() != 2)
+                            f.add(at(t, n) + ": not two passes with register_rounds=0");
+                    }
+                } else if (t.name == "intel-igpu") {
+                    one_pass(10000, true);
+                    one_pass(12288, true);
+                    one_pass(15625, false);
                 }
             }
         });
@@ -327,8 +400,9 @@ class qa_opencl_planner : public CppUnit::TestFixture
 
     /*!
      * What the search weighs: at 90, 1296, 6000 and 12000 more than one
-     * candidate on every preset; no register mode at 12000 (it is a
-     * candidate at powers of two above 8192 only); 6000 as VkFFT shapes it
+     * candidate on every preset; no register mode at 12000 but the rules'
+     * own (register_rounds; the search adds it at powers of two above 8192
+     * only); 6000 as VkFFT shapes it
      * on NVIDIA's OpenCL where a group may hold 600 work-items.
      */
     void search_candidates()
@@ -345,7 +419,7 @@ class qa_opencl_planner : public CppUnit::TestFixture
                     bool narrow_seen = false;
                     for (const ocl::chain_shape& c : list) {
                         f.checked();
-                        if (n == 12000 && c.passes.size() == 1 && c.passes[0].xchg)
+                        if (n == 12000 && &c != &list.front() && c.passes.size() == 1 && c.passes[0].xchg)
                             f.add(where + ": a candidate in the register mode: " + c.describe());
                         narrow_seen = narrow_seen || c.describe().find(narrow) != std::string::npos;
                     }

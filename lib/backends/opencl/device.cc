@@ -203,16 +203,16 @@ planner_override read_planner_override()
     planner_knobs& k = o.knobs;
     for_each_setting("GPUFFT_OPENCL_PLANNER",
                      "odd_shapes=0|1|2,rader=0|1|2,register_from=N,register_exchange=N,group_local=BYTES,"
-                     "search=0|1,candidate=K",
+                     "register_rounds=0|1,search=0|1,candidate=K",
                      [&](const std::string& key, std::size_t v) {
                          if (key == "odd_shapes" || key == "rader") {
                              if (v > 2)
                                  return false;
                              (key == "rader" ? k.rader : k.odd_shapes) = int(v);
-                         } else if (key == "search") {
+                         } else if (key == "search" || key == "register_rounds") {
                              if (v > 1)
                                  return false;
-                             o.search = int(v);
+                             (key == "search" ? o.search : k.register_rounds) = int(v);
                          } else if (key == "candidate") {
                              o.candidate = v;
                          } else if (v == 0) {

@@ -33,11 +33,17 @@ struct planner_knobs {
     std::size_t register_exchange = 4096;
     //! Local memory a one-kernel work-group is shaped for, in bytes.
     std::size_t group_local = 8192;
+    //! 0: sizes that local memory cannot hold take the register mode only
+    //! where the rules before it did (powers of two to 16384); 1: also every
+    //! size to 32768 whose stages the work-items' registers hold (planner.cc,
+    //! shape_rounds_pass).
+    int register_rounds = 1;
 
     bool operator==(const planner_knobs& o) const
     {
         return odd_shapes == o.odd_shapes && rader == o.rader && register_from == o.register_from &&
-               register_exchange == o.register_exchange && group_local == o.group_local;
+               register_exchange == o.register_exchange && group_local == o.group_local &&
+               register_rounds == o.register_rounds;
     }
 };
 

@@ -36,6 +36,11 @@ constexpr std::size_t one_kernel_cap = 8192;
 constexpr std::size_t register_kernel_cap = 16384;
 constexpr std::size_t register_points_cap = 32;
 constexpr std::size_t register_group_cap = 1024;
+// The register mode with the knobs' register_rounds (shape_rounds_pass):
+// sizes up to this many points, in at most this many stages (three
+// exchanges, as the powers of two's 8192 and 16384 above).
+constexpr std::size_t register_rounds_cap = 32768;
+constexpr std::size_t rounds_max_stages = 4;
 // The defaults of planner_knobs' register_exchange (elements a register-mode
 // exchange round aims at) and group_local (the local memory a one-kernel
 // work-group is shaped for): on the H100 (scripts/device/results/
@@ -81,6 +86,9 @@ constexpr double bluestein_smooth_share = 0.8;
 constexpr std::size_t dft_radix_cap = 47;
 constexpr std::size_t small_device_dft_radix_cap = 31;
 const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 };
+
+std::vector<std::size_t> hand_written_radices(std::size_t n);
+std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap);
 
 //! The largest direct-DFT prime on d: a work-item of bf_dft holds about 4R
 //! floats.
@@ -259,24 +267,29 @@ void shape_pass(const device_limits& d, pass_spec& s)
     shape_work_items(d, s);
 }
 
-/*!
- * The register mode for s.n points on d, if it fits: one transform a
- * work-group, its exchanges in rounds of about the knobs' register_exchange
- * elements, at most what d's local memory holds (float slots, one pad every
- * 16, fft_pass.cl's XIDX).
- */
-bool shape_register_pass(const device_limits& d, pass_spec& s)
+//! The most elements an exchange round of the register mode takes in d's
+//! local memory (float slots, one pad every 16, fft_pass.cl's XIDX).
+std::size_t exchange_capacity(const device_limits& d)
 {
-    s.radices = radices_for(d, s.n);
     const std::size_t slots = d.local_memory / sizeof(float);
-    if (s.radices.size() < 2 || s.n > register_kernel_cap || slots < 2)
+    return slots < 2 ? 0 : (slots - 1) * 16 / 17;
+}
+
+/*!
+ * The register mode's exchange rounds and work-items for s.radices on d, if
+ * they fit: one transform a work-group, its exchanges in rounds of about
+ * `chunk` elements (at most exchange_capacity), and enough work-items (at
+ * most register_group_cap) that no stage holds more than `points` points a
+ * work-item.
+ */
+bool fit_register_pass(const device_limits& d, pass_spec& s, std::size_t points, std::size_t chunk)
+{
+    chunk = std::min(chunk, exchange_capacity(d));
+    if (s.radices.size() < 2 || chunk == 0)
         return false;
-    // Rounds of at most what local memory holds and about the target (or
-    // the knobs' register_exchange elements), as few as divide n evenly.
-    const std::size_t chunk = std::min((slots - 1) * 16 / 17,
-                                       d.knobs.register_exchange);
+    // Rounds of at most chunk elements, as few as divide n evenly.
     std::size_t rounds = (s.n + chunk - 1) / chunk;
-    for (std::size_t r = rounds; r < 2 * rounds; ++r)
+    for (std::size_t r = rounds; r < 4 * rounds; ++r)
         if (s.n % r == 0) {
             rounds = r;
             break;
@@ -286,14 +299,67 @@ bool shape_register_pass(const device_limits& d, pass_spec& s)
     // At least enough work-items that no stage holds more than the cap.
     std::size_t fewest = 1;
     for (std::size_t r : s.radices) {
-        if (r > register_points_cap)
+        if (r > points)
             return false;
-        const std::size_t butterflies = s.n / r, each = register_points_cap / r;
+        const std::size_t butterflies = s.n / r, each = points / r;
         fewest = std::max(fewest, (butterflies + each - 1) / each);
     }
     s.tt = std::max(fewest, work_items_per_transform(s.n, s.radices, max_items, 1));
     s.g = 1;
     return s.tt <= max_items;
+}
+
+//! The register mode for s.n points on d in radices_for's stages, if it
+//! fits (fit_register_pass: register_points_cap points a work-item, rounds
+//! of the knobs' register_exchange elements).
+bool shape_register_pass(const device_limits& d, pass_spec& s)
+{
+    s.radices = radices_for(d, s.n);
+    return s.n <= register_kernel_cap &&
+           fit_register_pass(d, s, register_points_cap, d.knobs.register_exchange);
+}
+
+//! The points a work-item holds in a register_rounds pass on d: about four
+//! registers a point (its two floats and a butterfly's temporaries), at
+//! most register_points_cap.
+std::size_t rounds_points(const device_limits& d)
+{
+    return std::min(register_points_cap, d.registers / 4);
+}
+
+/*!
+ * The knobs' register_rounds (one pass, several rounds of exchange) for
+ * s.n points on d, if it fits: at most register_rounds_cap points, in the
+ * fewest stages of radices up to rounds_points(d) (composite ones too,
+ * codelets.h: each stage saved is an exchange saved), at most
+ * rounds_max_stages of them, in at most register_group_cap work-items of
+ * rounds_points(d) points each, exchanged in rounds of as much as local
+ * memory holds (fit_register_pass; each round is two barriers a component,
+ * and such a work-group has a compute unit's registers to itself anyway).
+ * So the work-group's registers hold the transform and local memory a
+ * round of it. On NVIDIA's 48 KiB: up to 32768 points (4 stages of 16, 16,
+ * 16 and 8, 4 rounds of 8192), 7680 as 24x20x16 in one round; on a Mali (64
+ * registers: 16 points a work-item, 256 work-items) nothing local memory
+ * cannot hold, so its plans stay as they were.
+ */
+bool shape_rounds_pass(const device_limits& d, pass_spec& s)
+{
+    if (!d.knobs.register_rounds || s.n > register_rounds_cap)
+        return false;
+    const std::size_t points = rounds_points(d);
+    std::vector<std::size_t> r = hand_written_radices(s.n);
+    if (r.empty())
+        return false;
+    std::size_t smooth = 1;
+    for (std::size_t x : r)
+        if (!has_dft_radix(x))
+            smooth *= x;
+    s.radices = smooth > 1 ? fewest_stages(smooth, points) : std::vector<std::size_t>{};
+    for (std::size_t x : r)
+        if (has_dft_radix(x))
+            s.radices.push_back(x);
+    return !s.radices.empty() && s.radices.size() <= rounds_max_stages &&
+           has_stages_on(d, s.n) && fit_register_pass(d, s, points, exchange_capacity(d));
 }
 
 /*!
@@ -305,15 +371,20 @@ bool shape_register_pass(const device_limits& d, pass_spec& s)
  * passes at 8192 and 16384, and lost to them at 10000 to 15625 in five and
  * six stages of radix 3 and 5 (0.08-0.39 of cuFFT); two passes cost a
  * second read and write of device memory, which held those sizes at 0.36 to
- * 0.46 of cuFFT (about 1000 GB/s against its one-pass 2300-2800).
+ * 0.46 of cuFFT (about 1000 GB/s against its one-pass 2300-2800). With the
+ * knobs' register_rounds, also every other size local memory cannot hold
+ * that shape_rounds_pass fits, in at most four stages (three exchanges) of
+ * as large rounds as local memory holds: half the device-memory traffic of
+ * two passes, not yet timed against them on a GPU.
  */
 bool wants_register_pass(const device_limits& d, std::size_t n, pass_spec& s)
 {
     if (fits_one_kernel(d, n, false))
         return n >= d.knobs.register_from && shape_register_pass(d, s);
     const bool few_stages = d.knobs.odd_shapes == 2 && radices_for(d, n).size() <= register_odd_stages;
-    return (n >= d.knobs.register_from || is_power_of_two(n) || few_stages) &&
-           shape_register_pass(d, s);
+    return ((n >= d.knobs.register_from || is_power_of_two(n) || few_stages) &&
+            shape_register_pass(d, s)) ||
+           shape_rounds_pass(d, s);
 }
 
 //! Whether a convolution of m points on d takes one pass (whole_convolution_cap).

@@ -7,7 +7,9 @@
  *   - one pass when the transform fits in a work-group's local memory;
  *   - one pass in registers when it does not but the work-group's
  *     work-items hold it (at most 32 points each), exchanging between
- *     stages through local memory in chunks;
+ *     stages through local memory in chunks: powers of two to 16384 and,
+ *     with the knobs' register_rounds, every size to 32768 in at most four
+ *     stages of radices that the work-items' registers hold;
  *   - two passes (four-step) above that: N1-point column FFTs with the
  *     twiddles fused into their store, then N2-point row FFTs that store
  *     the transposed result;
@@ -128,10 +130,11 @@ GPUFFT_API chain_shape plan_chain(const device_limits& d, std::size_t n, directi
  * shape_candidates_version when the list or the kernels' speed changes, so
  * that cached choices are not read against another list or stale timings
  * (6: the fewest stages of radices up to 16; 7: twiddles multiplied from
- * fewer loads, fft_pass.cl's APPLY_TWIDDLES).
+ * fewer loads, fft_pass.cl's APPLY_TWIDDLES; 8: the rules' plan one pass in
+ * rounds up to 32768 points, planner_knobs' register_rounds).
  */
 std::vector<chain_shape> shape_candidates(const device_limits& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 7;
+constexpr int shape_candidates_version = 8;
 
 /*!
  * Why the kernels cannot run c on d (a pass whose radices do not make its
