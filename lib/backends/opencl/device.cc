@@ -135,6 +135,10 @@ device_entry describe(cl_platform_id p, cl_device_id d, std::size_t index)
     // occupancy, others for the 255 of NVIDIA's and AMD's desktop GPUs.
     l.registers = i.max_work_group < 1024 ? 64 : 255;
     l.compute_units = i.compute_units;
+    // The quirk the nvidia presets name (device_limits.h): known before a
+    // kernel is built, so the planner keeps register-mode groups within it.
+    if (i.platform.find("NVIDIA") != std::string::npos)
+        l.kernel_work_group = std::min<std::size_t>(l.kernel_work_group, 256);
     l.gpu = e.is_gpu();
     l.unified_memory = i.unified_memory;
     return e;

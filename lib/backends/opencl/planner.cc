@@ -41,6 +41,15 @@ constexpr std::size_t register_group_cap = 1024;
 // exchanges, as the powers of two's 8192 and 16384 above).
 constexpr std::size_t register_rounds_cap = 32768;
 constexpr std::size_t rounds_max_stages = 4;
+// Where it is taken: one exchange round (local memory holds a component of
+// the whole transform) and at most this many points a work-item. On the H100
+// (docs/benchmarks/h100.md, "One pass in rounds") such plans ran 1.7-2.5x
+// faster than two passes (6561, 7680, 10000: 27-40 points a work-item); more
+// rounds or more points a work-item (register spills) ran 0.2-0.7x as fast
+// (11025 planned at 525 work-items, run at 132 of 84 points each within
+// NVIDIA's kernel_work_group; 15625, 19683, 20480, 32768 in 2-4 rounds), and
+// inside a Bluestein convolution 0.9x (4099 via 8640).
+constexpr std::size_t rounds_item_points_cap = 48;
 // The defaults of planner_knobs' register_exchange (elements a register-mode
 // exchange round aims at) and group_local (the local memory a one-kernel
 // work-group is shaped for): on the H100 (scripts/device/results/
@@ -327,6 +336,15 @@ std::size_t rounds_points(const device_limits& d)
     return std::min(register_points_cap, d.registers / 4);
 }
 
+//! The work-items fft_chain launches a register-mode pass of tt at: halved
+//! until within the driver's kernel_work_group (fft_plan.cc).
+std::size_t launched_items(const device_limits& d, std::size_t tt)
+{
+    while (tt > 1 && tt > d.kernel_work_group)
+        tt = (tt + 1) / 2;
+    return tt;
+}
+
 /*!
  * The knobs' register_rounds (one pass, several rounds of exchange) for
  * s.n points on d, if it fits: at most register_rounds_cap points, in the
@@ -359,7 +377,8 @@ bool shape_rounds_pass(const device_limits& d, pass_spec& s)
         if (has_dft_radix(x))
             s.radices.push_back(x);
     return !s.radices.empty() && s.radices.size() <= rounds_max_stages &&
-           has_stages_on(d, s.n) && fit_register_pass(d, s, points, exchange_capacity(d));
+           has_stages_on(d, s.n) && fit_register_pass(d, s, points, exchange_capacity(d)) &&
+           s.xchg >= s.n && (s.n + launched_items(d, s.tt) - 1) / launched_items(d, s.tt) <= rounds_item_points_cap;
 }
 
 /*!
@@ -388,8 +407,10 @@ bool wants_register_pass(const device_limits& d, std::size_t n, pass_spec& s)
 }
 
 //! Whether a convolution of m points on d takes one pass (whole_convolution_cap).
-bool whole_convolution(const device_limits& d, std::size_t m)
+bool whole_convolution(const device_limits& limits, std::size_t m)
 {
+    device_limits d = limits; // as append_convolution plans it: no pass in rounds
+    d.knobs.register_rounds = 0;
     pass_spec probe;
     probe.n = m;
     return m <= whole_convolution_cap && fits_one_kernel(d, m, true) &&
@@ -570,8 +591,11 @@ bool append_fft(chain_shape& c,
  * as a[q] - x0 instead it went through the forward FFT, and an impulse's
  * transform was off by up to 2e-6 at 431 points (fft_pass.cl, rader_dc).
  */
-bool append_convolution(chain_shape& c, const device_limits& d, std::size_t m, bool rader)
+bool append_convolution(chain_shape& c, const device_limits& limits, std::size_t m, bool rader)
 {
+    // No pass in rounds inside a convolution (rounds_item_points_cap).
+    device_limits d = limits;
+    d.knobs.register_rounds = 0;
     const load_hook first_load = rader ? load_hook::gather : load_hook::chirp;
     const store_hook last_store = rader ? store_hook::scatter : store_hook::chirp;
     const std::size_t dist = rader ? m + 1 : m;

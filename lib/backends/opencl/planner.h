@@ -134,7 +134,7 @@ GPUFFT_API chain_shape plan_chain(const device_limits& d, std::size_t n, directi
  * rounds up to 32768 points, planner_knobs' register_rounds).
  */
 std::vector<chain_shape> shape_candidates(const device_limits& d, std::size_t n, direction dir);
-constexpr int shape_candidates_version = 8;
+constexpr int shape_candidates_version = 9;
 
 /*!
  * Why the kernels cannot run c on d (a pass whose radices do not make its
