@@ -62,8 +62,10 @@ namespace {
  * verdict (empty for success), or says how it hung or died. The child is a
  * fresh process (this program run as `--plan-verdict N`): a forked copy would
  * inherit a GPU driver the parent's earlier plans started, and NVIDIA's is not
- * fork-safe. Where exec fails (an emulator without binfmt) the forked copy
- * plans itself.
+ * fork-safe. The program's path is read before the fork: under qemu-user
+ * /proc/self/exe is the emulator, and readlink gives the emulated program.
+ * Where exec fails (such a program without binfmt) the forked copy plans
+ * itself.
  */
 std::string in_child(unsigned seconds, std::size_t n)
 {
@@ -72,14 +74,17 @@ std::string in_child(unsigned seconds, std::size_t n)
     if (pipe(fds) != 0)
         return "pipe() failed";
     const std::string size = std::to_string(n);
+    char self[4096];
+    const ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[self_len > 0 ? self_len : 0] = '\0';
     const pid_t pid = fork();
     if (pid < 0)
         return "fork() failed";
     if (pid == 0) {
         close(fds[0]);
         alarm(seconds); // kept across exec
-        if (dup2(fds[1], STDOUT_FILENO) >= 0)
-            execl("/proc/self/exe", "qa_gpufft", "--plan-verdict", size.c_str(), nullptr);
+        if (self_len > 0 && dup2(fds[1], STDOUT_FILENO) >= 0)
+            execl(self, "qa_gpufft", "--plan-verdict", size.c_str(), nullptr);
         const std::string v = plan_verdict(n);
         const ssize_t w = write(fds[1], v.data(), v.size());
         _exit(w == ssize_t(v.size()) ? 0 : 1);
