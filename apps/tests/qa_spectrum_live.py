@@ -1235,8 +1235,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
         data = "[win.lo, win.hi, win.cols, Array.from(traces.waterfall), Array.from(traces.max_hold)]"
         try:
             for i, query in enumerate((f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}", "")):
-                pages.append(chromium_page(chromium, f"http://{rx.url}/{query}", 1000, 700,
-                                           os.path.join(self.tmp, f"chromium{i}")))
+                pages.append(chromium_page(chromium, f"http://{rx.url}/{query}", 1000, 700))
             zoomed, whole = pages
             zoomed.wait_for("win !== null && win.cols === 200")
             zoomed.frames_drawn(3)
