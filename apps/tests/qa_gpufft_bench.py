@@ -85,11 +85,11 @@ class qa_gpufft_bench(gr_unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--window is for 1-D c2c transforms", r.stderr)
 
-    def run_device(self, *args):
+    def run_device(self, *args, env=None):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "bench.json")
             r = subprocess.run([EXE, "--device-resident", "--repeats", "1", "--json", path, *args],
-                               capture_output=True, text=True, timeout=240)
+                               capture_output=True, text=True, timeout=240, env=env)
             if r.returncode != 0 and "OpenCL" in r.stderr and "no " in r.stderr.lower():
                 self.skipTest(r.stderr.strip())
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
@@ -130,7 +130,13 @@ class qa_gpufft_bench(gr_unittest.TestCase):
     def test_device_resident_sizes(self):
         # 1-D c2c through --sizes: the device plan's 1-D problem comes from
         # dims alone (n = 0), which once sent the planner into an endless loop.
-        out, doc = self.run_device("--sizes", "24,64", "--points", "2048")
+        env = dict(os.environ)
+        if "ASAN_OPTIONS" in env:
+            # The clFFT engine times 1-D c2c too, and Debian's clFFT 2.12
+            # deletes its plan's action through a base pointer whose type has
+            # no virtual destructor (clfftDestroyPlan): its defect, not ours.
+            env["ASAN_OPTIONS"] += ":new_delete_type_mismatch=0"
+        out, doc = self.run_device("--sizes", "24,64", "--points", "2048", env=env)
         ours = {r["n"]: r for r in doc["device_resident"] if r["engine"] == "gpufft"}
         self.assertEqual(sorted(ours), [24, 64], out)
         for n, r in ours.items():
