@@ -98,6 +98,7 @@ const std::size_t dft_radices[] = { 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47 }
 
 std::vector<std::size_t> hand_written_radices(std::size_t n);
 std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap);
+std::vector<std::size_t> composed_stages(const std::vector<std::size_t>& hand_written, std::size_t cap);
 
 //! The largest direct-DFT prime on d: a work-item of bf_dft holds about 4R
 //! floats.
@@ -365,20 +366,15 @@ bool shape_rounds_pass(const device_limits& d, pass_spec& s)
     if (!d.knobs.register_rounds || s.n > register_rounds_cap)
         return false;
     const std::size_t points = rounds_points(d);
-    std::vector<std::size_t> r = hand_written_radices(s.n);
+    const std::vector<std::size_t> r = hand_written_radices(s.n);
     if (r.empty())
         return false;
-    std::size_t smooth = 1;
-    for (std::size_t x : r)
-        if (!has_dft_radix(x))
-            smooth *= x;
-    s.radices = smooth > 1 ? fewest_stages(smooth, points) : std::vector<std::size_t>{};
-    for (std::size_t x : r)
-        if (has_dft_radix(x))
-            s.radices.push_back(x);
-    return !s.radices.empty() && s.radices.size() <= rounds_max_stages &&
-           has_stages_on(d, s.n) && fit_register_pass(d, s, points, exchange_capacity(d)) &&
-           s.xchg >= s.n && (s.n + launched_items(d, s.tt) - 1) / launched_items(d, s.tt) <= rounds_item_points_cap;
+    s.radices = composed_stages(r, points);
+    if (s.radices.empty() || s.radices.size() > rounds_max_stages || !has_stages_on(d, s.n) ||
+        !fit_register_pass(d, s, points, exchange_capacity(d)) || s.xchg < s.n)
+        return false;
+    const std::size_t items = launched_items(d, s.tt);
+    return (s.n + items - 1) / items <= rounds_item_points_cap;
 }
 
 /*!
@@ -406,11 +402,19 @@ bool wants_register_pass(const device_limits& d, std::size_t n, pass_spec& s)
            shape_rounds_pass(d, s);
 }
 
+//! limits without one pass in rounds, as convolutions are planned
+//! (rounds_item_points_cap).
+device_limits without_rounds(const device_limits& limits)
+{
+    device_limits d = limits;
+    d.knobs.register_rounds = 0;
+    return d;
+}
+
 //! Whether a convolution of m points on d takes one pass (whole_convolution_cap).
 bool whole_convolution(const device_limits& limits, std::size_t m)
 {
-    device_limits d = limits; // as append_convolution plans it: no pass in rounds
-    d.knobs.register_rounds = 0;
+    const device_limits d = without_rounds(limits);
     pass_spec probe;
     probe.n = m;
     return m <= whole_convolution_cap && fits_one_kernel(d, m, true) &&
@@ -593,9 +597,7 @@ bool append_fft(chain_shape& c,
  */
 bool append_convolution(chain_shape& c, const device_limits& limits, std::size_t m, bool rader)
 {
-    // No pass in rounds inside a convolution (rounds_item_points_cap).
-    device_limits d = limits;
-    d.knobs.register_rounds = 0;
+    const device_limits d = without_rounds(limits);
     const load_hook first_load = rader ? load_hook::gather : load_hook::chirp;
     const store_hook last_store = rader ? store_hook::scatter : store_hook::chirp;
     const std::size_t dist = rader ? m + 1 : m;
@@ -771,6 +773,23 @@ std::vector<std::size_t> fewest_stages(std::size_t n, std::size_t cap)
     return solve(solve, n);
 }
 
+/*!
+ * hand_written's stages with their 2^a 3^b 5^c 7^d part in fewest_stages of
+ * at most cap points (composite ones too), the larger primes after it.
+ */
+std::vector<std::size_t> composed_stages(const std::vector<std::size_t>& hand_written, std::size_t cap)
+{
+    std::size_t smooth = 1;
+    for (std::size_t x : hand_written)
+        if (!has_dft_radix(x))
+            smooth *= x;
+    std::vector<std::size_t> out = smooth > 1 ? fewest_stages(smooth, cap) : std::vector<std::size_t>{};
+    for (std::size_t x : hand_written)
+        if (has_dft_radix(x))
+            out.push_back(x);
+    return out;
+}
+
 } // namespace
 
 bool has_dft_radix(std::size_t r)
@@ -797,20 +816,8 @@ std::vector<std::size_t> radices_for(const device_limits& d, std::size_t n, comp
     // The 2^a 3^b 5^c 7^d part in composite stages where that saves enough
     // stages (each is a local-memory round trip and a barrier: 3^6 in two
     // stages of 27, not six of 3; composite_min_saving); else as it was.
-    std::size_t smooth = 1, smooth_stages = 0;
-    for (std::size_t x : r)
-        if (!has_dft_radix(x)) {
-            smooth *= x;
-            ++smooth_stages;
-        }
-    std::vector<std::size_t> out =
-        fewest_stages(smooth, two_pass ? SIZE_MAX : one_kernel_composite_cap);
-    if (out.size() + (two_pass ? 1 : composite_min_saving) > smooth_stages)
-        return r;
-    for (std::size_t x : r)
-        if (has_dft_radix(x))
-            out.push_back(x);
-    return out;
+    const std::vector<std::size_t> out = composed_stages(r, two_pass ? SIZE_MAX : one_kernel_composite_cap);
+    return out.size() + (two_pass ? 1 : composite_min_saving) > r.size() ? r : out;
 }
 
 std::string chain_shape::describe() const
