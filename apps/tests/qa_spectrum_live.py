@@ -1234,11 +1234,12 @@ class qa_spectrum_live(gr_unittest.TestCase):
         pages = []
         data = "[win.lo, win.hi, win.cols, Array.from(traces.waterfall), Array.from(traces.max_hold)]"
         try:
-            for i, query in enumerate((f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}", "")):
+            for query in (f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}", ""):
                 pages.append(chromium_page(chromium, f"http://{rx.url}/{query}", 1000, 700))
             zoomed, whole = pages
             zoomed.wait_for("win !== null && win.cols === 200")
             zoomed.frames_drawn(3)
+            self.shot("zoom_bins.png", zoomed.screenshot())
             lo, hi, cols, row, held = zoomed.evaluate(data)
             self.assertAlmostEqual(lo, FINE_EDGES[0], delta=1e-3)
             self.assertAlmostEqual(hi, FINE_EDGES[1], delta=1e-3)
