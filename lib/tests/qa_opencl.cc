@@ -527,8 +527,10 @@ class qa_opencl_candidates : public CppUnit::TestFixture
                             f.add(what + ": shape_candidates threw: " + e.what());
                             continue;
                         }
-                        if (list.empty())
+                        if (list.empty()) {
                             f.add(what + ": no candidate");
+                            continue;
+                        }
                         std::vector<std::size_t> fresh;
                         for (std::size_t k = 0; k < list.size(); ++k) {
                             ++candidates;
