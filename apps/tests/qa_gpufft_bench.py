@@ -10,6 +10,7 @@ are not checked, only their shape.
     GPUFFT_BENCH=build/apps/gpufft-bench /usr/bin/python3 apps/tests/qa_gpufft_bench.py"""
 
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -17,6 +18,8 @@ import tempfile
 from gnuradio import gr_unittest
 
 EXE = os.environ.get("GPUFFT_BENCH", "gpufft-bench")
+SWEEP_SIZES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "device",
+                           "sweep_sizes.py")
 
 
 def bench(*args):
@@ -170,6 +173,42 @@ class qa_gpufft_bench(gr_unittest.TestCase):
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)
             self.assertEqual(r.stdout, "", args)
+
+    def test_sweep_sizes_drawn(self):
+        # The GPU sweep's sizes (scripts/device/sweep_sizes.py): one 7-smooth
+        # N per log2 step of [64, 2^20], the others with a prime factor above
+        # 7; the same seed draws the same list, another seed another.
+        def draw(*args):
+            r = subprocess.run(["/usr/bin/python3", SWEEP_SIZES, *args], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.splitlines()
+            self.assertEqual(lines[1::2], ["# smooth", "# other"], r.stdout)
+            return lines[0], [int(n) for n in lines[2].split()], [int(n) for n in lines[4].split()]
+
+        def smooth(n):
+            for p in (2, 3, 5, 7):
+                while n % p == 0:
+                    n //= p
+            return n == 1
+
+        head, smooth_sizes, other = draw("--seed", "7")
+        self.assertIn("--seed 7 ", head)
+        self.assertEqual(len(smooth_sizes), 100)
+        self.assertTrue(all(smooth(n) and 64 <= n <= 1 << 20 for n in smooth_sizes), smooth_sizes)
+        # One a step: the k-th size lies in the k-th hundredth of the log range.
+        for k, n in enumerate(smooth_sizes):
+            self.assertLessEqual(abs(math.log2(n) - (6 + 14 * (k + 0.5) / 100)), 14 / 200 + 1e-9, (k, n))
+        self.assertEqual(len(other), 24)
+        self.assertTrue(all(not smooth(n) and n <= 1 << 20 for n in other), other)
+        self.assertEqual(draw("--seed", "7")[1:], (smooth_sizes, other))
+        _, smooth_8, other_8 = draw("--seed", "8")
+        self.assertNotEqual(smooth_8, smooth_sizes)
+        self.assertNotEqual(other_8, other)
+        r = subprocess.run(["/usr/bin/python3", SWEEP_SIZES, "--low", "100", "--high", "50"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--low < --high", r.stderr)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@
 #                kernel cache takes longer)
 #   GPU_BENCH    more gpufft-bench arguments, e.g. "--repeats 25"
 #   GPU_JOBS     build jobs (default 16)
-#   GPU_SWEEP    the size list of stage sweep (default scripts/device/sweep-sizes.txt)
+#   GPU_SWEEP    the size list of stage sweep (default: a fresh draw of
+#                sweep_sizes.py, 100 smooth sizes and 24 others)
+#   GPU_SWEEP_SEED  the seed of that draw (default a fresh one, logged)
 #   GPU_SWEEP_SEARCH  1 (default): the sweep's plans search; 0: the planner's
 #                rules alone (quicker: no candidates built and timed)
 #   GPU_SWEEP_RULES  if set, stage sweep then runs the sizes whose searched
@@ -168,7 +170,12 @@ if want bench; then
     ${GPU_BENCH:-}
 fi
 if want sweep; then
-  sweep_sizes=$(grep -v '^#' "${GPU_SWEEP:-$root/scripts/device/sweep-sizes.txt}" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
+  sweep_list=${GPU_SWEEP:-$out/sweep-sizes.txt}
+  if [ -z "${GPU_SWEEP:-}" ]; then
+    python3 "$root/scripts/device/sweep_sizes.py" ${GPU_SWEEP_SEED:+--seed "$GPU_SWEEP_SEED"} >"$sweep_list"
+    head -1 "$sweep_list" | tee -a "$out/sweep.log"
+  fi
+  sweep_sizes=$(grep -v '^#' "$sweep_list" | tr -s ' \n' ',' | sed 's/^,//; s/,$//')
   step "gpufft-bench --device-resident over $(echo "$sweep_sizes" | tr ',' '\n' | wc -l) sizes on '$device'" | tee -a "$out/sweep.log"
   # shellcheck disable=SC2086 # GPU_BENCH is a list of arguments
   GPUFFT_OPENCL_PLANNER=search=${GPU_SWEEP_SEARCH:-1} step_run 540 sweep.log "$bench" --device-resident --opencl-device "$device" \
