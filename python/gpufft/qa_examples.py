@@ -128,15 +128,16 @@ class qa_examples(unittest.TestCase):
         return [l for l in r.stdout.splitlines() if not l.startswith("log :")]
 
     def test_display_examples_open_readable(self):
-        """The display examples open, the first time (no saved geometry), at
-        a size with a usable spectrum plot; a file needs its own rate and
-        centre (exit 2 naming both); the ZeroMQ collector is executable."""
+        """The display examples and fft_dropin open, the first time (no
+        saved geometry), at a size with a usable spectrum plot; a file needs
+        its own rate and centre (exit 2 naming both); the ZeroMQ collector
+        is executable."""
         home = tempfile.mkdtemp(dir=self.tmp)  # QSettings: no geometry saved yet
         env = dict(self.env, XDG_CONFIG_HOME=home, HOME=home)
         probe = ("import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
                  "w = tb.display_sink.pyqwidget() if hasattr(tb, 'display_sink') else None; "
                  "w and print(w.property('spectrum_plot').height(), w.property('annotation'))")
-        for name in ("display", "display_spectra", "spectrum_live", "waterfall"):
+        for name in ("display", "display_spectra", "spectrum_live", "waterfall", "fft_dropin"):
             with self.subTest(example=name):
                 lines = self.run_probe(probe.format(name), env)
                 width, height = lines[0].split()
