@@ -89,8 +89,12 @@ every redraw; --instrument) off and on, alternated in one run: --repeats
 pairs, the order swapped every pair, throttled to 2.4 MS/s and saturated.
 It prints each side's medians (CPU seconds per second of signal: the CPU
 share over the share of 2.4 MS/s taken; frames used and drawn) and the
-on / off ratio, of the medians and pair by pair. The machine is shared with other work: CPU time is the
-steadier figure. Run from the source tree with the build's Python module:
+on / off ratio, of the medians and pair by pair; saturated, also the rate
+at which every frame is used at 30 redraws a second (the input taken by a
+run that kept up), its medians and the on / off ratio of each pair in which
+both sides kept up; and the load average at the runs' starts. The machine
+is shared with other work: CPU time is the steadier figure. Run from the
+source tree with the build's Python module:
 
     PYTHONPATH=build/test_modules /usr/bin/python3 apps/display_bench.py --quick
     PYTHONPATH=build/test_modules /usr/bin/python3 apps/display_bench.py --json
@@ -687,7 +691,9 @@ def instrument_ab(args, env, n, log):
         for i in range(args.repeats):
             pair = {}
             for on in ((False, True) if i % 2 == 0 else (True, False)):
+                load = os.getloadavg()[0]
                 pair["on" if on else "off"] = run_once(args, env, "ours-sink", n, mode, instrument=on)
+                pair["on" if on else "off"]["load_avg_at_start"] = load
             pairs.append(pair)
             print("  N=%d %s pair %d: off %s, on %s" % (n, mode, i + 1, brief(pair["off"], n), brief(pair["on"], n)),
                   file=log, flush=True)
@@ -704,6 +710,7 @@ def instrument_ab(args, env, n, log):
                 "input_msps": med(lambda r: r["input_msps"]),
                 "drawn_per_s": med(lambda r: r["drawn_per_s"]),
                 "keeps_up": sum(keeps_up(r, n) for r in ok),
+                "every_frame_30fps_msps": med(every_frame_30fps),
                 # Each on-run's instrument at the window's end: markers in the table and a readout shown.
                 "instrument_on_at_end": sum(bool((r.get("instrumented_end") or {}).get("markers")) and
                                             bool((r.get("instrumented_end") or {}).get("readout")) for r in ok),
@@ -711,13 +718,29 @@ def instrument_ab(args, env, n, log):
         ratios = [cpu_per_signal_s(p["on"]) / cpu_per_signal_s(p["off"]) for p in pairs
                   if cpu_per_signal_s(p["on"]) and cpu_per_signal_s(p["off"])]
         gui = [gui_x_pct(p["on"]) / gui_x_pct(p["off"]) for p in pairs if gui_x_pct(p["on"]) and gui_x_pct(p["off"])]
+        # Saturated: the pairs in which both sides kept up, each side's input rate then being the rate at which
+        # every frame is used at 30 redraws a second.
+        rate = [every_frame_30fps(p["on"]) / every_frame_30fps(p["off"]) for p in pairs
+                if every_frame_30fps(p["on"]) and every_frame_30fps(p["off"])]
+        loads = [p[k]["load_avg_at_start"] for p in pairs for k in ("off", "on")]
         out[mode] = {"off": side["off"], "on": side["on"], "pairs": pairs, "pair_ratios_gui_x": gui,
+                     "pair_ratios_every_frame_30fps": rate, "load_avg_range": [min(loads), max(loads)],
                      "pair_ratios_cpu_per_signal_s": ratios,
                      "ratio_of_medians_cpu_per_signal_s": (side["on"]["cpu_s_per_signal_s"] /
                                                            side["off"]["cpu_s_per_signal_s"]
                                                            if side["off"]["cpu_s_per_signal_s"] and
                                                            side["on"]["cpu_s_per_signal_s"] else None)}
     return out
+
+
+def every_frame_30fps(r):
+    """A saturated run's input rate (MS/s) where every frame went into the
+    display at >= 27 redraws a second (keeps_up), else None: the rate at
+    which the display still uses every frame at 30 redraws a second, short of
+    a search (search_30fps) where it does not keep up."""
+    if r.get("mode") != "saturated" or not keeps_up(r, r["fft"]):
+        return None
+    return min(r["input_msps"], r["transformed_per_s"] * r["fft"] / 1e6)
 
 
 def brief(r, n):
@@ -828,6 +851,15 @@ def main():
                     g = m["pair_ratios_gui_x"]
                     print("  on / off, GUI thread + X: pairs %s (median %s)" % (
                         " ".join("%.3f" % v for v in g), fmt(statistics.median(g) if g else None, "%.3f")),
+                          file=log, flush=True)
+                    if mode == "saturated":
+                        e = m["pair_ratios_every_frame_30fps"]
+                        print("  every frame at 30 fps up to (MS/s, median): off %s, on %s; on / off: pairs %s "
+                              "(median %s, of %d pairs in which both kept up)" % (
+                                  fmt(m["off"]["every_frame_30fps_msps"]), fmt(m["on"]["every_frame_30fps_msps"]),
+                                  " ".join("%.3f" % v for v in e), fmt(statistics.median(e) if e else None, "%.3f"),
+                                  len(e)), file=log, flush=True)
+                    print("  load average (1 min) at the runs' starts: %.1f to %.1f" % tuple(m["load_avg_range"]),
                           file=log, flush=True)
         finally:
             if xvfb:

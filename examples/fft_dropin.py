@@ -7,7 +7,7 @@
 # GNU Radio Python Flow Graph
 # Title: gr-gpufft: drop-in FFT
 # Author: gr-gpufft
-# Description: The classic FFT chain with fft.fft_vcc swapped for gpufft.fft_vcc (same parameters, plus backend): stream to vector, FFT, |X|^2, 10 log10, QT GUI Vector Sink
+# Description: The classic FFT chain with fft.fft_vcc swapped for gpufft.fft_vcc (same parameters, plus backend): IQ (a file replayed, or the demo signal) through stream to vector, FFT, |X|^2, 10 log10 into a QT GUI Vector Sink with a frequency axis
 # GNU Radio version: 3.10.5.1
 
 from packaging.version import Version as StrictVersion
@@ -38,12 +38,26 @@ from gnuradio import eng_notation
 import math
 
 
+def snipfcn_checks_and_size(self):
+    # The source's settings (gpufft.iq_settings), refused here before any block is made:
+    # raw samples without a rate and centre, or options contradicting a SigMF recording's.
+    error = gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq, options=True).error
+    if error:
+        sys.stderr.write('fft_dropin.py: ' + error + '\n')
+        sys.exit(2)
+    # A Qt GUI flowgraph restores its window's last geometry; the first time, a size the plot reads at.
+    if not self.settings.contains('geometry'):
+        self.resize(1100, 700)
+
+
+def snippets_init_before_blocks(tb):
+    snipfcn_checks_and_size(tb)
 
 from gnuradio import qtgui
 
 class fft_dropin(gr.top_block, Qt.QWidget):
 
-    def __init__(self, iq_file=''):
+    def __init__(self, samp_rate=0, iq_file='', center_freq=0):
         gr.top_block.__init__(self, "gr-gpufft: drop-in FFT", catch_exceptions=True)
         Qt.QWidget.__init__(self)
         self.setWindowTitle("gr-gpufft: drop-in FFT")
@@ -77,22 +91,25 @@ class fft_dropin(gr.top_block, Qt.QWidget):
         ##################################################
         # Parameters
         ##################################################
+        self.samp_rate = samp_rate
         self.iq_file = iq_file
+        self.center_freq = center_freq
 
         ##################################################
         # Variables
         ##################################################
-        self.samp_rate = samp_rate = 2.4e6
+        self.iq_rate = iq_rate = gpufft.iq_settings(iq_file, '', samp_rate, center_freq).samp_rate
+        self.iq_centre = iq_centre = gpufft.iq_settings(iq_file, '', samp_rate, center_freq).center_freq
         self.fft_size = fft_size = 4096
 
         ##################################################
         # Blocks
         ##################################################
-
+        snippets_init_before_blocks(self)
         self.qtgui_vector_sink_f_0 = qtgui.vector_sink_f(
             fft_size,
-            (-samp_rate / 2),
-            (samp_rate / fft_size),
+            ((iq_centre - iq_rate / 2) / 1e6),
+            (iq_rate / fft_size / 1e6),
             "Frequency",
             "Power",
             "Spectrum",
@@ -103,7 +120,7 @@ class fft_dropin(gr.top_block, Qt.QWidget):
         self.qtgui_vector_sink_f_0.set_y_axis((-140), 0)
         self.qtgui_vector_sink_f_0.enable_autoscale(False)
         self.qtgui_vector_sink_f_0.enable_grid(True)
-        self.qtgui_vector_sink_f_0.set_x_axis_units("Hz")
+        self.qtgui_vector_sink_f_0.set_x_axis_units("MHz")
         self.qtgui_vector_sink_f_0.set_y_axis_units("dB")
         self.qtgui_vector_sink_f_0.set_ref_level(0)
 
@@ -128,7 +145,7 @@ class fft_dropin(gr.top_block, Qt.QWidget):
 
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
-        self.iq_source = gpufft.iq_replay_source(iq_file, 'auto', samp_rate, throttle=True, repeat=True)
+        self.iq_source = gpufft.iq_source(iq_file, '', samp_rate, center_freq)
         self.gpufft_fft_vcc_0 = gpufft.fft_vcc(fft_size, True, window.blackmanharris(fft_size), True, 1, backend='auto', batch=64, tune=False)
         self.blocks_stream_to_vector_0 = blocks.stream_to_vector(gr.sizeof_gr_complex*1, fft_size)
         self.blocks_nlog10_ff_0 = blocks.nlog10_ff(10, fft_size, (-20 * math.log10(fft_size)))
@@ -153,18 +170,43 @@ class fft_dropin(gr.top_block, Qt.QWidget):
 
         event.accept()
 
-    def get_iq_file(self):
-        return self.iq_file
-
-    def set_iq_file(self, iq_file):
-        self.iq_file = iq_file
-
     def get_samp_rate(self):
         return self.samp_rate
 
     def set_samp_rate(self, samp_rate):
         self.samp_rate = samp_rate
-        self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).center_freq)
+
+    def get_iq_file(self):
+        return self.iq_file
+
+    def set_iq_file(self, iq_file):
+        self.iq_file = iq_file
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).center_freq)
+
+    def get_center_freq(self):
+        return self.center_freq
+
+    def set_center_freq(self, center_freq):
+        self.center_freq = center_freq
+        self.set_iq_rate(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).samp_rate)
+        self.set_iq_centre(gpufft.iq_settings(self.iq_file, '', self.samp_rate, self.center_freq).center_freq)
+
+    def get_iq_rate(self):
+        return self.iq_rate
+
+    def set_iq_rate(self, iq_rate):
+        self.iq_rate = iq_rate
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
+
+    def get_iq_centre(self):
+        return self.iq_centre
+
+    def set_iq_centre(self, iq_centre):
+        self.iq_centre = iq_centre
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
 
     def get_fft_size(self):
         return self.fft_size
@@ -172,16 +214,22 @@ class fft_dropin(gr.top_block, Qt.QWidget):
     def set_fft_size(self, fft_size):
         self.fft_size = fft_size
         self.gpufft_fft_vcc_0.set_window(window.blackmanharris(self.fft_size))
-        self.qtgui_vector_sink_f_0.set_x_axis((-self.samp_rate / 2), (self.samp_rate / self.fft_size))
+        self.qtgui_vector_sink_f_0.set_x_axis(((self.iq_centre - self.iq_rate / 2) / 1e6), (self.iq_rate / self.fft_size / 1e6))
 
 
 
 def argument_parser():
-    description = 'The classic FFT chain with fft.fft_vcc swapped for gpufft.fft_vcc (same parameters, plus backend): stream to vector, FFT, |X|^2, 10 log10, QT GUI Vector Sink'
+    description = 'The classic FFT chain with fft.fft_vcc swapped for gpufft.fft_vcc (same parameters, plus backend): IQ (a file replayed, or the demo signal) through stream to vector, FFT, |X|^2, 10 log10 into a QT GUI Vector Sink with a frequency axis'
     parser = ArgumentParser(description=description)
+    parser.add_argument(
+        "--samp-rate", dest="samp_rate", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Sample rate of the IQ, S/s (0: a SigMF recording's, or the demo's 2.4e6; raw samples need it) [default=%(default)r]")
     parser.add_argument(
         "--iq-file", dest="iq_file", type=str, default='',
         help="Set IQ file (empty: the demo signal) [default=%(default)r]")
+    parser.add_argument(
+        "--center-freq", dest="center_freq", type=eng_float, default=eng_notation.num_to_str(float(0)),
+        help="Set Centre frequency of the IQ, Hz (0: a SigMF recording's, or the demo's 100e6; raw samples need it) [default=%(default)r]")
     return parser
 
 
@@ -194,7 +242,7 @@ def main(top_block_cls=fft_dropin, options=None):
         Qt.QApplication.setGraphicsSystem(style)
     qapp = Qt.QApplication(sys.argv)
 
-    tb = top_block_cls(iq_file=options.iq_file)
+    tb = top_block_cls(samp_rate=options.samp_rate, iq_file=options.iq_file, center_freq=options.center_freq)
 
     tb.start()
 

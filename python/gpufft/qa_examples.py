@@ -128,15 +128,16 @@ class qa_examples(unittest.TestCase):
         return [l for l in r.stdout.splitlines() if not l.startswith("log :")]
 
     def test_display_examples_open_readable(self):
-        """The display examples open, the first time (no saved geometry), at
-        a size with a usable spectrum plot; a file needs its own rate and
-        centre (exit 2 naming both); the ZeroMQ collector is executable."""
+        """The display examples and fft_dropin open, the first time (no
+        saved geometry), at a size with a usable spectrum plot; a file needs
+        its own rate and centre (exit 2 naming both); the ZeroMQ collector
+        is executable."""
         home = tempfile.mkdtemp(dir=self.tmp)  # QSettings: no geometry saved yet
         env = dict(self.env, XDG_CONFIG_HOME=home, HOME=home)
         probe = ("import {0}; tb = {0}.{0}(); tb.show(); app.processEvents(); print(tb.width(), tb.height()); "
                  "w = tb.display_sink.pyqwidget() if hasattr(tb, 'display_sink') else None; "
                  "w and print(w.property('spectrum_plot').height(), w.property('annotation'))")
-        for name in ("display", "display_spectra", "spectrum_live", "waterfall"):
+        for name in ("display", "display_spectra", "spectrum_live", "waterfall", "fft_dropin"):
             with self.subTest(example=name):
                 lines = self.run_probe(probe.format(name), env)
                 width, height = lines[0].split()
@@ -179,39 +180,61 @@ class qa_examples(unittest.TestCase):
         self.assertTrue(os.access(os.path.join(EXAMPLES, "zmq_collector.py"), os.X_OK))
 
     def test_examples_read_sigmf(self):
-        """Given a SigMF recording, the display examples, spectrum_live and
-        waterfall label their axes with its core:sample_rate and first
+        """Given a SigMF recording, the display examples, spectrum_live,
+        waterfall, fft_dropin and headless_recorder play it at its
+        core:sample_rate and label their axes with it and its first
         capture's core:frequency (the display sinks' rate and centre, the
-        vector sink's and the raster's axis variables); --samp-rate or
-        --center-freq contradicting it exits with status 2 naming the
-        option and the recording's value; one agreeing is taken."""
+        vector sinks' and the raster's axis variables, the grid the recorder
+        says its spectra are on); --samp-rate or --center-freq contradicting
+        it exits with status 2 naming the option and the recording's value;
+        one agreeing is taken. Raw samples without them exit with status 2
+        naming the missing option."""
         data = os.path.join(self.tmp, "rec.sigmf-data")
         (np.ones(8192, np.int16) * 100).tofile(data)
         with open(os.path.join(self.tmp, "rec.sigmf-meta"), "w") as f:
             json.dump({"global": {"core:datatype": "ci16_le", "core:sample_rate": 2.048e6, "core:version": "1.0.0"},
                        "captures": [{"core:sample_start": 0, "core:frequency": 433.92e6}], "annotations": []}, f)
         # One Python builds every example's flowgraph (each import costs seconds).
-        names = ("display", "display_spectra", "spectrum_live", "waterfall")
+        names = ("display", "display_spectra", "spectrum_live", "waterfall", "fft_dropin", "headless_recorder")
+        # The recorder's file and sockets (one a flowgraph): this test's own.
+        recorder = lambda: ", out_file=%r, zmq_address='tcp://127.0.0.1:%d'" % (
+            os.path.join(self.tmp, "sigmf.f32"), free_port())
         probe = "".join(
-            "import {0}; tb = {0}.{0}(iq_file=%r{1}); "
+            "import {0}; tb = {0}.{0}(iq_file=%r{1}{2}); "
             "print('{0}', tb.iq_source.samp_rate(), tb.iq_source.center_freq(), tb.get_iq_rate(), tb.get_iq_centre(), "
             "*((tb.display_sink.samp_rate(), tb.display_sink.center_freq()) if hasattr(tb, 'display_sink') else ()), "
-            "*getattr(tb, 'band_mhz', ())); ".format(name, given) % data
+            "*((tb.gpufft_spectrum_c_0.sample_rate(),) if hasattr(tb, 'gpufft_spectrum_c_0') else ()), "
+            "*getattr(tb, 'band_mhz', ())); {3}".format(
+                name, given, recorder() if name == "headless_recorder" else "",
+                "{0}.snippets_main_after_init(tb); ".format(name) if name == "headless_recorder" else "") % data
             for name in names for given in ("", ", samp_rate=2.048e6, center_freq=433.92e6"))
         lines = [l.split() for l in self.run_probe(probe)]
-        self.assertEqual([l[0] for l in lines], [n for n in names for _ in range(2)], lines)
-        for line in lines:
+        self.assertEqual([l[0] for l in lines if l[0] in names], [n for n in names for _ in range(2)], lines)
+        for line in (l for l in lines if l[0] in names):
             want = [2.048e6, 433.92e6] * (3 if line[0].startswith("display") else 2)
+            if line[0] not in ("display", "fft_dropin"):
+                want += [2.048e6]  # spectrum_c's rate
             if line[0] == "waterfall":
                 want += [432.896, 434.944]
             self.assertEqual([float(v) for v in line[1:]], want, line)
-        for name, option, value, words in (
-                ("display", "--samp-rate", "2.4e6", ("--samp-rate 2400000", "2048000")),
-                ("display_spectra", "--center-freq", "100e6", ("--center-freq 100000000", "433920000")),
-                ("spectrum_live", "--samp-rate", "2.4e6", ("--samp-rate 2400000", "2048000")),
-                ("waterfall", "--center-freq", "100e6", ("--center-freq 100000000", "433920000"))):
-            r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), "--iq-file", data, option, value],
-                               env=self.env, capture_output=True, text=True, timeout=60)
+        # The recorder's spectra: 4096 bins from the band's lower edge, 500 Hz apart.
+        grid = [l for l in lines if l[0] == "headless_recorder.py:"]
+        self.assertEqual(len(grid), 2, lines)
+        for line in grid:
+            self.assertIn("432896000 Hz", " ".join(line))
+            self.assertIn("500 Hz", " ".join(line))
+        raw = os.path.join(self.tmp, "raw.cs16")
+        (np.ones(8192, np.int16) * 100).tofile(raw)
+        for name, args, words in (
+                ("display", ["--iq-file", data, "--samp-rate", "2.4e6"], ("--samp-rate 2400000", "2048000")),
+                ("display_spectra", ["--iq-file", data, "--center-freq", "100e6"],
+                 ("--center-freq 100000000", "433920000")),
+                ("spectrum_live", ["--iq-file", data, "--samp-rate", "2.4e6"], ("--samp-rate 2400000", "2048000")),
+                ("waterfall", ["--iq-file", data, "--center-freq", "100e6"], ("--center-freq 100000000", "433920000")),
+                ("fft_dropin", ["--iq-file", data, "--samp-rate", "2.4e6"], ("--samp-rate 2400000", "2048000")),
+                ("headless_recorder", ["--iq-file", raw, "--center-freq", "100e6"], ("raw IQ file", "--samp-rate"))):
+            r = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"), *args],
+                               env=self.env, cwd=self.tmp, capture_output=True, text=True, timeout=60)
             self.assertEqual(r.returncode, 2, r.stderr)
             for word in words:
                 self.assertIn(word, r.stderr)
@@ -297,8 +320,8 @@ class qa_examples(unittest.TestCase):
         iq_file = os.path.join(self.tmp, "tone.cu8")
         iq.tofile(iq_file)
         out_file = os.path.join(self.tmp, "tone_spectra.f32")
-        self.run_for_a_while(py, ["--iq-file", iq_file, "--out-file", out_file,
-                                  "--zmq-address", f"tcp://127.0.0.1:{free_port()}"])
+        self.run_for_a_while(py, ["--iq-file", iq_file, "--samp-rate", "2.4e6", "--center-freq", "100e6",
+                                  "--out-file", out_file, "--zmq-address", f"tcp://127.0.0.1:{free_port()}"])
         spectra = np.fromfile(out_file, np.float32)
         fft_size = 4096
         self.assertGreaterEqual(len(spectra), fft_size)
