@@ -199,7 +199,14 @@ class ws_client:
 
     def pending(self):
         """How many data messages have arrived, whole or in part, that message() has not read yet."""
-        data = self.sock.recv(1 << 24, socket.MSG_PEEK | socket.MSG_DONTWAIT) if self._readable() else b""
+        timeout = self.sock.gettimeout()
+        self.sock.settimeout(0)  # what is there now, without waiting
+        try:
+            data = self.sock.recv(1 << 24, socket.MSG_PEEK)
+        except BlockingIOError:
+            data = b""
+        finally:
+            self.sock.settimeout(timeout)
         count, pos = 0, 0
         while pos + 2 <= len(data):
             b0, b1 = data[pos], data[pos + 1] & 0x7F
@@ -210,12 +217,6 @@ class ws_client:
             count += b0 & 0x0F in (1, 2)  # a text or binary message's (first) frame
             pos += head + n
         return count
-
-    def _readable(self):
-        try:
-            return bool(self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
-        except BlockingIOError:
-            return False
 
     def send_binary(self, n):
         """One binary frame of n zero bytes (masked with zeros, so sent as they are)."""
