@@ -343,7 +343,8 @@ public:
             }
             for (const auto& [v, f] : b.views)
                 if (v == *s->window()) {
-                    s->send(f);
+                    if (f.bytes)
+                        s->send(f);
                     break;
                 }
         }
@@ -691,23 +692,30 @@ public:
                 d_max_hold[i] = std::max(d_max_hold[i], s.db[i]);
             }
         }
-        follow_clients(s);
+        // The histograms follow the clients' windows at the histograms' rate, so that a
+        // client changing its window at every message costs the capture no more.
+        const auto now = std::chrono::steady_clock::now();
+        const std::chrono::duration<double> histogram_interval(1 / max_histograms_per_second);
+        if (now - d_last_follow >= histogram_interval) {
+            d_last_follow = now;
+            follow_clients(s);
+        }
         for (auto& [bins, histogram] : d_histograms)
             histogram.push(s.db, 1);
-        const auto now = std::chrono::steady_clock::now();
         if (d_hub.clients.load() == 0 || now - d_last_frame < std::chrono::duration<double>(1 / max_frames_per_second))
             return;
         d_last_frame = now;
-        net::post(d_io, [this, batch = batch_of(s, [&](const bin_range& r) { return row_frame(s, r); })] {
-            d_hub.send_rows(batch);
-        });
-        if (now - d_last_histogram >= std::chrono::duration<double>(1 / max_histograms_per_second)) {
+        const auto row = [&](const bin_range& r) { return row_frame(s, r); };
+        net::post(d_io, [this, batch = batch_of(s, d_hub.wanted().first, row)] { d_hub.send_rows(batch); });
+        if (now - d_last_histogram >= histogram_interval) {
             d_last_histogram = now;
             const auto histogram = [&](const bin_range& r) {
-                const auto own = d_histograms.find(r); // else the band's (follow_clients() keeps it then)
-                return histogram_frame(s, own != d_histograms.end() ? own : d_histograms.find({ 0, s.bins }));
+                auto h = d_histograms.find(r); // else the band's (follow_clients() keeps it then)
+                if (h == d_histograms.end())
+                    h = d_histograms.find({ 0, s.bins });
+                return h != d_histograms.end() ? histogram_frame(s, h) : frame{};
             };
-            net::post(d_io, [this, batch = batch_of(s, histogram)] { d_hub.send_rows(batch); });
+            net::post(d_io, [this, batch = batch_of(s, d_followed, histogram)] { d_hub.send_rows(batch); });
         }
     }
 
@@ -725,11 +733,12 @@ private:
     }
 
     /*!
-     * One frame for every client: `make` of the band's bins for those without
-     * a window, of its window's bins for each other (once for each range).
+     * One frame for every client `wanted` has: `make` of the band's bins for
+     * those without a window, of its window's bins for each other (once for
+     * each range).
      */
     template <class Make>
-    rows_batch batch_of(const live_spectrum& s, Make make) const
+    static rows_batch batch_of(const live_spectrum& s, const wanted_rows& wanted, Make make)
     {
         std::map<bin_range, frame> made;
         const auto of = [&](const bin_range& r) {
@@ -739,9 +748,9 @@ private:
             return it->second;
         };
         rows_batch batch;
-        if (d_wanted.band)
+        if (wanted.band)
             batch.band = of({ 0, s.bins });
-        for (const view& v : d_wanted.views)
+        for (const view& v : wanted.views)
             batch.views.emplace_back(v, of(bins_of(v, s)));
         return batch;
     }
@@ -753,17 +762,16 @@ private:
      */
     void follow_clients(const live_spectrum& s)
     {
-        const std::uint64_t changes = d_hub.wanted_changes();
-        if (changes == d_wanted_seen && !d_histograms_stale)
+        if (d_hub.wanted_changes() == d_followed_changes && !d_histograms_stale)
             return;
-        std::tie(d_wanted, d_wanted_seen) = d_hub.wanted();
+        std::tie(d_followed, d_followed_changes) = d_hub.wanted();
         d_histograms_stale = false;
         const bin_range band{ 0, s.bins };
         std::set<bin_range> keep;
-        if (d_wanted.band)
+        if (d_followed.band)
             keep.insert(band);
         std::size_t windows = 0;
-        for (const view& v : d_wanted.views) {
+        for (const view& v : d_followed.views) {
             const bin_range r = bins_of(v, s);
             if (r == band || keep.count(r))
                 keep.insert(r);
@@ -906,6 +914,7 @@ private:
         std::tie(d_db_min, d_db_max) = db_range_from(s.db, s.bins);
         d_histograms.clear();
         d_histograms_stale = true;
+        d_last_follow = {}; // at once
         d_spectra = 0;
         post_meta(s);
     }
@@ -971,14 +980,14 @@ private:
     std::size_t d_bins = 0, d_overflows = 0;
     std::uint64_t d_nonfinite = 0;
     double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0, d_db_min = 0, d_db_max = 0;
-    wanted_rows d_wanted; // as of d_wanted_seen changes
-    std::uint64_t d_wanted_seen = 0;
-    bool d_histograms_stale = true;                    // new metadata: d_histograms follow d_wanted again
+    wanted_rows d_followed; // what the clients wanted at follow_clients(), as of d_followed_changes
+    std::uint64_t d_followed_changes = 0;
+    bool d_histograms_stale = true;                    // new metadata: d_histograms follow the clients again
     std::map<bin_range, gpufft::display> d_histograms; // the band's and the windows' (follow_clients())
     std::vector<float> d_histogram;
     std::vector<float> d_average, d_max_hold; // of every bin, tone dBFS
     std::size_t d_spectra = 0;                // since the metadata (restart())
-    std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};
+    std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{}, d_last_follow{};
 };
 
 } // namespace

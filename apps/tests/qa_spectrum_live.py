@@ -573,6 +573,16 @@ class qa_spectrum_live(gr_unittest.TestCase):
             _, _, cells = parse_histogram(band.binary(b"GFPH"))
             self.assertEqual(cells.shape, (h["rows"], 2048))
             self.assertEqual(list(np.flatnonzero(cells[row - 1:row + 2].max(axis=0) >= 250)), [1100])
+            # Four windows have histograms of their own (the lowest first); a fifth gets the band's.
+            more = [ws_client(rx.url) for _ in range(4)]
+            for k, c in enumerate(more):
+                c.send_text(json.dumps({"view": [FINE_VIEW[0] + (k + 1) * FINE_BIN, FINE_VIEW[1]]}))
+            for k, c in enumerate(more[:3]):
+                self.assertEqual(parse_window_histogram(c.binary(b"GFVH"))[2].shape, (h["rows"], 200 - (k + 1)))
+            histograms = [m for m in (more[3].message()[1] for _ in range(100)) if m[:4] in (b"GFPH", b"GFVH")]
+            self.assertEqual({m[:4] for m in histograms[-2:]}, {b"GFPH"})
+            for c in more:
+                c.close()
             zoomed.send_text('{"view":null}')
             self.assertEqual(parse_frame(zoomed.binary(b"GFSP"))[0], 2048)
             zoomed.close()
