@@ -114,7 +114,7 @@ enum class frame_kind {
 
 struct frame {
     std::shared_ptr<const std::string> bytes;
-    frame_kind kind;
+    frame_kind kind = frame_kind::row;
 };
 
 //! A client's frequency window, [lo, hi] Hz, as its page asked.
