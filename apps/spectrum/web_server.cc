@@ -5,10 +5,13 @@
  * max-hold traces as binary frames, and a few times a second the
  * persistence histogram (docs/receiver.md, "Web view"; docs/web-view.md). Boost.Beast on
  * a thread of its own; every client has a short queue of its own where the
- * newest row wins, so a slow or stalled browser only loses frames itself.
- * A client may ask for a frequency window (its page's zoom): its rows are
- * then that window's bins in up to 2048 columns, not the band's columns
- * stretched.
+ * newest row wins, so a slow or stalled browser only loses frames itself
+ * (and is told how many); a client that acknowledges what it has read (the
+ * page does) has at most a few messages in flight, so that what it shows is
+ * never more than those behind.
+ * A client may ask for a frequency window (its page's zoom): its rows and
+ * its persistence histogram are then that window's bins in up to 2048
+ * columns, not the band's columns stretched.
  * Whom it serves (docs/web-view.md): requests whose Host names this server
  * (no DNS rebinding), WebSockets from its own page or an allowed origin (no
  * other page the user visits), a bounded number of clients and connections,
@@ -29,6 +32,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -57,6 +61,13 @@ constexpr double max_frames_per_second = 60;
 constexpr std::size_t max_columns = 2048;
 // Rows a client may have waiting; beyond it the oldest waiting row is dropped.
 constexpr std::size_t max_queued_rows = 4;
+// Messages sent to a client that acknowledges ({"ack":N}) and not yet
+// acknowledged: the socket's and the browser's buffers then hold at most
+// these, so a row shown is at most these and the queue behind the newest.
+constexpr std::uint64_t max_unacked = 4;
+// While rows wait, a histogram or a count of rows lost goes only after this
+// many rows: a client that falls behind gets mostly rows.
+constexpr std::size_t rows_before_other = 4;
 // The binary frame: "GFSP", columns, traces, spectrum index (uint32 each), time (float64), then the traces.
 constexpr char frame_magic[4] = { 'G', 'F', 'S', 'P' };
 // A client's window: "GFSV", the same header and its edges (float64 f_lo_hz, f_hi_hz), then the traces.
@@ -64,12 +75,21 @@ constexpr char view_magic[4] = { 'G', 'F', 'S', 'V' };
 constexpr std::uint32_t traces = 3; // waterfall row (the newest spectrum), average, max-hold
 // The histogram frame: "GFPH", columns, rows, spectrum index (uint32 each), time (float64), then a byte per cell.
 constexpr char histogram_magic[4] = { 'G', 'F', 'P', 'H' };
+// A client's window's histogram: "GFVH", the same header and its edges (float64 f_lo_hz, f_hi_hz), then the cells.
+constexpr char view_histogram_magic[4] = { 'G', 'F', 'V', 'H' };
+// Rows a client has lost so far (its queue was full): "GFDR", uint32 count (low 32 bits).
+constexpr char dropped_magic[4] = { 'G', 'F', 'D', 'R' };
+// Windows with a histogram of their own (each costs the capture thread its
+// bins every spectrum); a client's window beyond them gets the band's.
+constexpr std::size_t max_view_histograms = 4;
 // Histogram rows (0.7 dB each over a 70 dB range) and frames a second: W x H bytes
 // each (at most 200 kB), so they come at a lower rate than the rows.
 constexpr std::size_t histogram_rows = 100;
 constexpr double max_histograms_per_second = 5;
 // A live view forgets: a cell's count decays by this per spectrum (about 50 spectra of memory).
 constexpr double histogram_decay = 0.98;
+// The average trace: exponential, this weight of the newest spectrum.
+constexpr float average_alpha = 0.1f;
 // The page sends no message; a client's data message beyond this many bytes
 // closes it (1009, too big). Pings and closes are control frames of at most 125 bytes.
 constexpr std::size_t max_client_message = 64;
@@ -84,36 +104,66 @@ constexpr std::size_t max_connections = 256, reserved_descriptors = 32;
 // When no descriptor is left (EMFILE, ENFILE): the pause before the next accept.
 constexpr std::chrono::milliseconds accept_backoff{ 100 };
 
+//! What a message is to a client's queue.
+enum class frame_kind {
+    meta,      //!< the metadata (text)
+    row,       //!< the traces, the band's or a window's
+    histogram, //!< the persistence histogram, the band's or a window's
+    dropped    //!< the client's count of rows lost
+};
+
 struct frame {
     std::shared_ptr<const std::string> bytes;
-    bool text;
+    frame_kind kind = frame_kind::row;
 };
 
 //! A client's frequency window, [lo, hi] Hz, as its page asked.
 using view = std::pair<double, double>;
 
+//! A client's message: a window, or how many messages it has read.
+struct client_message {
+    enum {
+        none,   //!< anything else
+        window, //!< {"view":...}
+        ack     //!< {"ack":N}
+    } kind = none;
+    std::optional<view> window_asked; //!< none: the band
+    std::uint64_t read = 0;           //!< messages read, for an ack
+};
+
 /*!
- * A client's message: {"view":[LO,HI]} (Hz, finite, LO < HI) asks for that
- * window, {"view":null} for the band; `parsed` says which. False for
- * anything else (ignored: the page sends nothing else).
+ * {"view":[LO,HI]} (Hz, finite, LO < HI) asks for that window,
+ * {"view":null} for the band; {"ack":N} says the client has read N messages
+ * (N a whole number). Anything else is none (ignored: the page sends nothing else).
  */
-bool parse_view(const std::string& text, std::optional<view>& parsed)
+client_message parse_client_message(const std::string& text)
 {
+    client_message m;
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_object() || j.size() != 1 || !j.contains("view"))
-        return false;
+    if (!j.is_object() || j.size() != 1)
+        return m;
+    if (j.contains("ack")) {
+        if (j["ack"].is_number_unsigned()) {
+            m.kind = client_message::ack;
+            m.read = j["ack"].get<std::uint64_t>();
+        }
+        return m;
+    }
+    if (!j.contains("view"))
+        return m;
     const nlohmann::json& v = j["view"];
     if (v.is_null()) {
-        parsed.reset();
-        return true;
+        m.kind = client_message::window;
+        return m;
     }
     if (!v.is_array() || v.size() != 2 || !v[0].is_number() || !v[1].is_number())
-        return false;
+        return m;
     const double lo = v[0].get<double>(), hi = v[1].get<double>();
     if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
-        return false;
-    parsed = view{ lo, hi };
-    return true;
+        return m;
+    m.kind = client_message::window;
+    m.window_asked = view{ lo, hi };
+    return m;
 }
 
 //! What the clients want now: the band's rows (a client without a window) and the windows asked for.
@@ -122,7 +172,7 @@ struct wanted_rows {
     std::vector<view> views;
 };
 
-//! One row for every client: the band's frame and each window's.
+//! One message of a kind for every client: the band's frame and each window's.
 struct rows_batch {
     frame band;
     std::vector<std::pair<view, frame>> views;
@@ -151,43 +201,87 @@ public:
     void start(http::request<http::string_body> request);
     /*!
      * On the server's thread: queues a frame. A row beyond max_queued_rows
-     * drops the oldest waiting row; new metadata drops everything waiting
-     * (rows of the old metadata, older metadata), so the queue stays bounded.
+     * drops the oldest waiting row, and the client is told its count of rows
+     * lost before the next row; a histogram replaces one waiting; new
+     * metadata drops everything waiting (rows of the old metadata, older
+     * metadata), so the queue stays bounded.
      */
     void send(const frame& f)
     {
-        if (f.text) {
-            d_queue.erase(d_queue.begin() + (d_writing ? 1 : 0), d_queue.end());
-        } else {
-            std::size_t rows = 0;
-            for (const auto& q : d_queue)
-                rows += !q.text;
-            if (rows >= max_queued_rows) {
-                // The front is being written; drop the oldest row behind it.
-                const auto oldest = std::find_if(d_queue.begin() + (d_writing ? 1 : 0), d_queue.end(),
-                                                 [](const frame& q) { return !q.text; });
-                if (oldest != d_queue.end())
-                    d_queue.erase(oldest);
+        // The front, if being written, stays.
+        const auto waiting = [this] { return d_queue.begin() + (d_writing ? 1 : 0); };
+        const auto drop = [&](frame_kind k) {
+            const auto first = std::find_if(waiting(), d_queue.end(), [k](const frame& q) { return q.kind == k; });
+            if (first != d_queue.end())
+                d_queue.erase(first);
+            return first != d_queue.end();
+        };
+        const auto rows_waiting = [&] {
+            return std::size_t(std::count_if(waiting(), d_queue.end(), [](const frame& q) { return q.kind == frame_kind::row; }));
+        };
+        if (f.kind == frame_kind::meta) {
+            d_dropped += rows_waiting();
+            d_queue.erase(waiting(), d_queue.end());
+        } else if (f.kind == frame_kind::histogram) {
+            drop(frame_kind::histogram);
+        } else if (f.kind == frame_kind::row) {
+            if (rows_waiting() >= max_queued_rows && drop(frame_kind::row))
+                ++d_dropped;
+            if (d_dropped != d_reported) { // the rows lost so far: a count waiting is updated where it waits
+                auto bytes = std::make_shared<std::string>(8, '\0');
+                const std::uint32_t count = std::uint32_t(d_dropped);
+                std::memcpy(bytes->data(), dropped_magic, 4);
+                std::memcpy(bytes->data() + 4, &count, 4);
+                const auto waiting_count = std::find_if(
+                    waiting(), d_queue.end(), [](const frame& q) { return q.kind == frame_kind::dropped; });
+                if (waiting_count != d_queue.end())
+                    waiting_count->bytes = std::move(bytes);
+                else
+                    d_queue.push_back({ std::move(bytes), frame_kind::dropped });
+                d_reported = d_dropped;
             }
         }
         d_queue.push_back(f);
-        if (!d_writing)
-            write_next();
+        write_next();
     }
     //! The window this client asked for; none: the band.
     const std::optional<view>& window() const { return d_view; }
     void set_window(const std::optional<view>& v) { d_view = v; }
+    //! The client has read `read` messages (a page acknowledges each): from now on at most max_unacked in flight.
+    void acknowledge(std::uint64_t read)
+    {
+        d_acknowledging = true;
+        d_acked = std::clamp(read, d_acked, d_started); // more than was sent: all of it
+        write_next();
+    }
 
 private:
+    /*!
+     * The front of the queue (a row waiting instead, if the front is a
+     * histogram or a count and fewer than rows_before_other rows went since
+     * the last of those), unless a write is in flight or an acknowledging
+     * client has max_unacked unread.
+     */
     void write_next()
     {
+        if (d_writing || d_queue.empty() || (d_acknowledging && d_started - d_acked >= max_unacked))
+            return;
+        const auto is_row = [](const frame& q) { return q.kind == frame_kind::row; };
+        if ((d_queue.front().kind == frame_kind::histogram || d_queue.front().kind == frame_kind::dropped) &&
+            d_rows_in_turn < rows_before_other) {
+            const auto row = std::find_if(d_queue.begin(), d_queue.end(), is_row);
+            if (row != d_queue.end())
+                std::rotate(d_queue.begin(), row, row + 1);
+        }
+        d_rows_in_turn = is_row(d_queue.front()) ? d_rows_in_turn + 1 : 0;
         d_writing = true;
-        d_ws.text(d_queue.front().text);
+        ++d_started;
+        d_ws.text(d_queue.front().kind == frame_kind::meta);
         d_ws.async_write(net::buffer(*d_queue.front().bytes),
                          [self = shared_from_this()](beast::error_code ec, std::size_t) {
                              self->d_queue.pop_front();
                              self->d_writing = false;
-                             if (!ec && !self->d_queue.empty())
+                             if (!ec)
                                  self->write_next();
                          });
     }
@@ -200,6 +294,10 @@ private:
     std::deque<frame> d_queue;
     bool d_writing = false;
     std::optional<view> d_view;
+    std::size_t d_dropped = 0, d_reported = 0; // rows lost, and the count the client was last sent
+    bool d_acknowledging = false;              // it has sent an ack
+    std::uint64_t d_started = 0, d_acked = 0;  // messages whose write began, and those it says it read
+    std::size_t d_rows_in_turn = 0;            // rows written since the last other message
 };
 
 //! The clients, touched only on the server's thread, and the metadata a new one gets first.
@@ -226,12 +324,15 @@ public:
     }
     void broadcast(const frame& f)
     {
-        if (f.text)
+        if (f.kind == frame_kind::meta)
             d_meta = f;
         for (const auto& s : d_sessions)
             s->send(f);
     }
-    //! Each client its row: the band's, or its window's (none if it asked for another one since the batch was made).
+    /*!
+     * Each client its frame: the band's, or its window's (none if it asked for
+     * another one since the batch was made); rows and histograms alike.
+     */
     void send_rows(const rows_batch& b)
     {
         for (const auto& s : d_sessions) {
@@ -242,18 +343,21 @@ public:
             }
             for (const auto& [v, f] : b.views)
                 if (v == *s->window()) {
-                    s->send(f);
+                    if (f.bytes)
+                        s->send(f);
                     break;
                 }
         }
     }
     void clear() { d_sessions.clear(); }
-    //! For the capture thread: the rows to make.
-    wanted_rows wanted() const
+    //! For the capture thread: the rows to make, and the count of changes they reflect.
+    std::pair<wanted_rows, std::uint64_t> wanted() const
     {
         const std::lock_guard<std::mutex> lock(d_wanted_mutex);
-        return d_wanted;
+        return { d_wanted, d_wanted_changes.load() };
     }
+    //! For the capture thread: changes to what the clients want (read every spectrum, without a lock).
+    std::uint64_t wanted_changes() const { return d_wanted_changes.load(); }
 
     std::atomic<int> clients{ 0 }; //!< joined: read by the capture thread
     std::size_t connections = 0;   //!< open sockets, HTTP and WebSocket
@@ -273,12 +377,14 @@ private:
         const std::lock_guard<std::mutex> lock(d_wanted_mutex);
         d_wanted.band = band;
         d_wanted.views.assign(views.begin(), views.end());
+        ++d_wanted_changes;
     }
 
     std::set<std::shared_ptr<ws_session>> d_sessions;
     frame d_meta;
     mutable std::mutex d_wanted_mutex;
     wanted_rows d_wanted;
+    std::atomic<std::uint64_t> d_wanted_changes{ 0 };
 };
 
 ws_session::ws_session(tcp::socket&& socket, hub& h)
@@ -299,8 +405,9 @@ void ws_session::start(http::request<http::string_body> request)
     });
 }
 
-// The page sends its window, if zoomed; reading also answers pings and notices a
-// close; a message beyond max_client_message ends the session (Beast closes with 1009).
+// The page sends its window, if zoomed, and acknowledges what it read; reading also
+// answers pings and notices a close; a message beyond max_client_message ends the
+// session (Beast closes with 1009).
 void ws_session::read()
 {
     d_ws.async_read(d_in, [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -308,9 +415,13 @@ void ws_session::read()
             self->d_hub.leave(self);
             return;
         }
-        std::optional<view> v;
-        if (self->d_ws.got_text() && parse_view(beast::buffers_to_string(self->d_in.data()), v))
-            self->d_hub.set_window(self, v);
+        if (self->d_ws.got_text()) {
+            const client_message m = parse_client_message(beast::buffers_to_string(self->d_in.data()));
+            if (m.kind == client_message::window)
+                self->d_hub.set_window(self, m.window_asked);
+            else if (m.kind == client_message::ack)
+                self->acknowledge(m.read);
+        }
         self->d_in.clear();
         self->read();
     });
@@ -566,80 +677,175 @@ public:
 
     void publish(const live_spectrum& s) override
     {
-        if (!d_display || s.bins != d_bins || s.f0_hz != d_f0 || s.bin_hz != d_bin_hz || s.center_hz != d_center ||
+        if (!d_bins || s.bins != d_bins || s.f0_hz != d_f0 || s.bin_hz != d_bin_hz || s.center_hz != d_center ||
             s.sample_rate != d_rate)
             restart(s);
         else if (s.overflows != d_overflows || s.nonfinite_samples != d_nonfinite) // the page shows the counts
             post_meta(s);
-        d_display->push(s.db, 1);
         // The average and max-hold of every bin, so that a client's window has them at its own columns.
         if (d_spectra++ == 0) {
             d_average.assign(s.db, s.db + s.bins);
             d_max_hold.assign(s.db, s.db + s.bins);
         } else {
-            const float alpha = float(d_display->config().alpha);
             for (std::size_t i = 0; i < s.bins; ++i) {
-                d_average[i] += alpha * (s.db[i] - d_average[i]);
+                d_average[i] += average_alpha * (s.db[i] - d_average[i]);
                 d_max_hold[i] = std::max(d_max_hold[i], s.db[i]);
             }
         }
+        // The histograms follow the clients' windows at the histograms' rate, so that a
+        // client changing its window at every message costs the capture no more.
         const auto now = std::chrono::steady_clock::now();
+        const std::chrono::duration<double> histogram_interval(1 / max_histograms_per_second);
+        if (now - d_last_follow >= histogram_interval) {
+            d_last_follow = now;
+            follow_clients(s);
+        }
+        for (auto& [bins, histogram] : d_histograms)
+            histogram.push(s.db, 1);
         if (d_hub.clients.load() == 0 || now - d_last_frame < std::chrono::duration<double>(1 / max_frames_per_second))
             return;
         d_last_frame = now;
-        const wanted_rows wanted = d_hub.wanted();
-        rows_batch batch;
-        const auto band = [&] {
-            if (!batch.band.bytes)
-                batch.band = { row_frame(s, 0, s.bins, false), false };
-            return batch.band;
-        };
-        if (wanted.band)
-            band();
-        const double f_lo = s.f0_hz - s.bin_hz / 2; // the left edge of bin 0
-        for (const view& v : wanted.views) {
-            // The bins the window touches, at least one; the whole band is the band's frame.
-            const double first = std::floor((v.first - f_lo) / s.bin_hz), end = std::ceil((v.second - f_lo) / s.bin_hz);
-            const std::size_t b0 = std::size_t(std::clamp(first, 0.0, double(s.bins - 1)));
-            const std::size_t b1 = std::size_t(std::clamp(end, double(b0 + 1), double(s.bins)));
-            batch.views.emplace_back(v, b0 == 0 && b1 == s.bins ? band() : frame{ row_frame(s, b0, b1, true), false });
-        }
-        net::post(d_io, [this, batch = std::move(batch)] { d_hub.send_rows(batch); });
-        if (now - d_last_histogram >= std::chrono::duration<double>(1 / max_histograms_per_second)) {
+        const auto row = [&](const bin_range& r) { return row_frame(s, r); };
+        net::post(d_io, [this, batch = batch_of(s, d_hub.wanted().first, row)] { d_hub.send_rows(batch); });
+        if (now - d_last_histogram >= histogram_interval) {
             d_last_histogram = now;
-            post({ histogram_frame(s), false });
+            const auto histogram = [&](const bin_range& r) {
+                auto h = d_histograms.find(r); // else the band's (follow_clients() keeps it then)
+                if (h == d_histograms.end())
+                    h = d_histograms.find({ 0, s.bins });
+                return h != d_histograms.end() ? histogram_frame(s, h) : frame{};
+            };
+            net::post(d_io, [this, batch = batch_of(s, d_followed, histogram)] { d_hub.send_rows(batch); });
         }
     }
 
 private:
-    /*!
-     * A row of bins [b0, b1) in min(b1 - b0, max_columns) columns, each the
-     * highest of its bins (gpufft::display's columns), for the newest
-     * spectrum, the average and the max-hold; a window's (`window`) carries its edges.
-     */
-    std::shared_ptr<const std::string> row_frame(const live_spectrum& s, std::size_t b0, std::size_t b1, bool window)
+    //! Bins [first, second) of the spectrum.
+    using bin_range = std::pair<std::size_t, std::size_t>;
+
+    //! The bins a window touches, at least one; {0, bins}: the whole band.
+    static bin_range bins_of(const view& v, const live_spectrum& s)
     {
-        const std::size_t m = b1 - b0, columns = std::min(m, max_columns), head_bytes = window ? 40 : 24;
-        auto bytes = std::make_shared<std::string>(head_bytes + traces * columns * sizeof(float), '\0');
+        const double f_lo = s.f0_hz - s.bin_hz / 2; // the left edge of bin 0
+        const double first = std::floor((v.first - f_lo) / s.bin_hz), end = std::ceil((v.second - f_lo) / s.bin_hz);
+        const std::size_t b0 = std::size_t(std::clamp(first, 0.0, double(s.bins - 1)));
+        return { b0, std::size_t(std::clamp(end, double(b0 + 1), double(s.bins))) };
+    }
+
+    /*!
+     * One frame for every client `wanted` has: `make` of the band's bins for
+     * those without a window, of its window's bins for each other (once for
+     * each range).
+     */
+    template <class Make>
+    static rows_batch batch_of(const live_spectrum& s, const wanted_rows& wanted, Make make)
+    {
+        std::map<bin_range, frame> made;
+        const auto of = [&](const bin_range& r) {
+            auto it = made.find(r);
+            if (it == made.end())
+                it = made.emplace(r, make(r)).first;
+            return it->second;
+        };
+        rows_batch batch;
+        if (wanted.band)
+            batch.band = of({ 0, s.bins });
+        for (const view& v : wanted.views)
+            batch.views.emplace_back(v, of(bins_of(v, s)));
+        return batch;
+    }
+
+    /*!
+     * When the clients' windows changed: a histogram for the band if a client
+     * has none, one for each window's bins (up to max_view_histograms; a window
+     * beyond them gets the band's), none that no client wants. A new one starts empty.
+     */
+    void follow_clients(const live_spectrum& s)
+    {
+        if (d_hub.wanted_changes() == d_followed_changes && !d_histograms_stale)
+            return;
+        std::tie(d_followed, d_followed_changes) = d_hub.wanted();
+        d_histograms_stale = false;
+        const bin_range band{ 0, s.bins };
+        std::set<bin_range> keep;
+        if (d_followed.band)
+            keep.insert(band);
+        std::size_t windows = 0;
+        for (const view& v : d_followed.views) {
+            const bin_range r = bins_of(v, s);
+            if (r == band || keep.count(r))
+                keep.insert(r);
+            else if (windows < max_view_histograms)
+                keep.insert(r), ++windows;
+            else
+                keep.insert(band);
+        }
+        for (auto it = d_histograms.begin(); it != d_histograms.end();)
+            it = keep.count(it->first) ? std::next(it) : d_histograms.erase(it);
+        for (const bin_range& r : keep) {
+            if (d_histograms.count(r))
+                continue;
+            gpufft::display_config c;
+            c.n = s.bins;
+            c.bin_begin = r.first;
+            c.bin_end = r.second;
+            c.width = std::min(r.second - r.first, max_columns);
+            c.height = histogram_rows;
+            c.db_min = d_db_min;
+            c.db_max = d_db_max;
+            c.decay = histogram_decay;
+            c.waterfall_rows = 1;
+            c.max_hold = false; // the traces are the bins' own (publish())
+            d_histograms.emplace(r, gpufft::display(c));
+        }
+    }
+
+    /*!
+     * A frame's bytes: its header (magic, columns, `count`, spectrum index,
+     * time; a window's, not the whole band, with its edges and `window_magic`)
+     * and `payload` bytes after it, zero; `at` is set to them.
+     */
+    static std::shared_ptr<std::string> frame_bytes(const char* magic, const char* window_magic, std::size_t columns,
+                                                    std::uint32_t count, const live_spectrum& s, const bin_range& r,
+                                                    std::size_t payload, char*& at)
+    {
+        const bool window = r != bin_range{ 0, s.bins };
+        const std::size_t head_bytes = window ? 40 : 24;
+        auto bytes = std::make_shared<std::string>(head_bytes + payload, '\0');
         char* p = bytes->data();
-        const std::uint32_t head[3] = { std::uint32_t(columns), traces, std::uint32_t(s.index) };
-        std::memcpy(p, window ? view_magic : frame_magic, 4);
+        const std::uint32_t head[3] = { std::uint32_t(columns), count, std::uint32_t(s.index) };
+        std::memcpy(p, window ? window_magic : magic, 4);
         std::memcpy(p + 4, head, sizeof head);
         std::memcpy(p + 16, &s.unix_time, 8);
-        if (window) { // the left edge of bin b0, the right edge of bin b1 - 1
-            const double edges[2] = { s.f0_hz + (double(b0) - 0.5) * s.bin_hz, s.f0_hz + (double(b1) - 0.5) * s.bin_hz };
+        if (window) { // the left edge of the first bin, the right edge of the last
+            const double edges[2] = { s.f0_hz + (double(r.first) - 0.5) * s.bin_hz,
+                                      s.f0_hz + (double(r.second) - 0.5) * s.bin_hz };
             std::memcpy(p + 24, edges, sizeof edges);
         }
-        float* out = reinterpret_cast<float*>(p + head_bytes);
+        at = p + head_bytes;
+        return bytes;
+    }
+
+    /*!
+     * A row of the bins `r` in min(their count, max_columns) columns, each the
+     * highest of its bins (gpufft::display's columns), for the newest
+     * spectrum, the average and the max-hold; a window's carries its edges.
+     */
+    frame row_frame(const live_spectrum& s, const bin_range& r)
+    {
+        const std::size_t m = r.second - r.first, columns = std::min(m, max_columns);
+        char* at = nullptr;
+        auto bytes = frame_bytes(frame_magic, view_magic, columns, traces, s, r, traces * columns * sizeof(float), at);
+        float* out = reinterpret_cast<float*>(at);
         const float* sources[traces] = { s.db, d_average.data(), d_max_hold.data() };
         for (const float* from : sources) {
             for (std::size_t c = 0; c < columns; ++c) {
                 const auto [c0, c1] = column_bins(c, m, columns);
-                out[c] = *std::max_element(from + b0 + c0, from + b0 + c1);
+                out[c] = *std::max_element(from + r.first + c0, from + r.first + c1);
             }
             out += columns;
         }
-        return bytes;
+        return { std::move(bytes), frame_kind::row };
     }
 
     void accept()
@@ -666,23 +872,21 @@ private:
     }
 
     /*!
-     * The histogram as bytes: cell (r, c) at r W + c, row 0 the lowest dB;
-     * 0 where the column never reached that row, else 1 + 254 (1 + log10(share)
-     * / 3) clamped to 1..255, share being the cell's part of its column's
-     * count (the persistence PNG's scale, 0.1% to 100%).
+     * A histogram (of the band, or of a window's bins: then with its edges)
+     * as bytes: cell (r, c) at r W + c, row 0 the lowest dB; 0 where the
+     * column never reached that row, else 1 + 254 (1 + log10(share) / 3)
+     * clamped to 1..255, share being the cell's part of its column's count
+     * (the persistence PNG's scale, 0.1% to 100%).
      */
-    std::shared_ptr<const std::string> histogram_frame(const live_spectrum& s)
+    frame histogram_frame(const live_spectrum& s, std::map<bin_range, gpufft::display>::const_iterator of)
     {
-        const std::size_t columns = d_display->config().width, cells = columns * histogram_rows;
+        const std::size_t columns = of->second.config().width, cells = columns * histogram_rows;
         d_histogram.resize(cells);
-        d_display->read_histogram(d_histogram.data());
-        auto bytes = std::make_shared<std::string>(24 + cells, '\0');
-        char* p = bytes->data();
-        const std::uint32_t head[3] = { std::uint32_t(columns), std::uint32_t(histogram_rows), std::uint32_t(s.index) };
-        std::memcpy(p, histogram_magic, 4);
-        std::memcpy(p + 4, head, sizeof head);
-        std::memcpy(p + 16, &s.unix_time, 8);
-        unsigned char* out = reinterpret_cast<unsigned char*>(p + 24);
+        of->second.read_histogram(d_histogram.data());
+        char* at = nullptr;
+        auto bytes = frame_bytes(histogram_magic, view_histogram_magic, columns, std::uint32_t(histogram_rows), s,
+                                 of->first, cells, at);
+        unsigned char* out = reinterpret_cast<unsigned char*>(at);
         for (std::size_t c = 0; c < columns; ++c) {
             double total = 0;
             for (std::size_t r = 0; r < histogram_rows; ++r)
@@ -695,7 +899,7 @@ private:
                 }
             }
         }
-        return bytes;
+        return { std::move(bytes), frame_kind::histogram };
     }
 
     void post(frame f)
@@ -703,31 +907,31 @@ private:
         net::post(d_io, [this, f = std::move(f)] { d_hub.broadcast(f); });
     }
 
-    //! New metadata: a new display, and every client gets the JSON first.
+    //! New metadata: new traces and histograms, and every client gets the JSON first.
     void restart(const live_spectrum& s)
     {
         d_bins = s.bins, d_f0 = s.f0_hz, d_bin_hz = s.bin_hz, d_center = s.center_hz, d_rate = s.sample_rate;
-        gpufft::display_config c;
-        c.n = s.bins;
-        c.width = std::min(s.bins, max_columns);
-        c.height = histogram_rows;
-        std::tie(c.db_min, c.db_max) = db_range_from(s.db, s.bins);
-        c.decay = histogram_decay;
-        c.waterfall_rows = 1;
-        c.average = gpufft::display_average::exponential;
-        c.alpha = 0.1;
-        c.max_hold = false; // the traces are the bins' own (publish())
-        d_display = std::make_unique<gpufft::display>(c);
+        std::tie(d_db_min, d_db_max) = db_range_from(s.db, s.bins);
+        d_histograms.clear();
+        d_histograms_stale = true;
+        d_last_follow = {}; // at once
         d_spectra = 0;
         post_meta(s);
     }
 
-    //! The current display's metadata, with the device overflows and non-finite samples so far.
+    //! The metadata, with the device overflows and non-finite samples so far.
     void post_meta(const live_spectrum& s)
     {
         d_overflows = s.overflows;
         d_nonfinite = s.nonfinite_samples;
-        const gpufft::display_config& c = d_display->config();
+        const nlohmann::json histogram = {
+            { "rows", histogram_rows },
+            { "db_min", d_db_min },
+            { "db_max", d_db_max },
+            { "decay", histogram_decay },
+            { "share_decades", persistence::share_decades },
+            { "max_fps", max_histograms_per_second },
+        };
         const nlohmann::json meta = {
             { "type", "meta" },
             { "name", d_name },
@@ -739,12 +943,10 @@ private:
             { "f0_hz", s.f0_hz },
             { "f_lo_hz", s.f0_hz - s.bin_hz / 2 }, // the left edge of column 0
             { "f_hi_hz", s.f0_hz + (double(s.bins) - 0.5) * s.bin_hz },
-            { "columns", c.width },
+            { "columns", std::min(s.bins, max_columns) },
             { "traces", { "waterfall", "average", "max_hold" } },
-            { "histogram",
-              { { "rows", c.height }, { "db_min", c.db_min }, { "db_max", c.db_max }, { "decay", c.decay },
-                { "share_decades", persistence::share_decades }, { "max_fps", max_histograms_per_second } } },
-            { "average_alpha", c.alpha },
+            { "histogram", histogram },
+            { "average_alpha", average_alpha },
             { "db_scale", "tone dBFS" },
             { "max_fps", max_frames_per_second },
             { "overflows", s.overflows },
@@ -762,7 +964,7 @@ private:
                 runs.push_back({ lo, hi });
             message["dc_replaced_hz"] = runs;
         }
-        post({ std::make_shared<const std::string>(message.dump()), true });
+        post({ std::make_shared<const std::string>(message.dump()), frame_kind::meta });
     }
 
     std::string d_name;
@@ -774,15 +976,18 @@ private:
     tcp::acceptor d_acceptor{ d_io };
     net::steady_timer d_backoff{ d_io };
     std::thread d_thread;
-    // The capture thread's own: the display and the metadata it was made for.
-    std::unique_ptr<gpufft::display> d_display;
+    // The capture thread's own: the metadata, the histograms of the bins the clients want.
     std::size_t d_bins = 0, d_overflows = 0;
     std::uint64_t d_nonfinite = 0;
-    double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0;
+    double d_f0 = 0, d_bin_hz = 0, d_center = 0, d_rate = 0, d_db_min = 0, d_db_max = 0;
+    wanted_rows d_followed; // what the clients wanted at follow_clients(), as of d_followed_changes
+    std::uint64_t d_followed_changes = 0;
+    bool d_histograms_stale = true;                    // new metadata: d_histograms follow the clients again
+    std::map<bin_range, gpufft::display> d_histograms; // the band's and the windows' (follow_clients())
     std::vector<float> d_histogram;
     std::vector<float> d_average, d_max_hold; // of every bin, tone dBFS
-    std::size_t d_spectra = 0;                // since the display was made
-    std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{};
+    std::size_t d_spectra = 0;                // since the metadata (restart())
+    std::chrono::steady_clock::time_point d_last_frame{}, d_last_histogram{}, d_last_follow{};
 };
 
 } // namespace

@@ -197,6 +197,27 @@ class ws_client:
         head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n))
         self.sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
 
+    def pending(self):
+        """How many data messages have arrived, whole or in part, that message() has not read yet."""
+        timeout = self.sock.gettimeout()
+        self.sock.settimeout(0)  # what is there now, without waiting
+        try:
+            data = self.sock.recv(1 << 24, socket.MSG_PEEK)
+        except BlockingIOError:
+            data = b""
+        finally:
+            self.sock.settimeout(timeout)
+        count, pos = 0, 0
+        while pos + 2 <= len(data):
+            b0, b1 = data[pos], data[pos + 1] & 0x7F
+            head = 2 + (2 if b1 == 126 else 8 if b1 == 127 else 0)
+            if pos + head > len(data):
+                break
+            n = b1 if b1 < 126 else struct.unpack_from(">H" if b1 == 126 else ">Q", data, pos + 2)[0]
+            count += b0 & 0x0F in (1, 2)  # a text or binary message's (first) frame
+            pos += head + n
+        return count
+
     def send_binary(self, n):
         """One binary frame of n zero bytes (masked with zeros, so sent as they are)."""
         head = bytes([0x82, 0x80 | 127]) + struct.pack(">Q", n) + bytes(4)
@@ -390,6 +411,13 @@ def parse_histogram(payload):
     return index, t, np.frombuffer(payload, dtype=np.uint8, offset=24).reshape(rows, columns)
 
 
+def parse_window_histogram(payload):
+    """A client's window's histogram: (f_lo_hz, f_hi_hz, H x W uint8 cells, row 0 the lowest dB)."""
+    magic, columns, rows, index, t, f_lo, f_hi = struct.unpack_from("<4sIIIddd", payload)
+    assert magic == b"GFVH", magic
+    return f_lo, f_hi, np.frombuffer(payload, dtype=np.uint8, offset=40).reshape(rows, columns)
+
+
 def decode_png(data):
     """An 8-bit RGB or RGBA, non-interlaced PNG (what Chromium writes) as an H x W x 3 array."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -504,9 +532,10 @@ class qa_spectrum_live(gr_unittest.TestCase):
 
     def test_client_window(self):
         # A client that asks for a window gets its bins, a column each (up to
-        # 2048): two tones that share a column of the band are two peaks; a
-        # client that asked for nothing keeps the band's columns; malformed
-        # messages are ignored; {"view": null} is the band again.
+        # 2048): two tones that share a column of the band are two peaks, in
+        # its rows and in its persistence histogram; a client that asked for
+        # nothing keeps the band's columns; malformed messages are ignored;
+        # {"view": null} is the band again.
         rx = receiver("--serve", "127.0.0.1:0", "--fft", str(FINE_FFT), fps=None)
         rx.feed(FINE_TONES)
         try:
@@ -531,6 +560,29 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 for trace in rows:
                     self.assertEqual(peaks_above(trace, -30), 1)
                     self.assertEqual(int(np.argmax(trace)), 1100)
+            # The window's histogram: its bins, each tone's the top code in the tone's row (every
+            # spectrum hits it), the bin between them never near it; the band's: one column for both.
+            h = meta["histogram"]
+            row = int((-6.02 - h["db_min"]) * h["rows"] / (h["db_max"] - h["db_min"]))
+            f_lo, f_hi, cells = parse_window_histogram(zoomed.binary(b"GFVH"))
+            self.assertEqual(cells.shape, (h["rows"], 200))
+            self.assertAlmostEqual(f_lo, FINE_EDGES[0], delta=1e-3)
+            self.assertAlmostEqual(f_hi, FINE_EDGES[1], delta=1e-3)
+            self.assertEqual(list(np.flatnonzero(cells[row - 1:row + 2].max(axis=0) >= 250)), [103, 112])
+            self.assertEqual(int(cells[row // 2:, 107].max()), 0)
+            _, _, cells = parse_histogram(band.binary(b"GFPH"))
+            self.assertEqual(cells.shape, (h["rows"], 2048))
+            self.assertEqual(list(np.flatnonzero(cells[row - 1:row + 2].max(axis=0) >= 250)), [1100])
+            # Four windows have histograms of their own (the lowest first); a fifth gets the band's.
+            more = [ws_client(rx.url) for _ in range(4)]
+            for k, c in enumerate(more):
+                c.send_text(json.dumps({"view": [FINE_VIEW[0] + (k + 1) * FINE_BIN, FINE_VIEW[1]]}))
+            for k, c in enumerate(more[:3]):
+                self.assertEqual(parse_window_histogram(c.binary(b"GFVH"))[2].shape, (h["rows"], 200 - (k + 1)))
+            histograms = [m for m in (more[3].message()[1] for _ in range(100)) if m[:4] in (b"GFPH", b"GFVH")]
+            self.assertEqual({m[:4] for m in histograms[-2:]}, {b"GFPH"})
+            for c in more:
+                c.close()
             zoomed.send_text('{"view":null}')
             self.assertEqual(parse_frame(zoomed.binary(b"GFSP"))[0], 2048)
             zoomed.close()
@@ -675,6 +727,59 @@ class qa_spectrum_live(gr_unittest.TestCase):
         # is kept loose, since readers and other jobs load the 2 cores too.
         for stalled, reading in (("stall", "none"), ("stall+read+read", "read+read")):
             self.assertLess(times[stalled], times[reading] * 1.5 + 1.0, f"{stalled} against {reading}: {times}")
+
+    def test_slow_client_gets_recent_rows(self):
+        # A client that reads about 13 messages a second of the 55 sent (rows at 50 a
+        # second, histograms at 5) and acknowledges each, as the page does: at
+        # most 4 messages are ever waiting for it (not its socket buffers'
+        # worth), so what it reads is recent; it is told how many rows it
+        # lost, and those and the rows it got are the rows made meanwhile (as
+        # a client that keeps up gets them). A client that never acknowledges
+        # is the other tests'.
+        rx = receiver("--serve", "127.0.0.1:0")
+        rx.feed(125 * BIN)
+        try:
+            fast, slow = ws_client(rx.url), ws_client(rx.url)
+            made, fast_lost, stop = [], [0], threading.Event()
+
+            def keep_up():
+                while not stop.is_set():
+                    text, payload = fast.message()
+                    if payload[:4] == b"GFSP":
+                        made.append(parse_frame(payload)[1])
+                    elif payload[:4] == b"GFDR":
+                        fast_lost[0] = struct.unpack_from("<I", payload, 4)[0]
+            reader = threading.Thread(target=keep_up, daemon=True)
+            reader.start()
+            handled, waiting, got, lost = 0, [], [], []  # lost: (rows got before it, count)
+            while handled < 40:
+                text, payload = slow.message()
+                handled += 1
+                slow.send_text(json.dumps({"ack": handled}))
+                if payload[:4] == b"GFSP":
+                    got.append(parse_frame(payload)[1])
+                elif payload[:4] == b"GFDR":
+                    lost.append((len(got), struct.unpack_from("<I", payload, 4)[0]))
+                time.sleep(0.075)
+                waiting.append(slow.pending())
+            stop.set()
+            reader.join(timeout=10)
+            fast.close()
+            slow.close()
+        finally:
+            rc, out, err = rx.finish()
+        self.assertEqual(rc, 0, err)
+        self.assertLessEqual(max(waiting), 4, waiting)
+        self.assertGreater(len(got), 20)
+        self.assertEqual(got, sorted(got))
+        self.assertTrue(lost, "no count of rows lost")
+        # Rows made between its 10th row and its last, as the client that kept up got them (and
+        # those it lost), against what this one got and lost in between; the queue (4 rows) may
+        # hold a row older than the first on either side.
+        first, last = got[10], got[-1]
+        lost_by = lambda rows: max([n for k, n in lost if k <= rows] or [0])
+        between = len([i for i in made if first < i <= last]) + fast_lost[0]
+        self.assertAlmostEqual(len(got) - 11 + lost_by(len(got)) - lost_by(11), between, delta=8)
 
     def test_signal_ends_a_run_with_live_outputs(self):
         # A signal while the input pipe is quiet and a client is connected:
@@ -1121,6 +1226,12 @@ class qa_spectrum_live(gr_unittest.TestCase):
                 self.assertEqual(page.evaluate("lastTime"), paused_at)
                 page.click("pause")
                 page.wait_for(f"lastTime > {paused_at}")
+                # A page that falls behind (its script busy for 1.5 s: 75 spectra) acknowledges
+                # nothing meanwhile, so the server skips rows for it; it says how many.
+                page.evaluate("(() => { const t = performance.now(); while (performance.now() - t < 1500); })()")
+                page.wait_for("skipped > 0")
+                page.wait_for("document.getElementById('status').textContent.includes(skipped + ' rows skipped')")
+                self.assertGreater(page.evaluate("handled"), 50)
                 # Max-hold reset: the page's own from then on.
                 page.key("m")
                 self.assertTrue(page.evaluate("maxHold !== null"))
@@ -1224,22 +1335,38 @@ class qa_spectrum_live(gr_unittest.TestCase):
 
     def test_zoom_resolves_bins_in_chromium(self):
         # Zoomed to 200 bins (narrower than the band's 2048 columns of 16
-        # bins), the page's rows are those bins: two tones that are one peak
-        # at the whole band are two; the other page, on the whole band, keeps
-        # its columns. Then the zoomed page's + key zooms it further: its
-        # rows follow, the other's stay.
+        # bins), the page's rows and its persistence histogram are those
+        # bins: two tones that are one peak at the whole band are two, and
+        # two separate lit histogram columns; the other page, on the whole
+        # band, keeps its columns. Then the zoomed page's + key zooms it
+        # further: its rows follow, the other's stay.
         chromium = self.chromium()
         rx = receiver("--serve", "127.0.0.1:0", "--fft", str(FINE_FFT), fps=None)
         rx.feed(FINE_TONES)
         pages = []
         data = "[win.lo, win.hi, win.cols, Array.from(traces.waterfall), Array.from(traces.max_hold)]"
         try:
-            for query in (f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}", ""):
+            L = page_layout(http_get(rx.url))
+            # The zoomed page draws the histogram alone, on 0 to -100 dBFS.
+            for query in (f"?f={FINE_VIEW[0]:.3f}:{FINE_VIEW[1]:.3f}&traces=none&min=-100&max=0", ""):
                 pages.append(chromium_page(chromium, f"http://{rx.url}/{query}", 1000, 700))
             zoomed, whole = pages
-            zoomed.wait_for("win !== null && win.cols === 200")
+            zoomed.wait_for("win !== null && win.cols === 200 && histWin !== null && histWin.cols === 200")
             zoomed.frames_drawn(3)
-            self.shot("zoom_bins.png", zoomed.screenshot())
+            canvas = zoomed.evaluate("[view.offsetLeft, view.offsetTop, view.clientWidth, view.clientHeight]")
+            img = self.shot("zoom_bins.png", zoomed.screenshot()).astype(int)
+            # Above -50 dBFS only the tones' bins and their window's skirt (3 bins each side) are
+            # hit, every spectrum in the same cell: viridis' yellow end, in two runs of columns
+            # about the tones' bins (103 and 112 of the 200), dark at the two bins between.
+            plot_w = canvas[2] - L["PLOT_LEFT"] - L["PLOT_RIGHT"]
+            x0, y0 = canvas[0] + L["PLOT_LEFT"], canvas[1] + L["TOP"]
+            upper = img[y0 + 1:y0 + L["SPECTRUM_H"] // 2, x0:x0 + plot_w]
+            lit = ((upper[..., 0] > 200) & (upper[..., 1] > 180) & (upper[..., 2] < 100)).any(axis=0)
+            x_of = lambda b: (b + 0.5) / 200 * plot_w
+            self.assertEqual(peaks_above(lit, 0.5), 2, np.flatnonzero(lit))
+            for b in (103, 112):
+                self.assertTrue(lit[int(x_of(b))], (b, np.flatnonzero(lit)))
+            self.assertFalse(lit[int(x_of(107)):int(x_of(108)) + 1].any(), np.flatnonzero(lit))
             lo, hi, cols, row, held = zoomed.evaluate(data)
             self.assertAlmostEqual(lo, FINE_EDGES[0], delta=1e-3)
             self.assertAlmostEqual(hi, FINE_EDGES[1], delta=1e-3)
