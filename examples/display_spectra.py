@@ -111,7 +111,7 @@ class display_spectra(gr.top_block, Qt.QWidget):
         self._decay_win = RangeWidget(self._decay_range, self.set_decay, "Persistence decay", "counter_slider", float, QtCore.Qt.Horizontal)
         self.top_layout.addWidget(self._decay_win)
         self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=30, overlap=0, window='blackmanharris', average='exponential', alpha=1.0, frames_per_output=1, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs', tune=False)
         self.display_sink = gpufft.display_sink_f(fft_size, iq_rate, iq_centre, ref_level=0, db_range=100, decay=decay, frame_rate=30, colormap='fosphor', width=1024, height=256, average='exponential', average_frames=10, min_hold=False, density='log')
         self._display_sink_win = sip.wrapinstance(self.display_sink.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._display_sink_win)

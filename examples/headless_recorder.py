@@ -71,7 +71,7 @@ class headless_recorder(gr.top_block):
         snippets_init_before_blocks(self)
         self.zeromq_pub_sink_0 = zeromq.pub_sink(gr.sizeof_float, fft_size, zmq_address, 100, False, (-1), '', True)
         self.iq_source = gpufft.iq_source(iq_file, '', samp_rate, center_freq)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=10, overlap=0, window='blackmanharris', average='linear', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=10, overlap=0, window='blackmanharris', average='linear', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs', tune=False)
         self.blocks_file_sink_0 = blocks.file_sink(gr.sizeof_float*fft_size, out_file, False)
         self.blocks_file_sink_0.set_unbuffered(False)
 

@@ -102,7 +102,7 @@ class radar_range_doppler(gr.top_block, Qt.QWidget):
         self.target_3 = analog.sig_source_c(samp_rate, analog.GR_COS_WAVE, (targets[2][0] / range_res / chirp_time + 2 * targets[2][1] / wavelength), targets[2][2], 0, 0)
         self.target_2 = analog.sig_source_c(samp_rate, analog.GR_COS_WAVE, (targets[1][0] / range_res / chirp_time + 2 * targets[1][1] / wavelength), targets[1][2], 0, 0)
         self.target_1 = analog.sig_source_c(samp_rate, analog.GR_COS_WAVE, (targets[0][0] / range_res / chirp_time + 2 * targets[0][1] / wavelength), targets[0][2], 0, 0)
-        self.range_doppler = gpufft.range_doppler_c(fft_size, num_chirps, window.hann(fft_size), window.hann(num_chirps), True, True, backend='auto', nthreads=1)
+        self.range_doppler = gpufft.range_doppler_c(fft_size, num_chirps, window.hann(fft_size), window.hann(num_chirps), True, True, backend='auto', nthreads=1, tune=False)
         self.qtgui_time_raster_sink_x_0 = qtgui.time_raster_sink_f(
             samp_rate,
             fft_size,

@@ -160,7 +160,7 @@ class spectrum_live(gr.top_block, Qt.QWidget):
         self._qtgui_vector_sink_f_0_win = sip.wrapinstance(self.qtgui_vector_sink_f_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_vector_sink_f_0_win)
         self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=20, overlap=0, window='blackmanharris', average='exponential', alpha=alpha, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs', tune=False)
 
 
         ##################################################

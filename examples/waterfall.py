@@ -157,7 +157,7 @@ class waterfall(gr.top_block, Qt.QWidget):
         self._qtgui_time_raster_sink_x_0_win = sip.wrapinstance(self.qtgui_time_raster_sink_x_0.qwidget(), Qt.QWidget)
         self.top_layout.addWidget(self._qtgui_time_raster_sink_x_0_win)
         self.iq_source = gpufft.iq_source(iq_file, device, samp_rate, center_freq)
-        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs')
+        self.gpufft_spectrum_c_0 = gpufft.spectrum_c(fft_size, iq_rate, frame_rate=frame_rate, overlap=0, window='blackmanharris', average='peak', alpha=1.0, frames_per_output=0, ref_scale=2.0, shift=True, format='cf32', backend='auto', window_param=(-1), scale='dbfs', tune=False)
         self.blocks_vector_to_stream_0 = blocks.vector_to_stream(gr.sizeof_float*1, fft_size)
 
 

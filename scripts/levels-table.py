@@ -46,6 +46,9 @@ img = w.grab().toImage().convertToFormat(Qt.QImage.Format_RGB32)
 sp = w.property("spectrum_plot")
 red = [y for y in range(sp.top(), sp.bottom() + 1) if any(img.pixel(xx, y) & 0xFFFFFF == 0xFF4040 for xx in range(sp.left(), sp.right() + 1))]
 rows.append((f"display_sink_c max-hold line (axis '{w.property('level_unit')}')", -19.5 - (red[0] - sp.top() + 0.5) / sp.height()))
+# Gone before the QApplication: left to the interpreter's exit, the widget would outlive
+# it and crash (exit status 139), as GNU Radio's QT GUI sinks do in a script that keeps them.
+del w, sink
 # gpufft-spectrum --demo: peaks, CSV, JSON lines; and its ZeroMQ feed.
 d = tempfile.mkdtemp()
 with socket.socket() as so:

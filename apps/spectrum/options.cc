@@ -35,8 +35,10 @@ lines carry the UTC time of the spectrum's last sample: a SigMF capture's
 core:datetime plus the sample's offset, else the time it was read.
 )";
 
-const char* const footer = R"(Outputs are written under a temporary name and renamed when complete; '-'
-writes to standard output (the report then goes to standard error).
+const char* const footer = R"(The rows (--csv, --jsonl, --rtl-power) are written to the named file as
+they are measured, each flushed when complete; pictures and metadata are
+written under a temporary name and renamed when complete; '-' writes to
+standard output (the report then goes to standard error).
 SIGINT, SIGTERM or SIGHUP stop reading: the spectra so far are written in full
 (a signal ignored at start, as under nohup, stays ignored; a second one kills).
 

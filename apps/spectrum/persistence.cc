@@ -105,7 +105,7 @@ void persistence::write_png(output_file& f, const axes& a) const
         img.fill(margin_left - 5, y, 5, 1, white);
         img.text(margin_left - 8 - text_width(label), y - text_height / 2, label, white);
     }
-    img.text(margin_left - 8 - text_width("dB"), margin_top + ph + 8, "dB", white);
+    img.text(margin_left - 8 - text_width("dBFS"), margin_top + ph + 8, "dBFS", white); // docs/levels.md
     // Share of spectra, right.
     colour_bar(img, margin_left + pw + 10, margin_top, ph,
                { { "100%", 1.0 }, { "10%", 1 - 1 / share_decades }, { "1%", 1 - 2 / share_decades },

@@ -71,7 +71,7 @@ void write_png(output_file& f, const waterfall& w, const axes& a, std::size_t he
 
     const int bar_x = margin_left + pw + 10;
     colour_bar(img, bar_x, margin_top, ph, db_labels(a.db_min, a.db_max, ph));
-    img.text(bar_x, axis_y + 8, "dB", white);
+    img.text(bar_x, axis_y + 8, "dBFS", white); // every level drawn is dBFS (docs/levels.md)
     write_rgb_png(f, img);
 }
 

@@ -8,6 +8,7 @@
  * Random data is fresh each run; GPUFFT_TEST_SEED reproduces one. */
 #include "spectrum/app.h"
 #include "spectrum/persistence.h"
+#include "spectrum/plot.h"
 #include "qa_common.h"
 
 #include <nlohmann/json.hpp>
@@ -137,6 +138,31 @@ rgb_image decode_rgb(const std::string& path)
     png_destroy_read_struct(&png, &info, nullptr);
     std::fclose(f);
     return img;
+}
+
+//! Whether img shows text s, in white on black, with its top-left corner at
+//! (x, y), every character drawn (the font has no blank glyph for it).
+bool shows_text(const rgb_image& img, int x, int y, const std::string& s)
+{
+    gpufft_app::image want(gpufft_app::text_width(s), gpufft_app::text_height);
+    const unsigned char white[3] = { 255, 255, 255 };
+    want.text(0, 0, s, white);
+    const int char_w = gpufft_app::text_width("00") - gpufft_app::text_width("0");
+    for (int k = 0; k < int(s.size()); ++k) {
+        bool drawn = false;
+        for (int r = 0; r < want.height(); ++r)
+            for (int c = k * char_w; c < std::min(want.width(), (k + 1) * char_w); ++c)
+                drawn = drawn || want.row(r)[3 * c] != 0;
+        if (!drawn)
+            return false;
+    }
+    for (int r = 0; r < want.height(); ++r)
+        for (int c = 0; c < want.width(); ++c) {
+            if (unsigned(x + c) >= img.width || unsigned(y + r) >= img.height ||
+                std::memcmp(img.at(unsigned(x + c), unsigned(y + r)), want.row(r) + 3 * c, 3) != 0)
+                return false;
+        }
+    return true;
 }
 
 //! The viridis position t of a pixel (nearest of 1001 samples), or -1 if no viridis colour is that close.
@@ -372,6 +398,11 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("b"), gpufft_app::parse_options({ "--png", "a", "--png=b" }).png);
         for (const char* word : { "--rate", "--frames", "--peak-threshold", "Exit status", "130", "dBFS" })
             CPPUNIT_ASSERT_MESSAGE(word, h.help.find(word) != std::string::npos);
+        // Rows go to the named file as measured (docs/receiver.md, "What is on disk when"):
+        // the help must not say every output is renamed into place at the end.
+        CPPUNIT_ASSERT_MESSAGE(h.help, h.help.find("Outputs are written under a temporary name") == std::string::npos);
+        CPPUNIT_ASSERT_MESSAGE(h.help, h.help.find("rows (--csv, --jsonl, --rtl-power) are written to the named file as") !=
+                                           std::string::npos);
     }
 
     // Each bad value is a usage error (exit status 2) naming its option.
@@ -659,6 +690,9 @@ public:
             const auto size = decode_png(path);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + 100 + gpufft_app::margin_right), size.first);
             CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + (h ? h : 37) + gpufft_app::margin_bottom), size.second);
+            // The colour bar's unit, under it: every level drawn is dBFS (docs/levels.md).
+            CPPUNIT_ASSERT(shows_text(decode_rgb(path), gpufft_app::margin_left + 100 + 10,
+                                      gpufft_app::margin_top + int(h ? h : 37) + 8, "dBFS"));
         }
         const std::string demo = temp_dir() + "/demo.png";
         CPPUNIT_ASSERT_EQUAL(0, app({ "--demo", "--png", demo, "--width", "300", "--height", "120", "--fft", "1000",
@@ -825,6 +859,9 @@ public:
         const rgb_image img = decode_rgb(png);
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_left + n + gpufft_app::margin_right), img.width);
         CPPUNIT_ASSERT_EQUAL(unsigned(gpufft_app::margin_top + height + gpufft_app::margin_bottom), img.height);
+        // The level axis's unit, under it (docs/levels.md).
+        CPPUNIT_ASSERT(shows_text(img, gpufft_app::margin_left - 8 - gpufft_app::text_width("dBFS"),
+                                  gpufft_app::margin_top + int(height) + 8, "dBFS"));
         // Pixel row (from the plot's top) of a dB value, as gpufft::display counts rows.
         const auto row_of = [&](double db) {
             const double r = std::floor((db - db_min) * height / (db_max - db_min));

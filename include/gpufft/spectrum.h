@@ -143,6 +143,12 @@ struct GPUFFT_API spectrum_config {
     bool deferred_delivery = false;
     std::string backend = "auto";     //!< as plan_options::backend
     unsigned threads = 1;             //!< as plan_options::threads
+    /*!
+     * As plan_options::tune, for the FFT of a CPU chain. A device chain's FFT
+     * carries the window and |X|^2 as callbacks, whose kernel shapes are not
+     * searched: there the engine throws gpufft::error rather than not tune.
+     */
+    bool tune = false;
 };
 
 //! What an engine of a configuration needs, known before it allocates or plans anything.

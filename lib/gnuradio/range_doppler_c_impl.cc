@@ -53,7 +53,8 @@ public:
                          bool shift,
                          bool db,
                          const std::string& backend,
-                         int nthreads)
+                         int nthreads,
+                         bool tune)
         : gr::sync_decimator(block_name,
                              gr::io_signature::make(1, 1, std::size_t(fft_size) * sizeof(gr_complex)),
                              gr::io_signature::make(1, 1, map_bytes(fft_size, num_pulses, db)),
@@ -64,10 +65,12 @@ public:
           d_doppler_window(doppler_window),
           d_shift(shift),
           d_db(db),
+          d_tune(tune),
           d_range((route_log_to_gnuradio(),
                    detail::block_plan(block_name, d_n, true, d_m,
-                                      detail::checked_positive(block_name, nthreads, "nthreads"), backend))),
-          d_doppler(detail::block_plan(block_name, d_m, true, d_n, nthreads, d_range.backend())),
+                                      detail::checked_positive(block_name, nthreads, "nthreads"), backend, {},
+                                      tune))),
+          d_doppler(detail::block_plan(block_name, d_m, true, d_n, nthreads, d_range.backend(), {}, tune)),
           d_pulses(d_n * d_m),
           d_map(db ? d_n * d_m : 0)
     {
@@ -78,6 +81,7 @@ public:
     int fft_size() const override { return int(d_n); }
     int num_pulses() const override { return int(d_m); }
     std::string backend() const override { return d_range.backend(); }
+    bool tune() const override { return d_tune; }
 
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
@@ -131,7 +135,7 @@ private:
 
     const std::size_t d_n, d_m;
     const std::vector<float> d_range_window, d_doppler_window;
-    const bool d_shift, d_db;
+    const bool d_shift, d_db, d_tune;
     ::gpufft::plan d_range;   // M transforms of N points
     ::gpufft::plan d_doppler; // N transforms of M points
     std::vector<gr_complex> d_pulses; // the range pass's output, M x N
@@ -147,11 +151,12 @@ range_doppler_c::sptr range_doppler_c::make(int fft_size,
                                             bool shift,
                                             bool db,
                                             const std::string& backend,
-                                            int nthreads)
+                                            int nthreads,
+                                            bool tune)
 {
     map_bytes(fft_size, num_pulses, db); // before the io signatures see them
     return gnuradio::make_block_sptr<range_doppler_c_impl>(
-        fft_size, num_pulses, range_window, doppler_window, shift, db, backend, nthreads);
+        fft_size, num_pulses, range_window, doppler_window, shift, db, backend, nthreads, tune);
 }
 
 } // namespace gr::gpufft

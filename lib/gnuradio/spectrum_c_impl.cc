@@ -52,11 +52,12 @@ spectrum_c::sptr spectrum_c::make(int fft_size,
                                   const std::string& format,
                                   const std::string& backend,
                                   double window_param,
-                                  const std::string& scale)
+                                  const std::string& scale,
+                                  bool tune)
 {
     spectrum_c_impl::params p{ fft_size, sample_rate, frame_rate, overlap, window, average,
-                               alpha,    frames_per_output, ref_scale, shift, format, backend,
-                               window_param, scale };
+                               alpha, frames_per_output, ref_scale, shift, format, backend,
+                               window_param, scale, tune };
     return gnuradio::make_block_sptr<spectrum_c_impl>(p);
 }
 
@@ -138,6 +139,7 @@ spectrum_c_impl::engine::engine(const ::gpufft::spectrum_config& c)
     }
     c.shift = p.shift;
     c.backend = p.backend;
+    c.tune = p.tune;
     return c;
 }
 
@@ -162,7 +164,10 @@ spectrum_c_impl::~spectrum_c_impl() = default;
 
 void spectrum_c_impl::rebuild(const params& p)
 {
-    const auto c = to_config(p);
+    auto c = to_config(p);
+    // The first engine's tuning is in the wisdom file: a setter takes it
+    // from there rather than timing on the caller's (often the GUI's) thread.
+    c.tune = false;
     std::unique_ptr<engine> e;
     try {
         e = std::make_unique<engine>(c); // the slow part, outside work()'s lock

@@ -30,6 +30,7 @@ public:
         std::string backend;
         double window_param;
         std::string scale;
+        bool tune;
     };
 
     explicit spectrum_c_impl(const params& p);
@@ -64,6 +65,7 @@ public:
     int frames_per_output() const override;
     int hop() const override;
     std::string backend() const override;
+    bool tune() const override { return get(&params::tune); }
 
     bool start() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;

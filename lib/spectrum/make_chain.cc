@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* gr-gpufft spectrum engine: which chain runs a setup. */
 #include "chain.h"
+#include <gpufft/error.h>
 #include <gpufft/registry.h>
 #ifdef GPUFFT_WITH_OPENCL
 #include "opencl/spectrum_chain.h"
@@ -39,13 +40,25 @@ const device_chain* device_chain_for(const std::string& spec)
     return nullptr;
 }
 
+//! A device chain's FFT has callbacks, which the plan-time search does not
+//! time (gpufft/opencl.h): tune there would do nothing, so it is refused.
+void refuse_tune(const chain_setup& setup, const device_chain& d, const std::string& backend)
+{
+    if (setup.plan.tune)
+        throw error("spectrum: tune: on backend \"" + backend + "\" the chain runs on the " + d.device_api +
+                    " device, whose FFT carries the window and |X|^2 as callbacks: their kernel shapes "
+                    "are not searched; tune takes a CPU backend (simd)");
+}
+
 } // namespace
 
 std::unique_ptr<chain> make_chain(const chain_setup& setup)
 {
     const std::string& wanted = setup.plan.backend;
-    if (const device_chain* d = device_chain_for(wanted))
+    if (const device_chain* d = device_chain_for(wanted)) {
+        refuse_tune(setup, *d, wanted);
         return d->make(setup);
+    }
     std::unique_ptr<chain> cpu = make_cpu_chain(setup);
     if (!wanted.empty() && wanted != "auto")
         return cpu;
@@ -53,6 +66,7 @@ std::unique_ptr<chain> make_chain(const chain_setup& setup)
     const device_chain* d = device_chain_for(cpu->backend());
     if (!d)
         return cpu;
+    refuse_tune(setup, *d, cpu->backend());
     chain_setup on_device = setup;
     on_device.plan.backend = cpu->backend();
     try {

@@ -213,6 +213,7 @@ engine::engine(const spectrum_config& c, const display_config* display) : d_conf
     s.batch = f.batch;
     s.plan.backend = c.backend;
     s.plan.threads = c.threads;
+    s.plan.tune = c.tune;
     if (display)
         s.display = *display;
 

@@ -10,12 +10,10 @@ Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 
+import grc_qa
 import numpy as np
-import yaml
 from gnuradio import blocks, fft, gr, gr_unittest
 from gnuradio import gpufft
 from gnuradio.fft import window as grwin
@@ -24,34 +22,25 @@ SEED = int(os.environ.get("GPUFFT_QA_SEED", int.from_bytes(os.urandom(4), "littl
 print(f"qa_fft_vfc: random seed {SEED} (replay with GPUFFT_QA_SEED={SEED})")
 
 SIZES = (1, 2, 7, 16, 100, 256, 1024, 4096)
-GRC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "grc")
 
 
 def grc_flowgraph(chains, n, fft_parameters=None):
-    """A no-GUI flowgraph: per chain (name, input type, window expression, data),
-    vector source -> gpufft_fft_vcc block (with fft_parameters over its own) -> file sink <name>.c64."""
+    """Per chain (name, input type, window expression, data): vector source ->
+    gpufft_fft_vcc block (with fft_parameters over its own) -> file sink <name>.c64."""
     blocks_, connections = [], []
     for name, kind, window, data in chains:
         blocks_ += [
-            {"name": f"src_{name}", "id": "blocks_vector_source_x",
-             "parameters": {"type": kind, "vector": repr(data.tolist()), "vlen": str(n),
-                            "repeat": "False", "tags": "[]"}},
-            {"name": f"fft_{name}", "id": "gpufft_fft_vcc",
-             "parameters": {"type": kind, "fft_size": str(n), "forward": "True", "window": window,
-                            "shift": "False", "nthreads": "1", "backend": "auto", "batch": "4",
-                            **(fft_parameters or {})}},
-            {"name": f"sink_{name}", "id": "blocks_file_sink",
-             "parameters": {"type": "complex", "file": repr(f"{name}.c64"), "vlen": str(n),
-                            "unbuffered": "False", "append": "False"}},
+            (f"src_{name}", "blocks_vector_source_x",
+             {"type": kind, "vector": repr(data.tolist()), "vlen": str(n), "repeat": "False", "tags": "[]"}),
+            (f"fft_{name}", "gpufft_fft_vcc",
+             {"type": kind, "fft_size": str(n), "forward": "True", "window": window, "shift": "False",
+              "nthreads": "1", "backend": "auto", "batch": "4", **(fft_parameters or {})}),
+            (f"sink_{name}", "blocks_file_sink",
+             {"type": "complex", "file": repr(f"{name}.c64"), "vlen": str(n), "unbuffered": "False",
+              "append": "False"}),
         ]
         connections += [[f"src_{name}", "0", f"fft_{name}", "0"], [f"fft_{name}", "0", f"sink_{name}", "0"]]
-    for b in blocks_:
-        b["states"] = {"coordinate": [0, 0], "rotation": 0, "state": "enabled"}
-    return {"options": {"parameters": {"id": "grc_windows", "generate_options": "no_gui",
-                                       "output_language": "python", "title": "windows", "run_options": "run"},
-                        "states": {"coordinate": [0, 0], "rotation": 0, "state": "enabled"}},
-            "blocks": blocks_, "connections": connections,
-            "metadata": {"file_format": 1, "grc_version": "3.10"}}
+    return grc_qa.flowgraph(blocks_, connections)
 
 
 def usable_backends():
@@ -148,15 +137,7 @@ class qa_fft_vfc(gr_unittest.TestCase):
                   ("type_complex", "complex", "window.WIN_BLACKMAN", x_complex)]
         tmp = tempfile.mkdtemp(prefix="gpufft_qa_fft_vfc_")
         try:
-            with open(os.path.join(tmp, "grc_windows.grc"), "w") as f:
-                yaml.safe_dump(grc_flowgraph(chains, n), f)
-            env = dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR)
-            r = subprocess.run([shutil.which("grcc") or "grcc", "-o", tmp, os.path.join(tmp, "grc_windows.grc")],
-                               env=env, capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            r = subprocess.run([sys.executable, os.path.join(tmp, "grc_windows.py")], cwd=tmp,
-                               capture_output=True, text=True, timeout=120)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            grc_qa.run_flowgraph(self, grc_flowgraph(chains, n), tmp)
             for name, _, window, data in chains:
                 got = np.fromfile(os.path.join(tmp, f"{name}.c64"), np.complex64).reshape(-1, n)
                 taps = np.asarray(eval(window, {"window": grwin}) if "(" in window
@@ -171,36 +152,16 @@ class qa_fft_vfc(gr_unittest.TestCase):
         choice in the wisdom file (simd: every machine has it); untuned, the file gets nothing."""
         n = 96
         data = {"complex": self.complex(n * 6), "float": self.real(n * 6)}
-        for tune in ("True", "False"):
-            tmp = tempfile.mkdtemp(prefix="gpufft_qa_fft_tune_")
-            try:
-                chains = [(f"tune_{kind}", kind, "window.WIN_HANN", x) for kind, x in data.items()]
-                with open(os.path.join(tmp, "grc_windows.grc"), "w") as f:
-                    yaml.safe_dump(grc_flowgraph(chains, n, {"backend": "simd", "tune": tune}), f)
-                r = subprocess.run([shutil.which("grcc") or "grcc", "-o", tmp, os.path.join(tmp, "grc_windows.grc")],
-                                   env=dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR), capture_output=True, text=True,
-                                   timeout=120)
-                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                wisdom = os.path.join(tmp, "wisdom")
-                r = subprocess.run([sys.executable, os.path.join(tmp, "grc_windows.py")], cwd=tmp,
-                                   env=dict(os.environ, GPUFFT_WISDOM=wisdom), capture_output=True, text=True,
-                                   timeout=120)
-                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-                for name, _, _, x in chains:
-                    got = np.fromfile(os.path.join(tmp, f"{name}.c64"), np.complex64).reshape(-1, n)
-                    want = np.fft.fft(x.reshape(-1, n).astype(np.complex128) * grwin.hann(n), axis=1)
-                    self.assert_close(got, want, n, f"GRC tune={tune} {name}")
-                lines = []
-                if os.path.exists(wisdom):
-                    with open(wisdom) as f:
-                        lines = f.read().splitlines()
-                tuned = [line for line in lines if line.startswith("simd ") and f" {n} forward" in line]
-                if tune == "True":
-                    self.assertTrue(tuned, f"no simd wisdom for {n} points after a tuned block: {lines}")
-                else:
-                    self.assertEqual(tuned, [], "an untuned block wrote wisdom")
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
+        chains = [(f"tune_{kind}", kind, "window.WIN_HANN", x) for kind, x in data.items()]
+
+        def outputs(folder, tune):
+            for name, _, _, x in chains:
+                got = np.fromfile(os.path.join(folder, f"{name}.c64"), np.complex64).reshape(-1, n)
+                want = np.fft.fft(x.reshape(-1, n).astype(np.complex128) * grwin.hann(n), axis=1)
+                self.assert_close(got, want, n, f"GRC tune={tune} {name}")
+
+        grc_qa.check_tune(self, lambda tune: grc_flowgraph(chains, n, {"backend": "simd", "tune": tune}),
+                          outputs, [n])
 
     def test_set_window_both_forms(self):
         n = 64

@@ -10,6 +10,7 @@ Fresh random data every run; replay with GPUFFT_QA_SEED=<seed>.
 
 import os
 
+import grc_qa
 import numpy as np
 import pmt
 from gnuradio import blocks, gr, gr_unittest
@@ -97,6 +98,31 @@ class qa_range_doppler_c(gr_unittest.TestCase):
         got, snk = run(gpufft.range_doppler_c(n, m), x, n, m, tags=[tag])
         self.assertEqual(len(got), 5)
         self.assertEqual([(t.offset, pmt.to_long(t.value)) for t in snk.tags()], [(9 // m, 9)])
+
+    def test_grc_tune(self):
+        """The GRC block's Tune reaches both plans: tuned, each times its candidates and keeps the
+        choice in the wisdom file (simd: every machine has it); untuned, the file gets nothing."""
+        n, m = 48, 20
+        x = self.random(n * m * 2)
+
+        def graph(tune):
+            return grc_qa.flowgraph(
+                [("src", "blocks_vector_source_x", {"type": "complex", "vector": repr(x.tolist()), "vlen": str(n),
+                                                    "repeat": "False", "tags": "[]"}),
+                 ("rd", "gpufft_range_doppler_c", {"fft_size": str(n), "num_pulses": str(m), "range_window": "[]",
+                                                   "doppler_window": "[]", "shift": "True", "db": "False",
+                                                   "backend": "simd", "nthreads": "1", "tune": tune}),
+                 ("sink", "blocks_file_sink", {"type": "complex", "file": "'maps.c64'", "vlen": str(n * m),
+                                               "unbuffered": "False", "append": "False"})],
+                [["src", "0", "rd", "0"], ["rd", "0", "sink", "0"]])
+
+        def outputs(folder, tune):
+            got = np.fromfile(os.path.join(folder, "maps.c64"), np.complex64).reshape(-1, n, m)
+            self.assert_close(got, reference(x, n, m), f"GRC tune={tune}")
+
+        grc_qa.check_tune(self, graph, outputs, [n, m])
+        self.assertEqual((gpufft.range_doppler_c(4, 2).tune(), gpufft.range_doppler_c(4, 2, tune=True).tune()),
+                         (False, True))
 
     def test_bad_arguments(self):
         cases = [

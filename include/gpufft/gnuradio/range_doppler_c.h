@@ -41,6 +41,9 @@ public:
      * \param db output 10 log10(|X|^2) as floats (else complex values).
      * \param backend "auto", "simd", "opencl", ... (see gpufft::backends()).
      * \param nthreads worker threads each pass is split across, >= 1.
+     * \param tune time the backend's candidate algorithms when the two plans
+     *        are made and keep the fastest in the wisdom file, which later
+     *        plans take untimed (gpufft::plan_options::tune).
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter,
      * including a map larger than GNU Radio's item size (2^31 bytes).
@@ -52,12 +55,15 @@ public:
                      bool shift = true,
                      bool db = false,
                      const std::string& backend = "auto",
-                     int nthreads = 1);
+                     int nthreads = 1,
+                     bool tune = false);
 
     virtual int fft_size() const = 0;
     virtual int num_pulses() const = 0;
     //! The backend that runs the plans, with its variant, e.g. "simd:avx512".
     virtual std::string backend() const = 0;
+    //! Whether the plans are tuned (make()'s tune).
+    virtual bool tune() const = 0;
 };
 
 } // namespace gr::gpufft

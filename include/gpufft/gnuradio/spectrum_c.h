@@ -65,6 +65,13 @@ public:
      *        (samples), tukey alpha, exponential decay (dB); < 0: the window's
      *        default (see gpufft::make_window()); ignored by the other windows.
      * \param scale "dbfs" or "logpwrfft" (see above).
+     * \param tune time the backend's candidate algorithms for the FFT when
+     *        the block is made and keep the fastest in the wisdom file
+     *        (gpufft::plan_options::tune); the engines a setter builds take
+     *        the choice from there untimed. A CPU backend only: where the
+     *        chain runs on an OpenCL device, its FFT carries the window and
+     *        |X|^2 as callbacks, whose kernel shapes are not searched, and
+     *        make() throws.
      *
      * Throws std::invalid_argument (gpufft::error) naming the bad parameter.
      */
@@ -81,7 +88,8 @@ public:
                      const std::string& format = "cf32",
                      const std::string& backend = "auto",
                      double window_param = -1.0,
-                     const std::string& scale = "dbfs");
+                     const std::string& scale = "dbfs",
+                     bool tune = false);
 
     //! Each setter throws (and changes nothing) for a bad value.
     /*!
@@ -120,6 +128,8 @@ public:
     virtual int hop() const = 0;
     //! The FFT's backend and variant, e.g. "simd:avx2".
     virtual std::string backend() const = 0;
+    //! Whether the FFT plan was tuned (make()'s tune).
+    virtual bool tune() const = 0;
 };
 
 } // namespace gr::gpufft

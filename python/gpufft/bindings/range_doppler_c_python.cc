@@ -21,6 +21,8 @@ void bind_range_doppler_c(py::module& m)
         "n * M + m = Doppler bin m: FFTs along fast time, a transpose, FFTs along slow\n"
         "time (batched gpufft plans). Without windows and shift: numpy.fft.fft2(x).T.\n"
         "shift: fftshift along Doppler; db: float 10 log10(|X|^2) instead of complex.\n"
+        "tune: time the backend's candidate algorithms for both plans when the block is\n"
+        "made and keep the fastest in the wisdom file (as gpufft.fft_vcc's tune).\n"
         "Raises gpufft.error (a ValueError) naming a bad parameter.")
         .def(py::init(&range_doppler_c::make),
              py::arg("fft_size"),
@@ -30,8 +32,10 @@ void bind_range_doppler_c(py::module& m)
              py::arg("shift") = true,
              py::arg("db") = false,
              py::arg("backend") = "auto",
-             py::arg("nthreads") = 1)
+             py::arg("nthreads") = 1,
+             py::arg("tune") = false)
         .def("fft_size", &range_doppler_c::fft_size)
         .def("num_pulses", &range_doppler_c::num_pulses)
-        .def("backend", &range_doppler_c::backend, "The backend running the plans, e.g. \"simd:avx512\".");
+        .def("backend", &range_doppler_c::backend, "The backend running the plans, e.g. \"simd:avx512\".")
+        .def("tune", &range_doppler_c::tune, "Whether the plans were tuned (the tune argument).");
 }

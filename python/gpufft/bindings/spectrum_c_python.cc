@@ -36,7 +36,8 @@ void bind_spectrum_c(py::module& m)
              py::arg("format") = "cf32",
              py::arg("backend") = "auto",
              py::arg("window_param") = -1.0,
-             py::arg("scale") = "dbfs")
+             py::arg("scale") = "dbfs",
+             py::arg("tune") = false)
         .def("set_window", &spectrum_c::set_window, py::arg("window"))
         .def("set_window_param", &spectrum_c::set_window_param, py::arg("window_param"))
         .def("set_overlap", &spectrum_c::set_overlap, py::arg("overlap"))
@@ -64,5 +65,6 @@ void bind_spectrum_c(py::module& m)
         .def("frames_per_output", &spectrum_c::frames_per_output,
              "K, the frames combined into one output, as in use.")
         .def("hop", &spectrum_c::hop, "Samples between frame starts.")
-        .def("backend", &spectrum_c::backend);
+        .def("backend", &spectrum_c::backend)
+        .def("tune", &spectrum_c::tune, "Whether the FFT plan was tuned (the tune argument).");
 }
