@@ -52,6 +52,19 @@ struct GPUFFT_API display_config {
 };
 
 /*!
+ * The column layout of gpufft::display's definition, step 1, for \p c
+ * (bin_end resolved, as gpufft::display::config() reads it): [b0, b1),
+ * the bins column \p column covers.
+ */
+GPUFFT_API std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t column);
+/*!
+ * The last column whose bins (display_column_bins) hold \p bin, for
+ * c.bin_begin <= bin < c.bin_end: the column whose value that bin is part of
+ * (W > m repeats a bin over several columns, all of the same value).
+ */
+GPUFFT_API std::size_t display_bin_column(const display_config& c, std::size_t bin);
+
+/*!
  * \brief The display stages on the CPU: per frame of n dB values, the
  * persistence histogram, the average and max-hold traces and a waterfall
  * row, all W columns wide.
@@ -180,6 +193,16 @@ public:
      * read-out); NaN only where all of them are NaN. Rows as read_waterfall.
      */
     void read_waterfall_max(float* out, std::size_t rows) const;
+
+    /*!
+     * The bin of [begin, end) with the highest value in the newest frame,
+     * into \p bin (the first of equals); false where none holds a number:
+     * before the first frame, after reset() or set_bin_range(), and for
+     * bins outside the bin range shown. A display column's value is the
+     * max of its bins' (resample max): this is the bin that gave it.
+     * Throws gpufft::error unless begin < end <= n.
+     */
+    bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const;
 
     //! Frames pushed since construction or reset().
     std::size_t frames() const;

@@ -67,6 +67,7 @@ public:
     void read_max_hold(float* out) const;
     void read_waterfall(float* out, std::size_t rows) const;
     void read_waterfall_max(float* out, std::size_t rows) const;
+    bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const;
     //! Frames displayed since construction or reset().
     std::size_t frames() const;
 

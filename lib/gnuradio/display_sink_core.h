@@ -237,6 +237,11 @@ public:
             restart_min_hold(); // its columns meant other bins
         }
     }
+    bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) override
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        return begin < end && end <= settings_of(*d_engine).n && d_engine->newest_peak_bin(begin, end, bin);
+    }
     void clicked(double hz) override
     {
         std::function<void(double)> f;

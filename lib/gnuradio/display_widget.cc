@@ -826,12 +826,25 @@ void display_widget::update_readout()
     const QRect plot = over ? over->plot_rect() : QRect();
     if (over && d_snap.width > 0 && plot.contains(d_hover_pos)) {
         const int x = d_hover_pos.x() - plot.left(), y = d_hover_pos.y() - plot.top();
-        const double hz = over->hz_at(d_hover_pos.x());
-        // Decimals for the pixel's width: the pointer resolves no finer.
-        const double pixel_hz = (d_view_hi - d_view_lo) / plot.width();
-        text = frequency_label(hz, pixel_hz, hz);
         // The display columns drawn at this pixel.
         const column_span span = columns_under(plot.width())[std::size_t(x)];
+        // The frequency of what the pixel shows, with the digits its width
+        // supports: one bin (a zoom past the bins), one column wider than
+        // the pixel, else the pixel (the max of the columns it spans).
+        double hz = over->hz_at(d_hover_pos.x()), resolution = (d_view_hi - d_view_lo) / plot.width();
+        if (span.last > span.first) {
+            const ::gpufft::display_config columns = snapshot_columns();
+            const std::size_t b0 = ::gpufft::display_column_bins(columns, span.first).first,
+                              b1 = ::gpufft::display_column_bins(columns, span.last - 1).second;
+            if (b1 - b0 == 1) {
+                hz = bin_centre(b0);
+                resolution = bin_hz();
+            } else if (span.last - span.first == 1) {
+                hz = columns_left() + (double(span.first) + 0.5) * column_hz();
+                resolution = column_hz();
+            }
+        }
+        text = frequency_label(hz, resolution, hz);
         auto level = [this](double db) { return QString::number(db, 'f', 1) + " " + level_unit(); };
         if (over == d_spectrum) {
             const float none = std::numeric_limits<float>::quiet_NaN();
@@ -1329,9 +1342,10 @@ QRegion display_widget::draw_spectrum_plot(const QRect& plot, bool whole)
         draw_trace(plot, d_snap.average, average_colour.rgb());
     // Each marker: an X of 7 pixels on the line at its frequency.
     const std::vector<float>* line = marker_line();
-    for (double hz : d_markers) {
+    for (std::size_t m = 0; m < d_markers.size(); ++m) {
+        const double hz = d_markers[m];
         std::size_t c = 0;
-        if (!line || !column_at(hz, c) || std::isnan((*line)[c]))
+        if (!line || !marker_column(m, c) || std::isnan((*line)[c]))
             continue;
         const int x = int(std::floor((hz - d_view_lo) / (d_view_hi - d_view_lo) * plot.width()));
         const int y = int(std::floor((d_snap.db_max - (*line)[c]) / (d_snap.db_max - d_snap.db_min) * plot.height()));
@@ -1532,6 +1546,56 @@ const std::vector<float>* display_widget::marker_line() const
     return nullptr;
 }
 
+::gpufft::display_config display_widget::snapshot_columns() const
+{
+    ::gpufft::display_config c;
+    c.n = std::max<std::size_t>(d_snap.bins, 1);
+    c.width = std::max<std::size_t>(d_snap.width, 1);
+    c.bin_begin = d_snap.bin_begin;
+    c.bin_end = std::max(d_snap.bin_end, d_snap.bin_begin + 1);
+    return c;
+}
+
+double display_widget::bin_hz() const { return d_snap.sample_rate / double(std::max<std::size_t>(d_snap.bins, 1)); }
+
+double display_widget::bin_centre(std::size_t bin) const { return band_left() + (double(bin) + 0.5) * bin_hz(); }
+
+std::pair<double, bool> display_widget::marker_at(double hz) const
+{
+    std::size_t c = 0;
+    if (d_snap.width == 0 || !column_at(hz, c))
+        return { hz, false };
+    const auto [b0, b1] = ::gpufft::display_column_bins(snapshot_columns(), c);
+    std::size_t bin = 0;
+    if (d_feed->newest_peak_bin(b0, b1, bin))
+        return { bin_centre(bin), true };
+    return { columns_left() + (double(c) + 0.5) * column_hz(), false };
+}
+
+void display_widget::set_marker(std::size_t index, double hz)
+{
+    const auto [at, on_bin] = marker_at(hz);
+    d_markers[index] = at;
+    d_marker_on_bin[index] = on_bin;
+}
+
+bool display_widget::marker_column(std::size_t index, std::size_t& column) const
+{
+    if (!d_marker_on_bin[index])
+        return column_at(d_markers[index], column);
+    // The column whose value the marker's bin is part of.
+    const double bin = std::floor((d_markers[index] - band_left()) / bin_hz());
+    if (d_snap.width == 0 || !(bin >= double(d_snap.bin_begin) && bin < double(d_snap.bin_end)))
+        return false;
+    column = ::gpufft::display_bin_column(snapshot_columns(), std::size_t(bin));
+    return true;
+}
+
+double display_widget::marker_resolution(std::size_t index) const
+{
+    return d_marker_on_bin[index] ? bin_hz() : column_hz();
+}
+
 bool display_widget::column_at(double hz, std::size_t& column) const
 {
     const double c = std::floor((hz - columns_left()) / column_hz());
@@ -1567,7 +1631,7 @@ void display_widget::move_marker(std::size_t index, double hz)
 {
     if (index >= d_markers.size())
         return;
-    d_markers[index] = hz;
+    set_marker(index, hz);
     markers_changed();
 }
 
@@ -1592,15 +1656,18 @@ void display_widget::save_traces(const QString& path) const
         traces.push_back({ "min_hold", &d_snap.min_hold_trace });
     std::ostringstream out;
     out.imbue(std::locale::classic());
-    out << "frequency_hz";
+    // Each row a display column: the centre of its bins and their width (the bins whose max it shows).
+    out << "frequency_hz,width_hz";
     for (const auto& t : traces)
         out << ',' << t.name << '_' << d_level_unit.toStdString();
     out << '\n';
     const auto [first, last] = visible_columns();
+    const ::gpufft::display_config columns = snapshot_columns();
     for (std::size_t c = first; c < last; ++c) {
+        const auto [b0, b1] = ::gpufft::display_column_bins(columns, c);
         // 17 and 9 significant digits: a double and a float read back exactly.
         out.precision(17);
-        out << columns_left() + (double(c) + 0.5) * column_hz();
+        out << band_left() + double(b0 + b1) / 2 * bin_hz() << ',' << double(b1 - b0) * bin_hz();
         out.precision(9);
         for (const auto& t : traces) {
             out << ',';
@@ -1634,15 +1701,20 @@ void display_widget::save_with_dialog(bool picture)
 
 void display_widget::place_marker(double hz)
 {
-    if (d_markers.size() == 4)
+    if (d_markers.size() == 4) {
         d_markers.erase(d_markers.begin());
+        d_marker_on_bin.erase(d_marker_on_bin.begin());
+    }
     d_markers.push_back(hz);
+    d_marker_on_bin.push_back(false);
+    set_marker(d_markers.size() - 1, hz);
     markers_changed();
 }
 
 void display_widget::clear_markers()
 {
     d_markers.clear();
+    d_marker_on_bin.clear();
     markers_changed();
 }
 
@@ -1659,9 +1731,12 @@ bool display_widget::marker_peak()
             best = c;
     if (best == last)
         return false;
-    if (d_markers.empty())
+    if (d_markers.empty()) {
         d_markers.push_back(0);
-    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+        d_marker_on_bin.push_back(false);
+    }
+    // The column's centre: marker_at finds the column again, then its bin.
+    set_marker(d_markers.size() - 1, left + (double(best) + 0.5) * col_hz);
     markers_changed();
     return true;
 }
@@ -1670,7 +1745,7 @@ bool display_widget::marker_next_peak()
 {
     const std::vector<float>* line = marker_line();
     std::size_t at = 0;
-    if (!line || d_markers.empty() || !column_at(d_markers.back(), at) || std::isnan((*line)[at]))
+    if (!line || d_markers.empty() || !marker_column(d_markers.size() - 1, at) || std::isnan((*line)[at]))
         return false;
     // The highest local maximum of the line in the view below the marker's level.
     const std::vector<float>& v = *line;
@@ -1686,31 +1761,34 @@ bool display_widget::marker_next_peak()
     }
     if (best == last)
         return false;
-    d_markers.back() = left + (double(best) + 0.5) * col_hz;
+    set_marker(d_markers.size() - 1, left + (double(best) + 0.5) * col_hz);
     markers_changed();
     return true;
 }
 
 QString display_widget::marker_table() const
 {
-    // "M1 100.400 MHz -20.0 dBFS   M2 100.200 MHz -30.0 dBFS (M2-M1 -200.0 kHz, -10.0 dB)"
+    // "M1 100.4005 MHz -20.0 dBFS   M2 100.2000 MHz -30.0 dBFS (M2-M1 -200.5 kHz, -10.0 dB)": a marker on
+    // a bin with the bin width's digits; one on a display column (no bin known) with the column's and its width.
     const std::vector<float>* line = marker_line();
-    auto level_at = [&](double hz) {
+    auto level_at = [&](std::size_t m) {
         std::size_t c = 0;
-        return line && column_at(hz, c) ? double((*line)[c]) : std::nan("");
+        return line && marker_column(m, c) ? double((*line)[c]) : std::nan("");
     };
-    const double resolution = column_hz();
     QString table;
     for (std::size_t m = 0; m < d_markers.size(); ++m) {
-        const double hz = d_markers[m], db = level_at(hz);
+        const double hz = d_markers[m], db = level_at(m), resolution = marker_resolution(m);
         table += QString("%1M%2 %3 %4").arg(m ? "   " : "").arg(m + 1).arg(frequency_label(hz, resolution, hz),
                                               std::isnan(db) ? QString("no data")
                                                              : QString::number(db, 'f', 1) + " " + level_unit());
+        if (!d_marker_on_bin[m])
+            table += " (column of " + frequency_label(resolution, resolution / 100, resolution) + ")";
         if (m > 0) {
-            const double dhz = hz - d_markers[0], ddb = db - level_at(d_markers[0]);
+            const double dhz = hz - d_markers[0], ddb = db - level_at(0);
+            const double both = std::max(resolution, marker_resolution(0));
             table += QString(" (M%1-M1 %2, %3 dB)")
                          .arg(m + 1)
-                         .arg(frequency_label(dhz, resolution, std::max(std::abs(dhz), resolution)),
+                         .arg(frequency_label(dhz, both, std::max(std::abs(dhz), both)),
                               std::isnan(ddb) ? QString("no data") : QString::number(ddb, 'f', 1));
         }
     }

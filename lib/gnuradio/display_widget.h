@@ -6,6 +6,7 @@
 #ifndef GPUFFT_GNURADIO_DISPLAY_WIDGET_H
 #define GPUFFT_GNURADIO_DISPLAY_WIDGET_H
 
+#include <gpufft/display.h>
 #include <QImage>
 #include <QPixmap>
 #include <QRegion>
@@ -88,6 +89,12 @@ public:
     virtual void set_average(const std::string& mode, double frames) = 0;
     //! The columns show the bins [begin, end) from the next frame (gpufft::display::set_bin_range).
     virtual void set_bin_range(std::size_t begin, std::size_t end) = 0;
+    /*!
+     * The bin of [begin, end) strongest in the display's newest frame
+     * (gpufft::display::newest_peak_bin); false where none is known, or
+     * the range lies past the display's bins (a new one since the read).
+     */
+    virtual bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) = 0;
     //! The user clicked at \p hz (absolute frequency).
     virtual void clicked(double hz) = 0;
     //! A new transform of \p n bins, or with \p window (a new display,
@@ -144,6 +151,14 @@ public:
  * newest to the highest value of the line (average, else max-hold) in the
  * view, N to the next lower peak, X clears them; the table under the
  * controls lists each one's frequency and level, and the others' offsets from M1.
+ * A marker placed (by peak search, click or drag) goes to the bin that gave
+ * the column there its value in the newest frame (the display's columns
+ * are the max of their bins), and reads that bin's column; its frequency
+ * is the bin's centre, printed with the bin width's digits. Where no bin
+ * is known (no frame yet) it stays on the column's centre, printed with
+ * the column width's digits and "(column of <width>)".
+ * The readout's frequency is likewise what the pixel shows: one bin, one
+ * display column wider than the pixel, else the pixel.
  */
 class display_widget : public QWidget
 {
@@ -268,9 +283,10 @@ public:
     /*!
      * The widget as shown, as a PNG file; the drawn lines (average,
      * max-hold, min-hold) over the view as CSV: a header naming each and
-     * the level unit ("frequency_hz,average_dBFS,..."), one row per display
-     * column whose centre is in the view (its centre frequency in Hz), the
-     * values as read (no data: an empty cell). Throw gpufft::error naming
+     * the level unit ("frequency_hz,width_hz,average_dBFS,..."), one row
+     * per display column whose centre is in the view: the centre and width
+     * of the bins whose max it shows (Hz), the values as read (no data: an
+     * empty cell). Throw gpufft::error naming
      * the file if it cannot be written.
      */
     void save_picture(const QString& path);
@@ -386,6 +402,20 @@ private:
     const std::vector<float>* marker_line() const;
     // The display column under hz, or none (outside the columns).
     bool column_at(double hz, std::size_t& column) const;
+    // The snapshot's column layout (n, width, bin range) for gpufft::display_column_bins.
+    ::gpufft::display_config snapshot_columns() const;
+    double bin_hz() const;
+    // Bin k's centre (fftshifted, as the class comment's axis).
+    double bin_centre(std::size_t bin) const;
+    // Where a marker put at hz goes, and whether on a bin: the centre of the
+    // bin that gave the column under hz its value in the newest frame
+    // (display_feed::newest_peak_bin), else the column's centre.
+    std::pair<double, bool> marker_at(double hz) const;
+    void set_marker(std::size_t index, double hz);
+    // The display column whose value marker `index` reads (a bin's: the column of its bins).
+    bool marker_column(std::size_t index, std::size_t& column) const;
+    // What a marker stands for: the bin width, or the column width.
+    double marker_resolution(std::size_t index) const;
     // The table's text anew, the plot redrawn with the marks.
     void markers_changed();
     void pan(double fraction);
@@ -505,6 +535,7 @@ private:
     QComboBox* d_window_box; // hidden where spectra come in
     QLabel* d_help; // over the panes, shown by ?
     std::vector<double> d_markers; // Hz
+    std::vector<bool> d_marker_on_bin; // per marker: at a bin's centre, else a column's
     text_line* d_marker_label;     // the table, hidden without markers
 };
 

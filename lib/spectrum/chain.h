@@ -69,6 +69,7 @@ public:
     virtual void read_max_hold(float* out) const = 0;
     virtual void read_waterfall(float* out, std::size_t rows) const = 0;
     virtual void read_waterfall_max(float* out, std::size_t rows) const = 0;
+    virtual bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const = 0;
     virtual std::size_t frames() const = 0;
     virtual const display_config& config() const = 0;
 };

@@ -151,15 +151,37 @@ void check_levels_read(const std::uint16_t* out, float scale)
                     "read_histogram_levels: scale " + str(scale) + " must be finite and >= 0");
 }
 
-std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col)
+bool newest_peak_bin_of(const float* values, std::size_t begin, std::size_t end, std::size_t& bin)
+{
+    std::size_t best = end;
+    for (std::size_t k = begin; k < end; ++k)
+        if (!std::isnan(values[k - begin]) && (best == end || values[k - begin] > values[best - begin]))
+            best = k;
+    if (best == end)
+        return false;
+    bin = best;
+    return true;
+}
+
+} // namespace detail
+
+std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t column)
 {
     // 64-bit products: n <= 2^32 and W < 2^28.
     const std::uint64_t m = c.bin_end - c.bin_begin;
     const auto edge = [&](std::size_t k) { return c.bin_begin + std::size_t(std::uint64_t(k) * m / c.width); };
-    return { edge(col), std::max(edge(col) + 1, edge(col + 1)) };
+    return { edge(column), std::max(edge(column) + 1, edge(column + 1)) };
 }
 
-} // namespace detail
+std::size_t display_bin_column(const display_config& c, std::size_t bin)
+{
+    detail::display_require(bin >= c.bin_begin && bin < c.bin_end,
+                            "bin " + str(bin) + " is outside the bin range [" + str(c.bin_begin) + ", " +
+                                str(c.bin_end) + ")");
+    // The largest column whose first bin, begin + floor(col m / W), is at most `bin`.
+    const std::uint64_t m = c.bin_end - c.bin_begin, j = bin - c.bin_begin;
+    return std::min(c.width - 1, std::size_t(((j + 1) * c.width - 1) / m));
+}
 
 display_resample parse_display_resample(const std::string& name)
 {
@@ -194,6 +216,7 @@ struct display::impl {
         avg.resize(w);
         peak.resize(w);
         ring.resize(w * c.waterfall_rows);
+        newest.resize(c.n);
         set_range(c.db_min, c.db_max);
         clear();
     }
@@ -201,7 +224,7 @@ struct display::impl {
     void lay_out_columns()
     {
         for (std::size_t col = 0; col < c.width; ++col)
-            std::tie(first[col], last[col]) = detail::display_column_bins(c, col);
+            std::tie(first[col], last[col]) = display_column_bins(c, col);
     }
 
     void set_range(double db_min, double db_max)
@@ -227,6 +250,7 @@ struct display::impl {
         std::fill(avg.begin(), avg.end(), nan_value);
         std::fill(peak.begin(), peak.end(), nan_value);
         std::fill(ring.begin(), ring.end(), nan_value);
+        std::fill(newest.begin(), newest.end(), nan_value);
         ring_next = 0;
         count = 0;
         avg_count = 0;
@@ -395,6 +419,7 @@ struct display::impl {
     volk::vector<float> avg;
     volk::vector<float> peak;
     volk::vector<float> ring;             // waterfall_rows x W
+    std::vector<float> newest;            // n: the newest frame's bins in the bin range, NaN elsewhere
     std::size_t ring_next = 0;            // the ring row the next frame writes
     std::size_t count = 0;                // frames since reset
     std::size_t avg_count = 0;            // frames in the average
@@ -411,6 +436,11 @@ void display::push(const float* frames, std::size_t count)
     detail::display_require(frames != nullptr || count == 0, "push: null frames");
     for (std::size_t f = 0; f < count; ++f)
         d_impl->push_frame(frames + f * d_impl->c.n);
+    if (count > 0) { // the bins behind the newest frame's columns, for newest_peak_bin
+        const display_config& c = d_impl->c;
+        const float* last = frames + (count - 1) * c.n;
+        std::copy(last + c.bin_begin, last + c.bin_end, d_impl->newest.begin() + std::ptrdiff_t(c.bin_begin));
+    }
 }
 
 void display::reset() { d_impl->clear(); }
@@ -531,6 +561,12 @@ void display::read_waterfall_max(float* out, std::size_t rows) const
     std::copy(ring + oldest * w, ring + (oldest + 1) * w, out);
     for (std::size_t j = 1; j < rows; ++j)
         detail::max_into(out, ring + (oldest + j) % total * w, w);
+}
+
+bool display::newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const
+{
+    detail::check_bin_range(begin, end, d_impl->c.n);
+    return detail::newest_peak_bin_of(d_impl->newest.data() + begin, begin, end, bin);
 }
 
 std::size_t display::frames() const { return d_impl->count; }

@@ -41,8 +41,12 @@ void max_into(float* acc, const float* row, std::size_t width);
 //! read_histogram_levels' checks: a non-null output, a finite scale >= 0.
 void check_levels_read(const std::uint16_t* out, float scale);
 
-//! [b0, b1): the bins column c of `c.width` covers within [c.bin_begin, c.bin_end) (gpufft::display, step 1).
-std::pair<std::size_t, std::size_t> display_column_bins(const display_config& c, std::size_t col);
+/*!
+ * newest_peak_bin's answer from the newest frame's values of the bins
+ * [begin, end) at \p values (NaN: no number), after its checks against
+ * the frame's n bins.
+ */
+bool newest_peak_bin_of(const float* values, std::size_t begin, std::size_t end, std::size_t& bin);
 
 } // namespace gpufft::detail
 

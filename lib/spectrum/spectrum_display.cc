@@ -53,6 +53,10 @@ public:
     void read_max_hold(float* out) const override { d.read_max_hold(out); }
     void read_waterfall(float* out, std::size_t rows) const override { d.read_waterfall(out, rows); }
     void read_waterfall_max(float* out, std::size_t rows) const override { d.read_waterfall_max(out, rows); }
+    bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const override
+    {
+        return d.newest_peak_bin(begin, end, bin);
+    }
     std::size_t frames() const override { return d.frames(); }
     const display_config& config() const override { return d.config(); }
 
@@ -130,6 +134,10 @@ void spectrum_display::read_waterfall(float* out, std::size_t rows) const { d_im
 void spectrum_display::read_waterfall_max(float* out, std::size_t rows) const
 {
     d_impl->stage.read_waterfall_max(out, rows);
+}
+bool spectrum_display::newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const
+{
+    return d_impl->stage.newest_peak_bin(begin, end, bin);
 }
 std::size_t spectrum_display::frames() const { return d_impl->stage.frames(); }
 

@@ -253,6 +253,9 @@ public:
                         display d(c);
                         reference ref(c);
                         compare(f, describe(c) + " before any frame", d, ref);
+                        std::size_t bin = 0;
+                        CPPUNIT_ASSERT(!d.newest_peak_bin(0, c.n, bin));
+                        std::vector<float> newest;
                         for (std::size_t batch : { 1, 3, 1, 40, 90 }) {
                             auto x = random_frames(g, c, batch);
                             for (std::size_t k = 0; k < batch; ++k) {
@@ -261,10 +264,31 @@ public:
                             }
                             d.push(x.data(), batch);
                             compare(f, describe(c) + " after " + std::to_string(ref.rows.size()) + " frames", d, ref);
+                            newest.assign(x.end() - std::ptrdiff_t(c.n), x.end());
                         }
                         CPPUNIT_ASSERT_EQUAL(ref.rows.size(), d.frames());
-                        for (std::size_t col = 0; col < c.width; ++col)
+                        const display_config& resolved = d.config();
+                        for (std::size_t col = 0; col < c.width; ++col) {
                             CPPUNIT_ASSERT(d.column_bins(col) == std::make_pair(ref.b0(col), ref.b1(col)));
+                            CPPUNIT_ASSERT(gpufft::display_column_bins(resolved, col) == d.column_bins(col));
+                            // The bin that gave the column its max in the newest frame.
+                            const std::size_t want =
+                                std::size_t(std::max_element(newest.begin() + std::ptrdiff_t(ref.b0(col)),
+                                                             newest.begin() + std::ptrdiff_t(ref.b1(col))) -
+                                            newest.begin());
+                            CPPUNIT_ASSERT(d.newest_peak_bin(ref.b0(col), ref.b1(col), bin));
+                            CPPUNIT_ASSERT_EQUAL(want, bin);
+                        }
+                        // Each bin's column: the last whose bins hold it.
+                        for (std::size_t b = resolved.bin_begin; b < resolved.bin_end; ++b) {
+                            const std::size_t col = gpufft::display_bin_column(resolved, b);
+                            CPPUNIT_ASSERT_MESSAGE(describe(c) + " bin " + std::to_string(b),
+                                                   col < c.width && ref.b0(col) <= b && b < ref.b1(col) &&
+                                                       (col + 1 == c.width || ref.b0(col + 1) > b));
+                        }
+                        // Bins outside the range shown hold no number.
+                        if (resolved.bin_begin > 0)
+                            CPPUNIT_ASSERT(!d.newest_peak_bin(0, resolved.bin_begin, bin));
                     }
         f.report("display reference");
         QA_ASSERT_NO_FAILURES(f);
@@ -512,6 +536,23 @@ public:
         expect_error("waterfall rows 0", [&] { d.read_waterfall(out.data(), 0); }, { "rows" });
         expect_error("waterfall rows 2 of 1", [&] { d.read_waterfall(out.data(), 2); }, { "rows" });
         expect_error("column 1024", [&] { d.column_bins(1024); }, { "column" });
+        std::size_t bin = 0;
+        expect_error("newest_peak_bin empty", [&] { d.newest_peak_bin(7, 7, bin); }, { "bin range" });
+        expect_error("newest_peak_bin past n", [&] { d.newest_peak_bin(0, 1025, bin); }, { "bin range", "1024" });
+        expect_error("display_bin_column 1024", [&] { gpufft::display_bin_column(d.config(), 1024); },
+                     { "bin 1024", "[0, 1024)" });
+        // A frame's peak bin, forgotten by a new bin range and by reset().
+        display e{ display_config() };
+        std::vector<float> frame(1024, -90.0f);
+        frame[300] = -10;
+        e.push(frame.data(), 1);
+        CPPUNIT_ASSERT(e.newest_peak_bin(290, 310, bin) && bin == 300);
+        e.set_bin_range(256, 512);
+        CPPUNIT_ASSERT(!e.newest_peak_bin(290, 310, bin));
+        e.push(frame.data(), 1);
+        CPPUNIT_ASSERT(e.newest_peak_bin(0, 1024, bin) && bin == 300);
+        e.reset();
+        CPPUNIT_ASSERT(!e.newest_peak_bin(0, 1024, bin));
         expect_error("set_bin_range empty", [&] { d.set_bin_range(7, 7); }, { "bin range" });
         expect_error("set_bin_range inverted", [&] { d.set_bin_range(8, 7); }, { "bin range" });
         expect_error("set_bin_range past n", [&] { d.set_bin_range(0, 1025); }, { "bin range", "1024" });

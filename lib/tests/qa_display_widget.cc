@@ -287,6 +287,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(colour_bars_match_the_plots);
     CPPUNIT_TEST(fosphor_keys);
     CPPUNIT_TEST(markers_find_the_peaks);
+    CPPUNIT_TEST(markers_land_on_bins);
     CPPUNIT_TEST(readout_and_markers_relayout_nothing);
     CPPUNIT_TEST(drag_moves_a_marker);
     CPPUNIT_TEST(choosers_set_the_transform);
@@ -1140,6 +1141,105 @@ public:
         CPPUNIT_ASSERT(f.widget->markers().empty());
     }
 
+    // Columns of 4.27 bins (N 4096 over 960 columns: 2.13 kHz, bins of
+    // 500 Hz), tones on bins whose centres lie 0.4 column off their
+    // column's centre: peak search, next peak and a right click put the
+    // markers on the tones' bins, and the table prints them (and the
+    // delta) with the bin's digits; the saved lines say which frequencies
+    // each row stands for, and the row under a marker reads its level.
+    // The readout prints what the pixel shows: a column wider than the
+    // pixel with the column's digits, a bin with the bin's.
+    void markers_land_on_bins()
+    {
+        const std::size_t bins = 4096, columns = 960;
+        const double bin_hz = fs / double(bins);
+        const auto centre = [&](std::size_t k) { return fc + (double(k) - double(bins / 2)) * bin_hz; };
+        // The first bin from k whose centre lies 0.35 to 0.45 column left of its column's centre.
+        const auto off_centre = [&](std::size_t k) {
+            while (std::fmod((double(k) + 0.5) * double(columns) / double(bins), 1.0) > 0.15)
+                ++k;
+            return k;
+        };
+        const std::size_t first = off_centre(bins / 2 + 800), second = off_centre(bins / 2 - 600);
+        const double second_db = -35;
+        fixture f(bins, columns);
+        f.widget->set_show_average(true);
+        const auto mhz = [](double hz, int decimals) { return QString::number(hz / 1e6, 'f', decimals) + " MHz"; };
+        // No frame yet, no bin known: the marker on the column's centre, with its digits and width.
+        const double col_hz = fs / double(columns), left = centre(0) - bin_hz / 2;
+        const std::size_t column = std::size_t(std::floor((centre(first) - left) / col_hz));
+        const double column_centre = left + (double(column) + 0.5) * col_hz;
+        f.widget->place_marker(centre(first));
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(column_centre, f.widget->markers()[0], 1e-6);
+        CPPUNIT_ASSERT_EQUAL("M1 " + mhz(column_centre, 3).toStdString() + " no data (column of 2.13 kHz)",
+                             f.widget->marker_table().toStdString());
+        f.key(Qt::Key_X, "x");
+        std::vector<float> frames(bins * 20, float(floor_db));
+        for (std::size_t fr = 0; fr < 20; ++fr) {
+            frames[fr * bins + first] = float(tone_db);
+            frames[fr * bins + second] = float(second_db);
+        }
+        f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 20); });
+        f.widget->refresh();
+        f.key(Qt::Key_K, "k");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(centre(first), f.widget->markers()[0], 1e-6 * centre(first));
+        // 500 Hz bins: four decimals of MHz.
+        QString want = "M1 " + mhz(centre(first), 4) + " -20.0 dB";
+        CPPUNIT_ASSERT_EQUAL(want.toStdString(), f.widget->marker_table().toStdString());
+        f.key(Qt::Key_N, "n");
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(centre(second), f.widget->markers()[0], 1e-6 * centre(second));
+        want = "M1 " + mhz(centre(second), 4) + " -35.0 dB";
+        CPPUNIT_ASSERT_EQUAL(want.toStdString(), f.widget->marker_table().toStdString());
+        // A right click a pixel beside the first tone: the marker on its bin.
+        const QRect sp = f.widget->spectrum_plot_rect();
+        const int x = pixel_of(centre(first), sp, f.widget->view_lo(), f.widget->view_hi());
+        QWidget* pane = f.widget->spectrum_pane();
+        QMouseEvent press(QEvent::MouseButtonPress, f.in_pane(pane, QPoint(x + 1, sp.center().y())), Qt::RightButton,
+                          Qt::RightButton, Qt::NoModifier);
+        QApplication::sendEvent(pane, &press);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), f.widget->markers().size());
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(centre(first), f.widget->markers()[1], 1e-6 * centre(first));
+        want += "   M2 " + mhz(centre(first), 4) + " -20.0 dB (M2-M1 " +
+                QString::number((centre(first) - centre(second)) / 1e3, 'f', 1) + " kHz, 15.0 dB)";
+        CPPUNIT_ASSERT_EQUAL(want.toStdString(), f.widget->marker_table().toStdString());
+        // The saved lines: each row a display column, its bins' centre and width; the row
+        // holding M2's bin reads the level the table shows.
+        QTemporaryDir dir;
+        const QString csv = dir.filePath("traces.csv");
+        f.widget->save_traces(csv);
+        QFile file(csv);
+        CPPUNIT_ASSERT(file.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,width_hz,average_dB"), lines[0].toStdString());
+        int holding = 0;
+        for (int i = 1; i < lines.size(); ++i) {
+            const QStringList cells = lines[i].split(',');
+            const double hz = cells[0].toDouble(), w = cells[1].toDouble();
+            // Whole bins: 4 or 5 of them.
+            CPPUNIT_ASSERT_MESSAGE(lines[i].toStdString(), w == 4 * bin_hz || w == 5 * bin_hz);
+            if (std::abs(centre(first) - hz) < w / 2) {
+                ++holding;
+                CPPUNIT_ASSERT_EQUAL(std::string("-20.0"), QString::number(cells[2].toDouble(), 'f', 1).toStdString());
+            }
+        }
+        CPPUNIT_ASSERT_EQUAL(1, holding);
+        // The readout, zoomed in to about 50 Hz a pixel: a 2.13 kHz column under the
+        // pointer, its centre with its digits (one decimal of kHz: three of MHz).
+        f.widget->set_view(centre(first) - 20e3, centre(first) + 20e3);
+        const int px = pixel_of(centre(first), sp, f.widget->view_lo(), f.widget->view_hi());
+        f.hover(pane, px, sp.center().y());
+        CPPUNIT_ASSERT_MESSAGE(f.widget->readout().toStdString(),
+                               f.widget->readout().startsWith(mhz(column_centre, 3) + "  "));
+        // Once the bin range follows the view, a column shows a bin: the bin's digits.
+        f.widget->apply_view_bins();
+        f.core->with_engine([&](::gpufft::display& d) { d.push(frames.data(), 20); });
+        f.widget->refresh();
+        f.hover(pane, px, sp.center().y());
+        CPPUNIT_ASSERT_MESSAGE(f.widget->readout().toStdString(),
+                               f.widget->readout().startsWith(mhz(centre(first), 4) + "  "));
+    }
+
     // A left drag that starts on a marker's mark moves the marker, not the
     // view, and sends no click.
     void drag_moves_a_marker()
@@ -1155,10 +1255,12 @@ public:
         const QPoint a = f.in_pane(pane, QPoint(x + 2, sp.center().y()));
         const QPoint b = a + QPoint(-150, 30);
         fixture::drag(pane, a, b);
-        // At the centre of the pixel it was dropped on.
+        // On the bin that gave the column under the pixel it was dropped on
+        // its value: every bin at the floor, the column's first (two bins a column).
         const double dropped = lo + (x + 2 - 150 - sp.left() + 0.5) / sp.width() * (hi - lo);
+        const std::size_t column = std::size_t(std::floor((dropped - (bin_centre(0) - fs / n / 2)) / (2 * fs / n)));
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.widget->markers().size());
-        CPPUNIT_ASSERT_DOUBLES_EQUAL(dropped, f.widget->markers()[0], 1e-3);
+        CPPUNIT_ASSERT_DOUBLES_EQUAL(bin_centre(2 * column), f.widget->markers()[0], 1e-6);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(lo, f.widget->view_lo(), 1e-9);
         CPPUNIT_ASSERT_DOUBLES_EQUAL(hi, f.widget->view_hi(), 1e-9);
         CPPUNIT_ASSERT(f.clicks.empty());
@@ -1288,7 +1390,8 @@ public:
         CPPUNIT_ASSERT(file.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
         file.close();
-        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,average_dB,max_hold_dB,min_hold_dB"), lines[0].toStdString());
+        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,width_hz,average_dB,max_hold_dB,min_hold_dB"),
+                             lines[0].toStdString());
         // Columns of 2 bins: column c's centre is the edge between bins 2c and 2c + 1.
         const double column_hz = 2 * fs / n, left = bin_centre(0) - fs / n / 2;
         std::size_t rows = 0;
@@ -1297,11 +1400,12 @@ public:
             if (hz < f.widget->view_lo() || hz > f.widget->view_hi())
                 continue;
             const QStringList cells = lines[int(++rows)].split(',');
-            CPPUNIT_ASSERT_EQUAL(4, int(cells.size()));
+            CPPUNIT_ASSERT_EQUAL(5, int(cells.size()));
             CPPUNIT_ASSERT_DOUBLES_EQUAL(hz, cells[0].toDouble(), 1e-6);
-            CPPUNIT_ASSERT_EQUAL(s.average[c], cells[1].toFloat());
-            CPPUNIT_ASSERT_EQUAL(s.max_hold_trace[c], cells[2].toFloat());
-            CPPUNIT_ASSERT_EQUAL(s.min_hold_trace[c], cells[3].toFloat());
+            CPPUNIT_ASSERT_DOUBLES_EQUAL(column_hz, cells[1].toDouble(), 1e-9);
+            CPPUNIT_ASSERT_EQUAL(s.average[c], cells[2].toFloat());
+            CPPUNIT_ASSERT_EQUAL(s.max_hold_trace[c], cells[3].toFloat());
+            CPPUNIT_ASSERT_EQUAL(s.min_hold_trace[c], cells[4].toFloat());
         }
         CPPUNIT_ASSERT(rows > 90);
         CPPUNIT_ASSERT_EQUAL(int(rows) + 1, int(lines.size()));
@@ -1311,7 +1415,8 @@ public:
         f.widget->refresh();
         f.widget->save_traces(csv);
         CPPUNIT_ASSERT(file.open(QIODevice::ReadOnly));
-        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,max_hold_dB"), QString(file.readLine()).trimmed().toStdString());
+        CPPUNIT_ASSERT_EQUAL(std::string("frequency_hz,width_hz,max_hold_dB"),
+                             QString(file.readLine()).trimmed().toStdString());
         file.close();
         f.widget->save_picture(png);
         // Grabbed before the event loop runs: the view's bin range (which clears the display) not yet applied.

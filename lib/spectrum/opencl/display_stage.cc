@@ -179,6 +179,8 @@ void opencl_display::enqueue(cl_mem db, std::size_t frames)
     check(a.clEnqueueNDRangeKernel(d_queue, d_frames.get(), 1, nullptr, &frames_global, &d_group, 0, nullptr,
                                    nullptr),
           "clEnqueueNDRangeKernel (display_frames)");
+    d_newest = db; // the chain keeps it until its next run, which comes after any read in this queue
+    d_newest_frame = frames - 1;
     d_count += frames;
     d_avg_count += frames;
     d_peak_started = d_c.max_hold;
@@ -192,6 +194,7 @@ void opencl_display::reset()
     fill(d_peak, nan_value, d_c.width);
     fill(d_ring, nan_value, d_c.width * d_c.waterfall_rows);
     d_ring_next = 0;
+    d_newest = nullptr;
     d_count = 0;
     d_avg_count = 0;
     d_peak_started = false;
@@ -251,6 +254,20 @@ void opencl_display::set_bin_range(std::size_t begin, std::size_t end)
     const std::size_t frames = d_count;
     reset();
     d_count = frames;
+}
+
+bool opencl_display::newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const
+{
+    check_bin_range(begin, end, d_c.n);
+    // Only the bins shown hold a number, as on the CPU.
+    const std::size_t lo = std::max(begin, d_c.bin_begin), hi = std::min(end, d_c.bin_end);
+    if (!d_newest || lo >= hi)
+        return false;
+    d_newest_bins.resize(hi - lo);
+    check(runtime().clEnqueueReadBuffer(d_queue, d_newest, CL_TRUE, 4 * (d_newest_frame * d_c.n + lo), 4 * (hi - lo),
+                                        d_newest_bins.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer (display, newest frame)");
+    return newest_peak_bin_of(d_newest_bins.data(), lo, hi, bin);
 }
 
 void opencl_display::read_histogram(float* out) const

@@ -42,6 +42,7 @@ public:
     void read_max_hold(float* out) const override;
     void read_waterfall(float* out, std::size_t rows) const override;
     void read_waterfall_max(float* out, std::size_t rows) const override;
+    bool newest_peak_bin(std::size_t begin, std::size_t end, std::size_t& bin) const override;
     std::size_t frames() const override { return d_count; }
     const display_config& config() const override { return d_c; }
 
@@ -62,6 +63,9 @@ private:
     std::vector<float> d_weights;                   //!< decay^k, k = 0..max_frames
     mutable std::vector<float> d_levels_cells;      //!< the histogram read back for its levels
     mutable std::vector<float> d_max_rows;          //!< waterfall rows read back for their max
+    mutable std::vector<float> d_newest_bins;       //!< bins of the newest frame read back (newest_peak_bin)
+    cl_mem d_newest = nullptr;                      //!< the last enqueue()'s frames (null: none since reset)
+    std::size_t d_newest_frame = 0;                 //!< the newest frame's index in them
     opencl::mem_handle d_first, d_hist, d_avg, d_peak, d_ring, d_weights_dev;
     opencl::kernel_handle d_decay, d_frames;
     std::size_t d_group = 1;
