@@ -434,6 +434,20 @@ public:
             expect_throw<gpufft_app::usage_error>(what, [&] { gpufft_app::parse_options(args); }, word);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(what, 2, app(args));
         }
+        // 0 is no size: refused with the range allowed (the default is the option left out).
+        for (const std::string name : { "--width", "--height" }) {
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::parse_options({ name, "0" }); }, name + ": 0 is out of range [1, 16384]");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(name, 2, app({ name, "0" }));
+        }
+        // Checked when the socket is bound: an endpoint without a transport names the form expected
+        // (libzmq's own message is only "Invalid argument").
+        {
+            const auto [status, out, err] = run_exe({ "--demo", "--png", "none", "--zmq-pub", "foo" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find("--zmq-pub foo: expected an endpoint such as tcp://HOST:PORT") !=
+                                            std::string::npos);
+        }
         // Checked against the frame rate: 1 Hz at 1e12 samples/s is over 1e12 frames per spectrum.
         const std::string empty = write_file("ranges.cu8", "");
         CPPUNIT_ASSERT_EQUAL(2, app({ empty, "--rate", "1e12", "--center", "0", "--fft", "1", "--fps", "1e-6", "--png",
