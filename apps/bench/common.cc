@@ -37,7 +37,7 @@ std::vector<std::size_t> parse_sizes(const std::string& flag, const std::string&
 {
     std::vector<std::size_t> sizes;
     for (const auto& item : gpufft::apps::split_commas(s))
-        sizes.push_back(parse_size(flag, item));
+        sizes.push_back(parse_positive(flag, item));
     if (sizes.empty())
         throw usage_error(flag + ": no size given");
     return sizes;

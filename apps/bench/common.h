@@ -76,7 +76,7 @@ struct usage_error : std::runtime_error {
 std::size_t parse_size(const std::string& flag, const std::string& s);
 //! As parse_size, and at least 1.
 std::size_t parse_positive(const std::string& flag, const std::string& s);
-//! "N,N,...": at least one size.
+//! "N,N,...": at least one size, each at least 1.
 std::vector<std::size_t> parse_sizes(const std::string& flag, const std::string& s);
 
 double ms_since(clock_type::time_point t0);

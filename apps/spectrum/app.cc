@@ -311,6 +311,7 @@ public:
           d_waterfall(o.width ? o.width : std::min<std::size_t>(d_n, 1024), 2 * std::max<std::size_t>(o.height, 1024)),
           d_sum(d_n, 0.0),
           d_rtl_interval(o.radio.interval > 0 ? std::llround(o.radio.interval) : 1),
+          d_rtl_signal_time(o.radio.device.empty()),
           d_tone(d_n),
           d_dc_lobe(o.radio.dc == radio_options::dc_mode::replace ? dc_lobe_bins(o, d_n) : 0)
     {
@@ -321,6 +322,13 @@ public:
         if (!o.radio.rtl_power.empty()) {
             d_rtl_power.emplace(o.radio.rtl_power);
             d_rtl_power->set_linear(o.linear);
+            // rtl_power's rows need a date: where the input has none, the run's start stands in, and says so.
+            const bool dated = std::any_of(src.captures.begin(), src.captures.end(),
+                                           [](const capture& c) { return bool(c.datetime); });
+            if (d_rtl_signal_time && !dated)
+                std::fprintf(stderr,
+                             "gpufft-spectrum: warning: the input has no start time (a SigMF core:datetime): "
+                             "--rtl-power rows are dated from when this run began\n");
         }
         if (o.annotate)
             d_detector.emplace(o.threshold);
@@ -439,7 +447,7 @@ public:
             d_jsonl->flush();
         }
         if (d_rtl_power)
-            add_rtl_power(v, len, f0, frames, sample_time(end - 1));
+            add_rtl_power(v, len, f0, frames, end - 1);
         d_gaps_pending = 0;
         d_lost_pending = 0;
     }
@@ -521,6 +529,14 @@ private:
         return d_reads.empty() ? utc_now() : d_reads.front().second;
     }
 
+    //! When the signal was `seconds` after the input's first sample: by its capture's core:datetime, else from when the run began.
+    utc_time signal_time(double seconds) const
+    {
+        if (d_capture.datetime)
+            return utc_after(*d_capture.datetime, seconds - double(d_capture.sample_start) / d_rate);
+        return utc_after(d_run_began, seconds);
+    }
+
     //! The input's annotations that overlap samples [first, end), as a JSON member.
     void write_annotations(std::uint64_t first, std::uint64_t end)
     {
@@ -550,25 +566,38 @@ private:
 
     /*
      * rtl_power's rows without a sweep: as rtl_power.c, the mean power of
-     * every spectrum of one interval (whole seconds, from the first
-     * spectrum's second), a row per interval stamped with the second it
-     * ends, so that no two rows of one centre share a time. A spectrum
-     * belongs to the interval its last sample's time falls in; the last
-     * interval, cut short by the end of the run, is written too (its
-     * samples field says how many FFTs it holds).
+     * every spectrum of one interval (whole seconds), a row per interval
+     * stamped with the second it ends, so that no two rows of one centre
+     * share a time. A spectrum belongs to the interval its last sample
+     * falls in; the last interval, cut short by the end of the run, is
+     * written too (its samples field says how many FFTs it holds). From a
+     * radio the intervals are of wall-clock time from the first spectrum's
+     * second, as rtl_power's; from a file, standard input or the demo they
+     * are of signal time from the first sample, so that the rows do not
+     * depend on how fast the machine reads (docs/receiver.md).
      */
-    void add_rtl_power(const float* v, std::size_t len, double f0, std::size_t frames, utc_time t)
+    void add_rtl_power(const float* v, std::size_t len, double f0, std::size_t frames, std::uint64_t last)
     {
-        const std::int64_t second = std::chrono::floor<std::chrono::seconds>(t).time_since_epoch().count();
-        if (!d_rtl_first_second)
-            d_rtl_first_second = second;
-        const std::int64_t k = (second - *d_rtl_first_second) / d_rtl_interval;
+        std::int64_t k;
+        if (d_rtl_signal_time) {
+            k = static_cast<std::int64_t>(double(last) / d_rate / double(d_rtl_interval));
+        } else {
+            const std::int64_t second =
+                std::chrono::floor<std::chrono::seconds>(sample_time(last)).time_since_epoch().count();
+            if (!d_rtl_first_second)
+                d_rtl_first_second = second;
+            k = (second - *d_rtl_first_second) / d_rtl_interval;
+        }
         if (d_rtl_spectra && (k != d_rtl_k || f0 != d_rtl_f0))
             write_rtl_power_row();
         if (!d_rtl_spectra) {
             d_rtl_k = k;
             d_rtl_f0 = f0;
             d_rtl_sum.assign(len, 0.0);
+            // Stamped now, while the capture the row's spectra came from is in force.
+            d_rtl_end = d_rtl_signal_time ? signal_time(double((k + 1) * d_rtl_interval))
+                                          : utc_time(std::chrono::seconds(*d_rtl_first_second +
+                                                                          (k + 1) * d_rtl_interval));
         }
         for (std::size_t i = 0; i < len; ++i)
             d_rtl_sum[i] += std::pow(10.0, v[i] / 10);
@@ -581,9 +610,8 @@ private:
         if (!d_rtl_spectra)
             return;
         const std::vector<float> mean = mean_db(d_rtl_sum, d_rtl_spectra);
-        const std::chrono::system_clock::time_point end{ std::chrono::seconds(
-            *d_rtl_first_second + (d_rtl_k + 1) * d_rtl_interval) };
-        d_rtl_power->row(end, d_rtl_f0, d_df, d_rtl_frames, mean.data(), mean.size());
+        d_rtl_power->row(std::chrono::time_point_cast<std::chrono::system_clock::duration>(d_rtl_end), d_rtl_f0, d_df,
+                         d_rtl_frames, mean.data(), mean.size());
         d_rtl_spectra = d_rtl_frames = 0;
     }
 
@@ -624,7 +652,10 @@ private:
     std::vector<double> d_sum; // linear power, this run
     // The rtl_power row being integrated: linear power summed over its spectra.
     std::int64_t d_rtl_interval;
+    bool d_rtl_signal_time; // intervals of signal time (the input is no radio)
     std::optional<std::int64_t> d_rtl_first_second;
+    utc_time d_rtl_end;               // the time the row being integrated is stamped with
+    utc_time d_run_began = utc_now(); // a row's time where the input has none
     std::int64_t d_rtl_k = 0;
     double d_rtl_f0 = 0;
     std::vector<double> d_rtl_sum;

@@ -269,12 +269,12 @@ options parse_options(const std::vector<std::string>& args)
     number(app, "--db-min", o.db_min, -1000, 1000, "waterfall colours and persistence rows, low end (default: from the data)", "DB");
     number(app, "--db-max", o.db_max, -1000, 1000, "waterfall colours and persistence rows, high end (default: from the data)", "DB");
     app.add_option("--png", o.png, "waterfall image (default waterfall.png; 'none' for none)")->type_name("FILE");
-    app.add_option("--width", width, "plot width in pixels, up to 16384 (default min(N, 1024))")
-        ->check(number_in(0, 16384, true))
+    app.add_option("--width", width, "plot width in pixels, 1 to 16384 (default min(N, 1024))")
+        ->check(number_in(1, 16384, true))
         ->type_name("W");
     app.add_option("--height", height,
-                   "plot height in pixels, up to 16384 (default: waterfall a row per spectrum, <= 1000; persistence 256)")
-        ->check(number_in(0, 16384, true))
+                   "plot height in pixels, 1 to 16384 (default: waterfall a row per spectrum, <= 1000; persistence 256)")
+        ->check(number_in(1, 16384, true))
         ->type_name("H");
     app.add_option("--persistence", o.persistence,
                    "persistence view of the run: how often each power was seen per frequency (default none)")

@@ -83,7 +83,7 @@ the whole band, and --rtl-power writes rtl_power's CSV (a row per hop; without
         ->type_name("TIME");
     app.add_option("--interval", r.interval,
                    "sweep: time from one sweep's start to the next, e.g. 10m (default 0); without --sweep: the "
-                   "whole seconds each --rtl-power row averages (default 1)")
+                   "whole seconds each --rtl-power row averages (default 1; of signal time unless from a --device)")
         ->transform(value_in(parse_seconds, 0.0, 1e6))
         ->type_name("TIME");
     app.add_flag("--once", r.once, "sweep: one sweep, then exit");

@@ -55,9 +55,9 @@ Exit status: 0 done, or stopped by SIGINT, SIGTERM, SIGHUP or a closed output
 or write error); 2 a bad command line.
 )";
 
-//! parse(text) with the option's name before its error, within [0, 1e9].
+//! parse(text) with the option's name before its error, within [0, 1e9]; `allowed` says so in the option's terms.
 template <class Parse>
-double option_value(const std::string& text, const std::string& option, Parse parse)
+double option_value(const std::string& text, const std::string& option, Parse parse, const char* allowed)
 {
     double v = 0;
     try {
@@ -66,7 +66,7 @@ double option_value(const std::string& text, const std::string& option, Parse pa
         throw usage_error(option + ": " + e.what());
     }
     if (!(v >= 0 && v <= 1e9))
-        throw usage_error(option + ": " + text + " is out of range");
+        throw usage_error(option + ": " + text + " is out of range (" + allowed + ")");
     return v;
 }
 
@@ -89,17 +89,18 @@ long long rtl_power_hz(const std::string& text)
 double rtl_power_seconds(const std::string& text, const std::string& option)
 {
     // convenience.c's atoft(): s, m, h (either case); d as well; no ms.
-    return option_value(text, option, [](const std::string& t) {
+    const auto seconds = [](const std::string& t) {
         return scaled(t,
                       { { "s", 1 }, { "S", 1 }, { "m", 60 }, { "M", 60 }, { "h", 3600 }, { "H", 3600 }, { "d", 86400 }, { "D", 86400 } },
                       "expected seconds with an optional s, m, h or d suffix (e.g. 10, 5m, 1h)");
-    });
+    };
+    return option_value(text, option, seconds, "expected 0 to 1e9 seconds");
 }
 
 double rtl_power_fraction(const std::string& text)
 {
     // convenience.c's atofp(): a trailing % divides by 100.
-    const double v = option_value(text, "-c", parse_fraction);
+    const double v = option_value(text, "-c", parse_fraction, "expected a fraction from 0 to below 1, or a percentage below 100%");
     if (!(v < 1))
         throw usage_error("-c: " + text + " would crop every bin (expected below 1 or 100%)");
     return v;

@@ -93,6 +93,9 @@ void pmt_time(std::string& out, double unix_time)
  */
 void check_endpoint(const std::string& endpoint)
 {
+    // Without a transport libzmq says only "Invalid argument".
+    if (endpoint.find("://") == std::string::npos)
+        throw usage_error("--zmq-pub " + endpoint + ": expected an endpoint such as tcp://HOST:PORT (or ipc://PATH)");
     if (endpoint.rfind("tcp://", 0) != 0)
         return;
     const std::string port = endpoint.substr(endpoint.rfind(':') + 1);
@@ -131,7 +134,7 @@ public:
             check_endpoint(endpoint);
             d_socket.bind(endpoint);
         } catch (const zmq::error_t& e) {
-            throw usage_error("--zmq-pub " + endpoint + ": " + e.what());
+            throw usage_error("--zmq-pub " + endpoint + ": " + e.what() + " (expected tcp://HOST:PORT or ipc://PATH)");
         }
         if (reachable_from_network(d_socket.get(zmq::sockopt::last_endpoint)))
             std::fprintf(stderr,

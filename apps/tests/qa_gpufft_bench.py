@@ -154,7 +154,9 @@ class qa_gpufft_bench(gr_unittest.TestCase):
                 (["--streaming", "--shapes", "8x8"], "--shapes is for the CPU comparison"),
                 (["--streaming", "--kind", "r2c"], "--kind is for the CPU comparison"),
                 (["--device-resident", "--shapes", "8x0"], "--shapes"),
-                (["--device-resident", "--sizes", "64", "--shapes", "8x8"], "--sizes and --shapes")):
+                (["--device-resident", "--sizes", "64", "--shapes", "8x8"], "--sizes and --shapes"),
+                (["--sizes", "0"], "--sizes must be at least 1"),
+                (["--sizes", "64,0"], "--sizes must be at least 1")):
             r = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)

@@ -350,6 +350,7 @@ class qa_spectrum_app : public CppUnit::TestFixture
     CPPUNIT_TEST(format_from_name);
     CPPUNIT_TEST(outputs_to_stdout);
     CPPUNIT_TEST(timestamps);
+    CPPUNIT_TEST(rtl_power_signal_time);
     CPPUNIT_TEST(arrival_times);
     CPPUNIT_TEST(multi_capture);
     CPPUNIT_TEST(record_round_trip);
@@ -433,6 +434,20 @@ public:
                 what += a + " ";
             expect_throw<gpufft_app::usage_error>(what, [&] { gpufft_app::parse_options(args); }, word);
             CPPUNIT_ASSERT_EQUAL_MESSAGE(what, 2, app(args));
+        }
+        // 0 is no size: refused with the range allowed (the default is the option left out).
+        for (const std::string name : { "--width", "--height" }) {
+            expect_throw<gpufft_app::usage_error>(
+                name, [&] { gpufft_app::parse_options({ name, "0" }); }, name + ": 0 is out of range [1, 16384]");
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(name, 2, app({ name, "0" }));
+        }
+        // Checked when the socket is bound: an endpoint without a transport names the form expected
+        // (libzmq's own message is only "Invalid argument").
+        {
+            const auto [status, out, err] = run_exe({ "--demo", "--png", "none", "--zmq-pub", "foo" });
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 2, status);
+            CPPUNIT_ASSERT_MESSAGE(err, err.find("--zmq-pub foo: expected an endpoint such as tcp://HOST:PORT") !=
+                                            std::string::npos);
         }
         // Checked against the frame rate: 1 Hz at 1e12 samples/s is over 1e12 frames per spectrum.
         const std::string empty = write_file("ranges.cu8", "");
@@ -1549,6 +1564,72 @@ public:
     // Every CSV row and JSON line has a UTC time in ISO 8601: for a raw file
     // the time it was read; for SigMF the capture's core:datetime plus the
     // offset of the spectrum's last sample.
+    /*
+     * --rtl-power without a sweep on a file: the intervals are of signal
+     * time, so that each row holds interval x rate / N FFTs on any machine
+     * (the last one what is left); a SigMF core:datetime dates them, each
+     * stamped with the second its interval ends.
+     */
+    void rtl_power_signal_time()
+    {
+        // 3.5 s at 1024 samples/s, N = 64: 16 FFTs a second.
+        const std::size_t n = 64, rate = 1024, samples = rate * 7 / 2;
+        const auto rows_of = [&](const std::vector<std::string>& input, const std::string& name) {
+            const std::string rtl = temp_dir() + "/" + name;
+            std::vector<std::string> args = input;
+            for (const char* a : { "--fft", "64", "--overlap", "0", "--frames", "1", "--png", "none", "--quiet" })
+                args.push_back(a);
+            args.insert(args.end(), { "--rtl-power", rtl });
+            const auto [status, out, err] = run_exe(args);
+            CPPUNIT_ASSERT_EQUAL_MESSAGE(err, 0, status);
+            // date, time, Hz low, Hz high, Hz step, samples: the values after them are the same spectra's.
+            std::vector<std::pair<std::string, std::string>> rows; // date and time; samples
+            for (const auto& line : lines_of(read_file(rtl))) {
+                std::vector<std::string> cells;
+                std::istringstream in(line);
+                for (std::string cell; std::getline(in, cell, ',');)
+                    cells.push_back(cell);
+                CPPUNIT_ASSERT_EQUAL_MESSAGE(line, n + 7, cells.size());
+                rows.push_back({ cells[0] + "," + cells[1], cells[5] });
+            }
+            return rows;
+        };
+        const std::string raw = write_file("rows.cu8", cu8_tone(samples, 0.125, 0.5));
+        const std::vector<std::string> raw_args = { raw, "--rate", std::to_string(rate), "--center", "0" };
+        const auto once = rows_of(raw_args, "raw.rtl");
+        const std::vector<std::string> counts = { " 16", " 16", " 16", " 8" };
+        CPPUNIT_ASSERT_EQUAL(counts.size(), once.size());
+        for (std::size_t k = 0; k < counts.size(); ++k)
+            CPPUNIT_ASSERT_EQUAL(counts[k], once[k].second);
+        // Slowed down (played at the signal's pace for a while): the same rows.
+        auto paced = raw_args;
+        paced.insert(paced.end(), { "--realtime", "--duration", "1.5" });
+        const auto slow = rows_of(paced, "paced.rtl");
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), slow.size());
+        CPPUNIT_ASSERT(slow[0].second == " 16" && slow[1].second == " 8");
+
+        write_file("rows.sigmf-meta", R"({"global": {"core:datatype": "cu8", "core:sample_rate": 1024,
+            "core:version": "1.0.0"}, "captures": [{"core:sample_start": 0, "core:frequency": 1e6,
+            "core:datetime": "2026-11-24T20:31:05.5Z"}]})");
+        write_file("rows.sigmf-data", cu8_tone(samples, 0.125, 0.5));
+        const auto dated = rows_of({ temp_dir() + "/rows" }, "dated.rtl");
+        CPPUNIT_ASSERT_EQUAL(counts.size(), dated.size());
+        gpufft_app::utc_time start;
+        CPPUNIT_ASSERT(gpufft_app::parse_utc("2026-11-24T20:31:05.5Z", start));
+        for (std::size_t k = 0; k < counts.size(); ++k) {
+            // Interval k ends k + 1 s of signal after the capture's start, in local time as rtl_power writes it.
+            const std::time_t t = std::chrono::system_clock::to_time_t(
+                std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+                    start + std::chrono::seconds(k + 1)));
+            std::tm local{};
+            localtime_r(&t, &local);
+            char when[32];
+            std::strftime(when, sizeof when, "%Y-%m-%d, %H:%M:%S", &local);
+            CPPUNIT_ASSERT_EQUAL(std::string(when), dated[k].first);
+            CPPUNIT_ASSERT_EQUAL(counts[k], dated[k].second);
+        }
+    }
+
     void timestamps()
     {
         const std::size_t n = 64;

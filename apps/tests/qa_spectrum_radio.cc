@@ -972,6 +972,8 @@ public:
             { { "-f", "88M:108M:1k", "-i", "10y" }, "-i: expected seconds" },
             { { "-f", "88M:108M:1k", "-i", "-5" }, "-i: -5 is out of range" },
             { { "-f", "88M:108M:1k", "-e", "nan" }, "-e: expected seconds" },
+            { { "-f", "88M:108M:1k", "-e", "-5" }, "-e: -5 is out of range (expected 0 to 1e9 seconds)" },
+            { { "-f", "88M:108M:1k", "-c", "-0.1" }, "-c: -0.1 is out of range (expected a fraction from 0" },
             { { "-f", "88M:108M:1k", "-c", "100%" }, "-c: 100% would crop every bin" },
             { { "-f", "88M:108M:1k", "-c", "20%%" }, "-c: expected a fraction" },
             { { "-f", "88M:108M:1k", "-g", "loud" }, "-g: expected a decimal number" },
