@@ -8,7 +8,7 @@
 # no measured costs yet, so without these a long suite could start last).
 set(GPUFFT_FULL_TESTS
     qa_opencl_shapes 200
-    qa_opencl_candidates 190
+    qa_opencl_candidates 220
     qa_qpu_shaders_qpu_shader_large 100
     qa_qpu_shaders_qpu_shader_sizes 100
     qa_spectrum_live 90
