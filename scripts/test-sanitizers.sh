@@ -45,9 +45,10 @@ TSAN_TESTS='^qa_gpufft_(threads|.*pool.*)$'
 #   emulator code for minutes more (large alone over 10 under ASan);
 # - qa_opencl_shapes and qa_opencl_candidates, which build one plan of each
 #   kind that the planner makes for every device preset and every search
-#   candidate at the signal sizes: minutes of PoCL compiling kernels, the
-#   same host code (fft_chain) that qa_opencl_sizes, _layout and _search run
-#   here; the planner itself runs here for every preset in qa_opencl_planner;
+#   candidate at every size of the size suite: minutes of PoCL compiling
+#   kernels, the same host code (fft_chain) that qa_opencl_sizes, _layout
+#   and _search run here; the planner itself runs here for every preset in
+#   qa_opencl_planner;
 # - the OpenCL suites again under an H100's and a Mali's limits (_h100,
 #   _mali) or with the search on (_search): other plans through the same
 #   host code as the plain suites.

@@ -7,8 +7,7 @@
 # (CTest's COST: `ctest -j` starts the costliest first, and a fresh clone has
 # no measured costs yet, so without these a long suite could start last).
 set(GPUFFT_FULL_TESTS
-    qa_opencl_shapes 200
-    qa_opencl_candidates 120
+    qa_opencl_candidates 220
     qa_qpu_shaders_qpu_shader_large 100
     qa_qpu_shaders_qpu_shader_sizes 100
     qa_spectrum_live 90
@@ -24,6 +23,7 @@ set(GPUFFT_FULL_TESTS
     qa_examples 45
     qa_qpu_shaders_qpu_shader_interleave 35
     qa_examples_cpp 25
+    qa_opencl_shapes 25
     qa_opencl_sizes 22
     fuzz_spectrum_app 20)
 

@@ -34,6 +34,7 @@
 #include <functional>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <random>
 #include <set>
 #include <ctime>
@@ -301,10 +302,11 @@ gpufft::problem shaped(gpufft::transform_kind kind, std::vector<std::size_t> dim
 }
 
 /*!
- * A planned chain (a shape the planner made for any device) built on this
- * device, `batch` transforms `distance` apart (check_on_buffers).
+ * A planned chain (a shape the planner made for any device) built in `ctx`
+ * (this device's), `batch` transforms `distance` apart (check_on_buffers).
  */
 void check_chain(failures& f,
+                 ocl::detail::device_context& ctx,
                  const std::string& label,
                  const ocl::detail::chain_shape& shape,
                  std::size_t batch,
@@ -315,7 +317,6 @@ void check_chain(failures& f,
     const std::string name = label + ": " + case_name("chain", shape.n, shape.dir, batch, distance, in_place);
     try {
         const gpufft::problem p{ shape.n, shape.dir, batch, distance };
-        detail::device_context& ctx = detail::context_for(detail::select(""));
         detail::fft_chain chain(ctx, shape, batch, p.stride(), p.stride());
         const detail::queue_handle q = detail::make_queue(ctx);
         check_on_buffers(f, name, p, in_place, ctx.context.get(), q.get(),
@@ -323,6 +324,29 @@ void check_chain(failures& f,
     } catch (const std::exception& e) {
         f.add(name + ": threw: " + e.what());
     }
+}
+
+// qa_opencl_sizes' sizes beyond every n to 64, the powers of two and the
+// signal sizes: radio rates, primes (a direct DFT: 17; Rader in one kernel:
+// 97, 1009, in three passes: 65537; Bluestein in one kernel on PoCL: 4099,
+// in three passes: 65539) and one pass in exchange rounds (10000).
+const std::size_t radio_rate_sizes[] = { 1000, 2400, 3000, 4410, 6000, 48000 };
+const std::size_t prime_sizes[] = { 17, 97, 1009, 4099, 65537, 65539 };
+constexpr std::size_t rounds_size = 10000;
+constexpr unsigned largest_power = 20;
+
+//! Every size qa_opencl_sizes checks, ascending.
+std::vector<std::size_t> size_suite_sizes()
+{
+    std::set<std::size_t> all(signal_sizes.begin(), signal_sizes.end());
+    for (std::size_t n = 1; n <= 64; ++n)
+        all.insert(n);
+    for (unsigned k = 1; k <= largest_power; ++k)
+        all.insert(std::size_t(1) << k);
+    all.insert(std::begin(radio_rate_sizes), std::end(radio_rate_sizes));
+    all.insert(std::begin(prime_sizes), std::end(prime_sizes));
+    all.insert(rounds_size);
+    return { all.begin(), all.end() };
 }
 
 //! The OpenCL id of the device the suite runs on.
@@ -376,7 +400,7 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     void powers_of_two()
     {
         run_checks("opencl 2^1..2^20", [](failures& f) {
-            for (unsigned k = 1; k <= 20; ++k)
+            for (unsigned k = 1; k <= largest_power; ++k)
                 check_all_ways(f, std::size_t(1) << k);
         });
     }
@@ -384,18 +408,15 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     void radio_sizes()
     {
         run_checks("opencl radio sizes", [](failures& f) {
-            for (std::size_t n : { 1000, 2400, 3000, 4410, 6000, 48000 })
+            for (std::size_t n : radio_rate_sizes)
                 check_all_ways(f, n);
         });
     }
 
-    // A direct DFT (17), Rader in one kernel (97, 1009) and in three passes
-    // (65537), Bluestein in one kernel (4099 on PoCL) and in three passes
-    // (65539).
     void primes()
     {
         run_checks("opencl primes", [](failures& f) {
-            for (std::size_t n : { 17, 97, 1009, 4099, 65537, 65539 })
+            for (std::size_t n : prime_sizes)
                 check_all_ways(f, n);
         });
     }
@@ -417,8 +438,8 @@ class qa_opencl_sizes : public CppUnit::TestFixture
     void register_rounds()
     {
         run_checks("opencl register rounds", [](failures& f) {
-            check_all_ways(f, 10000);
-            check_signals(f, target, 10000);
+            check_all_ways(f, rounds_size);
+            check_signals(f, target, rounds_size);
         });
     }
 };
@@ -463,8 +484,9 @@ class qa_opencl_shapes : public CppUnit::TestFixture
                 ++built;
                 const bool inverse = p.shape.dir == direction::inverse;
                 const std::size_t n = p.shape.n, batch = n > 65536 ? 1 : 2;
-                check_chain(f, p.target + " candidate " + std::to_string(p.candidate), p.shape, batch,
-                            n + 3, inverse);
+                check_chain(f, ocl::detail::context_for(ocl::detail::select("")),
+                            p.target + " candidate " + std::to_string(p.candidate), p.shape, batch, n + 3,
+                            inverse);
             }
             std::printf("  %zu plans, %zu built\n", plans, built);
         });
@@ -484,27 +506,31 @@ class qa_opencl_shapes : public CppUnit::TestFixture
 };
 
 /*!
- * What the plan-time search (shape_search.h) can weigh at the sizes the
- * size suites check structured inputs at (signal_sizes: one point, the
- * radices, Rader's and Bluestein's primes, 1000 to 4099): every candidate
- * of shape_candidates for this device's planning limits and for an H100's,
- * an H200's and a Mali's (device_limits.h's presets), forward and inverse,
- * each distinct one (shape_key) built on this device and checked against
- * FFTW double as opencl_shapes checks its plans. Untimed: what the search
- * picks, its threads and its wisdom are qa_opencl_search's. At every size
- * of the size suite (926 distinct candidates) PoCL would take about 0.5 s
- * of CPU a kernel with cold caches, beyond CI's time: qa_opencl_planner
- * checks those shapes without a device. A candidate that cannot run on the
- * device it was made for (shape_fault) fails; one beyond this device's
- * limits only is counted, not built.
+ * What the plan-time search (shape_search.h) can weigh at every size the
+ * size suite checks (size_suite_sizes: every n to 64, the powers of two to
+ * 2^20, the radio sizes, Rader's and Bluestein's primes, the signal sizes,
+ * 10000): every candidate of shape_candidates for this device's planning
+ * limits and for an H100's, an H200's and a Mali's (device_limits.h's
+ * presets), forward and inverse, each distinct one (shape_key) built on
+ * this device and checked against FFTW double as opencl_shapes checks its
+ * plans. A preset's candidates are built as its driver would build them:
+ * in a context whose kernels are read as allowing the preset's
+ * kernel_work_group (NVIDIA's 256), so that fft_chain refits their
+ * work-groups as it would there (a shape another device's list holds too
+ * is built again only where it is refitted). Untimed: what the search picks, its
+ * threads and its wisdom are qa_opencl_search's. A candidate that cannot
+ * run on the device it was made for (shape_fault) fails; one beyond this
+ * device's limits only is counted, not built. About a thousand chains: its
+ * CTest entry has PoCL build them unoptimised and unspecialised
+ * (lib/tests/CMakeLists.txt), a fifth of the CPU time.
  */
 class qa_opencl_candidates : public CppUnit::TestFixture
 {
     CPPUNIT_TEST_SUITE(qa_opencl_candidates);
-    CPPUNIT_TEST(every_candidate_at_signal_sizes);
+    CPPUNIT_TEST(every_candidate_at_every_size);
     CPPUNIT_TEST_SUITE_END();
 
-    void every_candidate_at_signal_sizes()
+    void every_candidate_at_every_size()
     {
         run_checks("opencl every search candidate", [](failures& f) {
             namespace detail = ocl::detail;
@@ -513,10 +539,23 @@ class qa_opencl_candidates : public CppUnit::TestFixture
             std::vector<detail::device_limits> targets = { here };
             for (const char* preset : { "nvidia-h100", "nvidia-h200", "mali-g" })
                 targets.push_back(detail::limit_preset(preset));
+            const std::vector<std::size_t> sizes = size_suite_sizes();
             std::set<std::string> seen;
-            std::size_t candidates = 0, beyond = 0;
-            for (const detail::device_limits& d : targets)
-                for (std::size_t n : signal_sizes)
+            std::size_t candidates = 0, beyond = 0, refitted = 0;
+            for (const detail::device_limits& d : targets) {
+                // This device as d's driver reads compiled kernels.
+                detail::device_entry as_d = ctx.device;
+                as_d.limits.kernel_work_group = std::min(here.kernel_work_group, d.kernel_work_group);
+                std::unique_ptr<detail::device_context> own;
+                if (as_d.limits.kernel_work_group != here.kernel_work_group)
+                    own = std::make_unique<detail::device_context>(as_d);
+                detail::device_context& built_in = own ? *own : ctx;
+                struct fresh {
+                    detail::chain_shape shape;
+                    std::string label;
+                };
+                std::vector<fresh> todo;
+                for (std::size_t n : sizes)
                     for (direction dir : { direction::forward, direction::inverse }) {
                         const std::string what = d.name + " " + std::to_string(n) + " " + dir_name(dir);
                         std::vector<detail::chain_shape> list;
@@ -531,38 +570,59 @@ class qa_opencl_candidates : public CppUnit::TestFixture
                             f.add(what + ": no candidate");
                             continue;
                         }
-                        std::vector<std::size_t> fresh;
                         for (std::size_t k = 0; k < list.size(); ++k) {
                             ++candidates;
-                            if (!seen.insert(shape_key(list[k])).second)
+                            // A shape with a group beyond what d's driver
+                            // reads its kernels as allowing is built again
+                            // as there (refitted); below, as anywhere.
+                            const bool refit = std::any_of(
+                                list[k].passes.begin(), list[k].passes.end(), [&](const detail::pass_spec& p) {
+                                    return p.g * p.tt > built_in.device.limits.kernel_work_group;
+                                });
+                            const std::string key =
+                                shape_key(list[k]) +
+                                (refit ? " within " + std::to_string(built_in.device.limits.kernel_work_group) : "");
+                            if (!seen.insert(key).second)
                                 continue;
+                            refitted += refit;
                             const std::string fault = detail::shape_fault(d, list[k]);
                             if (!fault.empty())
                                 f.add(what + ": candidate " + std::to_string(k) +
                                       " cannot run where it was made for: " + fault + ": " +
                                       list[k].describe());
                             else if (detail::shape_fault(here, list[k]).empty())
-                                fresh.push_back(k);
+                                todo.push_back({ list[k], d.name + " candidate " + std::to_string(k) });
                             else
                                 ++beyond;
                         }
-                        // Their kernels built on every core first, as the
-                        // search builds them; check_chain then takes the
-                        // programs from the context's and says what failed.
-                        const std::size_t batch = 2;
-                        std::vector<detail::chain_shape> shapes;
-                        for (std::size_t k : fresh)
-                            shapes.push_back(list[k]);
-                        try {
-                            detail::build_chains(ctx, shapes, batch, n + 3);
-                        } catch (const std::exception&) {
-                        }
-                        for (std::size_t k : fresh)
-                            check_chain(f, d.name + " candidate " + std::to_string(k), list[k], batch, n + 3,
-                                        dir == direction::inverse);
                     }
-            std::printf("  %zu candidates, %zu distinct, %zu of them beyond this device\n", candidates,
-                        seen.size(), beyond);
+                // A few at a time, their kernels built on every core first
+                // as the search builds them (check_chain then takes the
+                // programs from the context's and says what failed); a few,
+                // not all, so that the scratch of only a few is held at once.
+                const std::size_t batch = 2, at_once = 16, points_at_once = std::size_t(1) << 22;
+                for (std::size_t first = 0, end; first < todo.size(); first = end) {
+                    std::size_t points = 0;
+                    for (end = first; end < todo.size() && end - first < at_once && points < points_at_once;
+                         ++end)
+                        points += todo[end].shape.n;
+                    std::vector<detail::chain_shape> shapes;
+                    for (std::size_t i = first; i < end; ++i)
+                        shapes.push_back(todo[i].shape);
+                    try {
+                        detail::build_chains(built_in, shapes, batch, shapes.back().n + 3);
+                    } catch (const std::exception&) {
+                    }
+                    for (std::size_t i = first; i < end; ++i) {
+                        const detail::chain_shape& c = todo[i].shape;
+                        check_chain(f, built_in, todo[i].label, c, batch, c.n + 3,
+                                    c.dir == direction::inverse);
+                    }
+                }
+            }
+            std::printf("  %zu sizes, %zu candidates, %zu distinct (%zu refitted as a driver reads them), %zu of them "
+                        "beyond this device\n",
+                        sizes.size(), candidates, seen.size(), refitted, beyond);
         });
     }
 };

@@ -78,7 +78,9 @@ struct device_context {
     std::set<std::string> building;                 //!< keys a thread is building
     std::condition_variable program_built;          //!< one left `building`
 
-    explicit device_context(const device_entry& d);
+    // Exported for qa_opencl, which builds candidates in a context of its
+    // own as a preset's driver would read their kernels.
+    GPUFFT_API explicit device_context(const device_entry& d);
 };
 
 GPUFFT_API device_context& context_for(const device_entry& d);
