@@ -643,20 +643,23 @@ QRect display_widget::bar_of(const QRect& plot) { return QRect(plot.right() + 6,
 
 namespace {
 
-// A colour bar's tick and label at y (kept inside the pane), and its unit
-// written upwards along the pane's right edge.
+// A colour bar's tick and label at y (kept inside the pane at the font's
+// height), and its unit written upwards along the pane's right edge, as wide
+// as the font makes it.
 void bar_label(QPainter& p, const QRect& bar, int y, const QString& text, int pane_height)
 {
     p.drawLine(bar.right() + 1, y, bar.right() + 3, y);
-    const int centre = std::clamp(y, 7, pane_height - 7);
-    p.drawText(QRect(bar.right() + 5, centre - 8, 40, 16), Qt::AlignLeft | Qt::AlignVCenter, text);
+    const int half = (p.fontMetrics().height() + 1) / 2;
+    const int centre = std::clamp(y, half, pane_height - half);
+    p.drawText(QRect(bar.right() + 5, centre - half, 40, 2 * half), Qt::AlignLeft | Qt::AlignVCenter, text);
 }
 void bar_unit(QPainter& p, const QRect& bar, int pane_width, const QString& unit)
 {
+    const int width = p.fontMetrics().horizontalAdvance(unit) + 4, half = (p.fontMetrics().height() + 1) / 2;
     p.save();
-    p.translate(pane_width - 8, bar.center().y());
+    p.translate(pane_width - half, bar.center().y());
     p.rotate(-90);
-    p.drawText(QRect(-60, -8, 120, 16), Qt::AlignCenter, unit);
+    p.drawText(QRect(-width / 2, -half, width, 2 * half), Qt::AlignCenter, unit);
     p.restore();
 }
 

@@ -285,6 +285,7 @@ class qa_display_widget : public CppUnit::TestFixture
     CPPUNIT_TEST(linear_average_reduces_the_spread);
     CPPUNIT_TEST(exponential_average_time_constant);
     CPPUNIT_TEST(colour_bars_match_the_plots);
+    CPPUNIT_TEST(colour_bar_text_whole);
     CPPUNIT_TEST(fosphor_keys);
     CPPUNIT_TEST(markers_find_the_peaks);
     CPPUNIT_TEST(markers_land_on_bins);
@@ -996,6 +997,43 @@ public:
                                    std::abs(cell.red() - top.red()) <= 8 && std::abs(cell.green() - top.green()) <= 8 &&
                                        std::abs(cell.blue() - top.blue()) <= 8);
         }
+    }
+
+    // The colour bars' unit and end labels are drawn whole in a desktop's
+    // larger font: the unit's rotated text spans its advance along the
+    // pane's right edge, and the waterfall bar's lowest label keeps clear
+    // of the pane's last rows.
+    void colour_bar_text_whole()
+    {
+        fixture f;
+        QFont font = f.widget->font();
+        font.setPixelSize(17);
+        f.widget->setFont(font);
+        f.push(tone_bin, 20);
+        const QImage img = f.grab("colour_bar_text");
+        const QWidget* sp = f.widget->spectrum_pane();
+        const QRect pane(sp->mapTo(f.widget.get(), QPoint(0, 0)), sp->size());
+        const QRect pbar = f.widget->persistence_bar_rect();
+        const int advance = QFontMetrics(sp->font()).horizontalAdvance("% of column peak");
+        int top = pane.bottom(), bottom = pane.top();
+        for (int y = pane.top(); y <= pane.bottom(); ++y)
+            for (int x = pane.right() - QFontMetrics(sp->font()).height(); x <= pane.right(); ++x)
+                if (grey(img, x, y) > 128) {
+                    top = std::min(top, y);
+                    bottom = std::max(bottom, y);
+                }
+        CPPUNIT_ASSERT_MESSAGE("the unit spans " + std::to_string(bottom - top + 1) + " px of its " +
+                                   std::to_string(advance),
+                               bottom - top + 1 >= advance * 9 / 10);
+        CPPUNIT_ASSERT(pbar.right() < pane.right() - QFontMetrics(sp->font()).height());
+        const QWidget* wp = f.widget->waterfall_pane();
+        const QRect wpane(wp->mapTo(f.widget.get(), QPoint(0, 0)), wp->size());
+        const QRect wbar = f.widget->waterfall_bar_rect();
+        for (int y = wpane.bottom() - 1; y <= wpane.bottom(); ++y)
+            for (int x = wbar.right() + 5; x < wbar.right() + 45; ++x)
+                CPPUNIT_ASSERT_MESSAGE("label text in the waterfall pane's last two rows at " + std::to_string(x) +
+                                           ", " + std::to_string(y),
+                                       grey(img, x, y) <= 128);
     }
 
     // gr-fosphor's keys as an option: Space freezes, Left / Right step the
