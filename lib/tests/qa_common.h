@@ -50,13 +50,15 @@ inline double bound_for(double err_fftwf) { return 2.0 * std::max(err_fftwf, err
 
 /*!
  * GPUFFT_TEST_EMULATED=1 (scripts/test-arm.sh sets it for qemu-user, which
- * runs this suite tens of times slower than the host): every suite and
- * every code path still runs, trimmed. Errors are averaged over
- * emulated_min_points points instead of min_points (the ratio to FFTW
- * float's error is then noisier by about 2x, still far inside the factor 2
- * of the bound), and the biggest sizes are fewer: 2^20 but not 2^21, 2^22;
- * 999983 forward only, not 10^6; in the 4 M point thread test, 2^20 x 1 and
- * 1024 x 4096 only. Each suite's comment says what it cuts.
+ * runs this suite tens of times slower than the host, and
+ * scripts/test-sanitizers.sh for the ASan build, whose every size the plain
+ * build checks in full): every suite and every code path still runs,
+ * trimmed. Errors are averaged over emulated_min_points points instead of
+ * min_points (the ratio to FFTW float's error is then noisier by about 2x,
+ * still far inside the factor 2 of the bound), and the biggest sizes are
+ * fewer: 2^20 but not 2^21, 2^22; 999983 forward only, not 10^6; in the
+ * 4 M point thread test, 2^20 x 1 and 1024 x 4096 only. Each suite's
+ * comment says what it cuts.
  */
 bool emulated();
 constexpr std::size_t emulated_min_points = 1024;
