@@ -96,25 +96,23 @@ def run():
     # + zooms 2x around the view's centre, Right pans a tenth of the view.
     for key in [QtCore.Qt.Key_Plus] * 2 + [QtCore.Qt.Key_Right] * 5:
         QtTest.QTest.keyClick(windows[ZOOMED], key)
-    freq = qtgui.freq_sink_c(N, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
-    fall = qtgui.waterfall_sink_c(N, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
-    for s in (freq, fall):
-        s.set_update_time(1.0 / 30)
-        tb.connect(src, s)
-    freq.set_y_axis(-100, 0)
+    def stock_sinks(n):
+        freq = qtgui.freq_sink_c(n, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
+        fall = qtgui.waterfall_sink_c(n, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
+        for s in (freq, fall):
+            s.set_update_time(1.0 / 30)
+            tb.connect(src, s)
+        freq.set_y_axis(-100, 0)
+        return freq, fall
+
+    freq, fall = stock_sinks(N)
     show(freq.qwidget(), "QT GUI frequency sink", (0, 0))
     show(fall.qwidget(), "QT GUI waterfall sink", (0, 0))
     sink = gpufft.display_sink_c(N_THREE, FS, FC, "simd", db_range=100.0)
     tb.connect(src, sink)
     show(sink.pyqwidget(), OURS_THREE, (0, 0))
     # The two QT GUI sinks stacked take the place of one display.
-    freq = qtgui.freq_sink_c(N_THREE, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
-    fall = qtgui.waterfall_sink_c(N_THREE, window.WIN_BLACKMAN_hARRIS, FC, FS, "", 1, None)
-    for s in (freq, fall):
-        s.set_update_time(1.0 / 30)
-        tb.connect(src, s)
-    freq.set_y_axis(-100, 0)
-    for title, s in zip(STOCK_THREE, (freq, fall)):
+    for title, s in zip(STOCK_THREE, stock_sinks(N_THREE)):
         show(s.qwidget(), title, (0, 0), (SIZE[0], SIZE[1] // 2))
     try:
         from gnuradio import fosphor
