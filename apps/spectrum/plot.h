@@ -7,6 +7,8 @@
 
 #include "app.h"
 
+#include <gpufft/display.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
@@ -17,13 +19,16 @@ namespace gpufft_app {
 
 /*!
  * [b0, b1): the bins of an n-bin spectrum that column c of `width` covers,
- * gpufft::display's definition (include/gpufft/display.h, step 1), so that
- * both views put a frequency in the same column.
+ * gpufft::display's own layout, so that every view puts a frequency in the
+ * same column.
  */
 inline std::pair<std::size_t, std::size_t> column_bins(std::size_t c, std::size_t n, std::size_t width)
 {
-    const std::size_t b0 = c * n / width;
-    return { b0, std::max(b0 + 1, (c + 1) * n / width) };
+    gpufft::display_config whole;
+    whole.n = n;
+    whole.width = width;
+    whole.bin_end = n;
+    return gpufft::display_column_bins(whole, c);
 }
 
 //! An RGB image, 8 bits per channel, row 0 at the top.
