@@ -13,6 +13,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
 
 from gnuradio import gr_unittest
@@ -20,6 +21,8 @@ from gnuradio import gr_unittest
 EXE = os.environ.get("GPUFFT_BENCH", "gpufft-bench")
 SWEEP_SIZES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "device",
                            "sweep_sizes.py")
+sys.path.insert(0, os.path.dirname(SWEEP_SIZES))
+from sweep_sizes import smooth  # noqa: E402
 
 
 def bench(*args):
@@ -187,12 +190,6 @@ class qa_gpufft_bench(gr_unittest.TestCase):
             lines = r.stdout.splitlines()
             self.assertEqual(lines[1::2], ["# smooth", "# other"], r.stdout)
             return lines[0], [int(n) for n in lines[2].split()], [int(n) for n in lines[4].split()]
-
-        def smooth(n):
-            for p in (2, 3, 5, 7):
-                while n % p == 0:
-                    n //= p
-            return n == 1
 
         head, smooth_sizes, other = draw("--seed", "7")
         self.assertIn("--seed 7 ", head)

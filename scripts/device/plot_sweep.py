@@ -21,6 +21,8 @@ import struct
 import sys
 import zlib
 
+from sweep_sizes import smooth
+
 COLOURS = {"gpufft": (200, 30, 30), "VkFFT": (30, 90, 200), "clFFT": (120, 120, 120)}
 
 # 3x5 glyphs, rows top to bottom, 3 bits a row (4 = left column).
@@ -95,13 +97,6 @@ def load(path):
     if not by_n:
         sys.exit(f"{path}: no device_resident records with status ok")
     return by_n
-
-
-def smooth(n):
-    for p in (2, 3, 5, 7):
-        while n % p == 0:
-            n //= p
-    return n == 1
 
 
 def table(by_n):
