@@ -105,7 +105,11 @@ step() {
 run_asan() {
   local dir=build-asan
   local flags="-fsanitize=address,undefined -fno-sanitize-recover=all"
-  step "asan: configure" configure "$dir" "$flags" || return 0
+  # The codelets' translation units without use-after-scope checks
+  # (GPUFFT_CODELET_CXX_FLAGS in CMakeLists.txt says why): every other check
+  # stays on there.
+  step "asan: configure" configure "$dir" "$flags" \
+    -DGPUFFT_CODELET_CXX_FLAGS=-fno-sanitize-address-use-after-scope || return 0
   step "asan: build" cmake --build "$dir" -j2 || return 0
   # intercept_tls_get_addr=0: GCC 12's ASan takes a dynamic TLS block that
   # starts 16 bytes past a page boundary for one with the old glibc 2.19
