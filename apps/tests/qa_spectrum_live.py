@@ -1125,7 +1125,7 @@ class qa_spectrum_live(gr_unittest.TestCase):
         spectrum = img[y0:y0 + L["SPECTRUM_H"], x0:x0 + plot_w].astype(int)
         # The white line's pixels: a 1-pixel line between two pixel rows lights each
         # partly, so a column's brightest line pixel can be a light grey; the other
-        # lines and the histogram have a dark channel (red, cyan, viridis: 37 to 95).
+        # lines and the histogram have a dark channel (red 80, cyan 64, viridis 96 at most).
         white = spectrum.min(axis=2) > 150
         near = white[:, int(x - x0) - 2:int(x - x0) + 3]
         self.assertTrue(near.any(), "no line at the tone's column")
